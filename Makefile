@@ -1,0 +1,74 @@
+# etcd-fio top-level build. Each module keeps its own rules in <dir>/rules.mk (one owner per file);
+# this file only holds the shared flags, the aggregate targets and the deps/fio-source plumbing.
+BUILD    ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+OPT      ?= -O2 -g
+SAN      ?=
+FIO      ?= fio
+FUZZ_SECONDS ?= 20
+export FIO
+
+WARN     := -Wall -Wextra -Werror
+CFLAGS_BASE := -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -fPIC -fvisibility=hidden
+LDFLAGS_BASE := $(SAN)
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+CMOCKA_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# Filled in by the module fragments.
+UNIT_TESTS  :=
+INTEG_TESTS :=
+ALL_TARGETS :=
+TEST_HELPERS :=
+INSTALL_TARGETS :=
+TEST_HELPERS :=
+
+.PHONY: all tests check check-unit check-integ check-asan deps deps-bench demo bench fuzz install uninstall clean fio-src
+.DEFAULT_GOAL := all
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+$(DEPS_STAMP): mk/deps.sh
+	@mkdir -p $(BUILD)
+	sh mk/deps.sh build
+	@touch $@
+deps: $(DEPS_STAMP)
+deps-bench: deps
+	sh mk/deps.sh bench
+
+include libreport/rules.mk
+include engine/rules.mk
+include tools/rules.mk
+include tests/rules.mk
+-include fuzz/rules.mk
+-include bench/rules.mk
+-include examples/rules.mk
+-include mk/install.mk
+
+all: $(ALL_TARGETS)
+tests: all $(UNIT_TESTS) $(TEST_HELPERS)
+
+check-unit: tests
+	sh tests/run.sh $(UNIT_TESTS)
+
+check-integ: tests
+	BUILD=$(BUILD) sh tests/run.sh $(INTEG_TESTS)
+
+# The README's test command. Installs what is missing first (deps), then unit + integration tests.
+check: deps
+	$(MAKE) tests
+	BUILD=$(BUILD) sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
+
+check-asan: deps
+	$(MAKE) BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' ASAN_BUILD=1 tests
+	ASAN_BUILD=1 BUILD=build/asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  sh tests/run.sh $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_TESTS)) $(INTEG_TESTS)
+
+# The README's main command: check the disk this tree lives on.
+demo: deps
+	$(MAKE) all
+	sh mk/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

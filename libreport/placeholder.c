@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int fior_placeholder_t;

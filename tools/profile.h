@@ -1,0 +1,25 @@
+/* profile.h — the etcd profile: renders the fio job file (a WAL job and a backend job on one directory)
+ * for an `etcdctl check perf`-like load level. Used by `etcd-fio job`, `check` and `fleet`. */
+#ifndef ETCD_FIO_PROFILE_H
+#define ETCD_FIO_PROFILE_H
+
+#include <stdio.h>
+
+typedef struct prof_opts {
+    const char *load;            /* "s", "m", "l", "xl" */
+    const char *dir;             /* fio directory= (the engine makes its private dir under it) */
+    const char *engine_path;     /* path of libetcdwal.so for ioengine=external:PATH */
+    unsigned    runtime_s;       /* 0: the profile's default */
+    int         ionice;          /* 1: WAL job at prioclass=2 prio=0 */
+    const char *wal_stats_file;  /* etcd_stats_file= of the WAL job, or NULL */
+    const char *backend_stats_file;
+    unsigned long long segment_bytes; /* 0: etcd's 64,000,000 */
+    int         wal_only;        /* 1: leave the backend job out */
+} prof_opts;
+
+/* Returns 0, or -1 with a one-line message in err. */
+int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen);
+/* 1 if name is a known load level. */
+int prof_load_valid(const char *name);
+
+#endif
