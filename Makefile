@@ -60,10 +60,16 @@ check: deps
 	$(MAKE) tests
 	BUILD=$(BUILD) sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
 
+# The whole unit + integration suite built with ASan+UBSan in $(ASAN_DIR). The ASan-built engine runs inside
+# the real fio through $(ASAN_DIR)/asan-bin/fio (libasan preloaded; see tests/faults.mk), first in PATH and FIO.
+ASAN_DIR ?= build/asan
 check-asan: deps
-	$(MAKE) BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' ASAN_BUILD=1 tests
-	ASAN_BUILD=1 BUILD=build/asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  sh tests/run.sh $(patsubst $(BUILD)/%,build/asan/%,$(UNIT_TESTS)) $(INTEG_TESTS)
+	$(MAKE) BUILD=$(ASAN_DIR) OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' ASAN_BUILD=1 tests asan-fio
+	@start=$$(date +%s); \
+	PATH="$(abspath $(ASAN_DIR))/asan-bin:$$PATH" FIO="$(abspath $(ASAN_DIR))/asan-bin/fio" \
+	ASAN_BUILD=1 BUILD=$(ASAN_DIR) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  sh tests/run.sh $(patsubst $(BUILD)/%,$(ASAN_DIR)/%,$(UNIT_TESTS)) $(INTEG_TESTS); rc=$$?; \
+	echo "check-asan: $$(($$(date +%s) - start)) s"; exit $$rc
 
 # The README's main command: check the disk this tree lives on.
 demo: deps

@@ -1,6 +1,8 @@
 /* bbolt.h — model of bbolt's commit I/O as etcd drives it (plain C, no fio types): dirty pages written
- * with pwrite at pgid × 4096, fdatasync, a 4096-byte meta page at offset 0 or 4096 (alternating by txid),
- * fdatasync; growth by ftruncate(size needed + 16 MiB) and a full fsync. */
+ * with pwrite at pgid × 4096 in pgid order, fdatasync, a 4096-byte meta page at offset 0 or 4096
+ * (alternating by txid), fdatasync; growth by ftruncate(size needed + 16 MiB) and a full fsync.
+ * bb_write only records the page of the open transaction (as a bbolt Put only dirties an in-memory
+ * node); bb_commit does the transaction's whole disk work, in bbolt's order. */
 #ifndef ETCDWAL_BBOLT_H
 #define ETCDWAL_BBOLT_H
 
@@ -12,35 +14,49 @@
 
 #define BB_PAGE 4096u
 #define BB_ALLOC_SIZE (16u << 20)
+/* Share of dirty pages that extend the file in etcd's insert load at `check perf --load=s` (derivation
+ * in bbolt.c); the default of etcd_backend_append_pct. */
+#define BB_DEFAULT_APPEND_PCT 67u
+/* Pages one transaction may hold before bb_write writes them out early (0 in bb_config: this). */
+#define BB_DEFAULT_MAX_TXN_PAGES 2048u
 
 typedef struct bb_config {
     unsigned append_pct;      /* share of written pages appended at the high-water mark (0..100) */
-    uint64_t initial_pages;   /* used area at open (pages of rewrite targets), >= 4 */
+    uint64_t initial_pages;   /* used area at open (pages of rewrite targets), >= 4 (smaller: 4) */
     uint64_t seed;            /* PRNG seed for rewrite positions */
+    unsigned max_txn_pages;   /* buffered pages per transaction (0: BB_DEFAULT_MAX_TXN_PAGES) */
 } bb_config;
 
 typedef struct bb_stats {
-    hist commit;     /* whole commit: first page write of the txn .. last sync (ns) */
-    hist sync;       /* the DATASYNC part: fdatasync + meta pwrite + fdatasync (ns) */
+    hist commit;     /* whole commit: first page write of the txn .. last sync (ns), growth included */
+    hist sync;       /* the sync part: fdatasync + meta pwrite + fdatasync (ns) */
     hist fdatasync;  /* each fdatasync (ns) */
     hist grow;       /* each growth: ftruncate + fsync (ns) */
     hist pages_per_commit;
     uint64_t commits, pages_written, bytes_written, growths;
     uint64_t file_size, high_water_pages;
+    uint64_t appends, rewrites;   /* bb_write calls placed at the high-water mark / inside the used area */
+    uint64_t early_flushes;       /* transactions that outgrew max_txn_pages and were written early */
 } bb_stats;
 
 typedef struct bb_db bb_db;
 
-/* Creates `name` inside dirfd (O_CREAT|O_EXCL) and writes the two meta pages. 0 or -errno with a
- * message naming the call and the file in err. */
+/* Creates `name` inside dirfd (O_CREAT|O_EXCL), writes bbolt's four initial pages (two meta pages, an
+ * empty freelist, an empty leaf) and fills the used area up to initial_pages, then fdatasync.
+ * 0 or -errno with a message naming the call and the file in err. */
 int  bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char *err, size_t errlen);
-/* One dirty page (len == 4096) or a run of overflow pages (len > 4096, rounded up to pages) at an offset
- * the model picks (rewrite or append); grows the file first when needed. 0 or -errno (message in err). */
+/* One dirty page (len <= 4096) or a run of overflow pages (len > 4096, rounded up to pages) at a page
+ * the model picks (rewrite or append); copied into the transaction's buffer, written by bb_commit.
+ * 0 or -errno (message in err). */
 int  bb_write(bb_db *db, const void *buf, size_t len, char *err, size_t errlen);
-/* The rest of the commit: fdatasync, meta page write, fdatasync. 0 or -errno. */
+/* The commit: growth if the high-water mark passed the file size (ftruncate + fsync), the pages in
+ * pgid order, fdatasync, meta page write, fdatasync. 0 or -errno. */
 int  bb_commit(bb_db *db, char *err, size_t errlen);
 const bb_stats *bb_get_stats(const bb_db *db);
+/* One JSON object with the counters and histograms (ns). */
 void bb_stats_json(const bb_db *db, FILE *f);
+/* The data file's descriptor (diagnostics, tests). */
+int  bb_fd(const bb_db *db);
 /* Closes and, if remove_file, unlinks the file. */
 void bb_close(bb_db *db, int remove_file);
 

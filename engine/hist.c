@@ -39,6 +39,20 @@ void hist_add(hist *h, uint64_t v)
     h->bucket[bucket_of(v)]++;
 }
 
+void hist_merge(hist *dst, const hist *src)
+{
+    if (!src->count)
+        return;
+    dst->count += src->count;
+    dst->sum += src->sum;
+    if (src->min < dst->min)
+        dst->min = src->min;
+    if (src->max > dst->max)
+        dst->max = src->max;
+    for (unsigned b = 0; b < HIST_NBUCKETS; b++)
+        dst->bucket[b] += src->bucket[b];
+}
+
 uint64_t hist_quantile(const hist *h, double q)
 {
     if (!h->count)

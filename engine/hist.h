@@ -19,6 +19,8 @@ typedef struct hist {
 
 void     hist_init(hist *h);
 void     hist_add(hist *h, uint64_t v);
+/* Adds every sample of src to dst (e.g. a helper thread's histogram into the owner's). */
+void     hist_merge(hist *dst, const hist *src);
 /* q in [0,1]; returns the upper edge of the bucket holding the q-quantile (0 if empty). */
 uint64_t hist_quantile(const hist *h, double q);
 /* Writes {"count":..,"sum":..,"min":..,"max":..,"mean":..,"p50":..,"p99":..,"p999":..,

@@ -4,7 +4,7 @@
 # Usage: mk/deps.sh [build|bench]
 set -eu
 PKGS="fio libcmocka-dev libjson-c-dev dpkg-dev pkg-config gcc make strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps"
-[ "${1:-build}" = bench ] && PKGS="$PKGS etcd-server etcd-client hyperfine chromium"
+[ "${1:-build}" = bench ] && PKGS="$PKGS etcd-server etcd-client hyperfine chromium time"
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)

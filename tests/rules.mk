@@ -11,3 +11,5 @@ $(BUILD)/tests/%: tests/%.c $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
 
 UNIT_TESTS  += $(TEST_BINS)
 INTEG_TESTS += $(sort $(wildcard tests/it_*.sh))
+-include tests/faults.mk
+-include tests/engine.mk

@@ -1,9 +1,246 @@
-/* cmd_verdict.c — placeholder until the subcommand lands. */
+/* cmd_verdict.c — `etcd-fio verdict`: judges saved fio outputs and etcd-perf logs with libfioreport and
+ * prints a table (or one JSON object) and the overall verdict. The exit status is the verdict, so scripts
+ * can gate on it: 0 PASS, 1 FAIL, 2 anything that is not a proven answer (UNKNOWN, nothing judged, bad
+ * input, usage error). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
 #include "cmds.h"
+#include "fioreport.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] [--min-samples N]\n"
+"                        [FILE|-]...\n"
+"\n"
+"Judges fio outputs and etcd-perf logs the way etcd needs a disk judged: the P-th percentile (default 99)\n"
+"of fsync/fdatasync latency must be below T ms: 10 ms for WAL jobs (any fio job), 25 ms for jobs of the\n"
+"etcd-fio engine run with etcd_mode=backend (bbolt commits).\n"
+"\n"
+"Inputs (detected from the content; '-' or no FILE reads stdin): fio normal output (any fio 3.x, also\n"
+"client/server), fio JSON and json+, --output-format=normal,json, --status-interval streams (the last\n"
+"complete document counts), and etcd-perf container logs ('INFO: 99th percentile of fsync is N ns').\n"
+"\n"
+"Options:\n"
+"  --json            print one JSON object instead of the table:\n"
+"                    {\"verdict\": \"pass|fail|unknown\", \"jobs\": [{\"source\", \"host\", \"port\", \"job\",\n"
+"                    \"role\", \"samples\", \"p99_ns\", \"threshold_ns\", \"verdict\", \"reason\"}]}\n"
+"                    (null where unknown; p99_ns is the value of the judged percentile)\n"
+"  --percentile P    percentile to judge, 0 < P < 100 (default 99)\n"
+"  --wal-ms T        WAL threshold in ms (default 10)\n"
+"  --backend-ms T    backend commit threshold in ms (default 25)\n"
+"  --min-samples N   fewer sync samples than N (where the count is known) is UNKNOWN (default 100)\n"
+"  -h, --help        this help\n"
+"\n"
+"A job is UNKNOWN, never PASS, when it has sync samples but no usable percentile, fio reported an error,\n"
+"it has too few samples, its latencies are known to be garbage (fio 3.31-3.40 with ioengine=libaio) or\n"
+"all zero (gtod_reduce), or the percentile is missing and its listed neighbours do not decide it. Jobs\n"
+"without sync samples are NOT JUDGED. Overall: FAIL if any judged job fails, else UNKNOWN if any job is\n"
+"unknown or nothing was judged, else PASS.\n"
+"\n"
+"Exit status: 0 PASS, 1 FAIL, 2 UNKNOWN / nothing judged / unreadable or unparseable input / usage error.\n"
+"An unparseable input prints one line naming the file and the line (text) or byte (JSON).\n");
+}
+
+static int num_arg(const char *opt, const char *val, double lo_excl, double hi_excl, double *out)
+{
+    char *end;
+    if (!val) {
+        fprintf(stderr, "etcd-fio verdict: %s needs a value\n", opt);
+        return -1;
+    }
+    errno = 0;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end || !(v > lo_excl && v < hi_excl)) {
+        fprintf(stderr, "etcd-fio verdict: %s: '%s' is not a number in (%g, %g)\n", opt, val, lo_excl, hi_excl);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static const char *lower_verdict(fior_verdict v)
+{
+    switch (v) {
+    case FIOR_PASS: return "pass";
+    case FIOR_FAIL: return "fail";
+    case FIOR_NOT_JUDGED: return "not judged";
+    default: return "unknown";
+    }
+}
+
+static int print_json(const fior_report *r, const fior_judgement *jv, fior_verdict overall)
+{
+    json_object *root = json_object_new_object(), *jobs = json_object_new_array();
+    if (!root || !jobs)
+        return -1;
+    json_object_object_add(root, "verdict", json_object_new_string(lower_verdict(overall)));
+    for (size_t i = 0; i < fior_report_njobs(r); i++) {
+        const fior_job *j = fior_report_job(r, i);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "source", j->source ? json_object_new_string(j->source) : NULL);
+        json_object_object_add(o, "host", j->host ? json_object_new_string(j->host) : NULL);
+        json_object_object_add(o, "port", j->port >= 0 ? json_object_new_int(j->port) : NULL);
+        json_object_object_add(o, "job", j->name ? json_object_new_string(j->name) : NULL);
+        json_object_object_add(o, "role",
+                               json_object_new_string(j->role == FIOR_ROLE_BACKEND ? "backend" : "wal"));
+        json_object_object_add(o, "samples", j->samples_known ? json_object_new_uint64(j->samples) : NULL);
+        json_object_object_add(o, "p99_ns", jv[i].value_known ? json_object_new_uint64(jv[i].value_ns) : NULL);
+        json_object_object_add(o, "threshold_ns", json_object_new_uint64(jv[i].threshold_ns));
+        json_object_object_add(o, "verdict", json_object_new_string(lower_verdict(jv[i].verdict)));
+        json_object_object_add(o, "reason", json_object_new_string(jv[i].reason));
+        json_object_array_add(jobs, o);
+    }
+    json_object_object_add(root, "jobs", jobs);
+    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
+    return 0;
+}
+
+enum { C_SRC, C_HOST, C_JOB, C_N, C_P, C_T, C_V, C_R, NCOL };
+
+static void print_table(const fior_report *r, const fior_judgement *jv, fior_verdict overall, double pct)
+{
+    size_t n = fior_report_njobs(r);
+    char head_p[32];
+    snprintf(head_p, sizeof head_p, "P%g", pct);
+    const char *head[NCOL] = {"SOURCE", "HOST", "JOB", "SAMPLES", head_p, "THRESHOLD", "VERDICT", "REASON"};
+    int w[NCOL];
+    for (int c = 0; c < NCOL; c++)
+        w[c] = (int)strlen(head[c]);
+    char (*cells)[NCOL][64] = calloc(n ? n : 1, sizeof *cells);
+    if (!cells)
+        return;
+    int pass = 0, fail = 0, unk = 0, nj = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        snprintf(cells[i][C_SRC], 64, "%s", j->source ? j->source : "-");
+        if (j->host && j->port >= 0)
+            snprintf(cells[i][C_HOST], 64, "%s:%d", j->host, j->port);
+        else
+            snprintf(cells[i][C_HOST], 64, "%s", j->host ? j->host : "-");
+        snprintf(cells[i][C_JOB], 64, "%s", j->name ? j->name : "-");
+        if (j->samples_known)
+            snprintf(cells[i][C_N], 64, "%llu", (unsigned long long)j->samples);
+        else
+            snprintf(cells[i][C_N], 64, "?");
+        if (jv[i].value_known)
+            fior_format_ns(cells[i][C_P], 64, jv[i].value_ns);
+        else
+            snprintf(cells[i][C_P], 64, "-");
+        fior_format_ns(cells[i][C_T], 64, jv[i].threshold_ns);
+        snprintf(cells[i][C_V], 64, "%s", fior_verdict_name(jv[i].verdict));
+        for (int c = 0; c < C_R; c++)
+            if ((int)strlen(cells[i][c]) > w[c])
+                w[c] = (int)strlen(cells[i][c]);
+        switch (jv[i].verdict) {
+        case FIOR_PASS: pass++; break;
+        case FIOR_FAIL: fail++; break;
+        case FIOR_UNKNOWN: unk++; break;
+        case FIOR_NOT_JUDGED: nj++; break;
+        }
+    }
+    for (int c = 0; c < C_R; c++)
+        printf("%-*s  ", w[c], head[c]);
+    printf("%s\n", head[C_R]);
+    for (size_t i = 0; i < n; i++) {
+        for (int c = 0; c < C_R; c++)
+            printf("%-*s  ", w[c], cells[i][c]);
+        printf("%s\n", jv[i].reason);
+    }
+    printf("overall: %s (%d pass, %d fail, %d unknown, %d not judged)\n", fior_verdict_name(overall), pass,
+           fail, unk, nj);
+    free(cells);
+}
+
 int cmd_verdict(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "etcd-fio %s: not built yet\n", argv[0]);
-    return 2;
+    fior_criteria crit;
+    fior_criteria_default(&crit);
+    int json = 0, nfiles = 0;
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files)
+        return 2;
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            rc = 0;
+            goto out;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--percentile")) {
+            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 100, &v))
+                goto usage_err;
+            crit.percentile = v;
+        } else if (!strcmp(a, "--wal-ms") || !strcmp(a, "--backend-ms")) {
+            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 1e9, &v))
+                goto usage_err;
+            uint64_t ns = (uint64_t)(v * 1e6 + 0.5);
+            if (!ns)
+                ns = 1;
+            if (a[2] == 'w')
+                crit.wal_threshold_ns = ns;
+            else
+                crit.backend_threshold_ns = ns;
+        } else if (!strcmp(a, "--min-samples")) {
+            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, -1, 1e15, &v) || v != (double)(uint64_t)v)
+                goto usage_err;
+            crit.min_samples = (uint64_t)v;
+        } else if (!strcmp(a, "--")) {
+            while (++i < argc)
+                files[nfiles++] = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "etcd-fio verdict: unknown option '%s'\n", a);
+            goto usage_err;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (!nfiles)
+        files[nfiles++] = "-";
+
+    fior_report *r = fior_report_new();
+    if (!r) {
+        fprintf(stderr, "etcd-fio verdict: out of memory\n");
+        goto out;
+    }
+    for (int f = 0; f < nfiles; f++) {
+        fior_status st = fior_parse_file(r, files[f]);
+        if (st != FIOR_OK) {
+            fprintf(stderr, "etcd-fio verdict: %s\n", fior_report_error(r));
+            fior_report_free(r);
+            goto out;
+        }
+    }
+    size_t n = fior_report_njobs(r);
+    fior_judgement *jv = calloc(n ? n : 1, sizeof *jv);
+    if (!jv) {
+        fprintf(stderr, "etcd-fio verdict: out of memory\n");
+        fior_report_free(r);
+        goto out;
+    }
+    fior_verdict overall = fior_judge_report(r, &crit, jv);
+    if (json)
+        print_json(r, jv, overall);
+    else
+        print_table(r, jv, overall, crit.percentile);
+    rc = overall == FIOR_PASS ? 0 : overall == FIOR_FAIL ? 1 : 2;
+    free(jv);
+    fior_report_free(r);
+    goto out;
+usage_err:
+    fprintf(stderr, "usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] "
+                    "[FILE|-]...  (--help for more)\n");
+    rc = 2;
+out:
+    free(files);
+    return rc;
 }

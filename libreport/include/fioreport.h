@@ -88,6 +88,13 @@ typedef struct fior_job {
     double      write_iops;
     double      write_bw_bytes;   /* bytes per second */
     double      write_clat_mean_ns;
+
+    /* added in 1.0 (after the fields above, so the layout above never moves) */
+    uint64_t    pct_resolution_ns; /* pct values were printed rounded to this unit (normal output: 1000 for
+                                    * usec, 1000000 for msec); 1 when exact (JSON) */
+    int         latency_untimed;   /* the job's options turn latency timing off (gtod_reduce=1) */
+    int         sync_requested;    /* the job's options ask for fsync/fdatasync (JSON job options) */
+    long        pid;               /* normal output: pid= of the job header, else -1 */
 } fior_job;
 
 typedef struct fior_report fior_report;
@@ -149,6 +156,8 @@ FIOR_API fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *c, 
 /* Judges every job; `per_job` (may be NULL) receives fior_report_njobs() judgements. Returns the overall
  * verdict: FAIL if any judged job fails, else UNKNOWN if any is unknown or nothing was judged, else PASS. */
 FIOR_API fior_verdict fior_judge_report(const fior_report *r, const fior_criteria *c, fior_judgement *per_job);
+/* Formats a latency for people, 3 significant digits: "2.54 ms", "159 ms", "850 us". Returns buf. */
+FIOR_API char        *fior_format_ns(char *buf, size_t n, uint64_t ns);
 
 /* ---- quantile confidence bound from json+ bins (early stop) ----
  * Distribution-free two-sided bound on the q-quantile (0<q<1) from the order statistics of the binned

@@ -1,0 +1,78 @@
+# lib.sh — helpers shared by the bench scripts (sourced, not run): where things are, free loopback ports,
+# starting/stopping one real etcd, and the one-line result records that report.py turns into the table.
+# Everything started here is stopped by pid; nothing here asserts timings (numbers only go to output).
+
+BENCH_DIR=${BENCH_DIR:-$(cd "$(dirname "$0")" && pwd)}
+TOP=$(cd "$BENCH_DIR/.." && pwd)
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD="$TOP/$BUILD" ;; esac
+FIO=${FIO:-fio}
+ETCD_FIO=${ETCD_FIO:-$BUILD/etcd-fio}
+ENGINE_SO=${ENGINE_SO:-$BUILD/libetcdwal.so}
+PY=${PYTHON:-python3}
+BUCKETS="$PY $BENCH_DIR/buckets.py"
+
+bench_log() { echo "bench: $*" >&2; }
+
+# Appends one record to $RESULTS (tab-separated: section, name, value, unit, note). report.py reads these.
+bench_record() {
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" "${5:-}" >> "$RESULTS"
+}
+
+# Two free TCP ports on 127.0.0.1 (the kernel picks them; etcd binds right after, so a clash is unlikely).
+bench_free_ports() {
+  $PY -c 'import socket
+s=[socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1",0))
+print(*[x.getsockname()[1] for x in s])
+for x in s: x.close()'
+}
+
+bench_scrape() { # URL FILE
+  $PY -c 'import sys,urllib.request
+open(sys.argv[2],"wb").write(urllib.request.urlopen(sys.argv[1],timeout=10).read())' "$1" "$2"
+}
+
+# etcd_start DATADIR LOGFILE: one member on loopback client+peer ports. Sets ETCD_PID, ETCD_EP.
+etcd_start() {
+  set -- "$1" "$2" $(bench_free_ports)
+  ETCD_EP="http://127.0.0.1:$3"
+  etcd --name bench --data-dir "$1" \
+    --listen-client-urls "$ETCD_EP" --advertise-client-urls "$ETCD_EP" \
+    --listen-peer-urls "http://127.0.0.1:$4" --initial-advertise-peer-urls "http://127.0.0.1:$4" \
+    --initial-cluster "bench=http://127.0.0.1:$4" --initial-cluster-state new \
+    >"$2" 2>&1 &
+  ETCD_PID=$!
+  i=0
+  while [ $i -lt 100 ]; do
+    if $PY -c 'import sys,urllib.request
+sys.exit(0 if b"true" in urllib.request.urlopen(sys.argv[1]+"/health",timeout=1).read() else 1)' "$ETCD_EP" 2>/dev/null; then
+      return 0
+    fi
+    kill -0 "$ETCD_PID" 2>/dev/null || { bench_log "etcd exited at start; see $2"; ETCD_PID=""; return 1; }
+    sleep 0.1; i=$((i + 1))
+  done
+  bench_log "etcd not healthy after 10 s; see $2"
+  etcd_stop
+  return 1
+}
+
+etcd_stop() {
+  if [ -n "${ETCD_PID:-}" ]; then
+    kill "$ETCD_PID" 2>/dev/null
+    wait "$ETCD_PID" 2>/dev/null
+    ETCD_PID=""
+  fi
+}
+
+# etcd-fio verdict's overall word for a fio output (PASS, FAIL, UNKNOWN, ...), ERR when it gives none.
+bench_verdict() {
+  if [ ! -x "$ETCD_FIO" ]; then echo n/a; return; fi
+  w=$("$ETCD_FIO" verdict "$@" 2>&1 | sed -n 's/^overall: *\([A-Za-z_-]*\).*/\1/p' | head -n1)
+  echo "${w:-ERR}"
+}
+
+# The bucket verdict: p99 (ms, from buckets.py) against a limit in ms -> PASS/FAIL/"-".
+bench_limit() {
+  case "$1" in nan|"") echo "-" ;; *) $PY -c 'import sys; print("PASS" if float(sys.argv[1].lstrip(">"))<float(sys.argv[2]) and not sys.argv[1].startswith(">") else "FAIL")' "$1" "$2" ;; esac
+}

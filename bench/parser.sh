@@ -1,0 +1,80 @@
+#!/bin/sh
+# parser.sh — how fast `etcd-fio verdict` reads a fleet's worth of fio output, beside jq and python3 reading
+# the same p99 values. Inputs are made here by the real fio: one run of JOBS (default 1000) small jobs
+# (threads sharing one file on tmpfs, bs=2300 fdatasync=1) in json+ and the same again in normal format.
+# Timing by hyperfine (warm-up runs, then the mean); peak memory (max RSS) by /usr/bin/time.
+# Usage: parser.sh OUTDIR   (env: BUILD, RESULTS, BENCH_QUICK=1)
+set -u
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH_DIR/lib.sh"
+OUT=${1:?usage: parser.sh OUTDIR}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+RESULTS=${RESULTS:-$OUT/results.tsv}
+JOBS=${PARSER_JOBS:-1000}; RUNS=${PARSER_RUNS:-10}
+[ "${BENCH_QUICK:-0}" = 1 ] && RUNS=${PARSER_RUNS:-3}
+
+T=$(mktemp -d /dev/shm/etcdfio-parser.XXXXXX) || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+for fmt in json+ normal; do
+  f="$OUT/fleet-$JOBS.$( [ $fmt = normal ] && echo txt || echo json)"
+  if ! "$FIO" --name=fleet --filename="$T/f" --ioengine=sync --rw=write --bs=2300 --fdatasync=1 --size=2300k \
+        --numjobs="$JOBS" --thread --output-format=$fmt --output="$f" > "$OUT/fleet-gen.log" 2>&1; then
+    bench_log "parser: fio could not make the $JOBS-job input; see $OUT/fleet-gen.log"
+    bench_record parser "input generation" ERR "" "fio failed"
+    exit 0
+  fi
+  rm -f "$T/f"
+done
+J="$OUT/fleet-$JOBS.json"; N="$OUT/fleet-$JOBS.txt"
+JQ_EXPR='.jobs[].sync.lat_ns.percentile["99.000000"]'
+PY_PROG='import json,sys
+for j in json.load(open(sys.argv[1]))["jobs"]: print(j["sync"]["lat_ns"]["percentile"]["99.000000"])'
+
+# The verdict must actually judge these inputs (0 PASS / 1 FAIL), or timing it means nothing.
+verdict_ok() {
+  [ -x "$ETCD_FIO" ] || return 1
+  "$ETCD_FIO" verdict "$1" > "$OUT/verdict-$(basename "$1").out" 2>&1
+  case $? in 0|1) return 0 ;; *) return 1 ;; esac
+}
+
+mean_s() { # hyperfine export -> mean seconds
+  $PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["mean"])' "$1"
+}
+bench_cmd() { # NAME INPUT COMMAND... -> records MB/s and peak RSS
+  name=$1; input=$2; shift 2
+  hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/hf-$name.json" -- "$*" > "$OUT/hf-$name.log" 2>&1 || {
+    bench_record parser "$name" ERR "" "hyperfine failed (see $OUT/hf-$name.log)"; return 1; }
+  s=$(mean_s "$OUT/hf-$name.json")
+  /usr/bin/time -f %M -o "$OUT/rss-$name.txt" "$@" > /dev/null 2>&1
+  rss=$(tail -n1 "$OUT/rss-$name.txt")
+  size=$(stat -c %s "$input")
+  eval "t_$name=$s"
+  $PY -c 'import sys
+s,size,rss=float(sys.argv[1]),int(sys.argv[2]),int(sys.argv[3])*1024
+print("%.1f\t%.3f s, peak RSS %.1f MiB = %.2fx input" % (size/s/1e6, s, rss/2**20, rss/size))' "$s" "$size" "$rss" \
+    > "$OUT/row-$name.txt"
+  bench_record parser "$name MB/s" "$(cut -f1 "$OUT/row-$name.txt")" "${TARGET:-}" "$(cut -f2 "$OUT/row-$name.txt")"
+}
+
+command -v hyperfine >/dev/null || { bench_record parser "timing" n/a "" "hyperfine not installed (sh mk/deps.sh bench)"; exit 0; }
+jsz=$(stat -c %s "$J"); nsz=$(stat -c %s "$N")
+bench_record parser "inputs" "$JOBS jobs" "" "json+ $(($jsz / 1024)) KiB, normal $(($nsz / 1024)) KiB, from fio $($FIO --version)"
+
+if verdict_ok "$J"; then TARGET="<= jq time" bench_cmd verdict_json "$J" "$ETCD_FIO" verdict "$J"
+else bench_record parser "verdict_json MB/s" n/a "" "etcd-fio verdict cannot judge it: $(head -c 160 "$OUT/verdict-$(basename "$J").out" | tr '\n\t' '  ')"; fi
+bench_cmd jq_json "$J" jq "$JQ_EXPR" "$J"
+bench_cmd python3_json "$J" $PY -c "$PY_PROG" "$J"
+if verdict_ok "$N"; then TARGET=">= 200" bench_cmd verdict_normal "$N" "$ETCD_FIO" verdict "$N"
+else bench_record parser "verdict_normal MB/s" n/a "" "etcd-fio verdict cannot judge it: $(head -c 160 "$OUT/verdict-$(basename "$N").out" | tr '\n\t' '  ')"; fi
+# a floor for text: awk only finding the p99 lines, no parsing at all
+bench_cmd awk_normal "$N" awk '/99\.00th/' "$N"
+
+if [ -n "${t_verdict_json:-}" ] && [ -n "${t_jq_json:-}" ]; then
+  r=$($PY -c "print('%.2f' % ($t_jq_json / $t_verdict_json))")
+  bench_record parser "speed verdict vs jq (json+)" "x$r" ">= x1.00" "$($PY -c "print('met' if $r >= 1 else 'MISSED')")"
+fi
+if [ -n "${t_verdict_json:-}" ] && [ -n "${t_python3_json:-}" ]; then
+  bench_record parser "speed verdict vs python3 (json+)" "x$($PY -c "print('%.2f' % ($t_python3_json / $t_verdict_json))")" "" ""
+fi
+exit 0

@@ -1,0 +1,498 @@
+/* bbolt.c — the disk side of a bbolt write transaction as etcd's backend commits it (see bbolt.h).
+ *
+ * Facts taken from go.etcd.io/bbolt (tx.go Commit/write/writeMeta, db.go init/grow/allocate) and etcd's
+ * backend (server/mvcc/backend, server/storage/backend):
+ *  - Commit: spill the B+tree into dirty pages, grow the file if the high-water mark (meta.pgid) moved,
+ *    then tx.write(): pages sorted by pgid, one pwrite per page (an overflow run is one pwrite of
+ *    (overflow+1) × 4096), fdatasync; then writeMeta(): one 4096-byte pwrite at (txid % 2) × 4096,
+ *    fdatasync. etcd's backend_commit_duration_seconds times all of it.
+ *  - grow(sz = (meta.pgid + 1) × 4096): if sz > file size: ftruncate(sz + AllocSize (16 MiB)) and
+ *    file.Sync() (a full fsync). (bbolt only truncates to the mmap size while that is below AllocSize;
+ *    etcd maps 10 GiB up front, so it is always sz + 16 MiB there.)
+ *  - etcd opens bbolt with NoFreelistSync, so no freelist pages are written per commit; meta.freelist
+ *    is PgidNoFreelist.
+ *
+ * Why pages are buffered and written at bb_commit rather than as fio hands them over: in bbolt a Put
+ * only changes an in-memory node; nothing reaches the file until Commit, which then issues the pwrites
+ * back to back, sorted by pgid, with the growth before them. Writing each io_u as it comes would spread
+ * the pages over the 100 ms batch interval, in arrival order, with the growth in the middle of the
+ * transaction, and fio would time page writes etcd never waits for. Buffering (offsets in a fixed array,
+ * contents in an arena allocated at open: no malloc per I/O) gives strace's exact per-commit sequence
+ * and lets the DATASYNC io_u's latency be the commit's disk time, which is what etcd measures.
+ *
+ * Where pages go — the default append share (BB_DEFAULT_APPEND_PCT = 67). bbolt is copy-on-write: a
+ * dirty node never overwrites its page; it gets a page from the freelist (pages freed by earlier
+ * transactions once no reader can see them) or at the high-water mark. etcd keys its "key" bucket by
+ * revision, which only grows, so every put lands in the rightmost leaf, and etcd sets FillPercent 0.9
+ * for these sequential puts. A put's value (mvccpb.KeyValue with a 276-byte key and a 1024-byte value)
+ * is ~1,335 bytes, so split leaves hold 2 puts (the 0.9 × 4096 threshold stops the third). A commit of
+ * P puts therefore writes ceil((2 + P) / 2) leaves, the keys bucket's branch path (2 pages for a
+ * bucket of up to ~12k leaves), and the root bucket's leaf (1), and frees the old versions of the
+ * rightmost leaf and of that path (4 pages), which the next commits reuse. At --load=s (150 puts/s,
+ * 100 ms batches: P = 15) that is 12 pages, 4 taken from the freelist inside the file and 8 appended:
+ * 67 %. Reused pages are scattered over the used area (compaction and older commits free pages all
+ * over it), so rewrites pick a uniformly random page there. */
+#include "bbolt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BB_MAGIC 0xED0CDAEDu
+#define BB_VERSION 2u
+#define BB_FLAG_BRANCH 0x01u
+#define BB_FLAG_LEAF 0x02u
+#define BB_FLAG_META 0x04u
+#define BB_FLAG_FREELIST 0x10u
+#define BB_NO_FREELIST UINT64_MAX
+#define BB_REWRITE_TRIES 8
+
+typedef struct bb_pend {
+    uint64_t pgid;
+    uint32_t npages;
+    uint32_t slot;   /* first arena page holding its bytes */
+} bb_pend;
+
+struct bb_db {
+    int fd, dirfd;
+    char name[NAME_MAX + 1];
+    char path[PATH_MAX];      /* for messages only */
+    bb_config cfg;
+    uint64_t hw;              /* committed high-water mark (meta.pgid): rewrites stay below it */
+    uint64_t txn_hw;          /* high-water mark including this transaction's appends */
+    uint64_t txid;            /* last committed transaction id */
+    uint64_t rng;
+    unsigned acc;             /* error-diffusion accumulator for the append share */
+    bb_pend *pend;
+    uint32_t npend;
+    uint32_t txn_pages;       /* pages of the open transaction, early-flushed ones included */
+    uint64_t t_first;         /* ns of the transaction's first page write, 0 if none yet */
+    unsigned char *arena;
+    uint32_t arena_used, arena_cap;   /* in pages */
+    unsigned char meta[BB_PAGE];
+    bb_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t next_rand(bb_db *db)
+{
+    /* splitmix64: tiny, no global state, good enough to scatter rewrites */
+    uint64_t z = (db->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void put_le(unsigned char *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* bbolt's page header: id u64, flags u16, count u16, overflow u32 */
+static void page_header(unsigned char *p, uint64_t id, unsigned flags, unsigned overflow)
+{
+    put_le(p, id, 8);
+    put_le(p + 8, flags, 2);
+    put_le(p + 10, 0, 2);
+    put_le(p + 12, overflow, 4);
+}
+
+/* A meta page as bbolt writes it: header, then magic, version, pageSize, flags, root bucket {root,
+ * sequence}, freelist, pgid, txid, and the FNV-1a 64 checksum of the preceding 56 meta bytes. */
+static void build_meta(unsigned char *p, uint64_t txid, uint64_t hw)
+{
+    memset(p, 0, BB_PAGE);
+    page_header(p, txid % 2, BB_FLAG_META, 0);
+    unsigned char *m = p + 16;
+    put_le(m, BB_MAGIC, 4);
+    put_le(m + 4, BB_VERSION, 4);
+    put_le(m + 8, BB_PAGE, 4);
+    put_le(m + 12, 0, 4);
+    put_le(m + 16, 3, 8);              /* root bucket page (the initial leaf's id) */
+    put_le(m + 24, 0, 8);
+    put_le(m + 32, BB_NO_FREELIST, 8); /* NoFreelistSync */
+    put_le(m + 40, hw, 8);
+    put_le(m + 48, txid, 8);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned i = 0; i < 56; i++) {
+        h ^= m[i];
+        h *= 0x100000001b3ull;
+    }
+    put_le(m + 56, h, 8);
+}
+
+static int fail(char *err, size_t errlen, int e, const char *call, const bb_db *db, const char *extra)
+{
+    snprintf(err, errlen, "%s %s%s: %s", call, db->path, extra ? extra : "", strerror(e));
+    return -e;
+}
+
+static int pwrite_all(bb_db *db, const unsigned char *buf, size_t len, uint64_t off, char *err, size_t errlen)
+{
+    while (len) {
+        ssize_t n = pwrite(db->fd, buf, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            char extra[64];
+            snprintf(extra, sizeof extra, " (offset %llu, %zu bytes)", (unsigned long long)off, len);
+            return fail(err, errlen, errno, "pwrite", db, extra);
+        }
+        if (n == 0)
+            return fail(err, errlen, EIO, "pwrite", db, " (wrote nothing)");
+        buf += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int timed_fdatasync(bb_db *db, char *err, size_t errlen)
+{
+    uint64_t t = now_ns();
+    if (fdatasync(db->fd) != 0)
+        return fail(err, errlen, errno, "fdatasync", db, NULL);
+    hist_add(&db->st.fdatasync, now_ns() - t);
+    return 0;
+}
+
+/* Shell sort by pgid: in place and allocation-free; appends arrive already ordered, so the few
+ * rewrites are the only work. */
+static void sort_pend(bb_pend *a, uint32_t n)
+{
+    static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        uint32_t gap = gaps[g];
+        for (uint32_t i = gap; i < n; i++) {
+            bb_pend t = a[i];
+            uint32_t j = i;
+            for (; j >= gap && a[j - gap].pgid > t.pgid; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = t;
+        }
+    }
+}
+
+/* bbolt's grow(): only when this transaction raised the high-water mark past the file size. */
+static int maybe_grow(bb_db *db, char *err, size_t errlen)
+{
+    uint64_t need = (db->txn_hw + 1) * (uint64_t)BB_PAGE;
+    if (db->txn_hw <= db->hw || need <= db->st.file_size)
+        return 0;
+    uint64_t sz = need + BB_ALLOC_SIZE;
+    uint64_t t = now_ns();
+    if (ftruncate(db->fd, (off_t)sz) != 0) {
+        char extra[48];
+        snprintf(extra, sizeof extra, " (to %llu bytes)", (unsigned long long)sz);
+        return fail(err, errlen, errno, "ftruncate", db, extra);
+    }
+    if (fsync(db->fd) != 0)
+        return fail(err, errlen, errno, "fsync", db, NULL);
+    hist_add(&db->st.grow, now_ns() - t);
+    db->st.file_size = sz;
+    db->st.growths++;
+    return 0;
+}
+
+/* Growth, then the buffered pages in pgid order (tx.write without its fdatasync). */
+static int write_pending(bb_db *db, char *err, size_t errlen)
+{
+    if (!db->t_first)
+        db->t_first = now_ns();
+    int rc = maybe_grow(db, err, errlen);
+    if (rc)
+        return rc;
+    sort_pend(db->pend, db->npend);
+    for (uint32_t i = 0; i < db->npend; i++) {
+        const bb_pend *p = &db->pend[i];
+        unsigned char *buf = db->arena + (size_t)p->slot * BB_PAGE;
+        page_header(buf, p->pgid, BB_FLAG_LEAF, p->npages - 1);
+        size_t len = (size_t)p->npages * BB_PAGE;
+        rc = pwrite_all(db, buf, len, p->pgid * BB_PAGE, err, errlen);
+        if (rc)
+            return rc;
+        db->st.pages_written += p->npages;
+        db->st.bytes_written += len;
+    }
+    db->npend = 0;
+    db->arena_used = 0;
+    return 0;
+}
+
+int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!name || !*name || strchr(name, '/') || strlen(name) > NAME_MAX) {
+        snprintf(err, errlen, "bb_open: invalid file name '%s'", name ? name : "(null)");
+        return -EINVAL;
+    }
+    if (cfg && cfg->append_pct > 100) {
+        snprintf(err, errlen, "bb_open: append share %u%% is above 100%%", cfg->append_pct);
+        return -EINVAL;
+    }
+    bb_db *db = calloc(1, sizeof *db);
+    if (!db) {
+        snprintf(err, errlen, "bb_open %s: out of memory", name);
+        return -ENOMEM;
+    }
+    db->fd = -1;
+    db->dirfd = -1;
+    snprintf(db->name, sizeof db->name, "%s", name);
+    if (cfg)
+        db->cfg = *cfg;
+    else
+        db->cfg.append_pct = BB_DEFAULT_APPEND_PCT;
+    if (db->cfg.initial_pages < 4)
+        db->cfg.initial_pages = 4;
+    if (!db->cfg.max_txn_pages)
+        db->cfg.max_txn_pages = BB_DEFAULT_MAX_TXN_PAGES;
+    db->rng = db->cfg.seed ? db->cfg.seed : 0x62626f6c74ull;
+
+    char link[64], dir[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t n = dirfd >= 0 ? readlink(link, dir, sizeof dir - 1) : -1;
+    if (n > 0) {
+        dir[n] = '\0';
+        snprintf(db->path, sizeof db->path, "%.*s/%s", (int)(sizeof db->path - NAME_MAX - 2), dir, name);
+    } else {
+        snprintf(db->path, sizeof db->path, "<dirfd %d>/%s", dirfd, name);
+    }
+
+    hist_init(&db->st.commit);
+    hist_init(&db->st.sync);
+    hist_init(&db->st.fdatasync);
+    hist_init(&db->st.grow);
+    hist_init(&db->st.pages_per_commit);
+
+    int rc;
+    db->arena_cap = db->cfg.max_txn_pages;
+    db->pend = calloc(db->arena_cap, sizeof *db->pend);
+    if (posix_memalign((void **)&db->arena, BB_PAGE, (size_t)db->arena_cap * BB_PAGE) != 0)
+        db->arena = NULL;
+    if (!db->pend || !db->arena) {
+        snprintf(err, errlen, "bb_open %s: cannot allocate a %u-page transaction buffer", db->path,
+                 db->arena_cap);
+        free(db->pend);
+        free(db->arena);
+        free(db);
+        return -ENOMEM;
+    }
+    db->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (db->dirfd < 0) {
+        rc = fail(err, errlen, errno, "dup of the directory of", db, NULL);
+        bb_close(db, 0);
+        return rc;
+    }
+    db->fd = openat(db->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (db->fd < 0) {
+        rc = fail(err, errlen, errno, "openat", db, NULL);
+        bb_close(db, 0);
+        return rc;
+    }
+
+    /* bbolt's init(): meta 0 (txid 0), meta 1 (txid 1), an empty freelist page, an empty leaf, written
+     * with one pwrite, then fdatasync. */
+    unsigned char *b = db->arena;
+    uint32_t init_pages = db->arena_cap >= 4 ? 4 : db->arena_cap;
+    memset(b, 0, (size_t)init_pages * BB_PAGE);
+    build_meta(b, 0, 4);
+    build_meta(b + BB_PAGE, 1, 4);
+    if (init_pages == 4) {
+        page_header(b + 2 * BB_PAGE, 2, BB_FLAG_FREELIST, 0);
+        page_header(b + 3 * BB_PAGE, 3, BB_FLAG_LEAF, 0);
+        rc = pwrite_all(db, b, 4 * BB_PAGE, 0, err, errlen);
+    } else { /* a 1..3-page arena: same bytes, in pieces */
+        rc = pwrite_all(db, b, 2 * BB_PAGE, 0, err, errlen);
+        memset(b, 0, BB_PAGE);
+        page_header(b, 2, BB_FLAG_FREELIST, 0);
+        if (!rc)
+            rc = pwrite_all(db, b, BB_PAGE, 2 * BB_PAGE, err, errlen);
+        page_header(b, 3, BB_FLAG_LEAF, 0);
+        if (!rc)
+            rc = pwrite_all(db, b, BB_PAGE, 3 * BB_PAGE, err, errlen);
+    }
+    /* The used area the rewrites land in: real data pages, so a rewrite replaces allocated blocks as it
+     * does in a long-lived etcd db (a sparse hole would make it an allocating write). */
+    for (uint64_t pg = 4; !rc && pg < db->cfg.initial_pages;) {
+        uint64_t k = db->cfg.initial_pages - pg;
+        if (k > db->arena_cap)
+            k = db->arena_cap;
+        memset(b, 0, (size_t)k * BB_PAGE);
+        for (uint64_t i = 0; i < k; i++) {
+            page_header(b + i * BB_PAGE, pg + i, BB_FLAG_LEAF, 0);
+            memset(b + i * BB_PAGE + 16, 0x5a, 2048); /* half-full leaves */
+        }
+        rc = pwrite_all(db, b, (size_t)k * BB_PAGE, pg * BB_PAGE, err, errlen);
+        pg += k;
+    }
+    if (!rc && fdatasync(db->fd) != 0)
+        rc = fail(err, errlen, errno, "fdatasync", db, NULL);
+    if (rc) {
+        bb_close(db, 1);
+        return rc;
+    }
+    db->hw = db->txn_hw = db->cfg.initial_pages;
+    db->txid = 1;
+    db->st.file_size = db->cfg.initial_pages * BB_PAGE;
+    db->st.high_water_pages = db->hw;
+    *out = db;
+    return 0;
+}
+
+/* A rewrite target: npages free-looking pages inside the committed area, past the two meta pages, not
+ * overlapping another rewrite of this transaction (bbolt never writes a page twice in one commit). */
+static int pick_rewrite(bb_db *db, uint32_t npages, uint64_t *pgid)
+{
+    if (db->hw < 2 + (uint64_t)npages)
+        return 0;
+    uint64_t span = db->hw - 2 - npages + 1;
+    for (int t = 0; t < BB_REWRITE_TRIES; t++) {
+        uint64_t cand = 2 + next_rand(db) % span;
+        int clash = 0;
+        for (uint32_t i = 0; i < db->npend && !clash; i++) {
+            const bb_pend *p = &db->pend[i];
+            clash = p->pgid < db->hw && cand < p->pgid + p->npages && p->pgid < cand + npages;
+        }
+        if (!clash) {
+            *pgid = cand;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int bb_write(bb_db *db, const void *buf, size_t len, char *err, size_t errlen)
+{
+    if (len == 0) {
+        snprintf(err, errlen, "bb_write %s: empty write", db->path);
+        return -EINVAL;
+    }
+    size_t np = (len + BB_PAGE - 1) / BB_PAGE;
+    if (np > db->arena_cap) {
+        snprintf(err, errlen, "bb_write %s: a %zu-byte run of pages exceeds the %u-page transaction buffer",
+                 db->path, len, db->arena_cap);
+        return -EINVAL;
+    }
+    uint32_t npages = (uint32_t)np;
+    if (db->arena_used + npages > db->arena_cap) {
+        /* more dirty pages than the buffer holds: write what we have (bbolt would hold them in memory;
+         * etcd commits at 10,000 pending puts long before a sane job gets here) */
+        int rc = write_pending(db, err, errlen);
+        if (rc)
+            return rc;
+        db->st.early_flushes++;
+    }
+
+    int append = 0;
+    db->acc += db->cfg.append_pct;
+    if (db->acc >= 100) {
+        db->acc -= 100;
+        append = 1;
+    }
+    uint64_t pgid = 0;
+    if (!append && !pick_rewrite(db, npages, &pgid))
+        append = 1; /* nothing free to reuse yet: bbolt allocates at the high-water mark too */
+    if (append) {
+        pgid = db->txn_hw;
+        db->txn_hw += npages;
+        db->st.appends++;
+    } else {
+        db->st.rewrites++;
+    }
+
+    bb_pend *p = &db->pend[db->npend++];
+    p->pgid = pgid;
+    p->npages = npages;
+    p->slot = db->arena_used;
+    unsigned char *dst = db->arena + (size_t)p->slot * BB_PAGE;
+    memcpy(dst, buf, len);
+    if (len < (size_t)npages * BB_PAGE)
+        memset(dst + len, 0, (size_t)npages * BB_PAGE - len);
+    db->arena_used += npages;
+    db->txn_pages += npages;
+    return 0;
+}
+
+int bb_commit(bb_db *db, char *err, size_t errlen)
+{
+    int rc = write_pending(db, err, errlen);
+    if (rc)
+        return rc;
+    uint64_t ts = now_ns();
+    rc = timed_fdatasync(db, err, errlen);
+    if (rc)
+        return rc;
+    uint64_t txid = db->txid + 1;
+    build_meta(db->meta, txid, db->txn_hw);
+    rc = pwrite_all(db, db->meta, BB_PAGE, (txid % 2) * BB_PAGE, err, errlen);
+    if (rc)
+        return rc;
+    rc = timed_fdatasync(db, err, errlen);
+    if (rc)
+        return rc;
+    uint64_t te = now_ns();
+    hist_add(&db->st.sync, te - ts);
+    hist_add(&db->st.commit, te - db->t_first);
+    hist_add(&db->st.pages_per_commit, db->txn_pages);
+    db->txid = txid;
+    db->hw = db->txn_hw;
+    db->st.high_water_pages = db->hw;
+    db->st.commits++;
+    db->txn_pages = 0;
+    db->t_first = 0;
+    return 0;
+}
+
+const bb_stats *bb_get_stats(const bb_db *db) { return &db->st; }
+
+int bb_fd(const bb_db *db) { return db->fd; }
+
+void bb_stats_json(const bb_db *db, FILE *f)
+{
+    const bb_stats *s = &db->st;
+    fprintf(f, "{\"mode\":\"backend\",\"commits\":%llu,\"pages_written\":%llu,\"bytes_written\":%llu,"
+               "\"growths\":%llu,\"file_size\":%llu,\"high_water_pages\":%llu,\"appends\":%llu,"
+               "\"rewrites\":%llu,\"append_pct\":%u,\"early_flushes\":%llu,\"commit\":",
+            (unsigned long long)s->commits, (unsigned long long)s->pages_written,
+            (unsigned long long)s->bytes_written, (unsigned long long)s->growths,
+            (unsigned long long)s->file_size, (unsigned long long)s->high_water_pages,
+            (unsigned long long)s->appends, (unsigned long long)s->rewrites, db->cfg.append_pct,
+            (unsigned long long)s->early_flushes);
+    hist_write_json(&s->commit, f, "_ns", 1);
+    fputs(",\"sync\":", f);
+    hist_write_json(&s->sync, f, "_ns", 1);
+    fputs(",\"fdatasync\":", f);
+    hist_write_json(&s->fdatasync, f, "_ns", 1);
+    fputs(",\"grow\":", f);
+    hist_write_json(&s->grow, f, "_ns", 1);
+    fputs(",\"pages_per_commit\":", f);
+    hist_write_json(&s->pages_per_commit, f, "", 0);
+    fputc('}', f);
+}
+
+void bb_close(bb_db *db, int remove_file)
+{
+    if (!db)
+        return;
+    if (db->fd >= 0)
+        close(db->fd);
+    if (remove_file && db->dirfd >= 0)
+        unlinkat(db->dirfd, db->name, 0);
+    if (db->dirfd >= 0)
+        close(db->dirfd);
+    free(db->pend);
+    free(db->arena);
+    free(db);
+}

@@ -1,0 +1,12 @@
+/* crc32c.h — CRC-32C (Castagnoli), the checksum etcd chains through every WAL record. The update has
+ * zlib/Go semantics (pre- and post-inversion inside), so crc32c_update(prev, data) continues a running
+ * Sum32() exactly as etcd's crc.New(prevCrc, table).Write(data) does. */
+#ifndef ETCDWAL_CRC32C_H
+#define ETCDWAL_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,278 @@
+/* wal.c — the WAL model (see wal.h). The order of system calls follows etcd's server/storage/wal/wal.go
+ * (Create, Save, cut, sync, Close) because that order is what the disk sees and what this engine measures. */
+#include "wal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "walrec.h"
+
+#define WAL_TERM 2 /* a settled single-member cluster: term 2 after its first election */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void wal_segment_name(char *out, uint64_t seq, uint64_t index)
+{
+    snprintf(out, WAL_NAME_LEN, "%016" PRIx64 "-%016" PRIx64 ".wal", seq, index);
+}
+
+static int fail(wal *w, int rc, char *err, size_t errlen, const char *call, const char *name)
+{
+    w->failed = 1;
+    snprintf(err, errlen, "%s(%s/%s): %s", call, w->cfg.dir_label ? w->cfg.dir_label : ".", name,
+             strerror(-rc));
+    return rc;
+}
+
+uint64_t wal_tail_offset(const wal *w)
+{
+    return w->seg_base_off + (w->pw.bytes_out - w->pw_base_out);
+}
+
+static void retarget(wal *w, int fd, uint64_t off)
+{
+    w->fd = fd;
+    pw_retarget(&w->pw, fd, (size_t)(off % w->pw.page_bytes));
+    w->seg_base_off = off;
+    w->pw_base_out = w->pw.bytes_out;
+}
+
+/* encoder.encode: CRC over the data, marshal into the one buffer, then the length field and the padded
+ * record as two page-writer writes, as etcd does. */
+static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, char *err,
+                  size_t errlen)
+{
+    int has_data = type != WAL_REC_CRC;
+    if (l1)
+        w->crc = crc32c_update(w->crc, d1, l1);
+    if (l2)
+        w->crc = crc32c_update(w->crc, d2, l2);
+    size_t n = walrec_frame(w->scratch, w->scratch_cap, type, w->crc, has_data, d1, l1, d2, l2);
+    if (!n) {
+        w->failed = 1;
+        snprintf(err, errlen, "etcdwal: record of %zu bytes exceeds the encode buffer", l1 + l2);
+        return -EINVAL;
+    }
+    int rc = pw_write(&w->pw, w->scratch, 8);
+    if (!rc)
+        rc = pw_write(&w->pw, w->scratch + 8, n - 8);
+    if (rc)
+        return fail(w, rc, err, errlen, "write", w->tail_name);
+    w->unsynced_bytes += n;
+    w->st.records++;
+    return 0;
+}
+
+static int save_state(wal *w, char *err, size_t errlen)
+{
+    unsigned char hs[WALREC_HEAD_MAX];
+    size_t n = walrec_hardstate(hs, w->term, w->vote, w->last_index);
+    return encode(w, WAL_REC_STATE, hs, n, NULL, 0, err, errlen);
+}
+
+static int save_crc_meta(wal *w, char *err, size_t errlen)
+{
+    unsigned char md[WALREC_HEAD_MAX];
+    int rc = encode(w, WAL_REC_CRC, NULL, 0, NULL, 0, err, errlen);
+    if (!rc) {
+        size_t n = walrec_metadata(md, w->cfg.node_id, w->cfg.cluster_id);
+        rc = encode(w, WAL_REC_METADATA, md, n, NULL, 0, err, errlen);
+    }
+    return rc;
+}
+
+/* w.sync(): flush the page writer, then fdatasync the tail. */
+static int wal_sync(wal *w, char *err, size_t errlen)
+{
+    int rc = pw_flush(&w->pw);
+    if (rc)
+        return fail(w, rc, err, errlen, "write", w->tail_name);
+    uint64_t t0 = now_ns();
+    if (fdatasync(w->fd) != 0)
+        return fail(w, -errno, err, errlen, "fdatasync", w->tail_name);
+    uint64_t dt = now_ns() - t0;
+    hist_add(&w->st.fdatasync, dt);
+    hist_add(&w->st.wal_fsync, dt);
+    return 0;
+}
+
+static int dir_fsync(wal *w, char *err, size_t errlen)
+{
+    uint64_t t0 = now_ns();
+    if (fsync(w->dirfd) != 0)
+        return fail(w, -errno, err, errlen, "fsync", ".");
+    uint64_t dt = now_ns() - t0;
+    hist_add(&w->st.dir_fsync, dt);
+    hist_add(&w->st.wal_fsync, dt);
+    return 0;
+}
+
+int wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->cfg = *cfg;
+    if (!w->cfg.segment_bytes)
+        w->cfg.segment_bytes = WAL_DEFAULT_SEGMENT_BYTES;
+    w->dirfd = dirfd;
+    w->fd = -1;
+    w->term = WAL_TERM;
+    w->vote = cfg->node_id;
+    hist_init(&w->st.fdatasync);
+    hist_init(&w->st.dir_fsync);
+    hist_init(&w->st.wal_fsync);
+    hist_init(&w->st.cut);
+    hist_init(&w->st.prealloc);
+    hist_init(&w->st.bytes_per_sync);
+    /* frame overhead: length field, record keys, two varint lengths, entry head, pad */
+    w->scratch_cap = cfg->max_entry_bytes + 2 * WALREC_HEAD_MAX + 64;
+    w->scratch = malloc(w->scratch_cap);
+    if (!w->scratch || pw_init(&w->pw, -1, PW_PAGE_BYTES, PW_BUFFER_BYTES, 0) != 0) {
+        free(w->scratch);
+        w->scratch = NULL;
+        snprintf(err, errlen, "etcdwal: out of memory for the WAL buffers");
+        return -ENOMEM;
+    }
+    wal_segment_name(w->tail_name, 0, 0);
+    int fd = openat(dirfd, w->tail_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return fail(w, -errno, err, errlen, "open", w->tail_name);
+    retarget(w, fd, 0);
+    int fell_back = 0;
+    uint64_t t0 = now_ns();
+    int rc = wal_preallocate(fd, w->cfg.segment_bytes, w->cfg.prealloc_mode, &fell_back);
+    if (rc)
+        return fail(w, rc, err, errlen,
+                    w->cfg.prealloc_mode == PREALLOC_FALLOCATE && !fell_back ? "fallocate" : "ftruncate",
+                    w->tail_name);
+    hist_add(&w->st.prealloc, now_ns() - t0);
+    w->st.prealloc_fallbacks += (uint64_t)fell_back;
+    w->st.segments = 1;
+
+    unsigned char snap[WALREC_HEAD_MAX];
+    size_t sn = walrec_snapshot(snap, 0, 0);
+    if ((rc = save_crc_meta(w, err, errlen)) || (rc = encode(w, WAL_REC_SNAPSHOT, snap, sn, NULL, 0, err, errlen)) ||
+        (rc = wal_sync(w, err, errlen)))
+        return rc;
+    w->unsynced_bytes = 0;
+    rc = pipeline_start(&w->pl, dirfd, w->cfg.segment_bytes, w->cfg.prealloc_mode);
+    if (rc) {
+        w->failed = 1;
+        snprintf(err, errlen, "pthread_create(file pipeline): %s", strerror(-rc));
+        return rc;
+    }
+    return dir_fsync(w, err, errlen);
+}
+
+int wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen)
+{
+    if (w->failed) {
+        snprintf(err, errlen, "etcdwal: the WAL failed earlier");
+        return -EIO;
+    }
+    unsigned char head[WALREC_HEAD_MAX];
+    size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, len);
+    int rc = encode(w, WAL_REC_ENTRY, head, hn, data, len, err, errlen);
+    if (rc)
+        return rc;
+    w->last_index++;
+    w->st.entries++;
+    return 0;
+}
+
+/* cut(): close the full segment at its current offset and continue in the pipeline's spare. */
+static int cut(wal *w, char *err, size_t errlen)
+{
+    uint64_t t0 = now_ns();
+    uint64_t off = wal_tail_offset(w);
+    if (ftruncate(w->fd, (off_t)off) != 0)
+        return fail(w, -errno, err, errlen, "ftruncate", w->tail_name);
+    int rc = wal_sync(w, err, errlen);
+    if (rc)
+        return rc;
+
+    char next[WAL_NAME_LEN], spare[32], msg[256];
+    wal_segment_name(next, w->seq + 1, w->last_index + 1);
+    int nfd = -1;
+    rc = pipeline_take(&w->pl, &nfd, spare, sizeof spare, msg, sizeof msg);
+    if (rc) {
+        w->failed = 1;
+        snprintf(err, errlen, "%s (in %s)", msg, w->cfg.dir_label ? w->cfg.dir_label : ".");
+        return rc;
+    }
+    close(w->fd);
+    retarget(w, nfd, 0);
+    w->seq++;
+    snprintf(w->tail_name, sizeof w->tail_name, "%s", spare);
+    if ((rc = save_crc_meta(w, err, errlen)) || (rc = save_state(w, err, errlen)) ||
+        (rc = wal_sync(w, err, errlen)))
+        return rc;
+    uint64_t noff = wal_tail_offset(w);
+    if (renameat(w->dirfd, spare, w->dirfd, next) != 0)
+        return fail(w, -errno, err, errlen, "rename", spare);
+    snprintf(w->tail_name, sizeof w->tail_name, "%s", next);
+    if ((rc = dir_fsync(w, err, errlen)))
+        return rc;
+    /* reopen under the new name so the open file is the .wal (etcd does this to keep names right) */
+    close(w->fd);
+    w->fd = -1;
+    int fd = openat(w->dirfd, next, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return fail(w, -errno, err, errlen, "open", next);
+    if (lseek(fd, (off_t)noff, SEEK_SET) < 0) {
+        rc = -errno;
+        close(fd);
+        return fail(w, rc, err, errlen, "lseek", next);
+    }
+    retarget(w, fd, noff);
+    w->st.segments++;
+    w->st.rollovers++;
+    hist_add(&w->st.cut, now_ns() - t0);
+    return 0;
+}
+
+int wal_save(wal *w, char *err, size_t errlen)
+{
+    if (w->failed) {
+        snprintf(err, errlen, "etcdwal: the WAL failed earlier");
+        return -EIO;
+    }
+    int rc = save_state(w, err, errlen);
+    if (rc)
+        return rc;
+    hist_add(&w->st.bytes_per_sync, w->unsynced_bytes);
+    w->unsynced_bytes = 0;
+    w->st.syncs++;
+    if (wal_tail_offset(w) < w->cfg.segment_bytes)
+        return wal_sync(w, err, errlen);
+    return cut(w, err, errlen);
+}
+
+int wal_close(wal *w, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (w->fd >= 0 && !w->failed)
+        rc = wal_sync(w, err, errlen);
+    pipeline_stop(&w->pl);
+    hist_merge(&w->st.prealloc, &w->pl.prealloc);
+    w->st.prealloc_fallbacks += w->pl.fallbacks;
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    w->st.bytes_written = w->pw.bytes_out;
+    pw_free(&w->pw);
+    free(w->scratch);
+    w->scratch = NULL;
+    return rc;
+}

@@ -1,0 +1,224 @@
+/* fuzz_targets.h — the bodies of the libFuzzer harnesses, shared with tests/test_fuzz_regress.c, which
+ * replays every input under tests/regress/<harness>/ through the same body in the normal (gcc) build, so a
+ * crash once found stays covered even where clang's fuzzer runtime is missing.
+ *
+ * Beyond "no crash, no leak, no UB", each body checks the library's promises on whatever it parsed:
+ * a failed parse leaves a one-line message naming the source; jobs are well formed (percentiles and bins
+ * ascending, counts match pointers); a PASS always rests on a known value below the threshold; the
+ * status-interval stream gives the same result however the bytes are split.
+ *
+ * The includer defines FZ_ASSERT(cond) (trap in the fuzzer, cmocka assert in the replay test).
+ */
+#ifndef FUZZ_TARGETS_H
+#define FUZZ_TARGETS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fioreport.h"
+#include "internal.h" /* the per-format readers, so each format is fuzzed without the detector in front */
+
+#ifndef FZ_ASSERT
+#error "define FZ_ASSERT before including fuzz_targets.h"
+#endif
+
+#define FZ_SOURCE "fuzz-input"
+/* Each harness uses one body; the others must not trip -Wunused-function. */
+#define FZ_FN static __attribute__((unused))
+
+FZ_FN void fz_check_message(const char *msg, fior_status st)
+{
+    FZ_ASSERT(msg != NULL);
+    if (st == FIOR_OK)
+        return;
+    /* The guide's error contract: one line, naming the input. */
+    FZ_ASSERT(msg[0] != '\0');
+    FZ_ASSERT(strchr(msg, '\n') == NULL);
+    FZ_ASSERT(strstr(msg, FZ_SOURCE) != NULL);
+}
+
+FZ_FN void fz_check_job(const fior_job *j)
+{
+    FZ_ASSERT(j != NULL);
+    FZ_ASSERT(j->source != NULL);
+    (void)strlen(j->source);
+    if (j->name)
+        (void)strlen(j->name);
+    if (j->host)
+        (void)strlen(j->host);
+    if (j->ioengine)
+        (void)strlen(j->ioengine);
+    if (j->fio_version)
+        (void)strlen(j->fio_version);
+    if (j->etcd_mode)
+        (void)strlen(j->etcd_mode);
+    FZ_ASSERT(j->role == FIOR_ROLE_WAL || j->role == FIOR_ROLE_BACKEND);
+    FZ_ASSERT(j->npct == 0 || j->pct != NULL);
+    for (size_t k = 0; k < j->npct; k++) {
+        FZ_ASSERT(j->pct[k].percent == j->pct[k].percent); /* not NaN */
+        if (k > 0)
+            FZ_ASSERT(j->pct[k - 1].percent <= j->pct[k].percent);
+    }
+    FZ_ASSERT(j->nbins == 0 || j->bins != NULL);
+    for (size_t k = 1; k < j->nbins; k++)
+        FZ_ASSERT(j->bins[k - 1].ns <= j->bins[k].ns);
+    if (j->nbins > 0) {
+        uint64_t lo = 0, pt = 0, hi = 0;
+        fior_status st = fior_quantile_bound(j->bins, j->nbins, 0.99, 0.95, &lo, &pt, &hi);
+        if (st == FIOR_OK)
+            FZ_ASSERT(lo <= pt && pt <= hi);
+    }
+}
+
+/* Walks the report and judges it; returns the overall verdict. */
+FZ_FN fior_verdict fz_check_report(const fior_report *r)
+{
+    size_t n = fior_report_njobs(r);
+    for (size_t i = 0; i < n; i++)
+        fz_check_job(fior_report_job(r, i));
+    FZ_ASSERT(fior_report_job(r, n) == NULL);
+    fior_format f = fior_report_format(r);
+    FZ_ASSERT(f >= FIOR_FMT_UNKNOWN && f <= FIOR_FMT_ETCD_PERF);
+
+    fior_criteria c;
+    fior_criteria_default(&c);
+    fior_judgement *per = calloc(n ? n : 1, sizeof *per);
+    FZ_ASSERT(per != NULL);
+    fior_verdict all = fior_judge_report(r, &c, per);
+    size_t passed = 0, failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        FZ_ASSERT(memchr(per[i].reason, '\0', sizeof per[i].reason) != NULL);
+        FZ_ASSERT(fior_verdict_name(per[i].verdict) != NULL);
+        if (per[i].verdict == FIOR_PASS) {
+            /* Never a false pass: a PASS needs a value read from the input, below the threshold. */
+            FZ_ASSERT(per[i].value_known);
+            FZ_ASSERT(per[i].value_ns < per[i].threshold_ns);
+            FZ_ASSERT(fior_report_job(r, i)->has_sync);
+            passed++;
+        } else if (per[i].verdict == FIOR_FAIL) {
+            failed++;
+        }
+    }
+    if (all == FIOR_PASS) {
+        FZ_ASSERT(passed > 0);
+        FZ_ASSERT(failed == 0);
+    }
+    if (failed > 0)
+        FZ_ASSERT(all == FIOR_FAIL);
+    free(per);
+    return all;
+}
+
+/* fior_parse_buffer on exactly these bytes (the auto-detecting entry point). */
+FZ_FN void fz_parse(const char *buf, size_t len)
+{
+    fior_report *r = fior_report_new();
+    FZ_ASSERT(r != NULL);
+    fior_status st = fior_parse_buffer(r, FZ_SOURCE, buf, len);
+    FZ_ASSERT(st >= FIOR_OK && st <= FIOR_E_NODATA);
+    FZ_ASSERT(fior_strstatus(st) != NULL);
+    fz_check_message(fior_report_error(r), st);
+    fz_check_report(r);
+    /* A second input appended to the same report must not disturb the first one's jobs. */
+    size_t before = fior_report_njobs(r);
+    fior_status st2 = fior_parse_buffer(r, FZ_SOURCE, buf, len);
+    if (st2 != FIOR_OK)
+        FZ_ASSERT(fior_report_njobs(r) == before);
+    fz_check_report(r);
+    fior_report_free(r);
+}
+
+FZ_FN void fz_auto(const uint8_t *data, size_t size)
+{
+    fz_parse((const char *)data, size);
+}
+
+typedef fior_status (*fz_reader)(fior_report *r, const char *source, const char *buf, size_t len);
+
+/* One format reader on exactly these bytes, into a fresh report, as fior_parse_buffer calls it. */
+FZ_FN void fz_reader_run(fz_reader rd, const uint8_t *data, size_t size)
+{
+    fior_report *r = fior_report_new();
+    FZ_ASSERT(r != NULL);
+    fior_status st = rd(r, FZ_SOURCE, (const char *)data, size);
+    FZ_ASSERT(st >= FIOR_OK && st <= FIOR_E_NODATA);
+    fz_check_message(fior_report_error(r), st);
+    if (st == FIOR_OK)
+        fz_check_report(r);
+    fior_report_free(r);
+}
+
+FZ_FN void fz_normal(const uint8_t *data, size_t size)
+{
+    fz_reader_run(fior__parse_normal, data, size);
+}
+
+FZ_FN void fz_etcdperf(const uint8_t *data, size_t size)
+{
+    fz_reader_run(fior__parse_etcdperf, data, size);
+}
+
+FZ_FN fior_status fz_json_reader(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    char *blanked = NULL;
+    unsigned long docs = 0;
+    fior_status st = fior__parse_json(r, source, buf, len, &blanked, &docs);
+    if (blanked) {
+        /* The text left for the normal reader keeps every byte position (line numbers stay right), so it
+         * is as long as the input: touching its last byte lets ASan check that. */
+        if (len)
+            FZ_ASSERT(blanked[len - 1] == buf[len - 1] || blanked[len - 1] == ' ' || blanked[len - 1] == '\n');
+        free(blanked);
+    }
+    return st;
+}
+
+/* JSON: the whole input through fior_parse_buffer, and through the stream API twice: in one piece and split
+ * at points taken from the input's first bytes. Both streams must agree (documents seen, final report). */
+FZ_FN void fz_json(const uint8_t *data, size_t size)
+{
+    fz_reader_run(fz_json_reader, data, size);
+
+    uint8_t seed = size ? data[0] : 0;
+    const char *buf = (const char *)data;
+
+    fior_stream *whole = fior_stream_new(FZ_SOURCE);
+    fior_stream *split = fior_stream_new(FZ_SOURCE);
+    FZ_ASSERT(whole != NULL && split != NULL);
+    fior_status sw = fior_stream_feed(whole, buf, size);
+    if (sw != FIOR_OK)
+        fz_check_message(fior_stream_error(whole), sw);
+
+    fior_status ss = FIOR_OK;
+    size_t off = 0;
+    unsigned step = 1;
+    while (off < size && ss == FIOR_OK) {
+        /* Chunk sizes from the input bytes (1..64), so libFuzzer explores split points too. */
+        step = (unsigned)(data[off % size] ^ seed) % 64u + 1u;
+        size_t n = size - off < step ? size - off : step;
+        ss = fior_stream_feed(split, buf + off, n);
+        off += n;
+        const fior_report *cur = fior_stream_report(split);
+        if (cur)
+            fz_check_report(cur);
+    }
+    if (ss != FIOR_OK)
+        fz_check_message(fior_stream_error(split), ss);
+
+    /* Chunking must not change what is read. */
+    FZ_ASSERT((sw == FIOR_OK) == (ss == FIOR_OK));
+    if (sw == FIOR_OK) {
+        FZ_ASSERT(fior_stream_documents(whole) == fior_stream_documents(split));
+        const fior_report *a = fior_stream_report(whole), *b = fior_stream_report(split);
+        FZ_ASSERT((a == NULL) == (b == NULL));
+        if (a && b) {
+            FZ_ASSERT(fior_report_njobs(a) == fior_report_njobs(b));
+            FZ_ASSERT(fz_check_report(a) == fz_check_report(b));
+        }
+    }
+    fior_stream_free(whole);
+    fior_stream_free(split);
+}
+
+#endif

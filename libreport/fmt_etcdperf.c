@@ -1,0 +1,93 @@
+/* fmt_etcdperf.c — reads the etcd-perf container log. Each run prints one line
+ * "INFO: 99th percentile of fsync is 3981312 ns", which becomes one job with a single percentile (99) and
+ * an unknown sample count. The container's own "within the recommended threshold" lines are ignored: they
+ * come from jq and said the same for a missing percentile. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char MARK[] = "th percentile of fsync is";
+
+fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    fior__jobb b;
+    fior__job_init(&b);
+    size_t lineno = 0, i = 0, runs = 0;
+    char line[256];
+    while (i < len) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
+        size_t start = i;
+        i += n + 1;
+        lineno++;
+        if (!memmem(buf + start, n, MARK, sizeof MARK - 1))
+            continue;
+        if (n >= sizeof line) {
+            fior__seterr(r, "%s:%zu: expected 'INFO: 99th percentile of fsync is N ns' (line too long)",
+                         source, lineno);
+            return FIOR_E_PARSE;
+        }
+        memcpy(line, buf + start, n);
+        line[n] = '\0';
+        char *m = strstr(line, MARK);
+        const char *p = m;
+        while (p > line && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        double pc, val;
+        const char *q = p;
+        if (p == m || fior__parse_dec(&q, &pc) || pc <= 0 || pc >= 100) {
+            fior__seterr(r, "%s:%zu: expected a percentile like '99th' before 'percentile of fsync'",
+                         source, lineno);
+            return FIOR_E_PARSE;
+        }
+        q = m + sizeof MARK - 1;
+        while (*q == ' ')
+            q++;
+        uint64_t mult = 0;
+        if (!fior__parse_dec(&q, &val)) {
+            while (*q == ' ')
+                q++;
+            if (!strcmp(q, "ns") || !strcmp(q, "ns\r"))
+                mult = 1;
+            else if (!strcmp(q, "us") || !strcmp(q, "us\r"))
+                mult = 1000;
+            else if (!strcmp(q, "ms") || !strcmp(q, "ms\r"))
+                mult = 1000000;
+        }
+        /* jq printed "null" here when fio had no percentile: that run cannot be judged, not a format error */
+        int null_value = !strncmp(q, "null", 4);
+        if (!mult && !null_value) {
+            fior__seterr(r, "%s:%zu: expected 'N ns' after 'percentile of fsync is'", source, lineno);
+            return FIOR_E_PARSE;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "etcd-perf run %zu", ++runs);
+        if (fior__job_set(&b.j.name, name, strlen(name)) || fior__job_set(&b.j.source, source, strlen(source)))
+            goto nomem;
+        b.j.line = lineno;
+        b.j.has_sync = 1;
+        if (!null_value) {
+            if (val * (double)mult > 1.8e19) {
+                fior__seterr(r, "%s:%zu: percentile value out of range", source, lineno);
+                fior__job_clear(&b);
+                return FIOR_E_PARSE;
+            }
+            uint64_t ns = (uint64_t)(val * (double)mult + 0.5);
+            if (fior__job_add_pct(&b, pc, ns))
+                goto nomem;
+            b.j.max_ns = b.j.min_ns = 0;
+        }
+        if (fior__report_push(r, &b))
+            goto nomem;
+    }
+    if (!runs) {
+        fior__seterr(r, "%s:%zu: expected 'INFO: 99th percentile of fsync is N ns'", source, lineno + 1);
+        return FIOR_E_PARSE;
+    }
+    return FIOR_OK;
+nomem:
+    fior__job_clear(&b);
+    fior__seterr(r, "%s: out of memory", source);
+    return FIOR_E_NOMEM;
+}

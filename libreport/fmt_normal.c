@@ -1,0 +1,451 @@
+/* fmt_normal.c — reads fio's human ("normal") output, any fio 3.x, including client/server output whose
+ * lines carry a "<host> " prefix. Everything is found by keyword tokens, never by column: fio pads values
+ * to the widest number of a block and its percentile rows hold as many entries as fit in 80 columns.
+ * Formats follow fio's stat.c: show_thread_status_normal (job header), display_lat (the `sync (unit):`
+ * line, min/max through num2str with k/M/G suffixes) and show_clat_percentiles (`|  1.00th=[  652],`). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum section { SEC_NONE, SEC_WRITE, SEC_OTHER, SEC_SYNC };
+
+typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E, iodepth=…" */
+    char *name;
+    int   group;
+    char *ioengine;
+} desc;
+
+typedef struct nstate {
+    fior_report *r;
+    const char  *source;
+    size_t       lineno;
+    char        *line;         /* current line, NUL-terminated copy */
+    size_t       linecap;
+    char        *version;      /* last fio version line seen */
+    char        *host1;        /* the single client host seen, if only one */
+    int          nhosts;
+    desc        *descs;
+    size_t       ndescs;
+    int          fio_seen;     /* version or description line seen: this is fio output */
+    int          in_job;
+    fior__jobb   job;
+    enum section sec;
+    uint64_t     pct_unit;     /* inside a percentile block: its unit; 0 outside */
+    int          pct_target;   /* the block belongs to sync (1) or is skipped (0) */
+    size_t       pct_rows, pct_start;
+    int          pct_open;     /* last entry ended with ',' */
+} nstate;
+
+static fior_status nomem(nstate *s)
+{
+    fior__seterr(s->r, "%s: out of memory", s->source);
+    return FIOR_E_NOMEM;
+}
+
+static fior_status bad(nstate *s, const char *what)
+{
+    fior__seterr(s->r, "%s:%zu: expected %s", s->source, s->lineno, what);
+    return FIOR_E_PARSE;
+}
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+static int starts(const char *p, const char *word)
+{
+    return strncmp(p, word, strlen(word)) == 0;
+}
+
+/* "key=" as a token: at the start or after a blank, ',' or '('. Returns the text after '=' (blanks
+ * skipped), or NULL. */
+static const char *find_key(const char *line, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key)) {
+        if (p[n] != '=')
+            continue;
+        if (p != line && !strchr(" \t,(", p[-1]))
+            continue;
+        return skip_ws(p + n + 1);
+    }
+    return NULL;
+}
+
+/* "(nsec)" / "(usec)" / "(msec)" right after `p` (blanks allowed). 0 when not one of them. */
+static uint64_t unit_at(const char *p)
+{
+    p = skip_ws(p);
+    if (starts(p, "(nsec)"))
+        return 1;
+    if (starts(p, "(usec)"))
+        return 1000;
+    if (starts(p, "(msec)"))
+        return 1000000;
+    if (starts(p, "(sec)") || starts(p, "(s)"))  /* not printed by fio 3.x; accepted for hand edits */
+        return 1000000000;
+    return 0;
+}
+
+/* num2str's SI suffixes (base 1000) */
+static double suffix_mult(const char **p)
+{
+    static const char sfx[] = "kMGTPE";
+    const char *c = strchr(sfx, **p);
+    if (**p && c) {
+        (*p)++;
+        return pow(1000.0, (double)(c - sfx + 1));
+    }
+    return 1.0;
+}
+
+static int parse_scaled(const char *p, double unit, double *out)
+{
+    double v;
+    if (!p || fior__parse_dec(&p, &v))
+        return -1;
+    v *= suffix_mult(&p) * unit;
+    if (!isfinite(v) || v > 1.8e19)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static fior_status finish_pct(nstate *s)
+{
+    if (!s->pct_unit)
+        return FIOR_OK;
+    if (s->pct_target && !s->pct_rows) {
+        s->lineno = s->pct_start;
+        return bad(s, "percentile rows '|  1.00th=[…]' after 'sync percentiles' (truncated?)");
+    }
+    if (s->pct_target && s->pct_open)
+        return bad(s, "another percentile entry after ',' (percentile list cut short)");
+    s->pct_unit = 0;
+    return FIOR_OK;
+}
+
+static fior_status finish_job(nstate *s)
+{
+    fior_status st = finish_pct(s);
+    if (st != FIOR_OK || !s->in_job)
+        return st;
+    s->in_job = 0;
+    s->sec = SEC_NONE;
+    fior__job_sort(&s->job);
+    /* client/server: fio's sum over the clients repeats their samples; each client is judged on its own */
+    if (!strcmp(s->job.j.name, "All clients")) {
+        fior__job_clear(&s->job);
+        return FIOR_OK;
+    }
+    /* a --status-interval normal output repeats every job: the later print of the same process wins */
+    fior_job *j = &s->job.j;
+    for (size_t i = 0; j->pid >= 0 && i < s->r->njobs; i++) {
+        const fior_job *o = &s->r->jobs[i];
+        if (o->pid == j->pid && o->group == j->group && !strcmp(o->name, j->name) &&
+            ((!o->host && !j->host) || (o->host && j->host && !strcmp(o->host, j->host)))) {
+            fior__report_replace(s->r, i, &s->job);
+            return FIOR_OK;
+        }
+    }
+    if (fior__report_push(s->r, &s->job)) {
+        fior__job_clear(&s->job);
+        return nomem(s);
+    }
+    return FIOR_OK;
+}
+
+static fior_status job_header(nstate *s, const char *line, const char *host, const char *mark)
+{
+    fior_status st = finish_job(s);
+    if (st != FIOR_OK)
+        return st;
+    fior__jobb *b = &s->job;
+    fior__job_clear(b);
+    const char *name = skip_ws(line);
+    size_t n = (size_t)(mark - name);
+    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
+        n--;
+    if (fior__job_set(&b->j.name, name, n) || fior__job_set(&b->j.source, s->source, strlen(s->source)))
+        return nomem(s);
+    if (host && fior__job_set(&b->j.host, host, strlen(host)))
+        return nomem(s);
+    b->j.line = s->lineno;
+    const char *p = find_key(mark, "groupid");
+    uint64_t v;
+    if (!p || fior__parse_u64(&p, &v) || v > 1000000)
+        return bad(s, "'groupid=N' in the job header");
+    b->j.group = (int)v;
+    p = find_key(mark, "err");
+    int neg = p && *p == '-';
+    if (p && neg)
+        p++;
+    if (!p || fior__parse_u64(&p, &v) || v > 1000000)
+        return bad(s, "'err=N' in the job header");
+    b->j.error = neg ? -(int)v : (int)v;
+    p = find_key(mark, "pid");
+    if (p && !fior__parse_u64(&p, &v) && v < 100000000)
+        b->j.pid = (long)v;
+    s->in_job = 1;
+    s->sec = SEC_NONE;
+    return FIOR_OK;
+}
+
+static fior_status desc_line(nstate *s, const char *line, const char *mark)
+{
+    const char *e = find_key(mark, "ioengine");
+    s->fio_seen = 1;
+    if (!e)
+        return FIOR_OK;
+    desc *nd = realloc(s->descs, (s->ndescs + 1) * sizeof *nd);
+    if (!nd)
+        return nomem(s);
+    s->descs = nd;
+    desc *d = &nd[s->ndescs];
+    memset(d, 0, sizeof *d);
+    const char *name = skip_ws(line);
+    const char *g = mark + strlen(": (g=");
+    uint64_t gv = 0;
+    d->group = fior__parse_u64(&g, &gv) || gv > 1000000 ? -1 : (int)gv;
+    size_t en = strcspn(e, ", \t");
+    d->name = strndup(name, (size_t)(mark - name));
+    d->ioengine = strndup(e, en);
+    s->ndescs++;
+    if (!d->name || !d->ioengine)
+        return nomem(s);
+    return FIOR_OK;
+}
+
+/* "  write: IOPS=470, BW=1057KiB/s (1082kB/s)(…)" */
+static void write_line(nstate *s, const char *p)
+{
+    double v;
+    if (!parse_scaled(find_key(p, "IOPS"), 1, &v))
+        s->job.j.write_iops = v;
+    const char *b = find_key(p, "BW");
+    if (!b || fior__parse_dec(&b, &v))
+        return;
+    static const struct { const char *pfx; double mult; } u[] = {
+        {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+        {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}, {"B/s", 1.0},
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (starts(b, u[i].pfx)) {
+            s->job.j.write_bw_bytes = v * u[i].mult;
+            return;
+        }
+}
+
+/* "    sync (usec): min=544, max=136068, avg=1284.51, stdev=2380.34" (min/max may be "328998k") */
+static fior_status sync_line(nstate *s, const char *p)
+{
+    uint64_t unit = unit_at(p + 4);
+    if (!unit)
+        return bad(s, "a unit '(nsec)', '(usec)' or '(msec)' after 'sync'");
+    double mn, mx, avg, sd;
+    if (parse_scaled(find_key(p, "min"), (double)unit, &mn))
+        return bad(s, "'min=NUMBER' in the sync line");
+    if (parse_scaled(find_key(p, "max"), (double)unit, &mx))
+        return bad(s, "'max=NUMBER' in the sync line");
+    if (parse_scaled(find_key(p, "avg"), (double)unit, &avg))
+        return bad(s, "'avg=NUMBER' in the sync line");
+    if (parse_scaled(find_key(p, "stdev"), (double)unit, &sd))
+        return bad(s, "'stdev=NUMBER' in the sync line");
+    fior_job *j = &s->job.j;
+    j->has_sync = 1;
+    j->min_ns = (uint64_t)llround(mn);
+    j->max_ns = (uint64_t)llround(mx);
+    j->mean_ns = avg;
+    j->stddev_ns = sd;
+    return FIOR_OK;
+}
+
+/* one row "|  1.00th=[  652],  5.00th=[  750], 10.00th=[  816]," */
+static fior_status pct_row(nstate *s, const char *p)
+{
+    p = skip_ws(p + 1);
+    s->pct_rows++;
+    while (*p) {
+        double pc;
+        uint64_t v;
+        if (fior__parse_dec(&p, &pc) || pc > 100.0)
+            return bad(s, "a percentile 'NN.NNth=[VALUE]' in the percentile row");
+        if (!starts(p, "th=["))
+            return bad(s, "'th=[' after the percentile");
+        p = skip_ws(p + 4);
+        if (fior__parse_u64(&p, &v))
+            return bad(s, "a whole number inside 'th=[…]'");
+        p = skip_ws(p);
+        if (*p != ']')
+            return bad(s, "']' after the percentile value");
+        p = skip_ws(p + 1);
+        s->pct_open = *p == ',';
+        if (*p == ',')
+            p = skip_ws(p + 1);
+        if (!s->pct_target)
+            continue;
+        if (v > UINT64_MAX / s->pct_unit)
+            return bad(s, "a percentile value that fits in 64-bit nanoseconds");
+        if (fior__job_add_pct(&s->job, pc, v * s->pct_unit))
+            return nomem(s);
+        s->job.j.pct_resolution_ns = s->pct_unit;
+    }
+    return FIOR_OK;
+}
+
+static fior_status one_line(nstate *s)
+{
+    char *line = s->line;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        line[--n] = '\0';
+    const char *host = NULL;
+    /* client/server: "<host> text" */
+    if (line[0] == '<') {
+        char *e = strstr(line, "> ");
+        if (!e && n > 1 && line[n - 1] == '>')
+            e = line + n - 1;
+        if (e && e > line + 1 && !memchr(line, ' ', (size_t)(e - line))) {
+            *e = '\0';
+            host = line + 1;
+            line = e[1] ? e + 2 : e + 1;
+        }
+    }
+    const char *p = skip_ws(line);
+
+    if (s->pct_unit && *p == '|')
+        return pct_row(s, p);
+    fior_status st = finish_pct(s);
+    if (st != FIOR_OK)
+        return st;
+
+    const char *mark;
+    if ((mark = strstr(line, ": (groupid=")))
+        return job_header(s, line, host, mark);
+    if ((mark = strstr(line, ": (g=")) && strstr(mark, "rw="))
+        return desc_line(s, line, mark);
+    if (starts(p, "fio-") && p[4] >= '0' && p[4] <= '9' && !strpbrk(p, " \t")) {
+        free(s->version);
+        s->version = strdup(p);
+        s->fio_seen = 1;
+        return s->version ? FIOR_OK : nomem(s);
+    }
+    if (starts(p, "hostname=")) {  /* client: "hostname=vm, be=0, 64-bit, os=Linux, …, fio=fio-3.33" */
+        const char *h = p + 9;
+        size_t hn = strcspn(h, ", \t");
+        if (!s->host1 || strncmp(s->host1, h, hn) || s->host1[hn]) {
+            if (!s->host1 && !(s->host1 = strndup(h, hn)))
+                return nomem(s);
+            s->nhosts++;
+        }
+        const char *v = find_key(p, "fio");
+        if (v) {
+            free(s->version);
+            if (!(s->version = strndup(v, strcspn(v, ", \t"))))
+                return nomem(s);
+        }
+        s->fio_seen = 1;
+        return FIOR_OK;
+    }
+    if (!s->in_job)
+        return FIOR_OK;
+    if (starts(p, "Run status group") || starts(p, "Disk stats"))
+        return finish_job(s);
+    if (starts(p, "write:")) {
+        s->sec = SEC_WRITE;
+        write_line(s, p);
+    } else if (starts(p, "read:") || starts(p, "trim:") || starts(p, "mixed:")) {
+        s->sec = SEC_OTHER;
+    } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
+        s->sec = SEC_SYNC;
+    } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
+        double avg;
+        uint64_t unit = unit_at(p + 4);
+        if (unit && !parse_scaled(find_key(p, "avg"), (double)unit, &avg))
+            s->job.j.write_clat_mean_ns = avg;
+    } else if (starts(p, "sync (")) {
+        return sync_line(s, p);
+    } else if ((mark = strstr(p, "percentiles (")) && mark[strlen(mark) - 1] == ':') {
+        s->pct_unit = unit_at(mark + strlen("percentiles"));
+        if (!s->pct_unit)
+            return bad(s, "a unit '(nsec)', '(usec)' or '(msec)' after 'percentiles'");
+        s->pct_target = starts(p, "sync percentiles");
+        if (s->pct_target && s->job.j.npct)
+            return bad(s, "one 'sync percentiles' block per job");
+        s->pct_rows = 0;
+        s->pct_open = 0;
+        s->pct_start = s->lineno;
+    }
+    return FIOR_OK;
+}
+
+/* Fills the per-input facts (version, host, ioengine) into the jobs read. */
+static fior_status finish_input(nstate *s)
+{
+    for (size_t i = 0; i < s->r->njobs; i++) {
+        fior_job *j = &s->r->jobs[i];
+        if (!j->fio_version && s->version && fior__job_set(&j->fio_version, s->version, strlen(s->version)))
+            return nomem(s);
+        if (!j->host && s->nhosts == 1 && fior__job_set(&j->host, s->host1, strlen(s->host1)))
+            return nomem(s);
+        for (size_t d = 0; !j->ioengine && d < s->ndescs; d++)
+            if (!strcmp(s->descs[d].name, j->name) && s->descs[d].group == j->group &&
+                fior__job_set(&j->ioengine, s->descs[d].ioengine, strlen(s->descs[d].ioengine)))
+                return nomem(s);
+    }
+    return FIOR_OK;
+}
+
+fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    nstate s;
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    s.source = source;
+    fior__job_init(&s.job);
+    fior_status st = FIOR_OK;
+    size_t i = 0;
+    while (st == FIOR_OK && i < len) {
+        const char *nl = memchr(buf + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
+        if (n + 1 > s.linecap) {
+            char *nb = realloc(s.line, n + 1);
+            if (!nb) {
+                st = nomem(&s);
+                break;
+            }
+            s.line = nb;
+            s.linecap = n + 1;
+        }
+        memcpy(s.line, buf + i, n);
+        s.line[n] = '\0';  /* a NUL inside the line ends it early: such bytes are never fio's */
+        s.lineno++;
+        st = one_line(&s);
+        i += n + 1;
+    }
+    if (st == FIOR_OK) {
+        s.lineno++;
+        st = finish_job(&s);
+    }
+    if (st == FIOR_OK && !r->njobs)
+        st = bad(&s, s.fio_seen ? "a job result 'NAME: (groupid=G, jobs=J): err= E: …' (output cut short?)"
+                                : "fio output: no job result 'NAME: (groupid=G, …' found");
+    if (st == FIOR_OK)
+        st = finish_input(&s);
+    fior__job_clear(&s.job);
+    for (size_t d = 0; d < s.ndescs; d++) {
+        free(s.descs[d].name);
+        free(s.descs[d].ioengine);
+    }
+    free(s.descs);
+    free(s.line);
+    free(s.version);
+    free(s.host1);
+    return st;
+}

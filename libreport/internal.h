@@ -1,0 +1,65 @@
+/* internal.h — what the libfioreport modules share and nothing outside the library sees: the report's
+ * storage, job building helpers and the per-format entry points (fmt_normal.c, fmt_json.c,
+ * fmt_etcdperf.c). Prefix fior__ for library-internal names. */
+#ifndef FIOR_INTERNAL_H
+#define FIOR_INTERNAL_H
+
+#include <stdarg.h>
+#include "fioreport.h"
+
+#define FIOR__ERRLEN 512
+
+struct fior_report {
+    fior_job   *jobs;
+    size_t      njobs, cap;
+    fior_format format;
+    char        err[FIOR__ERRLEN];
+};
+
+/* A job under construction: the public struct plus growable arrays (pct/bins point into them). */
+typedef struct fior__jobb {
+    fior_job  j;
+    fior_pct *pct;
+    size_t    pcap;
+    fior_bin *bins;
+    size_t    bcap;
+} fior__jobb;
+
+void        fior__job_init(fior__jobb *b);
+void        fior__job_clear(fior__jobb *b);          /* frees what the builder owns */
+int         fior__job_set(const char **field, const char *s, size_t n); /* 0 ok, -1 nomem */
+int         fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns);
+int         fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count);
+void        fior__job_sort(fior__jobb *b);          /* pct by percent, bins by ns */
+/* Moves the job into the report (the builder is left empty). 0 ok, -1 nomem. */
+int         fior__report_push(fior_report *r, fior__jobb *b);
+/* Replaces job i with the builder's job (the builder is left empty). */
+void        fior__report_replace(fior_report *r, size_t i, fior__jobb *b);
+void        fior__report_clear(fior_report *r);
+/* Moves every job of src to the end of dst (src left empty). 0 ok, -1 nomem. */
+int         fior__report_move(fior_report *dst, fior_report *src);
+void        fior__seterr(fior_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
+fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);
+fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);
+/* Reads the JSON documents of buf into r (the last complete one wins). When `blanked` is not NULL it gets a
+ * malloc'd copy of buf with every JSON document replaced by spaces (newlines kept) for the text reader,
+ * and *ndocs the number of documents. */
+fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
+                             char **blanked, unsigned long *ndocs);
+
+/* Small text helpers shared by the text readers. */
+int         fior__is_space(char c);
+/* Locale-independent number readers for NUL-terminated text: advance *p past the number; -1 when there
+ * is no number at *p. parse_dec takes "123", "12.5" (no sign, no exponent); parse_u64 digits only. */
+int         fior__parse_dec(const char **p, double *out);
+int         fior__parse_u64(const char **p, uint64_t *out);
+/* "fio-3.33" → 3, 33; 0 on success. */
+int         fior__fio_version(const char *v, int *major, int *minor);
+
+#endif

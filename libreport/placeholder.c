@@ -1,2 +1,0 @@
-/* placeholder */
-typedef int fior_placeholder_t;

@@ -1,0 +1,418 @@
+/* report.c — the report handle: job storage, error messages, format detection and the fior_parse_*
+ * entry points. Each input is read into a scratch report first so that a failing input adds nothing. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- jobs ---- */
+
+void fior__job_init(fior__jobb *b)
+{
+    memset(b, 0, sizeof *b);
+    b->j.port = -1;
+    b->j.group = -1;
+    b->j.pid = -1;
+    b->j.pct_resolution_ns = 1;
+}
+
+static void job_free_fields(fior_job *j)
+{
+    free((char *)j->source);
+    free((char *)j->host);
+    free((char *)j->name);
+    free((char *)j->ioengine);
+    free((char *)j->fio_version);
+    free((char *)j->etcd_mode);
+    free((fior_pct *)j->pct);
+    free((fior_bin *)j->bins);
+}
+
+void fior__job_clear(fior__jobb *b)
+{
+    b->j.pct = b->pct;
+    b->j.bins = b->bins;
+    job_free_fields(&b->j);
+    fior__job_init(b);
+}
+
+int fior__job_set(const char **field, const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (!c)
+        return -1;
+    memcpy(c, s, n);
+    c[n] = '\0';
+    free((char *)*field);
+    *field = c;
+    return 0;
+}
+
+int fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns)
+{
+    if (b->j.npct == b->pcap) {
+        size_t nc = b->pcap ? b->pcap * 2 : 32;
+        fior_pct *p = realloc(b->pct, nc * sizeof *p);
+        if (!p)
+            return -1;
+        b->pct = p;
+        b->pcap = nc;
+    }
+    b->pct[b->j.npct].percent = percent;
+    b->pct[b->j.npct].ns = ns;
+    b->j.npct++;
+    b->j.pct = b->pct;
+    return 0;
+}
+
+int fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count)
+{
+    if (b->j.nbins == b->bcap) {
+        size_t nc = b->bcap ? b->bcap * 2 : 64;
+        fior_bin *p = realloc(b->bins, nc * sizeof *p);
+        if (!p)
+            return -1;
+        b->bins = p;
+        b->bcap = nc;
+    }
+    b->bins[b->j.nbins].ns = ns;
+    b->bins[b->j.nbins].count = count;
+    b->j.nbins++;
+    b->j.bins = b->bins;
+    return 0;
+}
+
+static int cmp_pct(const void *a, const void *b)
+{
+    double x = ((const fior_pct *)a)->percent, y = ((const fior_pct *)b)->percent;
+    return (x > y) - (x < y);
+}
+
+static int cmp_bin(const void *a, const void *b)
+{
+    uint64_t x = ((const fior_bin *)a)->ns, y = ((const fior_bin *)b)->ns;
+    return (x > y) - (x < y);
+}
+
+void fior__job_sort(fior__jobb *b)
+{
+    if (b->j.npct > 1)
+        qsort(b->pct, b->j.npct, sizeof *b->pct, cmp_pct);
+    if (b->j.nbins > 1)
+        qsort(b->bins, b->j.nbins, sizeof *b->bins, cmp_bin);
+}
+
+static int report_grow(fior_report *r, size_t need)
+{
+    if (need <= r->cap)
+        return 0;
+    size_t nc = r->cap ? r->cap : 8;
+    while (nc < need)
+        nc *= 2;
+    fior_job *p = realloc(r->jobs, nc * sizeof *p);
+    if (!p)
+        return -1;
+    r->jobs = p;
+    r->cap = nc;
+    return 0;
+}
+
+int fior__report_push(fior_report *r, fior__jobb *b)
+{
+    if (report_grow(r, r->njobs + 1))
+        return -1;
+    b->j.pct = b->j.npct ? b->pct : NULL;
+    b->j.bins = b->j.nbins ? b->bins : NULL;
+    if (!b->j.npct)
+        free(b->pct);
+    if (!b->j.nbins)
+        free(b->bins);
+    r->jobs[r->njobs++] = b->j;
+    fior__job_init(b);
+    return 0;
+}
+
+void fior__report_replace(fior_report *r, size_t i, fior__jobb *b)
+{
+    job_free_fields(&r->jobs[i]);
+    b->j.pct = b->j.npct ? b->pct : NULL;
+    b->j.bins = b->j.nbins ? b->bins : NULL;
+    if (!b->j.npct)
+        free(b->pct);
+    if (!b->j.nbins)
+        free(b->bins);
+    r->jobs[i] = b->j;
+    fior__job_init(b);
+}
+
+void fior__report_clear(fior_report *r)
+{
+    for (size_t i = 0; i < r->njobs; i++)
+        job_free_fields(&r->jobs[i]);
+    r->njobs = 0;
+}
+
+int fior__report_move(fior_report *dst, fior_report *src)
+{
+    if (report_grow(dst, dst->njobs + src->njobs))
+        return -1;
+    memcpy(dst->jobs + dst->njobs, src->jobs, src->njobs * sizeof *src->jobs);
+    dst->njobs += src->njobs;
+    src->njobs = 0;
+    return 0;
+}
+
+void fior__seterr(fior_report *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+}
+
+int fior__is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+int fior__parse_u64(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    *p = s;
+    return 0;
+}
+
+int fior__parse_dec(const char **p, double *out)
+{
+    const char *s = *p;
+    double v = 0;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++)
+        v = v * 10 + (*s - '0');
+    if (*s == '.' && s[1] >= '0' && s[1] <= '9') {
+        double scale = 0.1;
+        for (s++; *s >= '0' && *s <= '9'; s++, digits++, scale /= 10)
+            v += (*s - '0') * scale;
+    }
+    if (!digits)
+        return -1;
+    *out = v;
+    *p = s;
+    return 0;
+}
+
+int fior__fio_version(const char *v, int *major, int *minor)
+{
+    if (!v || strncmp(v, "fio-", 4))
+        return -1;
+    char *end;
+    long ma = strtol(v + 4, &end, 10);
+    if (end == v + 4 || *end != '.')
+        return -1;
+    const char *m = end + 1;
+    long mi = strtol(m, &end, 10);
+    if (end == m || ma < 0 || mi < 0 || ma > 1000 || mi > 100000)
+        return -1;
+    *major = (int)ma;
+    *minor = (int)mi;
+    return 0;
+}
+
+/* ---- handle ---- */
+
+fior_report *fior_report_new(void)
+{
+    return calloc(1, sizeof(fior_report));
+}
+
+void fior_report_free(fior_report *r)
+{
+    if (!r)
+        return;
+    fior__report_clear(r);
+    free(r->jobs);
+    free(r);
+}
+
+const char *fior_report_error(const fior_report *r)
+{
+    return r ? r->err : "no report";
+}
+
+const char *fior_strstatus(fior_status s)
+{
+    switch (s) {
+    case FIOR_OK:       return "ok";
+    case FIOR_E_INVAL:  return "invalid argument";
+    case FIOR_E_NOMEM:  return "out of memory";
+    case FIOR_E_IO:     return "cannot read input";
+    case FIOR_E_PARSE:  return "malformed or truncated input";
+    case FIOR_E_FORMAT: return "not fio output or an etcd-perf log";
+    case FIOR_E_NODATA: return "no such data";
+    }
+    return "unknown status";
+}
+
+fior_format fior_report_format(const fior_report *r)
+{
+    return r ? r->format : FIOR_FMT_UNKNOWN;
+}
+
+size_t fior_report_njobs(const fior_report *r)
+{
+    return r ? r->njobs : 0;
+}
+
+const fior_job *fior_report_job(const fior_report *r, size_t i)
+{
+    return (r && i < r->njobs) ? &r->jobs[i] : NULL;
+}
+
+/* ---- detection ---- */
+
+static int has_bytes(const char *buf, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    return n <= len && memmem(buf, len, needle, n) != NULL;
+}
+
+/* A JSON document can only start at a line whose first non-blank byte is '{'. */
+static int has_json_start(const char *buf, size_t len)
+{
+    int bol = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (c == '\n')
+            bol = 1;
+        else if (bol && c == '{')
+            return 1;
+        else if (c != ' ' && c != '\t' && c != '\r')
+            bol = 0;
+    }
+    return 0;
+}
+
+static int looks_normal(const char *buf, size_t len)
+{
+    return has_bytes(buf, len, ": (groupid=") || has_bytes(buf, len, ": (g=") ||
+           has_bytes(buf, len, "fsync/fdatasync/sync_file_range");
+}
+
+static int looks_etcdperf(const char *buf, size_t len)
+{
+    return has_bytes(buf, len, "percentile of fsync is");
+}
+
+fior_status fior_parse_buffer(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    if (!r)
+        return FIOR_E_INVAL;
+    r->err[0] = '\0';
+    if (!source)
+        source = "(buffer)";
+    if (!buf && len) {
+        fior__seterr(r, "%s: no buffer", source);
+        return FIOR_E_INVAL;
+    }
+    fior_report *tmp = fior_report_new();
+    if (!tmp) {
+        fior__seterr(r, "%s: out of memory", source);
+        return FIOR_E_NOMEM;
+    }
+    fior_status st;
+    fior_format fmt = FIOR_FMT_UNKNOWN;
+    size_t i = 0;
+    while (i < len && fior__is_space(buf[i]))
+        i++;
+    if (i == len) {
+        fior__seterr(tmp, "%s: empty input (expected fio output or an etcd-perf log)", source);
+        st = FIOR_E_FORMAT;
+    } else if (has_json_start(buf, len)) {
+        char *text = NULL;
+        unsigned long docs = 0;
+        st = fior__parse_json(tmp, source, buf, len, &text, &docs);
+        fmt = FIOR_FMT_JSON;
+        /* fio's normal,json output: the same jobs twice; the JSON has exact nanoseconds, so it wins and
+         * the text part only decides the format name. */
+        if (st == FIOR_OK && text && looks_normal(text, len))
+            fmt = FIOR_FMT_MIXED;
+        free(text);
+    } else if (looks_normal(buf, len)) {
+        st = fior__parse_normal(tmp, source, buf, len);
+        fmt = FIOR_FMT_NORMAL;
+    } else if (looks_etcdperf(buf, len)) {
+        st = fior__parse_etcdperf(tmp, source, buf, len);
+        fmt = FIOR_FMT_ETCD_PERF;
+    } else {
+        fior__seterr(tmp, "%s:1: expected fio output (a job header 'NAME: (groupid=…', a JSON document) "
+                     "or an etcd-perf log ('INFO: 99th percentile of fsync is N ns')", source);
+        st = FIOR_E_FORMAT;
+    }
+    if (st == FIOR_OK && fior__report_move(r, tmp)) {
+        fior__seterr(tmp, "%s: out of memory", source);
+        st = FIOR_E_NOMEM;
+    }
+    if (st != FIOR_OK)
+        memcpy(r->err, tmp->err, sizeof r->err);
+    else
+        r->format = fmt;
+    fior_report_free(tmp);
+    return st;
+}
+
+fior_status fior_parse_file(fior_report *r, const char *path)
+{
+    if (!r || !path)
+        return FIOR_E_INVAL;
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fior__seterr(r, "%s: cannot open: %s", path, strerror(errno));
+        return FIOR_E_IO;
+    }
+    size_t len = 0, cap = 65536;
+    char *buf = malloc(cap);
+    fior_status st = FIOR_OK;
+    if (!buf) {
+        fior__seterr(r, "%s: out of memory", path);
+        st = FIOR_E_NOMEM;
+    }
+    while (st == FIOR_OK) {
+        if (len == cap) {
+            char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                fior__seterr(r, "%s: out of memory after %zu bytes", path, len);
+                st = FIOR_E_NOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                fior__seterr(r, "%s: read error after %zu bytes: %s", path, len, strerror(errno));
+                st = FIOR_E_IO;
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (st == FIOR_OK)
+        st = fior_parse_buffer(r, path, buf, len);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,218 @@
+/* verdict.c — judges a job's sync latency the way etcd needs it: the requested percentile (default p99)
+ * of fdatasync must be below 10 ms for the WAL and 25 ms for bbolt backend commits. Every doubt is UNKNOWN,
+ * never PASS: a value printed rounded to usec/msec only passes when even its upper bound is below the
+ * threshold, and only fails when even its lower bound is at or above it. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MS 1000000ULL
+
+void fior_criteria_default(fior_criteria *c)
+{
+    if (!c)
+        return;
+    c->percentile = 99.0;
+    c->wal_threshold_ns = 10 * MS;
+    c->backend_threshold_ns = 25 * MS;
+    c->min_samples = 100;
+}
+
+const char *fior_verdict_name(fior_verdict v)
+{
+    switch (v) {
+    case FIOR_PASS:       return "PASS";
+    case FIOR_FAIL:       return "FAIL";
+    case FIOR_UNKNOWN:    return "UNKNOWN";
+    case FIOR_NOT_JUDGED: return "NOT JUDGED";
+    }
+    return "UNKNOWN";
+}
+
+/* "2.54 ms", "159 ms", "850 us", "10 ms": three significant digits, trailing zeros dropped. */
+char *fior_format_ns(char *out, size_t n, uint64_t ns)
+{
+    static const struct { double div; const char *unit; } u[] = {
+        {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"},
+    };
+    size_t k = 0;
+    while (k < 3 && (double)ns < u[k].div)
+        k++;
+    double v = (double)ns / u[k].div;
+    int prec = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    char num[48];
+    snprintf(num, sizeof num, "%.*f", prec, v);
+    if (strchr(num, '.')) {
+        char *e = num + strlen(num) - 1;
+        while (*e == '0')
+            *e-- = '\0';
+        if (*e == '.')
+            *e = '\0';
+    }
+    if (out && n)
+        snprintf(out, n, "%s %s", num, u[k].unit);
+    return out;
+}
+
+static void fmt_pct(char *out, size_t n, double p)
+{
+    snprintf(out, n, "p%.6g", p);
+}
+
+/* fio 3.31–3.40 time the sync of an async engine from a stale issue time: the numbers are garbage. */
+static int libaio_garbage(const fior_job *j)
+{
+    if (!j->ioengine || strcmp(j->ioengine, "libaio"))
+        return 0;
+    int ma, mi;
+    if (fior__fio_version(j->fio_version, &ma, &mi))
+        return 1;  /* version unknown: cannot rule the bug out */
+    return ma == 3 && mi >= 31 && mi <= 40;
+}
+
+static fior_verdict say(fior_judgement *o, fior_verdict v, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static fior_verdict say(fior_judgement *o, fior_verdict v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->reason, sizeof o->reason, fmt, ap);
+    va_end(ap);
+    return o->verdict = v;
+}
+
+/* Bounds of the true value behind a printed percentile. A printed d in unit u stands for a true value in
+ * ((d-1)u, d·u] when fio rounded up (3.x), or [d·u, (d+1)u) when an older fio truncated: take the hull. */
+static uint64_t upper(uint64_t v, uint64_t res)
+{
+    return res <= 1 ? v : (v + res - 1 < v ? UINT64_MAX : v + res - 1);
+}
+
+static uint64_t lower(uint64_t v, uint64_t res)
+{
+    return res <= 1 ? v : (v > res ? v - res + 1 : 0);
+}
+
+fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *cin, fior_judgement *out)
+{
+    fior_judgement scratch;
+    fior_judgement *o = out ? out : &scratch;
+    fior_criteria c;
+    if (cin)
+        c = *cin;
+    else
+        fior_criteria_default(&c);
+    memset(o, 0, sizeof *o);
+    if (!j)
+        return say(o, FIOR_UNKNOWN, "no job");
+    int backend = j->role == FIOR_ROLE_BACKEND;
+    const char *what = backend ? "backend commit" : "WAL fdatasync";
+    uint64_t T = backend ? c.backend_threshold_ns : c.wal_threshold_ns;
+    o->threshold_ns = T;
+    char ts[32], ps[32], vs[32], qs[32];
+    fior_format_ns(ts, sizeof ts, T);
+    fmt_pct(ps, sizeof ps, c.percentile);
+
+    if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
+        return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
+    if (j->error)
+        return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
+    if (!j->has_sync || (j->samples_known && j->samples == 0)) {
+        if (j->latency_untimed)
+            return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
+        if (j->sync_requested)
+            return say(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
+        return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync in this job");
+    }
+    if (j->latency_untimed)
+        return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
+    if (libaio_garbage(j))
+        return say(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
+                   "(fio 3.31-3.40 bug): latencies are garbage",
+                   j->fio_version ? j->fio_version : "unknown fio version");
+    int all_zero = j->max_ns == 0;
+    for (size_t i = 0; all_zero && i < j->npct; i++)
+        all_zero = j->pct[i].ns == 0;
+    if (all_zero)
+        return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
+    if (j->samples_known && j->samples < c.min_samples)
+        return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
+                   (unsigned long long)c.min_samples);
+    if (!j->npct)
+        return say(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
+
+    uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
+    const fior_pct *exact = NULL, *above = NULL, *below = NULL;
+    for (size_t i = 0; i < j->npct; i++) {
+        const fior_pct *p = &j->pct[i];
+        if (fabs(p->percent - c.percentile) < 1e-9)
+            exact = p;
+        else if (p->percent > c.percentile && (!above || p->percent < above->percent))
+            above = p;
+        else if (p->percent < c.percentile && (!below || p->percent > below->percent))
+            below = p;
+    }
+    /* a value at or above the percentile that is below T proves PASS; one at or below it that is at or
+     * above T proves FAIL. Both at once means the list contradicts itself. */
+    const fior_pct *pass = NULL, *fail = NULL;
+    if (exact && upper(exact->ns, res) < T)
+        pass = exact;
+    else if (above && upper(above->ns, res) < T)
+        pass = above;
+    if (exact && lower(exact->ns, res) >= T)
+        fail = exact;
+    else if (below && lower(below->ns, res) >= T)
+        fail = below;
+    if (pass && fail)
+        return say(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
+    const fior_pct *used = pass ? pass : fail ? fail : exact;
+    if (used) {
+        o->value_known = 1;
+        o->value_ns = used->ns;
+        fior_format_ns(vs, sizeof vs, used->ns);
+        fmt_pct(qs, sizeof qs, used->percent);
+    }
+    if (pass == exact && pass)
+        return say(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
+    if (pass)
+        return say(o, FIOR_PASS, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
+    if (fail == exact && fail)
+        return say(o, FIOR_FAIL, "%s %s >= %s (%s)", ps, vs, ts, what);
+    if (fail)
+        return say(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
+    if (exact) {
+        char rs[32];
+        fior_format_ns(rs, sizeof rs, res);
+        return say(o, FIOR_UNKNOWN, "%s %s is within the print resolution (%s) of the %s threshold (%s)", ps, vs,
+                   rs, ts, what);
+    }
+    return say(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
+               ps, ts, what);
+}
+
+fior_verdict fior_judge_report(const fior_report *r, const fior_criteria *c, fior_judgement *per_job)
+{
+    int judged = 0, fail = 0, unknown = 0;
+    size_t n = fior_report_njobs(r);
+    for (size_t i = 0; i < n; i++) {
+        fior_judgement tmp;
+        fior_judgement *o = per_job ? &per_job[i] : &tmp;
+        fior_verdict v = fior_judge_job(&r->jobs[i], c, o);
+        if (v == FIOR_NOT_JUDGED)
+            continue;
+        judged++;
+        fail |= v == FIOR_FAIL;
+        unknown |= v == FIOR_UNKNOWN;
+    }
+    if (fail)
+        return FIOR_FAIL;
+    if (unknown || !judged)
+        return FIOR_UNKNOWN;
+    return FIOR_PASS;
+}

@@ -1,0 +1,56 @@
+# mk/install.mk — `make install` / `make uninstall` (PREFIX, DESTDIR honoured). The CLI finds the engine
+# in $(PREFIX)/lib/etcd-fio (compiled in through ETCD_FIO_LIBDIR), so PREFIX must be the same at build and
+# install time; DESTDIR only stages the tree (packaging, containers, the install test).
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFDIR ?= $(LIBDIR)/pkgconfig
+ENGINEDIR  ?= $(LIBDIR)/etcd-fio
+INSTALL    ?= install
+
+FIOR_PC    := $(BUILD)/fioreport.pc
+MAN_PAGES  := man/etcd-fio.1 man/libfioreport.3 man/etcdwal.7
+
+# The .pc is generated so that it names the real PREFIX (not the DESTDIR staging path). json-c only goes
+# into Libs.private: fioreport.h exposes no json-c type, so shared-library users need neither its headers
+# nor its .pc, while static links (pkg-config --static) still get -ljson-c.
+$(FIOR_PC): mk/install.mk libreport/include/fioreport.h
+	@mkdir -p $(dir $@)
+	{ echo 'prefix=$(PREFIX)'; \
+	  echo 'exec_prefix=$${prefix}'; \
+	  echo 'libdir=$(LIBDIR)' | sed 's|^libdir=$(PREFIX)|libdir=$${exec_prefix}|'; \
+	  echo 'includedir=$(INCLUDEDIR)' | sed 's|^includedir=$(PREFIX)|includedir=$${prefix}|'; \
+	  echo ''; \
+	  echo 'Name: fioreport'; \
+	  echo 'Description: read fio outputs and etcd-perf logs and judge fdatasync latency the way etcd needs it'; \
+	  echo "Version: $$(sed -n 's/^#define FIOR_VERSION_MAJOR \([0-9]*\).*/\1/p' libreport/include/fioreport.h).$$(sed -n 's/^#define FIOR_VERSION_MINOR \([0-9]*\).*/\1/p' libreport/include/fioreport.h).0"; \
+	  echo 'Cflags: -I$${includedir}'; \
+	  echo 'Libs: -L$${libdir} -lfioreport'; \
+	  echo 'Libs.private: -ljson-c -lm'; \
+	} > $@.tmp && mv $@.tmp $@
+
+ALL_TARGETS += $(FIOR_PC)
+
+install: all $(FIOR_PC)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(ENGINEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(PKGCONFDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 755 $(ETCD_FIO_BIN) $(DESTDIR)$(BINDIR)/etcd-fio
+	$(INSTALL) -m 755 $(ENGINE_SO) $(DESTDIR)$(ENGINEDIR)/libetcdwal.so
+	$(INSTALL) -m 755 $(FIOR_SO).$(FIOR_SOVER) $(DESTDIR)$(LIBDIR)/libfioreport.so.$(FIOR_SOVER)
+	ln -sf libfioreport.so.$(FIOR_SOVER) $(DESTDIR)$(LIBDIR)/libfioreport.so
+	$(INSTALL) -m 644 $(FIOR_A) $(DESTDIR)$(LIBDIR)/libfioreport.a
+	$(INSTALL) -m 644 libreport/include/fioreport.h $(DESTDIR)$(INCLUDEDIR)/fioreport.h
+	$(INSTALL) -m 644 $(FIOR_PC) $(DESTDIR)$(PKGCONFDIR)/fioreport.pc
+	$(INSTALL) -m 644 man/etcd-fio.1 $(DESTDIR)$(MANDIR)/man1/etcd-fio.1
+	$(INSTALL) -m 644 man/libfioreport.3 $(DESTDIR)$(MANDIR)/man3/libfioreport.3
+	$(INSTALL) -m 644 man/etcdwal.7 $(DESTDIR)$(MANDIR)/man7/etcdwal.7
+
+# Removes only what install put there; the directories are left unless they end up empty.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/etcd-fio $(DESTDIR)$(ENGINEDIR)/libetcdwal.so \
+	  $(DESTDIR)$(LIBDIR)/libfioreport.so.$(FIOR_SOVER) $(DESTDIR)$(LIBDIR)/libfioreport.so \
+	  $(DESTDIR)$(LIBDIR)/libfioreport.a $(DESTDIR)$(INCLUDEDIR)/fioreport.h \
+	  $(DESTDIR)$(PKGCONFDIR)/fioreport.pc $(DESTDIR)$(MANDIR)/man1/etcd-fio.1 \
+	  $(DESTDIR)$(MANDIR)/man3/libfioreport.3 $(DESTDIR)$(MANDIR)/man7/etcdwal.7
+	-rmdir $(DESTDIR)$(ENGINEDIR) 2>/dev/null

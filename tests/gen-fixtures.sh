@@ -1,0 +1,99 @@
+#!/bin/sh
+# gen-fixtures.sh — regenerates the real fio outputs under tests/fixtures/fio/ with the installed fio.
+# The tests read the committed files; they never call this script (outputs vary run to run). Rerun it by
+# hand when a new fio version must be covered, then re-check the expectations in tests/test_report_*.c:
+#     sh tests/gen-fixtures.sh            # writes tests/fixtures/fio/*, needs fio and a free TCP port
+# Every run is small (2 MiB, bs=2300, fdatasync=1, or 2 s time_based) in a scratch dir under /tmp.
+# Hand-edited variants (libaio garbage, gtod_reduce zeros, truncated/corrupted) are made at the end from
+# the real outputs with sed/head so that their provenance is visible here.
+set -eu
+FIO=${FIO:-fio}
+OUT=$(cd "$(dirname "$0")" && pwd)/fixtures/fio
+PORT=${FIXTURE_PORT:-18765}
+WORK=$(mktemp -d /tmp/etcd-fio-fixtures.XXXXXX)
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+mkdir -p "$OUT"
+V=$($FIO --version)           # e.g. fio-3.33
+COMMON="--directory=$WORK --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
+
+run() {  # run OUTFILE FIO-ARGS... ; captures stdout+stderr as an operator would have saved it
+  f=$1; shift
+  # shellcheck disable=SC2086
+  $FIO "$@" > "$OUT/$f" 2>&1
+  rm -f "$WORK"/*.0 "$WORK"/*.[0-9]*
+  echo "wrote $f"
+}
+
+run "$V-normal.txt"        --name=mytest $COMMON --size=2m
+run "$V-json.json"         --name=mytest $COMMON --size=2m --output-format=json
+run "$V-jsonplus.json"     --name=mytest $COMMON --size=2m --output-format=json+
+run "$V-normal-json.txt"   --name=mytest $COMMON --size=2m --output-format=normal,json
+run "$V-status-interval.json" --name=mytest $COMMON --size=64m --runtime=3 --time_based \
+    --status-interval=1 --output-format=json
+run "$V-numjobs-group.txt" --name=grp $COMMON --size=1m --numjobs=2 --group_reporting
+run "$V-numjobs-group.json" --name=grp $COMMON --size=1m --numjobs=2 --group_reporting --output-format=json
+run "$V-two-jobs.txt"      $COMMON --size=1m --name=first --name=second --fdatasync=2
+run "$V-two-jobs.json"     $COMMON --size=1m --name=first --name=second --fdatasync=2 --output-format=json
+# percentiles switched off: sync samples but no "percentile" object (must judge UNKNOWN, never PASS)
+run "$V-nopct.json"        --name=mytest $COMMON --size=1m --clat_percentiles=0 --lat_percentiles=0 \
+    --output-format=json
+# gtod_reduce: fio stops timing; the sync block is gone or all zeros depending on the version
+run "$V-gtod-reduce.json"  --name=mytest $COMMON --size=1m --gtod_reduce=1 --output-format=json
+# a job without any sync (no fdatasync): not judged
+run "$V-nosync.json"       --name=nosync --directory="$WORK" --rw=write --ioengine=sync --bs=4k --size=1m \
+    --output-format=json
+# libaio + fdatasync: fio 3.31-3.40 time the sync from a stale issue time (garbage latencies)
+if $FIO --enghelp=libaio >/dev/null 2>&1; then
+  run "$V-libaio.json" --name=aio --directory="$WORK" --rw=write --ioengine=libaio --iodepth=4 --direct=0 \
+      --fdatasync=1 --bs=2300 --size=1m --output-format=json
+  run "$V-libaio.txt"  --name=aio --directory="$WORK" --rw=write --ioengine=libaio --iodepth=4 --direct=0 \
+      --fdatasync=1 --bs=2300 --size=1m
+fi
+
+# client/server on loopback only; the server is killed by pid afterwards
+$FIO --server=ip:127.0.0.1,$PORT > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+sleep 1
+# fio's client sends job files to the server; command-line jobs stay local, so write one
+cat > "$WORK/client.fio" <<JOB
+[mytest]
+directory=$WORK
+rw=write
+ioengine=sync
+fdatasync=1
+bs=2300
+size=2m
+JOB
+run "$V-client.txt"  --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
+run "$V-client.json" --client=ip:127.0.0.1,$PORT --output-format=json "$WORK/client.fio"
+# two clients (the same loopback server twice): fio adds the "All clients" aggregate
+run "$V-client2.json" --output-format=json --client=ip:127.0.0.1,$PORT "$WORK/client.fio" \
+    --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
+run "$V-client2.txt" --client=ip:127.0.0.1,$PORT "$WORK/client.fio" --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
+kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
+
+# real-interrupted-layout.txt is not regenerated: a real fio 3.33 output captured once when a libaio run
+# was interrupted (SIGINT) while laying out its file — fio output with no job result at all.
+
+# ---- hand-made variants (documented derivations of the real files above) ----
+# truncated: the normal output cut inside the sync percentile block; the JSON cut mid-document
+awk '/sync percentiles/ {print; getline; print substr($0, 1, 30); exit} {print}' "$OUT/$V-normal.txt" \
+    > "$OUT/hand-truncated-normal.txt"
+head -c 1500 "$OUT/$V-json.json" > "$OUT/hand-truncated.json"
+# corrupted: a percentile value replaced by letters
+sed 's/99\.00th=\[ *[0-9]*\]/99.00th=[ 12x4]/' "$OUT/$V-normal.txt" > "$OUT/hand-corrupt-normal.txt"
+# libaio garbage as reported by fio 3.33 users (max=328998k usec), version and engine as printed
+sed -e 's/^fio-3\.[0-9]*$/fio-3.33/' -e 's/ioengine=sync/ioengine=libaio/' \
+    -e 's/sync (usec): min=[0-9]*, max=[0-9k]*/sync (usec): min=2, max=328998k/' \
+    "$OUT/$V-normal.txt" > "$OUT/hand-libaio-garbage.txt"
+# gtod_reduce on an older fio: the sync block is printed with every value 0
+sed -e 's/sync (usec): min=[0-9]*, max=[0-9k]*, avg=[0-9.]*, stdev=[0-9.]*/sync (nsec): min=0, max=0, avg= 0.00, stdev= 0.00/' \
+    -e '/sync percentiles/,/^  cpu/ s/\[ *[0-9]*\]/[    0]/g' -e 's/sync percentiles (usec)/sync percentiles (nsec)/' \
+    "$OUT/$V-normal.txt" > "$OUT/hand-gtod-zero.txt"
+echo "done: $OUT"

@@ -1,0 +1,58 @@
+#!/bin/sh
+# it_check_throttled.sh — end-to-end FAIL: `etcd-fio check` on a loop-mounted ext4 whose writes are throttled
+# to 60 IOPS with cgroup v1 blkio.throttle.write_iops_device (etcd-fio and fio run inside that cgroup) must
+# exit 1 within 30 s. Needs root, loop devices, mkfs.ext4 and cgroup v1 blkio; skipped (77) elsewhere.
+# Everything it sets up (mount, loop device, cgroup, image file) is undone in the trap.
+set -u
+BUILD=${BUILD:-build}
+BIN="$BUILD/etcd-fio"
+CG_ROOT=/sys/fs/cgroup/blkio
+skip() { echo "skip: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (loop device, mount, cgroup)"
+[ -w "$CG_ROOT/cgroup.procs" ] && [ -e "$CG_ROOT/blkio.throttle.write_iops_device" ] || skip "no cgroup v1 blkio throttling at $CG_ROOT"
+command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || skip "losetup or mkfs.ext4 missing"
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
+
+work=$(mktemp -d /tmp/it_check_throttled.XXXXXX)
+loop=""; cg="$CG_ROOT/etcd-fio-it.$$"; mnt="$work/mnt"
+cleanup() {
+  mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+  [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+truncate -s 512M "$work/disk.img"
+loop=$(losetup -f --show "$work/disk.img") || skip "no free loop device"
+mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 || { echo "FAIL: mkfs.ext4 $loop"; exit 1; }
+mkdir -p "$mnt"
+mount "$loop" "$mnt" || skip "cannot mount $loop"
+mkdir "$cg" || skip "cannot create cgroup $cg"
+majmin=$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ')
+echo "$majmin 60" > "$cg/blkio.throttle.write_iops_device" || skip "cannot set write_iops_device on $majmin"
+
+# --force: the loop device is (on purpose) not the device of this node's etcd data directory.
+start=$(date +%s)
+sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+  "$BIN" check --force --json "$mnt" > "$work/out.json" 2> "$work/err.txt"
+rc=$?
+elapsed=$(( $(date +%s) - start ))
+cat "$work/out.json" "$work/err.txt"
+echo "throttled check: exit $rc after ${elapsed}s"
+[ "$rc" = 1 ] || { echo "FAIL: expected exit 1 (FAIL), got $rc"; exit 1; }
+[ "$elapsed" -le 30 ] || { echo "FAIL: took ${elapsed}s, expected <= 30s"; exit 1; }
+python3 - "$work/out.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "FAIL", d["verdict"]
+assert d["decided_early"] is True, "expected an early decision"
+w = d["wal_fdatasync"]
+assert w["p99_ns"] > 10_000_000, w
+assert d["filesystem"]["type"] == "ext4", d["filesystem"]
+print("ok: FAIL decided after", d["syncs_at_decision"], "syncs; WAL p99", w["p99_ns"] / 1e6, "ms")
+PY
+# nothing of the run is left on the tested filesystem
+left=$(ls -A "$mnt" | grep -v '^lost+found$' || true)
+[ -z "$left" ] || { echo "FAIL: left behind in $mnt: $left"; exit 1; }
+echo "ok: throttled disk FAILs within 30 s"

@@ -1,0 +1,121 @@
+#!/bin/sh
+# it_install.sh — `make install` into a DESTDIR gives a usable tree: examples/embed.c builds against it
+# through pkg-config (shared and static) and judges the seed fixtures right, the installed CLI finds the
+# installed engine, every man page renders without warnings and etcd-fio(1) names every subcommand and
+# option the CLI accepts; `make uninstall` removes all of it.
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+seeds=$(cd "$top/.." && pwd)/shared/fixtures/seeds
+tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+D=$tmp/root
+P=/usr/local
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+for t in pkg-config man cc; do
+  command -v $t >/dev/null || { echo "skip: $t not installed (mk/deps.sh installs it)"; exit 77; }
+done
+
+# Same PREFIX as the build (the CLI has $(PREFIX)/lib/etcd-fio compiled in); DESTDIR only stages.
+if ! make -s -C "$top" BUILD="$BUILD" PREFIX=$P DESTDIR="$D" install >"$tmp/install.log" 2>&1; then
+  cat "$tmp/install.log"; echo "FAIL: make install"; exit 1
+fi
+
+for f in bin/etcd-fio lib/etcd-fio/libetcdwal.so lib/libfioreport.so.1 lib/libfioreport.a \
+         include/fioreport.h lib/pkgconfig/fioreport.pc share/man/man1/etcd-fio.1 \
+         share/man/man3/libfioreport.3 share/man/man7/etcdwal.7; do
+  [ -f "$D$P/$f" ] && [ -s "$D$P/$f" ] || fail "$P/$f not installed"
+done
+[ "$(readlink "$D$P/lib/libfioreport.so")" = libfioreport.so.1 ] || fail "libfioreport.so is not a link to .so.1"
+soname=$(objdump -p "$D$P/lib/libfioreport.so.1" 2>/dev/null | awk '/SONAME/ {print $2}')
+[ "$soname" = libfioreport.so.1 ] || fail "SONAME is '$soname', expected libfioreport.so.1"
+[ -x "$D$P/bin/etcd-fio" ] || fail "etcd-fio not executable"
+grep -q "^prefix=$P\$" "$D$P/lib/pkgconfig/fioreport.pc" || fail "fioreport.pc does not name prefix=$P"
+if grep -q "$tmp" "$D$P/lib/pkgconfig/fioreport.pc"; then fail "fioreport.pc leaks the DESTDIR path"; fi
+
+# --- pkg-config against the staged tree: sysroot, then --define-variable ---
+export PKG_CONFIG_PATH="$D$P/lib/pkgconfig"
+flags=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags --libs fioreport) || fail "pkg-config fioreport"
+echo "pkg-config (sysroot): $flags"
+case "$flags" in *"-I$D$P/include"*"-L$D$P/lib"*-lfioreport*) ok "pkg-config flags point into DESTDIR" ;;
+  *) fail "unexpected pkg-config flags: $flags" ;; esac
+flags2=$(pkg-config --define-variable=prefix="$D$P" --cflags --libs fioreport)
+[ "$(echo $flags2)" = "$(echo $flags)" ] || fail "--define-variable=prefix gives '$flags2', sysroot gave '$flags'"
+static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs fioreport)
+case "$static" in *-ljson-c*) ;; *) fail "static link flags lack json-c: $static" ;; esac
+
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Werror "$top/examples/embed.c" $flags -o "$tmp/embed" || fail "embed.c does not build against the install"
+# static: the same pc file, with the archive picked by name (-l:) and json-c from Libs.private
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Werror "$top/examples/embed.c" $(echo "$static" | sed 's/-lfioreport/-l:libfioreport.a/') \
+  $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags fioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"
+if [ -x "$tmp/embed" ]; then
+  lib=$(LD_LIBRARY_PATH="$D$P/lib" ldd "$tmp/embed" | awk '/libfioreport/ {print $3}')
+  [ "$lib" = "$D$P/lib/libfioreport.so.1" ] || fail "embed resolves libfioreport to '$lib'"
+  # Seed fixtures (issue 2): fio 3.23 run passes (p99 2.54 ms), fio 3.7 msec run fails (p99 159 ms).
+  out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$seeds/fio-3.23-normal-rke.txt"); rc=$?
+  echo "$out"
+  [ $rc -eq 0 ] && echo "$out" | grep -q "p99 2.5[0-9]* ms" && echo "$out" | grep -q "overall: PASS" \
+    && ok "embed: fio-3.23 fixture PASS" || fail "embed on fio-3.23 fixture: rc=$rc"
+  out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$seeds/fio-3.7-normal-msec.txt"); rc=$?
+  echo "$out"
+  [ $rc -eq 1 ] && echo "$out" | grep -q "p99 159" && echo "$out" | grep -q "overall: FAIL" \
+    && ok "embed: fio-3.7 fixture FAIL" || fail "embed on fio-3.7 fixture: rc=$rc"
+  printf 'not fio output\n' > "$tmp/junk.txt"
+  out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$tmp/junk.txt" 2>&1); rc=$?
+  [ $rc -eq 2 ] && echo "$out" | grep -q "junk.txt" && ok "embed: junk input -> 2 with the file named" \
+    || fail "embed on junk: rc=$rc: $out"
+fi
+if [ -x "$tmp/embed-static" ]; then
+  "$tmp/embed-static" "$seeds/fio-3.7-normal-msec.txt" >/dev/null; rc=$?
+  [ $rc -eq 1 ] && ok "static embed: FAIL on fio-3.7" || fail "static embed rc=$rc"
+  if ldd "$tmp/embed-static" | grep -q libfioreport; then fail "static embed still needs libfioreport.so"; fi
+fi
+
+# --- the installed CLI finds the installed engine (beside it in ../lib/etcd-fio) ---
+"$D$P/bin/etcd-fio" --version >/dev/null || fail "installed etcd-fio --version"
+job=$(env -u ETCD_FIO_ENGINE "$D$P/bin/etcd-fio" job 2>&1); rc=$?
+if [ $rc -eq 0 ]; then
+  echo "$job" | grep -q "ioengine=external:$D$P/lib/etcd-fio/libetcdwal.so" \
+    && ok "installed etcd-fio job uses the installed engine" || fail "installed job does not use the installed engine: $(echo "$job" | grep ioengine)"
+else
+  fail "installed etcd-fio job: rc=$rc: $job"
+fi
+
+# --- man pages: render without warnings; etcd-fio(1) covers the CLI ---
+for m in "$D$P"/share/man/man*/*; do
+  MANWIDTH=80 man --warnings -l "$m" >"$tmp/man.txt" 2>"$tmp/man.err"
+  if [ -s "$tmp/man.err" ]; then fail "man $m: $(head -3 "$tmp/man.err")"
+  elif ! grep -q "^NAME" "$tmp/man.txt"; then fail "man $m has no NAME section"
+  else ok "man -l $(basename "$m") renders cleanly ($(wc -l < "$tmp/man.txt") lines)"; fi
+done
+# the page source with roff escapes undone (rendered text may hyphenate an option at a line end)
+sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\fR//g' "$D$P/share/man/man1/etcd-fio.1" > "$tmp/etcd-fio.txt"
+cmds=$("$D$P/bin/etcd-fio" --help | awk '/^commands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
+[ -n "$cmds" ] || fail "etcd-fio --help lists no commands"
+for c in $cmds; do
+  grep -q "^\.S[SY] \"*etcd-fio $c" "$tmp/etcd-fio.txt" || fail "etcd-fio(1) does not describe '$c'"
+  # every long option the subcommand's --help names must be in the page
+  for o in $("$D$P/bin/etcd-fio" "$c" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+    grep -q -- "$o" "$tmp/etcd-fio.txt" || fail "etcd-fio(1) does not mention '$c $o'"
+  done
+done
+# every option the installed engine registers with fio must be in etcdwal(7)
+eopts=$(${FIO:-fio} --enghelp="$D$P/lib/etcd-fio/libetcdwal.so" 2>&1 | awk -F' *:' '/^etcd_/ {print $1}')
+[ -n "$eopts" ] || fail "fio --enghelp lists no etcd_ options of the installed engine"
+for o in $eopts; do
+  sed 's/\\-/-/g' "$D$P/share/man/man7/etcdwal.7" | grep -q -- "$o" || fail "etcdwal(7) does not document $o"
+done
+
+# --- uninstall leaves nothing behind ---
+make -s -C "$top" BUILD="$BUILD" PREFIX=$P DESTDIR="$D" uninstall >"$tmp/uninstall.log" 2>&1 || fail "make uninstall"
+left=$(find "$D" -type f -o -type l)
+[ -z "$left" ] && ok "uninstall removed every file" || fail "uninstall left: $left"
+
+[ $fails -eq 0 ] || { echo "it_install: $fails failure(s)"; exit 1; }
+echo "it_install: all passed"

@@ -1,0 +1,190 @@
+#!/bin/sh
+# it_safety.sh — proof that the engine never touches etcd's data. A fake etcd data dir (member/wal/*.wal,
+# member/wal/0.tmp, member/snap/db, member/snap/*.snap) is checksummed; fio + libetcdwal.so run in it (WAL
+# and backend modes, DIR = the data dir and = member/), traced with strace; fio is also killed mid-run
+# with SIGINT (process group, as Ctrl-C), SIGTERM (main pid, as kill/systemd) and SIGKILL (process group,
+# as a crash). Asserts: every checksum and the file list unchanged; no write-mode open/creat/truncate/
+# rename/unlink of anything under DIR outside the engine's private etcd-fio.<pid>.<job>.<n> directory;
+# private directory gone after each run and after SIGINT/SIGTERM; after SIGKILL the next run removes the
+# stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
+# and a stale directory holding a file that is not the engine's.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
+FIO=${FIO:-fio}
+ENGINE=$B/libetcdwal.so
+SHARED=$TOP/../shared/fixtures
+command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
+command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
+[ -f "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
+HAVE_STRACE=1
+command -v strace >/dev/null 2>&1 || { HAVE_STRACE=0; echo "note: strace missing, open-mode checks skipped"; }
+if [ $HAVE_STRACE = 1 ] && ! strace -f -qq -o /dev/null true 2>/dev/null; then
+  HAVE_STRACE=0; echo "note: strace cannot trace here (ptrace not permitted), open-mode checks skipped"
+fi
+
+WORK=$(mktemp -d /tmp/it-safety.XXXXXX) || exit 1
+SLEEPER=""
+cleanup() {
+  [ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+bad=0
+fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
+
+# ---- the fake data dir ----
+D=$WORK/etcd
+mkdir -p "$D/member/wal" "$D/member/snap"
+if [ -f "$SHARED/etcd-wal/etcd-3.4.23-seg0-head.wal" ]; then
+  cp "$SHARED/etcd-wal/etcd-3.4.23-seg0-head.wal" "$D/member/wal/0000000000000000-0000000000000000.wal"
+  cp "$SHARED/etcd-wal/etcd-3.4.23-seg1-head.wal" "$D/member/wal/0.tmp"
+else
+  head -c 262144 /dev/urandom > "$D/member/wal/0000000000000000-0000000000000000.wal"
+  head -c 65536 /dev/urandom > "$D/member/wal/0.tmp"
+fi
+head -c 1048576 /dev/urandom > "$D/member/snap/db"
+head -c 4096 /dev/urandom > "$D/member/snap/0000000000000002-0000000000000010.snap"
+chmod 0600 "$D"/member/wal/* "$D"/member/snap/*
+snapshot() { (cd "$D" && find . -path './etcd-fio*' -prune -o -path './member/etcd-fio*' -prune -o -print |
+  LC_ALL=C sort | while read -r f; do
+    if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
+  done) }
+snapshot > "$WORK/before"
+[ "$(grep -c '^[0-9a-f]\{64\} ' "$WORK/before")" -eq 4 ] || { echo "FAIL: fake data dir not built"; exit 1; }
+
+check_unchanged() {  # LABEL
+  snapshot > "$WORK/after"
+  cmp -s "$WORK/before" "$WORK/after" || { fail "$1: etcd's files changed:"; diff "$WORK/before" "$WORK/after" | head; }
+}
+privdirs() { ls -A "$1" | grep -E '^etcd-fio\.[0-9]+\.' ; }
+
+# Every write-ish syscall touching DIR must stay inside an etcd-fio.* private directory. strace -y prints
+# each fd as its path, -ff keeps every thread in its own file (no <unfinished ...> splits).
+check_trace() {  # LABEL PREFIX
+  for t in "$2".*; do
+    [ -f "$t" ] || continue
+    awk -v D="$D/" '
+      index($0, D) == 0 { next }
+      {
+        w = 0
+        if ($0 ~ /^(creat|rename|renameat|renameat2|unlink|unlinkat|truncate|ftruncate|mkdir|mkdirat|rmdir)\(/) w = 1
+        if ($0 ~ /^(open|openat|openat2)\(/ && $0 ~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND/) w = 1
+        if (!w) next
+        res = $0; sub(/.*\) = /, "", res)
+        if (res ~ /^[0-9]+</) { if (res !~ /\/etcd-fio\.[0-9]+\./) print; next }
+        if ($0 !~ /etcd-fio\.[0-9]+\./) print
+      }' "$t"
+  done > "$WORK/violations"
+  if [ -s "$WORK/violations" ]; then fail "$1: write access under DIR outside the private directory:"; head -n 5 "$WORK/violations"; fi
+  # Reading is not harm, but the engine has no reason to open etcd's files at all: report it.
+  if grep -hE '(member/wal/|member/snap/)[^<>]*(\.wal|\.tmp|db|\.snap)' "$2".* 2>/dev/null | grep -v 'etcd-fio\.' |
+     grep -qE '^(open|openat|openat2)\('; then
+    fail "$1: one of etcd's files was opened"; grep -hE '^(open|openat)\(.*member/(wal|snap)/' "$2".* | grep -v 'etcd-fio\.' | head -n 3
+  fi
+}
+
+WALARGS="--rw=write --bs=2300 --fdatasync=1 --etcd_segment_bytes=1000000"
+BEARGS="--rw=write --bs=4096 --fdatasync=4 --etcd_mode=backend"
+
+# ---- 1. complete runs: WAL and backend, DIR = data dir and member/ ----
+runs=0
+for mode in wal backend; do
+  for sub in "" member; do
+    dir=$D${sub:+/$sub}
+    args=$WALARGS
+    [ $mode = backend ] && args=$BEARGS
+    label="$mode run in ${sub:-data dir}"
+    tr=$WORK/trace-$mode-${sub:-top}
+    # shellcheck disable=SC2086
+    if [ $HAVE_STRACE = 1 ]; then
+      (cd "$WORK" && timeout -k 5 90 strace -ff -y -qq -o "$tr" \
+        -e trace=open,openat,creat,rename,renameat,renameat2,unlink,unlinkat,truncate,ftruncate,mkdir,mkdirat,rmdir \
+        "$FIO" --name=$mode --ioengine=external:"$ENGINE" --directory="$dir" $args --size=3m > "$tr.out" 2>&1)
+    else
+      (cd "$WORK" && timeout -k 5 90 "$FIO" --name=$mode --ioengine=external:"$ENGINE" --directory="$dir" $args \
+        --size=3m > "$tr.out" 2>&1)
+    fi
+    rc=$?
+    runs=$((runs + 1))
+    [ $rc -eq 0 ] || { fail "$label: fio exited $rc"; tail -n 5 "$tr.out"; }
+    grep -q 'err= 0' "$tr.out" || fail "$label: the job reported an error"
+    check_unchanged "$label"
+    [ -z "$(privdirs "$dir")" ] || fail "$label: private directory left behind: $(privdirs "$dir")"
+    [ $HAVE_STRACE = 1 ] && check_trace "$label" "$tr"
+    # The trace must show the engine really worked in DIR (else the checks above prove nothing).
+    if [ $HAVE_STRACE = 1 ] && ! cat "$tr".* | grep -qE "^mkdir(at)?\(.*$dir/etcd-fio\.[0-9]+\.$mode\.0"; then
+      fail "$label: trace shows no private directory created in $dir"
+    fi
+  done
+done
+
+# ---- 2. killed mid-run ----
+# start_long MODE DIR: fio in its own process group, runs far longer than the test waits; sets PID.
+start_long() {
+  args=$WALARGS
+  [ "$1" = backend ] && args=$BEARGS
+  # shellcheck disable=SC2086
+  setsid "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$2" $args --size=1g --time_based \
+    --runtime=60 > "$WORK/kill-$1.out" 2>&1 &
+  PID=$!
+  i=0
+  while [ $i -lt 100 ] && [ -z "$(privdirs "$2")" ]; do sleep 0.1; i=$((i + 1)); done
+  [ -n "$(privdirs "$2")" ] || { fail "$1: no private directory appeared within 10 s"; return 1; }
+  sleep 1   # syncs in flight, a rollover or two done
+}
+wait_gone() {  # PID: fio must exit within 30 s of the signal
+  i=0
+  while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  if kill -0 "$1" 2>/dev/null; then fail "fio pid $1 still running 30 s after the signal"; kill -KILL -- "-$1" 2>/dev/null; fi
+  wait "$1" 2>/dev/null
+}
+
+for sig in INT TERM; do
+  for mode in wal backend; do
+    start_long $mode "$D" || continue
+    if [ $sig = INT ]; then kill -INT -- "-$PID"; else kill -TERM "$PID"; fi
+    wait_gone "$PID"
+    sleep 0.2
+    check_unchanged "SIG$sig during $mode run"
+    left=$(privdirs "$D")
+    [ -z "$left" ] || { fail "SIG$sig during $mode run: private directory left: $left"; rm -rf "$D"/etcd-fio.*; }
+  done
+done
+
+# SIGKILL: nothing can clean up; the stale directory must be reaped by the next run, and only it.
+start_long wal "$D/member" && {
+  kill -KILL -- "-$PID"
+  wait_gone "$PID"
+  check_unchanged "SIGKILL during wal run"
+  stale=$(privdirs "$D/member")
+  if [ -z "$stale" ]; then
+    fail "SIGKILL: no private directory left to reap (the kill came too late?)"
+  else
+    stalepid=$(echo "$stale" | head -n 1 | cut -d. -f2)
+    kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive"
+    # Decoys the reaper must leave alone.
+    sleep 300 & SLEEPER=$!
+    sh -c 'exit 0' & deadpid=$!; wait $deadpid
+    mkdir "$D/member/etcd-fio.$SLEEPER.wal.0"                      # live pid
+    mkdir "$D/member/etcd-fio.notapid.wal.0"                       # foreign name
+    mkdir "$D/member/etcd-fio.$deadpid.wal"                        # not our exact pattern
+    mkdir "$D/member/etcd-fio-kept.$deadpid.wal.0"                 # a kept run
+    mkdir "$D/member/etcd-fio.$deadpid.wal.7"                      # ours by name, dead pid, but ...
+    echo "operator notes" > "$D/member/etcd-fio.$deadpid.wal.7/notes.txt"  # ... holds a file not ours
+    (cd "$WORK" && timeout -k 5 60 "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D/member" \
+      $WALARGS --size=200k > "$WORK/reap.out" 2>&1) || fail "run after SIGKILL failed: $(tail -n 3 "$WORK/reap.out")"
+    for s in $stale; do [ ! -e "$D/member/$s" ] || fail "SIGKILL: stale $s was not removed by the next run"; done
+    for keep in "etcd-fio.$SLEEPER.wal.0" etcd-fio.notapid.wal.0 "etcd-fio.$deadpid.wal" \
+                "etcd-fio-kept.$deadpid.wal.0" "etcd-fio.$deadpid.wal.7/notes.txt"; do
+      [ -e "$D/member/$keep" ] || fail "reaper removed $keep, which is not a stale directory of ours"
+    done
+    kill "$SLEEPER" 2>/dev/null; SLEEPER=""
+    rm -rf "$D/member/etcd-fio.$SLEEPER.wal.0" "$D"/member/etcd-fio.* "$D"/member/etcd-fio-kept.*
+    check_unchanged "run after SIGKILL"
+  fi
+}
+
+[ $bad -eq 0 ] || { echo "data safety: $bad problems"; exit 1; }
+echo "data safety: $runs traced runs, SIGINT/SIGTERM (wal, backend), SIGKILL + reaping: etcd's files untouched"

@@ -1,0 +1,106 @@
+#!/bin/sh
+# it_verdict.sh — `etcd-fio verdict` end to end on the seed fixtures and the committed fio outputs:
+# exit statuses (0 PASS, 1 FAIL, 2 cannot judge/error), the table, --json, options, stdin, bad input.
+set -u
+BUILD=${BUILD:-build}
+BIN=$BUILD/etcd-fio
+HERE=$(cd "$(dirname "$0")" && pwd)
+FX=$HERE/fixtures/fio
+SEEDS=$(cd "$HERE/../.." && pwd)/shared/fixtures/seeds
+[ -x "$BIN" ] || { echo "it_verdict: $BIN not built"; exit 1; }
+[ -d "$SEEDS" ] || { echo "it_verdict: skipped: shared fixtures $SEEDS missing"; exit 77; }
+command -v jq >/dev/null || { echo "it_verdict: skipped: jq not installed (make deps)"; exit 77; }
+T=$(mktemp -d /tmp/it_verdict.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+
+# expect RC DESCRIPTION -- ARGS... ; stdout in $T/out, stderr in $T/err
+expect() {
+  want=$1; what=$2; shift 3
+  "$BIN" verdict "$@" > "$T/out" 2> "$T/err"
+  rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL: $what: exit $rc, want $want"; sed 's/^/  | /' "$T/out" "$T/err"; fails=$((fails+1))
+  else
+    echo "ok: $what (exit $rc)"
+  fi
+}
+has() {  # has FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1"; then echo "ok: $3"; else echo "FAIL: $3: no '$2' in:"; sed 's/^/  | /' "$1"; fails=$((fails+1)); fi
+}
+
+expect 0 "fio-3.23 seed passes" -- "$SEEDS/fio-3.23-normal-rke.txt"
+has "$T/out" "p99 2.54 ms < 10 ms (WAL fdatasync)" "fio-3.23 reason"
+has "$T/out" "overall: PASS" "fio-3.23 overall line"
+expect 1 "fio-3.7 msec seed fails" -- "$SEEDS/fio-3.7-normal-msec.txt"
+has "$T/out" "159 ms" "fio-3.7 p99 with unit"
+has "$T/out" "overall: FAIL" "fio-3.7 overall line"
+expect 0 "etcd-perf log passes" -- "$SEEDS/etcd-perf-container.log"
+expect 1 "one failing input fails the lot" -- "$SEEDS/fio-3.23-normal-rke.txt" "$SEEDS/fio-3.7-normal-msec.txt"
+expect 2 "missing percentile is unknown, never pass" -- "$FX/fio-3.33-nopct.json"
+has "$T/out" "UNKNOWN" "nopct verdict"
+expect 2 "libaio garbage is unknown" -- "$FX/hand-libaio-garbage.txt"
+expect 2 "nothing judged" -- "$FX/fio-3.33-nosync.json"
+has "$T/out" "NOT JUDGED" "nosync row"
+expect 2 "unknown beats pass" -- "$SEEDS/fio-3.23-normal-rke.txt" "$FX/fio-3.33-nopct.json"
+
+# --json: the object the issue specifies
+expect 0 "--json" -- --json "$SEEDS/fio-3.23-normal-rke.txt" "$FX/fio-3.33-client.json"
+if jq -e '.verdict == "pass" and (.jobs | length) == 2
+          and .jobs[0].p99_ns == 2540000 and .jobs[0].threshold_ns == 10000000 and .jobs[0].samples == null
+          and .jobs[0].host == null and .jobs[0].port == null and .jobs[0].role == "wal"
+          and .jobs[0].verdict == "pass" and .jobs[0].job == "mytest"
+          and (.jobs[0].reason | startswith("p99 2.54 ms"))
+          and .jobs[1].host == "127.0.0.1" and .jobs[1].port == 18765 and .jobs[1].samples == 911
+          and ([.jobs[0] | keys[]] == ["host","job","p99_ns","port","reason","role","samples","source","threshold_ns","verdict"])' \
+     "$T/out" > /dev/null; then echo "ok: --json content"; else echo "FAIL: --json content"; cat "$T/out"; fails=$((fails+1)); fi
+expect 2 "--json unknown" -- --json "$FX/fio-3.33-nopct.json"
+jq -e '.verdict == "unknown" and .jobs[0].p99_ns == null' "$T/out" > /dev/null && echo "ok: --json null p99" \
+  || { echo "FAIL: --json null p99"; fails=$((fails+1)); }
+
+# options
+expect 1 "--wal-ms 2 makes 2.54 ms fail" -- --wal-ms 2 "$SEEDS/fio-3.23-normal-rke.txt"
+expect 0 "--percentile 1 on the msec run (3 ms)" -- --percentile 1 "$SEEDS/fio-3.7-normal-msec.txt"
+has "$T/out" "P1 " "percentile column header"
+expect 1 "--percentile 50 on the msec run (22 ms)" -- --percentile 50 "$SEEDS/fio-3.7-normal-msec.txt"
+expect 0 "--backend-ms does not change WAL jobs" -- --backend-ms 1 "$SEEDS/fio-3.23-normal-rke.txt"
+expect 2 "--min-samples above the count" -- --min-samples 100000 "$FX/fio-3.33-json.json"
+expect 0 "--help" -- --help
+has "$T/out" "Exit status: 0 PASS, 1 FAIL, 2" "--help documents exit status"
+has "$T/out" "--backend-ms" "--help documents options"
+expect 2 "unknown option" -- --bogus "$SEEDS/fio-3.23-normal-rke.txt"
+expect 2 "percentile out of range" -- --percentile 100 "$SEEDS/fio-3.23-normal-rke.txt"
+expect 2 "missing option value" -- --wal-ms
+
+# stdin
+"$BIN" verdict - < "$SEEDS/fio-3.7-normal-msec.txt" > /dev/null 2>&1; rc=$?
+[ "$rc" = 1 ] && echo "ok: '-' reads stdin" || { echo "FAIL: stdin exit $rc"; fails=$((fails+1)); }
+"$BIN" verdict < "$SEEDS/etcd-perf-container.log" > /dev/null 2>&1; rc=$?
+[ "$rc" = 0 ] && echo "ok: no FILE reads stdin" || { echo "FAIL: no-FILE stdin exit $rc"; fails=$((fails+1)); }
+
+# unreadable / unparseable: exit 2 with one line naming the file and line/byte
+expect 2 "truncated JSON" -- "$FX/hand-truncated.json"
+has "$T/err" "hand-truncated.json: byte 1501: expected" "truncated JSON message"
+[ "$(wc -l < "$T/err")" = 1 ] && echo "ok: one-line error" || { echo "FAIL: error not one line"; fails=$((fails+1)); }
+expect 2 "truncated normal" -- "$FX/hand-truncated-normal.txt"
+has "$T/err" "hand-truncated-normal.txt:24: expected" "truncated normal message"
+expect 2 "corrupted normal" -- "$FX/hand-corrupt-normal.txt"
+expect 2 "missing file" -- "$T/nope.txt"
+has "$T/err" "nope.txt: cannot open" "missing file message"
+expect 2 "a directory" -- "$T"
+expect 2 "binary input" -- "$SEEDS/../etcd-wal/etcd-3.4.23-seg0-head.wal"
+: > "$T/empty"
+expect 2 "empty input" -- "$T/empty"
+
+# no input exits 0 unless every judged job has a real p99 below its threshold
+for f in "$SEEDS"/*.txt "$SEEDS"/*.log "$FX"/*; do
+  "$BIN" verdict --json "$f" > "$T/j" 2>/dev/null; rc=$?
+  [ "$rc" = 0 ] || continue
+  if ! jq -e '.verdict == "pass" and all(.jobs[]; .verdict == "not judged" or (.verdict == "pass" and .p99_ns != null and .p99_ns < .threshold_ns)) and any(.jobs[]; .verdict == "pass")' "$T/j" > /dev/null; then
+    echo "FAIL: $f exits 0 without a proven p99"; fails=$((fails+1))
+  fi
+done
+echo "ok: every exit 0 carries a p99 below the threshold"
+
+[ "$fails" = 0 ] || { echo "it_verdict: $fails failure(s)"; exit 1; }
+echo "it_verdict: all ok"

@@ -1,0 +1,282 @@
+/* test_profile.c — unit tests of the etcd profile renderer (tools/profile.c): each load level gives the
+ * rate, batch (bssplit) and commit lines derived in examples/README.md, and those numbers agree with
+ * each other (Saves/s × mean entries per Save = puts/s; pages per commit and append share follow from
+ * the puts of one 100 ms batch); options land in the right job; bad input is refused before anything
+ * is printed; examples/etcd.fio carries exactly the option lines of load s. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profile.c"
+
+#ifndef EXAMPLES_DIR
+#define EXAMPLES_DIR TEST_FIXTURES "/../../examples"
+#endif
+
+static char *render(const prof_opts *o, int *rc, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    *rc = prof_write(m, o, err, errlen);
+    fclose(m);
+    return buf;
+}
+
+static prof_opts base(const char *load)
+{
+    prof_opts o = {.load = load, .dir = "/data/etcd-disk", .engine_path = "/opt/e/libetcdwal.so"};
+    return o;
+}
+
+/* The text of one job section ("[name]" up to the next section), or an empty string. */
+static void section(const char *text, const char *name, char *out, size_t outlen)
+{
+    char hdr[64];
+    snprintf(hdr, sizeof hdr, "[%s]\n", name);
+    out[0] = '\0';
+    const char *s = strstr(text, hdr);
+    if (!s)
+        return;
+    const char *e = strstr(s + 1, "\n[");
+    size_t n = e ? (size_t)(e - s) + 1 : strlen(s);
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
+static long opt_num(const char *sec, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\n%s=", key);
+    const char *p = strstr(sec, k);
+    return p ? strtol(p + strlen(k), NULL, 10) : -1;
+}
+
+static void opt_str(const char *sec, const char *key, char *out, size_t outlen)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\n%s=", key);
+    const char *p = strstr(sec, k);
+    out[0] = '\0';
+    if (!p)
+        return;
+    p += strlen(k);
+    size_t n = strcspn(p, "\n");
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+static const struct {
+    const char *load;
+    long puts, saves, pages, pct;
+    const char *bssplit;
+} expect[] = {
+    {"s", 150, 115, 12, 67, "1344/74:2688/22:4032/4"},
+    {"m", 1000, 338, 54, 93, "1344/14:2688/27:4032/27:5376/18:6720/9:8064/5"},
+    {"l", 8000, 471, 407, 99, "17472/25:22848/50:28224/25"},
+    {"xl", 15000, 484, 760, 99, "33600/25:41664/50:49728/25"},
+};
+
+static void test_load_levels(void **state)
+{
+    (void)state;
+    char err[256], wal[4096], be[4096], v[256];
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        prof_opts o = base(expect[i].load);
+        int rc;
+        char *t = render(&o, &rc, err, sizeof err);
+        assert_int_equal(rc, 0);
+        section(t, "etcd-wal", wal, sizeof wal);
+        section(t, "etcd-backend", be, sizeof be);
+        assert_non_null(strstr(t, "[global]\n"));
+        assert_non_null(strstr(t, "\ndirectory=/data/etcd-disk\n"));
+        assert_non_null(strstr(t, "\nruntime=60\n"));
+        assert_non_null(strstr(t, "\ntime_based=1\n"));
+
+        assert_non_null(strstr(wal, "\nioengine=external:/opt/e/libetcdwal.so\n"));
+        assert_non_null(strstr(wal, "\netcd_mode=wal\n"));
+        assert_non_null(strstr(wal, "\nrw=write\n"));
+        assert_int_equal(opt_num(wal, "fdatasync"), 1);
+        assert_int_equal(opt_num(wal, "bs_unaligned"), 1); /* else fio rounds sizes to the smallest */
+        assert_int_equal(opt_num(wal, "rate"), expect[i].puts * 1344); /* the puts' WAL bytes per second */
+        assert_null(strstr(wal, "rate_iops"));
+        assert_null(strstr(wal, "poisson")); /* crashes fio 3.33 together with fdatasync */
+        opt_str(wal, "bssplit", v, sizeof v);
+        assert_string_equal(v, expect[i].bssplit);
+        assert_null(strstr(wal, "prioclass"));
+
+        /* the bssplit is a distribution of whole entries; puts/s ÷ its mean = the Saves/s documented */
+        double mean = 0;
+        int pct_sum = 0;
+        for (char *tok = strtok(v, ":"); tok; tok = strtok(NULL, ":")) {
+            long bytes = strtol(tok, NULL, 10);
+            int pct = atoi(strchr(tok, '/') + 1);
+            assert_int_equal(bytes % 1344, 0);
+            mean += (double)(bytes / 1344) * pct / 100.0;
+            pct_sum += pct;
+        }
+        assert_int_equal(pct_sum, 100);
+        char about[64];
+        snprintf(about, sizeof about, "about %ld Saves/s\n", expect[i].saves);
+        assert_non_null(strstr(wal, about));
+        double puts = mean * (double)expect[i].saves;
+        assert_true(puts > 0.99 * (double)expect[i].puts && puts < 1.01 * (double)expect[i].puts);
+
+        assert_non_null(strstr(be, "\nioengine=external:/opt/e/libetcdwal.so\n"));
+        assert_non_null(strstr(be, "\netcd_mode=backend\n"));
+        assert_int_equal(opt_num(be, "bs"), 4096);
+        assert_int_equal(opt_num(be, "thinktime"), 100000);
+        long k = opt_num(be, "fdatasync");
+        assert_int_equal(k, expect[i].pages);
+        assert_int_equal(opt_num(be, "thinktime_blocks"), k);
+        assert_int_equal(opt_num(be, "etcd_backend_append_pct"), expect[i].pct);
+        /* pages per commit from one 100 ms batch of P puts: ceil((2 + P) / 2) leaves (2 puts a leaf),
+         * the branch path (1 + one per 111 new leaves), the root bucket page; 4 of them reused */
+        long p = expect[i].puts / 10, leaves = (2 + p + 1) / 2;
+        assert_int_equal(k, leaves + 1 + (leaves + 110) / 111 + 1);
+        assert_int_equal(opt_num(be, "etcd_backend_append_pct"), ((k - 4) * 100 + k / 2) / k); /* rounded */
+        assert_null(strstr(t, "etcd_stats_file"));
+        assert_null(strstr(t, "etcd_segment_bytes"));
+        free(t);
+    }
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    char err[256], wal[4096], be[4096];
+    int rc;
+    prof_opts o = base("m");
+    o.ionice = 1;
+    o.runtime_s = 7;
+    o.segment_bytes = 4000000;
+    o.wal_stats_file = "/tmp/w.json";
+    o.backend_stats_file = "/tmp/b.json";
+    char *t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    section(t, "etcd-wal", wal, sizeof wal);
+    section(t, "etcd-backend", be, sizeof be);
+    assert_non_null(strstr(t, "\nruntime=7\n"));
+    assert_non_null(strstr(wal, "\nprioclass=2\nprio=0\n"));
+    assert_null(strstr(be, "prio")); /* only the WAL is ioniced, as etcd's tuning advice says */
+    assert_non_null(strstr(wal, "\netcd_segment_bytes=4000000\n"));
+    assert_null(strstr(be, "etcd_segment_bytes"));
+    assert_non_null(strstr(wal, "\netcd_stats_file=/tmp/w.json\n"));
+    assert_non_null(strstr(be, "\netcd_stats_file=/tmp/b.json\n"));
+    /* engine options come after ioengine= within the job */
+    assert_true(strstr(wal, "ioengine=") < strstr(wal, "etcd_mode="));
+    assert_true(strstr(be, "ioengine=") < strstr(be, "etcd_mode="));
+    free(t);
+
+    o = base("small"); /* etcdctl's aliases */
+    o.wal_only = 1;
+    o.dir = "/mnt/a:b";
+    t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    assert_null(strstr(t, "[etcd-backend]"));
+    assert_non_null(strstr(t, "\nrate=201600\n"));
+    assert_non_null(strstr(t, "\ndirectory=/mnt/a\\:b\n")); /* fio splits directory= at ':' */
+    free(t);
+}
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    char err[256];
+    int rc;
+    const char *bad_loads[] = {"xxl", "", "S", "s ", NULL};
+    for (size_t i = 0; i < sizeof bad_loads / sizeof bad_loads[0]; i++) {
+        prof_opts o = base(bad_loads[i]);
+        err[0] = '\0';
+        char *t = render(&o, &rc, err, sizeof err);
+        assert_int_equal(rc, -1);
+        assert_string_equal(t, ""); /* nothing half-written */
+        assert_non_null(strstr(err, "load"));
+        assert_null(strchr(err, '\n'));
+        free(t);
+        assert_false(prof_load_valid(bad_loads[i]));
+    }
+    assert_true(prof_load_valid("s") && prof_load_valid("m") && prof_load_valid("l") && prof_load_valid("xl"));
+    assert_true(prof_load_valid("xLarge"));
+
+    prof_opts o = base("s");
+    o.dir = "/tmp/x\nrw=read";   /* would smuggle an option into the job file */
+    char *t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, -1);
+    assert_string_equal(t, "");
+    assert_non_null(strstr(err, "directory"));
+    free(t);
+    o = base("s");
+    o.dir = "";
+    t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, -1);
+    free(t);
+    o = base("s");
+    o.engine_path = NULL;
+    t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err, "engine"));
+    free(t);
+    o = base("s");
+    o.wal_stats_file = "a\tb";
+    t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, -1);
+    free(t);
+    assert_int_equal(prof_write(stdout, NULL, err, sizeof err), -1);
+}
+
+/* examples/etcd.fio = `etcd-fio job --load s --dir .` with the install path, plus comments. */
+static void test_example_matches(void **state)
+{
+    (void)state;
+    FILE *f = fopen(EXAMPLES_DIR "/etcd.fio", "r");
+    if (!f)
+        fail_msg("cannot open %s", EXAMPLES_DIR "/etcd.fio");
+    char ex[8192] = "", line[512], eng[512] = "";
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == ';' || line[0] == '#' || line[0] == '\n')
+            continue;
+        if (!strncmp(line, "ioengine=external:", 18) && !eng[0]) {
+            snprintf(eng, sizeof eng, "%s", line + 18);
+            eng[strcspn(eng, "\n")] = '\0';
+        }
+        strncat(ex, line, sizeof ex - strlen(ex) - 1);
+    }
+    fclose(f);
+    prof_opts o = {.load = "s", .dir = ".", .engine_path = eng};
+    char err[256];
+    int rc;
+    char *t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    char gen[8192] = "";
+    for (char *s = t, *nl; *s; s = nl + 1) {
+        nl = strchr(s, '\n');
+        if (!nl)
+            break;
+        if (*s != ';' && *s != '#' && *s != '\n')
+            strncat(gen, s, (size_t)(nl - s) + 1);
+    }
+    assert_string_equal(ex, gen);
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_levels),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_example_matches),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,269 @@
+/* test_verdict_rules.c — the verdict rules on jobs built field by field: thresholds per role, the
+ * conditions that force UNKNOWN (error, too few samples, missing percentile, libaio garbage in fio
+ * 3.31–3.40, all-zero latencies, gtod_reduce), the neighbour-percentile proofs, print-resolution bounds,
+ * custom criteria and the overall combination. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fioreport.h"
+
+#define MS 1000000ULL
+
+typedef struct tjob {
+    fior_job j;
+    fior_pct p[8];
+} tjob;
+
+/* A healthy WAL job with 1000 samples and the given (percent, ns) pairs, ascending. */
+static void mk(tjob *t, size_t n, const double *pc, const uint64_t *ns)
+{
+    memset(t, 0, sizeof *t);
+    t->j.name = "j";
+    t->j.port = -1;
+    t->j.group = 0;
+    t->j.pid = -1;
+    t->j.has_sync = 1;
+    t->j.samples_known = 1;
+    t->j.samples = 1000;
+    t->j.min_ns = 100000;
+    t->j.max_ns = 50 * MS;
+    t->j.pct_resolution_ns = 1;
+    for (size_t i = 0; i < n; i++) {
+        t->p[i].percent = pc[i];
+        t->p[i].ns = ns[i];
+    }
+    t->j.npct = n;
+    t->j.pct = t->p;
+}
+
+static fior_verdict judge1(const tjob *t, fior_judgement *o)
+{
+    return fior_judge_job(&t->j, NULL, o);
+}
+
+static void thresholds_by_role(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){9999999});
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_true(o.value_known);
+    assert_int_equal(o.value_ns, 9999999);
+    assert_int_equal(o.threshold_ns, 10 * MS);
+    t.p[0].ns = 10 * MS;  /* not below the threshold */
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+    assert_string_equal(o.reason, "p99 10 ms >= 10 ms (WAL fdatasync)");
+    t.p[0].ns = 20 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+    t.j.role = FIOR_ROLE_BACKEND;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_int_equal(o.threshold_ns, 25 * MS);
+    assert_string_equal(o.reason, "p99 20 ms < 25 ms (backend commit)");
+    t.p[0].ns = 25 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+}
+
+static void forced_unknown(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    const double pc[] = {99.0};
+    const uint64_t ok[] = {1 * MS};
+
+    mk(&t, 1, pc, ok);
+    t.j.error = 5;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "err=5"));
+
+    mk(&t, 1, pc, ok);
+    t.j.samples = 99;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_string_equal(o.reason, "only 99 sync samples (need 100)");
+    t.j.samples = 100;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    t.j.samples_known = 0;  /* count unknown (normal output, etcd-perf): no minimum applies */
+    t.j.samples = 0;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+
+    mk(&t, 0, pc, ok);  /* samples but no percentile */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_false(o.value_known);
+
+    mk(&t, 1, pc, (uint64_t[]){0});
+    t.j.max_ns = 0;
+    t.j.min_ns = 0;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "all sync latencies are 0"));
+
+    mk(&t, 1, pc, ok);
+    t.j.latency_untimed = 1;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+}
+
+static void libaio_versions(void **state)
+{
+    (void)state;
+    static const struct { const char *version; fior_verdict v; } cases[] = {
+        {"fio-3.30", FIOR_PASS}, {"fio-3.31", FIOR_UNKNOWN}, {"fio-3.33", FIOR_UNKNOWN},
+        {"fio-3.40", FIOR_UNKNOWN}, {"fio-3.41", FIOR_PASS}, {"fio-3.36-12-gabcdef", FIOR_UNKNOWN},
+        {NULL, FIOR_UNKNOWN}, {"garbage", FIOR_UNKNOWN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tjob t;
+        mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
+        t.j.ioengine = "libaio";
+        t.j.fio_version = cases[i].version;
+        fior_judgement o;
+        if (judge1(&t, &o) != cases[i].v)
+            fail_msg("%s: %s (%s)", cases[i].version ? cases[i].version : "(null)",
+                     fior_verdict_name(o.verdict), o.reason);
+        t.j.ioengine = "sync";  /* the bug is libaio's only */
+        assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    }
+}
+
+static void no_sync_not_judged(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    mk(&t, 0, NULL, NULL);
+    t.j.has_sync = 0;
+    t.j.samples = 0;
+    assert_int_equal(judge1(&t, &o), FIOR_NOT_JUDGED);
+    t.j.has_sync = 1;  /* a sync block with N=0 is the same */
+    assert_int_equal(judge1(&t, &o), FIOR_NOT_JUDGED);
+    t.j.sync_requested = 1;  /* but asked-for syncs that left no latency cannot pass as "nothing to see" */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.j.sync_requested = 0;
+    t.j.latency_untimed = 1;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+}
+
+static void neighbours(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    /* p99 missing; p99.5 below the threshold proves p99 below it */
+    mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){1 * MS, 5 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_int_equal(o.value_ns, 5 * MS);
+    assert_string_equal(o.reason, "p99.5 5 ms < 10 ms proves p99 < 10 ms (WAL fdatasync)");
+    /* p95 at or above the threshold proves p99 above it */
+    mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){12 * MS, 20 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+    assert_int_equal(o.value_ns, 12 * MS);
+    /* p95 below, p99.5 above: undecided */
+    mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){5 * MS, 12 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_false(o.value_known);
+    /* only lower percentiles below the threshold: undecided */
+    mk(&t, 2, (double[]){50.0, 90.0}, (uint64_t[]){1 * MS, 2 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    /* only higher percentiles above: undecided */
+    mk(&t, 1, (double[]){99.9}, (uint64_t[]){40 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    /* a list that is not ascending proves both: refuse */
+    mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){30 * MS, 1 * MS});
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+}
+
+static void print_resolution(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    /* "99.00th=[   10]" in msec: the true value is anywhere in (9, 11) ms -> cannot decide against 10 ms */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){10 * MS});
+    t.j.pct_resolution_ns = MS;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 9 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    t.p[0].ns = 11 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+    /* usec: 9999 usec printed is at most 9.999999 ms */
+    t.j.pct_resolution_ns = 1000;
+    t.p[0].ns = 9999000;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    t.p[0].ns = 10000000;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 10001000;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+}
+
+static void custom_criteria(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    mk(&t, 3, (double[]){99.0, 99.9, 99.99}, (uint64_t[]){2 * MS, 8 * MS, 30 * MS});
+    fior_criteria c;
+    fior_criteria_default(&c);
+    assert_true(c.percentile == 99.0);
+    assert_int_equal(c.wal_threshold_ns, 10 * MS);
+    assert_int_equal(c.backend_threshold_ns, 25 * MS);
+    assert_int_equal(c.min_samples, 100);
+    c.percentile = 99.9;
+    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_PASS);
+    assert_string_equal(o.reason, "p99.9 8 ms < 10 ms (WAL fdatasync)");
+    c.percentile = 99.99;
+    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_FAIL);
+    c.percentile = 99.0;
+    c.wal_threshold_ns = 1 * MS;
+    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_FAIL);
+    c.wal_threshold_ns = 10 * MS;
+    c.min_samples = 5000;
+    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_UNKNOWN);
+    c.min_samples = 100;
+    c.percentile = 100.0;  /* out of range */
+    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_UNKNOWN);
+    assert_int_equal(fior_judge_job(NULL, NULL, &o), FIOR_UNKNOWN);
+    assert_int_equal(fior_judge_job(&t.j, NULL, NULL), FIOR_PASS);
+}
+
+static void overall_from_report(void **state)
+{
+    (void)state;
+    /* the overall rule, on reports parsed from etcd-perf lines (one job per line) */
+    static const struct { const char *log; fior_verdict v; } cases[] = {
+        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is 2000000 ns\n", FIOR_PASS},
+        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is 20000000 ns\n", FIOR_FAIL},
+        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is null\n", FIOR_UNKNOWN},
+        {"INFO: 99th percentile of fsync is null\nINFO: 99th percentile of fsync is 20000000 ns\n", FIOR_FAIL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fior_report *r = fior_report_new();
+        assert_int_equal(fior_parse_buffer(r, "log", cases[i].log, strlen(cases[i].log)), FIOR_OK);
+        fior_judgement jv[2];
+        assert_int_equal(fior_judge_report(r, NULL, jv), cases[i].v);
+        fior_report_free(r);
+    }
+    fior_report *r = fior_report_new();  /* nothing at all: UNKNOWN */
+    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    fior_report_free(r);
+    assert_string_equal(fior_verdict_name(FIOR_NOT_JUDGED), "NOT JUDGED");
+    assert_string_equal(fior_verdict_name(FIOR_PASS), "PASS");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(thresholds_by_role),
+        cmocka_unit_test(forced_unknown),
+        cmocka_unit_test(libaio_versions),
+        cmocka_unit_test(no_sync_not_judged),
+        cmocka_unit_test(neighbours),
+        cmocka_unit_test(print_resolution),
+        cmocka_unit_test(custom_criteria),
+        cmocka_unit_test(overall_from_report),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

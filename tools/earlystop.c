@@ -1,0 +1,138 @@
+/* earlystop.c — early-stop decision for `etcd-fio check` (see earlystop.h for the error accounting). */
+#include "earlystop.h"
+
+#include <math.h>
+#include <string.h>
+
+/* smallest n with q^n <= tail: below it, an upper bound on the q-quantile cannot exist */
+static uint64_t n_for_upper(double q, double tail)
+{
+    double n = ceil(log(tail) / log(q));
+    uint64_t k = n > 1 ? (uint64_t)n : 1;
+    while (k > 1 && pow(q, (double)(k - 1)) <= tail)
+        k--;
+    while (pow(q, (double)k) > tail)
+        k++;
+    return k;
+}
+
+static void side_init(es_side *s, uint64_t thr, const es_params *p)
+{
+    memset(s, 0, sizeof *s);
+    s->threshold_ns = thr;
+    s->hi_ns = UINT64_MAX;
+    s->next_fail_look = p->min_syncs ? p->min_syncs : 1;
+    uint64_t first_pass = n_for_upper(p->q, (1.0 - p->confidence) / 4.0);
+    s->next_pass_look = first_pass > s->next_fail_look ? first_pass : s->next_fail_look;
+}
+
+void es_init(es_ctl *c, const es_params *p, uint64_t wal_threshold_ns, uint64_t backend_threshold_ns,
+             int expect_backend)
+{
+    memset(c, 0, sizeof *c);
+    c->p = *p;
+    side_init(&c->wal, wal_threshold_ns, p);
+    side_init(&c->backend, backend_threshold_ns, p);
+    c->expect_backend = expect_backend;
+}
+
+static uint64_t count(const fior_bin *b, size_t n)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        t += b[i].count;
+    return t;
+}
+
+static void side_update(es_side *s, const es_params *p, const fior_bin *bins, size_t nbins)
+{
+    uint64_t n = count(bins, nbins);
+    s->n = n;
+    if (n == 0 && s->state == ES_ABSENT)
+        return;
+    /* The displayed bound is at the nominal confidence; decisions use the spent-error bound below. */
+    uint64_t lo = 0, pt = 0, hi = UINT64_MAX;
+    if (n)
+        fior_quantile_bound(bins, nbins, p->q, p->confidence, &lo, &pt, &hi);
+    s->lo_ns = lo;
+    s->point_ns = pt;
+    s->hi_ns = hi;
+    if (s->state == ES_PASS || s->state == ES_FAIL)
+        return;
+    if (n < p->min_syncs || n == 0) {
+        s->state = ES_TOO_FEW;
+        return;
+    }
+    if (s->state < ES_UNDECIDED)
+        s->state = ES_UNDECIDED;
+    double alpha = 1.0 - p->confidence;
+    if (n >= s->next_fail_look) {
+        double tail = ldexp(alpha, -(int)(s->fail_looks + 2)); /* alpha/2^(k+2) */
+        s->fail_looks++;
+        while (s->next_fail_look <= n && s->next_fail_look < UINT64_MAX / 2)
+            s->next_fail_look *= 2;
+        uint64_t llo = 0, lpt, lhi;
+        fior_quantile_bound(bins, nbins, p->q, 1.0 - 2.0 * tail, &llo, &lpt, &lhi);
+        if (llo > s->threshold_ns) {
+            s->state = ES_FAIL;
+            s->decided_n = n;
+            s->decided_tail = tail;
+            return;
+        }
+    }
+    if (n >= s->next_pass_look) {
+        double tail = ldexp(alpha, -(int)(s->pass_looks + 2));
+        s->pass_looks++;
+        while (s->next_pass_look <= n && s->next_pass_look < UINT64_MAX / 2)
+            s->next_pass_look *= 2;
+        uint64_t llo, lpt, lhi = UINT64_MAX;
+        if (fior_quantile_bound(bins, nbins, p->q, 1.0 - 2.0 * tail, &llo, &lpt, &lhi) == FIOR_OK &&
+            lhi < s->threshold_ns) {
+            s->state = ES_PASS;
+            s->decided_n = n;
+            s->decided_tail = tail;
+        }
+    }
+}
+int es_update(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
+{
+    if (nwal && c->wal.state == ES_ABSENT)
+        c->wal.state = ES_TOO_FEW;
+    if ((nbackend || c->expect_backend) && c->backend.state == ES_ABSENT)
+        c->backend.state = ES_TOO_FEW;
+    side_update(&c->wal, &c->p, wal, nwal);
+    side_update(&c->backend, &c->p, backend, nbackend);
+    if (!c->p.full && !c->stop) {
+        es_state o = es_overall(c);
+        if (o == ES_FAIL || o == ES_PASS)
+            c->stop = 1;
+    }
+    return c->stop;
+}
+
+es_state es_overall(const es_ctl *c)
+{
+    if (c->wal.state == ES_FAIL || c->backend.state == ES_FAIL)
+        return ES_FAIL;
+    if (c->wal.state == ES_ABSENT)
+        return ES_ABSENT;
+    es_state w = c->wal.state;
+    es_state b = c->backend.state;
+    if (b == ES_ABSENT && !c->expect_backend)
+        return w;
+    if (b == ES_ABSENT)
+        b = ES_TOO_FEW;
+    return w < b ? w : b; /* the weaker of the two: TOO_FEW < UNDECIDED < PASS */
+}
+
+const char *es_state_name(es_state s)
+{
+    switch (s) {
+    case ES_ABSENT: return "absent";
+    case ES_TOO_FEW: return "too few samples";
+    case ES_UNDECIDED: return "undecided";
+    case ES_PASS: return "PASS";
+    case ES_FAIL: return "FAIL";
+    }
+    return "?";
+}

@@ -1,0 +1,153 @@
+/* profile.c — renders the etcd profile as a fio job file: a WAL job and a bbolt backend job running
+ * together on one directory, at the load levels of `etcdctl check perf`. The derivation of every number
+ * in the table below is in examples/README.md ("Load levels"); keep the two in step. */
+#include "profile.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Bytes one put adds to the WAL: the raftpb.Entry holding InternalRaftRequest{Put{key: prefix(20) + 256,
+ * value: 1024}} (~1,343 bytes with protobuf tags, lengths, term and index). The engine frames it like
+ * etcd (Record, length field, padding), so the io_u carries only the entry bytes. */
+#define PROF_ENTRY_BYTES 1344u
+
+typedef struct prof_load {
+    const char *name;
+    unsigned puts_per_s, clients;     /* etcdctl check perf's limit and clients (for the header) */
+    const char *wal_bssplit;          /* entries per Save, as multiples of PROF_ENTRY_BYTES */
+    unsigned saves_per_s;             /* puts/s ÷ mean entries per Save (what the rate works out to) */
+    unsigned pages_per_commit;        /* dirty bbolt pages one 100 ms batch of puts produces */
+    unsigned append_pct;              /* of those, the share taken from the high-water mark */
+} prof_load;
+
+/* Entries per Save are 1 + Poisson(puts/s × 2 ms): the puts that arrive while one raft Ready (Save with
+ * its fdatasync, then apply) is in flight ride in the next one. Backend pages: see bbolt.h / README. */
+static const prof_load loads[] = {
+    {"s", 150, 50, "1344/74:2688/22:4032/4", 115, 12, 67},
+    {"m", 1000, 200, "1344/14:2688/27:4032/27:5376/18:6720/9:8064/5", 338, 54, 93},
+    {"l", 8000, 500, "17472/25:22848/50:28224/25", 471, 407, 99},
+    {"xl", 15000, 1000, "33600/25:41664/50:49728/25", 484, 760, 99},
+};
+
+static const struct {
+    const char *alias, *name;
+} aliases[] = {{"small", "s"}, {"medium", "m"}, {"large", "l"}, {"xLarge", "xl"}, {"xlarge", "xl"}};
+
+static const prof_load *find_load(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(name, aliases[i].alias))
+            name = aliases[i].name;
+    for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++)
+        if (!strcmp(name, loads[i].name))
+            return &loads[i];
+    return NULL;
+}
+
+int prof_load_valid(const char *name) { return find_load(name) != NULL; }
+
+/* A value fio would misread: control characters would end the line (a second option could be smuggled
+ * in), and fio strips leading/trailing blanks. */
+static int bad_value(const char *v)
+{
+    if (!v || !*v)
+        return 1;
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 1;
+    size_t n = strlen(v);
+    return v[0] == ' ' || v[n - 1] == ' ';
+}
+
+/* fio splits directory= at ':' (several directories); a literal colon must be written as "\:". */
+static void put_dir(FILE *out, const char *dir)
+{
+    fputs("directory=", out);
+    for (const char *p = dir; *p; p++) {
+        if (*p == ':')
+            fputc('\\', out);
+        fputc(*p, out);
+    }
+    fputc('\n', out);
+}
+
+int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
+{
+    const prof_load *l = find_load(o ? o->load : NULL);
+    if (!o || !l) {
+        snprintf(err, errlen, "unknown load level '%s' (expected s, m, l or xl)", o && o->load ? o->load : "");
+        return -1;
+    }
+    if (bad_value(o->dir)) {
+        snprintf(err, errlen, "directory must be a non-empty path without control characters or edge blanks");
+        return -1;
+    }
+    if (bad_value(o->engine_path)) {
+        snprintf(err, errlen, "engine path must be a non-empty path without control characters or edge blanks");
+        return -1;
+    }
+    if ((o->wal_stats_file && bad_value(o->wal_stats_file)) ||
+        (o->backend_stats_file && bad_value(o->backend_stats_file))) {
+        snprintf(err, errlen, "stats file paths must not be empty or contain control characters");
+        return -1;
+    }
+    unsigned runtime = o->runtime_s ? o->runtime_s : 60; /* etcdctl check perf runs 60 s */
+
+    fprintf(out, "; etcd profile, load %s: like `etcdctl check perf --load=%s` (%u puts/s from %u clients,\n"
+                 "; 256-byte keys, 1024-byte values). Written by `etcd-fio job`; examples/README.md derives\n"
+                 "; each number. Run: fio THIS_FILE --output-format=json\n",
+            l->name, l->name, l->puts_per_s, l->clients);
+    fputs("[global]\n", out);
+    put_dir(out, o->dir);
+    fprintf(out, "time_based=1\nruntime=%u\n", runtime);
+    /* fio wants a size; the engine ignores fio's offsets and writes its own files, so this only bounds
+     * fio's bookkeeping before it wraps (time_based keeps going). */
+    fputs("size=1g\n", out);
+
+    fputs("\n[etcd-wal]\n", out);
+    /* engine options follow ioengine= in the job section itself, so fio's JSON "job options" of each job
+     * carry etcd_mode (the verdict reads it there) */
+    fprintf(out, "ioengine=external:%s\n", o->engine_path);
+    fputs("etcd_mode=wal\n", out);
+    if (o->segment_bytes)
+        fprintf(out, "etcd_segment_bytes=%llu\n", o->segment_bytes);
+    if (o->wal_stats_file)
+        fprintf(out, "etcd_stats_file=%s\n", o->wal_stats_file);
+    fputs("rw=write\n", out);
+    fprintf(out, "bssplit=%s\n", l->wal_bssplit);
+    /* without it fio rounds every size down to a multiple of the smallest one (io_u.c get_next_buflen),
+     * so at l and xl every Save would carry the smallest batch */
+    fputs("bs_unaligned=1\n", out);
+    fputs("fdatasync=1\n", out);
+    /* The WAL's byte rate: puts/s × entry bytes. fio paces linearly by bytes (rate_iops too is turned
+     * into bytes with the smallest block size), so a Save of 3 entries is followed by 3 entries' worth
+     * of waiting: the puts arrive steadily and each Save carries what accumulated, ~saves_per_s a
+     * second. Not rate_process=poisson: fio 3.33 (and every release before axboe/fio#2028, Dec 2025)
+     * indexes its per-direction rate arrays with the sync direction after each fdatasync, which with
+     * poisson reads past them and divides by zero (SIGFPE, seen here at --load=m). */
+    fprintf(out, "; %u puts/s x %u bytes; about %u Saves/s\n", l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
+    fprintf(out, "rate=%llu\n", (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES);
+    if (o->ionice)
+        fputs("prioclass=2\nprio=0\n", out);
+
+    if (!o->wal_only) {
+        fputs("\n[etcd-backend]\n", out);
+        fprintf(out, "ioengine=external:%s\n", o->engine_path);
+        fputs("etcd_mode=backend\n", out);
+        fprintf(out, "etcd_backend_append_pct=%u\n", l->append_pct);
+        if (o->backend_stats_file)
+            fprintf(out, "etcd_stats_file=%s\n", o->backend_stats_file);
+        fputs("rw=write\nbs=4096\n", out);
+        fprintf(out, "fdatasync=%u\n", l->pages_per_commit);
+        /* fio sleeps after the batch's last page and before its commit, so one cycle is 100 ms + the
+         * commit, like etcd's backend timer that is reset after each commit */
+        fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
+    }
+    if (ferror(out)) {
+        snprintf(err, errlen, "write error while printing the job file");
+        return -1;
+    }
+    return 0;
+}
