@@ -48,8 +48,5 @@ bench_record time "whole bench" "$(( $(date +%s) - t0 )) s" "< 20 min" ""
 {
   echo "etcd-fio bench, $(date -u '+%Y-%m-%d %H:%M UTC'), BUILD=$BUILD"
   $PY "$BENCH_DIR/summarize.py" report "$RESULTS" "$OUT/fidelity.md"
-  if [ -s "$OUT/time_to_verdict.txt" ]; then
-    echo; echo "time to verdict (bench/time_to_verdict.sh):"; cat "$OUT/time_to_verdict.txt"
-  fi
 } > "$OUT/table.txt"
 cat "$OUT/table.txt"

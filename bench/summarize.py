@@ -77,7 +77,7 @@ def ratio(a, b):
 
 def fidelity(results, out_md, cells):
     cols = ["cell", "runs", "etcd WAL", "ours WAL", "ours/etcd", "classic", "classic/etcd",
-            "etcd backend", "ours backend", "ours/etcd", "verdicts etcd/ours/classic"]
+            "etcd backend", "ours backend", "ours/etcd", "verdicts etcd/ours/classic [etcd-fio verdict ours/classic]"]
     rows = []
     for cell in cells:
         runs = sorted(d for d in os.listdir(cell) if os.path.isfile(os.path.join(cell, d, "result.env")))
@@ -91,17 +91,18 @@ def fidelity(results, out_md, cells):
         rw = ratio(m["eng_wal_p99"][0], m["etcd_wal_p99"][0])
         rc = ratio(m["classic_p99"][0], m["etcd_wal_p99"][0])
         rb = ratio(m["eng_be_p99"][0], m["etcd_be_p99"][0])
-        verd = " ".join(f"{e.get('etcd_verdict', '-')}/{e.get('eng_verdict', '-')}/{e.get('classic_verdict', '-')}"
-                        for e in envs)
+        # per run: etcd/ours/classic by the buckets, then [etcd-fio verdict on ours/classic]
+        verd = " ".join(f"{e.get('etcd_verdict', '-')}/{e.get('eng_bverdict', '-')}/{e.get('classic_bverdict', '-')}"
+                        f" [{e.get('eng_verdict', '-')}/{e.get('classic_verdict', '-')}]" for e in envs)
         fmt = lambda r: "n/a" if r is None else f"x{r:.2f}"
         rows.append([name, str(len(envs)), m["etcd_wal_p99"][1], m["eng_wal_p99"][1], fmt(rw),
                      m["classic_p99"][1], fmt(rc), m["etcd_be_p99"][1], m["eng_be_p99"][1], fmt(rb), verd])
         within = [r for r in (rw, rb) if r is not None]
         ok = within and all(1 / 1.5 <= r <= 1.5 for r in within) and len(within) == 2
-        same = all(e.get("etcd_verdict") == e.get("eng_verdict") for e in envs)
+        same = all(e.get("etcd_verdict") == e.get("eng_bverdict") for e in envs)
         rec(results, "fidelity", f"{name}: ours/etcd WAL, backend; classic/etcd", f"{fmt(rw)}, {fmt(rb)}; {fmt(rc)}",
             "within x1.5, same verdict",
-            f"{'met' if ok else 'MISSED'} ratios; verdicts {'same' if same else 'DIFFER'} ({verd})")
+            f"{'met' if ok else 'MISSED'} ratios; bucket verdicts of etcd and ours {'same' if same else 'DIFFER'}")
     with open(out_md, "w", encoding="utf-8") as f:
         f.write("p99 in ms from 1 ms x 2^k buckets (median (min-max) of the runs); ratios of the medians\n\n")
         f.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")

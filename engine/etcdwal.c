@@ -8,10 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fio.h"
 #include "optgroup.h"
+#include "verify.h"
+
+/* Built against the exact fio that loads it (mk/fio-src.sh); fio refuses an engine whose ops version
+ * differs. The hooks used here have been stable since FIO_IOOPS_VERSION 24 (fio 3.x); fields added later
+ * (zone and FDP hooks) are left zero by the designated initializer below. */
+#if !defined(FIO_IOOPS_VERSION) || FIO_IOOPS_VERSION < 24
+#error "libetcdwal needs fio 3.x headers (FIO_IOOPS_VERSION >= 24)"
+#endif
 
 #include "bbolt.h"
 #include "hist.h"
@@ -95,8 +104,8 @@ static struct fio_option options[] = {
         .def = "fallocate",
         .help = "How spare segments are preallocated",
         .posval = {
-            {.ival = "fallocate", .oval = PREALLOC_FALLOCATE, .help = "fallocate, ftruncate if unsupported (etcd)"},
-            {.ival = "truncate", .oval = PREALLOC_TRUNCATE, .help = "ftruncate only"},
+            {.ival = "fallocate", .oval = PIPELINE_FALLOCATE, .help = "fallocate, ftruncate if unsupported (etcd)"},
+            {.ival = "truncate", .oval = PIPELINE_TRUNCATE, .help = "ftruncate only"},
         },
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
@@ -121,13 +130,25 @@ static const char *job_name(struct thread_data *td)
     return td->o.name ? td->o.name : "job";
 }
 
-/* fio's directory for this job: where it would have put its data file (directory= or filename=). */
-static void parent_dir(struct thread_data *td, char *out, size_t len)
+/* fio's directory for this job: where it would have put its data file (directory= or filename=); a
+ * filename= naming a directory is taken as that directory. 0, or -1 for a device or other non-file. */
+static int parent_dir(struct thread_data *td, char *out, size_t len)
 {
     const char *fn = td->files && td->files_index ? td->files[0]->file_name : NULL;
+    struct stat st;
+    if (fn && stat(fn, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(out, len, "%s", fn);
+            return 0;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(out, len, "%s", fn);
+            return -1;
+        }
+    }
     if (!fn || !strchr(fn, '/')) {
         snprintf(out, len, ".");
-        return;
+        return 0;
     }
     snprintf(out, len, "%s", fn);
     char *slash = strrchr(out, '/');
@@ -135,6 +156,7 @@ static void parent_dir(struct thread_data *td, char *out, size_t len)
         slash[1] = 0;
     else
         *slash = 0;
+    return 0;
 }
 
 static void put_json_string(FILE *f, const char *s)
@@ -252,10 +274,6 @@ static void etcdwal_cleanup(struct thread_data *td)
         if (wal_close(&c->w, c->err, sizeof c->err) != 0)
             log_err("etcdwal: %s\n", c->err);
     }
-#ifdef ETCDWAL_HAVE_BBOLT
-    if (c->db)
-        bb_close(c->db, 0); /* the directory removal below unlinks it */
-#endif
     if (c->pd.fd >= 0 || c->pd.path[0]) {
         int rc;
         if (o->keep_files) {
@@ -273,6 +291,10 @@ static void etcdwal_cleanup(struct thread_data *td)
             write_stats(td, c, o->stats_file);
     }
 #ifdef ETCDWAL_HAVE_BBOLT
+    /* Closed only after summary()/write_stats() read its stats (h5: ASan use-after-free); the directory
+     * removal above already unlinked the file, which is fine while it is open. */
+    if (c->db)
+        bb_close(c->db, 0);
     c->db = NULL;
 #endif
     free(c);
@@ -286,6 +308,11 @@ static int etcdwal_init(struct thread_data *td)
         log_err("etcdwal: %s: only writes (rw=write/randwrite) and syncs are supported\n", job_name(td));
         return 1;
     }
+    if (td->o.verify != VERIFY_NONE) {
+        log_err("etcdwal: %s: verify= is not supported: the engine appends records, fio's offsets are not "
+                "kept (its own decoder checks the files)\n", job_name(td));
+        return 1;
+    }
     struct etcdwal_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         log_err("etcdwal: out of memory\n");
@@ -296,7 +323,12 @@ static int etcdwal_init(struct thread_data *td)
     td->io_ops_data = c;
 
     char parent[4096];
-    parent_dir(td, parent, sizeof parent);
+    if (parent_dir(td, parent, sizeof parent) != 0) {
+        log_err("etcdwal: %s: filename=%s is not a regular file or directory; the engine writes its own "
+                "files, give it a directory (directory=DIR)\n", job_name(td), parent);
+        c->pd.path[0] = 0;
+        goto fail;
+    }
     privdir_reap_stale(parent);
     if (privdir_create(&c->pd, parent, job_name(td), getpid(), c->err, sizeof c->err) != 0) {
         log_err("etcdwal: %s\n", c->err);
@@ -336,7 +368,7 @@ static int etcdwal_init(struct thread_data *td)
     }
     return 0;
 fail:
-    /* io_ops_data stays set: fio calls cleanup after a failed init, which removes the directory */
+    /* undo here, so nothing is left behind even if fio skips cleanup; cleanup then only frees c */
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
         c->have_wal = 0;
@@ -409,6 +441,13 @@ static int etcdwal_noop_file(struct thread_data *td, struct fio_file *f)
 
 static int etcdwal_get_file_size(struct thread_data *td, struct fio_file *f)
 {
+    if (!td->o.size && !td->o.io_size) {
+        /* there is no file whose size fio could use instead */
+        log_err("etcdwal: %s: set size= (bytes of entries to write; with time_based only where fio's "
+                "offsets wrap)\n", job_name(td));
+        td_verror(td, EINVAL, "size");
+        return 1;
+    }
     f->real_file_size = -1ULL; /* unbounded: size= decides how much is written */
     fio_file_set_size_known(f);
     return 0;

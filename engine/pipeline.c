@@ -16,11 +16,11 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int wal_preallocate(int fd, uint64_t size, int mode, int *fell_back)
+int pipeline_preallocate(int fd, uint64_t size, int mode, int *fell_back)
 {
     if (fell_back)
         *fell_back = 0;
-    if (mode == PREALLOC_FALLOCATE) {
+    if (mode == PIPELINE_FALLOCATE) {
         if (fallocate(fd, 0, 0, (off_t)size) == 0)
             return 0;
         if (errno != EOPNOTSUPP && errno != EINTR)
@@ -45,11 +45,11 @@ static int alloc_spare(pipeline *p, int *out_fd, char *name, size_t namelen, cha
     }
     int fell_back = 0;
     uint64_t t0 = now_ns();
-    int rc = wal_preallocate(fd, p->size, p->mode, &fell_back);
+    int rc = pipeline_preallocate(fd, p->size, p->mode, &fell_back);
     uint64_t dt = now_ns() - t0;
     if (rc) {
         snprintf(msg, msglen, "%s(%s, %llu bytes): %s",
-                 p->mode == PREALLOC_FALLOCATE && !fell_back ? "fallocate" : "ftruncate", name,
+                 p->mode == PIPELINE_FALLOCATE && !fell_back ? "fallocate" : "ftruncate", name,
                  (unsigned long long)p->size, strerror(-rc));
         close(fd);
         unlinkat(p->dirfd, name, 0);
@@ -84,10 +84,12 @@ static void *run(void *arg)
         pthread_cond_broadcast(&p->cv);
         while (p->ready_fd >= 0 && !p->done)
             pthread_cond_wait(&p->cv, &p->mu);
-        int done = p->done;
+        int taken = p->ready_fd < 0;
         pthread_mutex_unlock(&p->mu);
-        if (done)
-            return NULL; /* pipeline_stop removes an untaken spare */
+        /* like etcd's goroutine, a taken spare is always replaced, even if Close comes meanwhile; an
+         * untaken one is left for pipeline_stop to remove */
+        if (!taken)
+            return NULL;
     }
 }
 

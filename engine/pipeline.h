@@ -10,7 +10,7 @@
 
 #include "hist.h"
 
-enum { PREALLOC_FALLOCATE = 0, PREALLOC_TRUNCATE = 1 };
+enum { PIPELINE_FALLOCATE = 0, PIPELINE_TRUNCATE = 1 };
 
 typedef struct pipeline {
     int dirfd;
@@ -30,9 +30,9 @@ typedef struct pipeline {
     uint64_t fallbacks;      /* fallocate → ftruncate fallbacks */
 } pipeline;
 
-/* Preallocates size bytes of fd as etcd does (mode PREALLOC_*). 0 or -errno; *fell_back set to 1 when
+/* Preallocates size bytes of fd as etcd does (mode PIPELINE_*). 0 or -errno; *fell_back set to 1 when
  * fallocate was unsupported and ftruncate was used. */
-int  wal_preallocate(int fd, uint64_t size, int mode, int *fell_back);
+int  pipeline_preallocate(int fd, uint64_t size, int mode, int *fell_back);
 
 /* Starts the thread; 0 or -errno. */
 int  pipeline_start(pipeline *p, int dirfd, uint64_t size, int mode);

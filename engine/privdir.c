@@ -147,6 +147,26 @@ int privdir_match(const char *name, pid_t *pid)
     return 1;
 }
 
+/* A pid is gone if kill() says so, or if it is only a zombie waiting for a parent that may never reap
+ * it (its files are closed either way). */
+static int pid_gone(pid_t pid)
+{
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold spaces or parens */
+    return rp && (rp[1] == ' ') && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 int privdir_reap_stale(const char *parent)
 {
     int pfd = open(parent && *parent ? parent : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -163,7 +183,7 @@ int privdir_reap_stale(const char *parent)
         pid_t pid;
         if (!privdir_match(e->d_name, &pid))
             continue;
-        if (kill(pid, 0) == 0 || errno != ESRCH)
+        if (!pid_gone(pid))
             continue; /* alive (or not ours to judge) */
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||

@@ -24,7 +24,7 @@ $(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h)
 ENGINE_GLUE_DEFS := $(if $(wildcard engine/bbolt.c),-DETCDWAL_HAVE_BBOLT)
 
 # fio's headers are not warning-clean under -Wextra; they are system-like here.
-$(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(FIO_SRC_PATH)
+$(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(wildcard engine/bbolt.c) $(FIO_SRC_PATH)
 	@mkdir -p $(dir $@)
 	src="$$(cat $(FIO_SRC_PATH))"; \
 	$(CC) $(ENGINE_CFLAGS) $(ENGINE_GLUE_DEFS) -std=gnu11 -Wno-unused-parameter -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@

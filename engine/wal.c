@@ -151,10 +151,10 @@ int wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errle
     retarget(w, fd, 0);
     int fell_back = 0;
     uint64_t t0 = now_ns();
-    int rc = wal_preallocate(fd, w->cfg.segment_bytes, w->cfg.prealloc_mode, &fell_back);
+    int rc = pipeline_preallocate(fd, w->cfg.segment_bytes, w->cfg.prealloc_mode, &fell_back);
     if (rc)
         return fail(w, rc, err, errlen,
-                    w->cfg.prealloc_mode == PREALLOC_FALLOCATE && !fell_back ? "fallocate" : "ftruncate",
+                    w->cfg.prealloc_mode == PIPELINE_FALLOCATE && !fell_back ? "fallocate" : "ftruncate",
                     w->tail_name);
     hist_add(&w->st.prealloc, now_ns() - t0);
     w->st.prealloc_fallbacks += (uint64_t)fell_back;
@@ -180,6 +180,12 @@ int wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen)
     if (w->failed) {
         snprintf(err, errlen, "etcdwal: the WAL failed earlier");
         return -EIO;
+    }
+    if (len > w->cfg.max_entry_bytes) {
+        w->failed = 1;
+        snprintf(err, errlen, "etcdwal: entry of %zu bytes exceeds the %zu-byte encode buffer", len,
+                 w->cfg.max_entry_bytes);
+        return -EINVAL;
     }
     unsigned char head[WALREC_HEAD_MAX];
     size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, len);

@@ -16,7 +16,7 @@
 
 typedef struct wal_config {
     uint64_t segment_bytes;   /* etcd's SegmentSizeBytes */
-    int prealloc_mode;        /* PREALLOC_FALLOCATE or PREALLOC_TRUNCATE */
+    int prealloc_mode;        /* PIPELINE_FALLOCATE or PIPELINE_TRUNCATE */
     size_t max_entry_bytes;   /* largest payload wal_append will get (sizes the one encode buffer) */
     uint64_t node_id, cluster_id;
     const char *dir_label;    /* directory path used in error messages */

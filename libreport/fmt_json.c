@@ -202,11 +202,12 @@ static fior_status read_job(jctx *c, json_object *e, size_t idx, json_object *ro
         j->port = (int)u;
     j->role = j->etcd_mode && !strcmp(j->etcd_mode, "backend") ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL;
     j->latency_untimed = opt_true(opt2(jopts, gopts, "gtod_reduce"));
-    const char *fs = opt2(jopts, gopts, "fdatasync"), *fsy = opt2(jopts, gopts, "fsync");
-    j->sync_requested = (fs && strcmp(fs, "0")) || (fsy && strcmp(fsy, "0"));
-
     json_object *w = get(e, "write");
     double d;
+    /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
+    const char *fs = opt2(jopts, gopts, "fdatasync"), *fsy = opt2(jopts, gopts, "fsync");
+    j->sync_requested = ((fs && strcmp(fs, "0")) || (fsy && strcmp(fsy, "0"))) &&
+                        get_num(w, "total_ios", &d) == 1 && d > 0;
     if (get_num(w, "iops", &d) == 1)
         j->write_iops = d;
     if (get_num(w, "bw_bytes", &d) == 1)

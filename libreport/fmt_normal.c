@@ -18,6 +18,92 @@ typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E,
     char *ioengine;
 } desc;
 
+/* A small string → index map, so that large (or hostile) inputs stay linear: job identities for the
+ * status-interval de-duplication and job descriptions by name. Open addressing, FNV-1a. */
+typedef struct kidx {
+    char  **keys;
+    size_t *vals;
+    size_t  cap, n;
+} kidx;
+
+static uint64_t fnv(const char *k)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+    return h;
+}
+
+static size_t *kidx_find(const kidx *x, const char *key)
+{
+    if (!x->cap)
+        return NULL;
+    for (size_t i = fnv(key) & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+        if (!x->keys[i])
+            return NULL;
+        if (!strcmp(x->keys[i], key))
+            return &x->vals[i];
+    }
+}
+
+/* Adds key → val unless the key is there. Takes ownership of key. -1 on allocation failure. */
+static int kidx_put(kidx *x, char *key, size_t val)
+{
+    if (!key)
+        return -1;
+    if (kidx_find(x, key)) {
+        free(key);
+        return 0;
+    }
+    if (2 * (x->n + 1) > x->cap) {
+        size_t nc = x->cap ? 2 * x->cap : 64;
+        kidx y = {calloc(nc, sizeof(char *)), calloc(nc, sizeof(size_t)), nc, 0};
+        if (!y.keys || !y.vals) {
+            free(y.keys);
+            free(y.vals);
+            free(key);
+            return -1;
+        }
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->keys[i])
+                kidx_put(&y, x->keys[i], x->vals[i]);
+        free(x->keys);
+        free(x->vals);
+        *x = y;
+    }
+    size_t i = fnv(key) & (x->cap - 1);
+    while (x->keys[i])
+        i = (i + 1) & (x->cap - 1);
+    x->keys[i] = key;
+    x->vals[i] = val;
+    x->n++;
+    return 0;
+}
+
+static void kidx_free(kidx *x)
+{
+    for (size_t i = 0; i < x->cap; i++)
+        free(x->keys[i]);
+    free(x->keys);
+    free(x->vals);
+}
+
+static char *job_key(const fior_job *j)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%s\x1f%s\x1f%d\x1f%ld", j->host ? j->host : "", j->name, j->group, j->pid) < 0)
+        return NULL;
+    return k;
+}
+
+static char *desc_key(const char *name, int group)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%s\x1f%d", name, group) < 0)
+        return NULL;
+    return k;
+}
+
 typedef struct nstate {
     fior_report *r;
     const char  *source;
@@ -28,7 +114,9 @@ typedef struct nstate {
     char        *host1;        /* the single client host seen, if only one */
     int          nhosts;
     desc        *descs;
-    size_t       ndescs;
+    size_t       ndescs, dcap;
+    kidx         didx;         /* "name\x1fgroup" → descs[] */
+    kidx         jidx;         /* job identity → r->jobs[] */
     int          fio_seen;     /* version or description line seen: this is fio output */
     int          in_job;
     fior__jobb   job;
@@ -146,18 +234,27 @@ static fior_status finish_job(nstate *s)
     }
     /* a --status-interval normal output repeats every job: the later print of the same process wins */
     fior_job *j = &s->job.j;
-    for (size_t i = 0; j->pid >= 0 && i < s->r->njobs; i++) {
-        const fior_job *o = &s->r->jobs[i];
-        if (o->pid == j->pid && o->group == j->group && !strcmp(o->name, j->name) &&
-            ((!o->host && !j->host) || (o->host && j->host && !strcmp(o->host, j->host)))) {
-            fior__report_replace(s->r, i, &s->job);
+    char *key = NULL;
+    if (j->pid >= 0) {
+        if (!(key = job_key(j))) {
+            fior__job_clear(&s->job);
+            return nomem(s);
+        }
+        size_t *at = kidx_find(&s->jidx, key);
+        if (at) {
+            free(key);
+            fior__report_replace(s->r, *at, &s->job);
             return FIOR_OK;
         }
     }
+    size_t idx = s->r->njobs;
     if (fior__report_push(s->r, &s->job)) {
+        free(key);
         fior__job_clear(&s->job);
         return nomem(s);
     }
+    if (key && kidx_put(&s->jidx, key, idx))
+        return nomem(s);
     return FIOR_OK;
 }
 
@@ -203,11 +300,15 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     s->fio_seen = 1;
     if (!e)
         return FIOR_OK;
-    desc *nd = realloc(s->descs, (s->ndescs + 1) * sizeof *nd);
-    if (!nd)
-        return nomem(s);
-    s->descs = nd;
-    desc *d = &nd[s->ndescs];
+    if (s->ndescs == s->dcap) {
+        size_t nc = s->dcap ? 2 * s->dcap : 16;
+        desc *nd = realloc(s->descs, nc * sizeof *nd);
+        if (!nd)
+            return nomem(s);
+        s->descs = nd;
+        s->dcap = nc;
+    }
+    desc *d = &s->descs[s->ndescs];
     memset(d, 0, sizeof *d);
     const char *name = skip_ws(line);
     const char *g = mark + strlen(": (g=");
@@ -217,7 +318,7 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     d->name = strndup(name, (size_t)(mark - name));
     d->ioengine = strndup(e, en);
     s->ndescs++;
-    if (!d->name || !d->ioengine)
+    if (!d->name || !d->ioengine || kidx_put(&s->didx, desc_key(d->name, d->group), s->ndescs - 1))
         return nomem(s);
     return FIOR_OK;
 }
@@ -394,10 +495,11 @@ static fior_status finish_input(nstate *s)
             return nomem(s);
         if (!j->host && s->nhosts == 1 && fior__job_set(&j->host, s->host1, strlen(s->host1)))
             return nomem(s);
-        for (size_t d = 0; !j->ioengine && d < s->ndescs; d++)
-            if (!strcmp(s->descs[d].name, j->name) && s->descs[d].group == j->group &&
-                fior__job_set(&j->ioengine, s->descs[d].ioengine, strlen(s->descs[d].ioengine)))
-                return nomem(s);
+        char *key = j->ioengine ? NULL : desc_key(j->name, j->group);
+        size_t *d = key ? kidx_find(&s->didx, key) : NULL;
+        free(key);
+        if (d && fior__job_set(&j->ioengine, s->descs[*d].ioengine, strlen(s->descs[*d].ioengine)))
+            return nomem(s);
     }
     return FIOR_OK;
 }
@@ -444,6 +546,8 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
         free(s.descs[d].ioengine);
     }
     free(s.descs);
+    kidx_free(&s.didx);
+    kidx_free(&s.jidx);
     free(s.line);
     free(s.version);
     free(s.host1);

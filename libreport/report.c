@@ -346,7 +346,7 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
         fmt = FIOR_FMT_JSON;
         /* fio's normal,json output: the same jobs twice; the JSON has exact nanoseconds, so it wins and
          * the text part only decides the format name. */
-        if (st == FIOR_OK && text && looks_normal(text, len))
+        if (st == FIOR_OK && text && has_bytes(text, len, ": (groupid="))
             fmt = FIOR_FMT_MIXED;
         free(text);
     } else if (looks_normal(buf, len)) {

@@ -62,15 +62,19 @@ static void fmt_pct(char *out, size_t n, double p)
     snprintf(out, n, "p%.6g", p);
 }
 
-/* fio 3.31–3.40 time the sync of an async engine from a stale issue time: the numbers are garbage. */
+/* fio 3.31–3.40 time the sync of an async engine from a stale issue time: the numbers are garbage.
+ * 1: libaio on an affected (or unknown) fio version. 2: the engine is not in the input (a pasted result
+ * block) and the fio version does not rule the bug out, and the max sync time is implausibly long
+ * (the bug's signature, e.g. max=328998k usec). 0 otherwise. */
+#define FIOR__IMPLAUSIBLE_SYNC_NS (60ULL * 1000000000ULL)
+
 static int libaio_garbage(const fior_job *j)
 {
-    if (!j->ioengine || strcmp(j->ioengine, "libaio"))
-        return 0;
     int ma, mi;
-    if (fior__fio_version(j->fio_version, &ma, &mi))
-        return 1;  /* version unknown: cannot rule the bug out */
-    return ma == 3 && mi >= 31 && mi <= 40;
+    int affected = fior__fio_version(j->fio_version, &ma, &mi) || (ma == 3 && mi >= 31 && mi <= 40);
+    if (!j->ioengine)
+        return affected && j->max_ns > FIOR__IMPLAUSIBLE_SYNC_NS ? 2 : 0;
+    return !strcmp(j->ioengine, "libaio") && affected;
 }
 
 static fior_verdict say(fior_judgement *o, fior_verdict v, const char *fmt, ...)
@@ -132,10 +136,16 @@ fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *cin, fior_ju
     }
     if (j->latency_untimed)
         return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
-    if (libaio_garbage(j))
+    switch (libaio_garbage(j)) {
+    case 1:
         return say(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
                    "(fio 3.31-3.40 bug): latencies are garbage",
                    j->fio_version ? j->fio_version : "unknown fio version");
+    case 2:
+        fior_format_ns(vs, sizeof vs, j->max_ns);
+        return say(o, FIOR_UNKNOWN, "max sync latency %s is implausible and the ioengine is not in the input "
+                   "(fio 3.31-3.40 libaio bug?)", vs);
+    }
     int all_zero = j->max_ns == 0;
     for (size_t i = 0; all_zero && i < j->npct; i++)
         all_zero = j->pct[i].ns == 0;

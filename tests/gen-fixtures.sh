@@ -35,6 +35,7 @@ run "$V-jsonplus.json"     --name=mytest $COMMON --size=2m --output-format=json+
 run "$V-normal-json.txt"   --name=mytest $COMMON --size=2m --output-format=normal,json
 run "$V-status-interval.json" --name=mytest $COMMON --size=64m --runtime=3 --time_based \
     --status-interval=1 --output-format=json
+run "$V-status-interval.txt" --name=mytest $COMMON --size=64m --runtime=3 --time_based --status-interval=1
 run "$V-numjobs-group.txt" --name=grp $COMMON --size=1m --numjobs=2 --group_reporting
 run "$V-numjobs-group.json" --name=grp $COMMON --size=1m --numjobs=2 --group_reporting --output-format=json
 run "$V-two-jobs.txt"      $COMMON --size=1m --name=first --name=second --fdatasync=2

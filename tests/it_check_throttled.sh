@@ -21,7 +21,8 @@ cleanup() {
   [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
   rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap "exit 130" INT TERM HUP PIPE
 
 truncate -s 512M "$work/disk.img"
 loop=$(losetup -f --show "$work/disk.img") || skip "no free loop device"
@@ -31,6 +32,20 @@ mount "$loop" "$mnt" || skip "cannot mount $loop"
 mkdir "$cg" || skip "cannot create cgroup $cg"
 majmin=$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ')
 echo "$majmin 60" > "$cg/blkio.throttle.write_iops_device" || skip "cannot set write_iops_device on $majmin"
+
+# Refusals before anything runs: too little free space for the run (a long --max-time on this 512 MB
+# filesystem), and a different device than this node's etcd data directory (when there is one).
+"$BIN" check --force --max-time 3000 "$mnt" > /dev/null 2> "$work/e1"; r1=$?
+cat "$work/e1"
+[ $r1 = 2 ] && grep -q "MiB free on ext4 on $loop" "$work/e1" || { echo "FAIL: space refusal: exit $r1"; exit 1; }
+for d in /var/lib/etcd /var/lib/rancher/rke2/server/db/etcd; do
+  [ -d "$d" ] || continue
+  "$BIN" check "$mnt" > /dev/null 2> "$work/e2"; r2=$?
+  cat "$work/e2"
+  [ $r2 = 2 ] && grep -q "etcd data directory $d is on device" "$work/e2" && grep -q "$loop" "$work/e2" ||
+    { echo "FAIL: different-device refusal: exit $r2"; exit 1; }
+  break
+done
 
 # --force: the loop device is (on purpose) not the device of this node's etcd data directory.
 start=$(date +%s)

@@ -32,10 +32,14 @@ stop_pids() {  # TERM, up to 5 s, then KILL; zombies count as gone
     alive "$p" && kill -9 "$p" 2>/dev/null
   done
 }
+kids() { for p in $pids; do pgrep -P "$p"; done; }  # a server forks one child per connection
+wait_kids() {  # the run's server children finish their job (and the engine its cleanup) by themselves
+  i=0; while [ -n "$(kids)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
 cleanup() {
   trap - EXIT INT TERM HUP PIPE
   # shellcheck disable=SC2086
-  stop_pids $pids
+  stop_pids $pids $(kids)
   # a server forks one child per connection; those in the throttled cgroup are ours too
   [ -n "$cg" ] && [ -f "$cg/cgroup.procs" ] && stop_pids $(cat "$cg/cgroup.procs")
   [ -n "$mnt" ] && { i=0; while ! umount "$mnt" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; }
@@ -74,16 +78,29 @@ P_NONE=$(free_port $((P_OLD + 1)))
 mkdir -p "$tmp/engine" "$tmp/plain"
 cp "$BUILD/libetcdwal.so" "$tmp/engine/libetcdwal.so"
 export ETCD_FIO_ENGINE="$tmp/engine/libetcdwal.so"
+mkdir -p "$tmp/t" && export TMPDIR="$tmp/t"   # fleet's work directories: none may be left behind
 
-"$FIO" --server=ip:127.0.0.1,$P_PLAIN >"$tmp/srv-plain.log" 2>&1 &
+# Under `make check-asan` the engine is linked with the sanitizer runtimes, which must come first in the
+# (uninstrumented) fio that loads it: the servers preload them. The wrapper execs fio: pids stay the servers'.
+SRV=$tmp/fio-server
+{
+  echo '#!/bin/sh'
+  if [ "${ASAN_BUILD:-}" = 1 ]; then
+    echo "export LD_PRELOAD='$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)'"
+    echo "export ASAN_OPTIONS=detect_leaks=0   # fio's own exit-time allocations are not ours"
+  fi
+  echo "exec '$FIO' \"\$@\""
+} > "$SRV"
+chmod +x "$SRV"
+"$SRV" --server=ip:127.0.0.1,$P_PLAIN >"$tmp/srv-plain.log" 2>&1 &
 pids="$pids $!"
-"$FIO" --server=ip:127.0.0.1,$P_OLD >"$tmp/srv-old.log" 2>&1 &
+"$SRV" --server=ip:127.0.0.1,$P_OLD >"$tmp/srv-old.log" 2>&1 &
 pids="$pids $!"
 noeng=0
 if unshare -m true 2>/dev/null; then
   # unshare execs sh, which execs fio: the pid stays the server's
   unshare -m sh -c 'mount -t tmpfs none "$1" && exec "$2" --server=ip:127.0.0.1,$3' sh \
-    "$tmp/engine" "$FIO" $P_NOENG >"$tmp/srv-noeng.log" 2>&1 &
+    "$tmp/engine" "$SRV" $P_NOENG >"$tmp/srv-noeng.log" 2>&1 &
   pids="$pids $!"; noeng=1
 else
   echo "note: no mount namespaces here (unshare -m); the missing-engine host is not tested"
@@ -109,7 +126,7 @@ else
       majmin=$(lsblk -no MAJ:MIN "$loopdev" 2>/dev/null | head -1 | tr -d ' ')
       [ -n "$majmin" ] || majmin=$(stat -L -c '%t:%T' "$loopdev" | awk -F: '{printf "%d:%d", "0x"$1, "0x"$2}')
       if mkdir "$cg" 2>/dev/null && echo "$majmin 60" > "$cg/blkio.throttle.write_iops_device" 2>/dev/null; then
-        sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" --server=ip:127.0.0.1,$3' sh "$cg" "$FIO" $P_SLOW \
+        sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" --server=ip:127.0.0.1,$3' sh "$cg" "$SRV" $P_SLOW \
           >"$tmp/srv-slow.log" 2>&1 &
         pids="$pids $!"; slow=1
       else
@@ -123,6 +140,18 @@ fi
 wait_listen $P_PLAIN; wait_listen $P_OLD
 [ $noeng = 1 ] && wait_listen $P_NOENG
 [ $slow = 1 ] && wait_listen $P_SLOW
+
+# ---------- 0. bad host lists: one line naming the file and line, exit 2, nothing run ----------
+printf '# fleet\n127.0.0.1,%s\n\n127.0.0.1,notaport\n' $P_PLAIN > "$tmp/bad-hosts"
+err=$("$EF" fleet --clients "$tmp/bad-hosts" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && [ "$err" = "etcd-fio fleet: $tmp/bad-hosts:4: bad port 'notaport' in '127.0.0.1,notaport' (expected HOST[,PORT], PORT 1-65535)" ] \
+  && ok "bad port reported as FILE:LINE" || fail "bad hosts file: rc=$rc: $err"
+printf '127.0.0.1,%s\n127.0.0.1,%s /srv\n' $P_PLAIN $P_PLAIN > "$tmp/dup-hosts"
+err=$("$EF" fleet --clients "$tmp/dup-hosts" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "dup-hosts:2: 127.0.0.1,$P_PLAIN is listed twice" \
+  && ok "duplicate host reported" || fail "duplicate host: rc=$rc: $err"
+err=$("$EF" fleet --dir "$tmp" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "no fio servers given" && ok "no hosts: usage error" || fail "no hosts: rc=$rc: $err"
 
 # ---------- 1. preflight: unreachable, no engine, another fio version ----------
 # A server of another fio version cannot be started here, so a wrapper rewrites the version in that one
@@ -151,6 +180,12 @@ fi
 grep -q "127.0.0.1,$P_NONE: unreachable" "$tmp/pre.err" || fail "stderr does not name the unreachable host"
 echo "$out" | tail -1 | grep -q "^fleet: UNKNOWN" || fail "summary line is not UNKNOWN"
 [ -z "$(ls "$tmp/plain")" ] || fail "preflight wrote into the servers' directory: $(ls "$tmp/plain")"
+
+# a directory the server does not have passes the parse-only probe; the run then names the server's error
+out=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/missing" --runtime 2 2>/dev/null); rc=$?
+echo "$out"
+[ $rc -eq 2 ] && echo "$out" | grep -q "^127.0.0.1:$P_PLAIN .*UNKNOWN  no-results: .*$tmp/missing is not a directory" \
+  && ok "missing directory on the server named" || fail "missing directory: rc=$rc"
 
 # ---------- 2. the run: plain (+ throttled) + the unreachable one, from a --clients file ----------
 {
@@ -228,14 +263,20 @@ for port, h in hosts.items():
         vals = [l for l in prom if l.startswith('etcd_fio_wal_fsync_p99_seconds{host="127.0.0.1",port="%d"}' % port)]
         check(len(vals) == 1 and abs(float(vals[0].split()[-1]) - h['wal_p99_ns'] / 1e9) < 1e-9, 'prometheus WAL p99 of %d' % port)
 check('etcd_fio_fleet_verdict %d' % code[fleet['verdict']] in prom, 'prometheus fleet verdict')
+import time
+ts = [float(l.split()[1]) for l in prom if l.startswith('etcd_fio_fleet_timestamp_seconds ')]
+check(len(ts) == 1 and abs(ts[0] - time.time()) < 300, 'prometheus fleet timestamp is now (%s)' % ts)
 sys.exit(1 if bad else 0)
 EOF
 # the engine cleaned up after itself on both servers
+wait_kids
 [ -z "$(ls "$tmp/plain")" ] || fail "files left in the plain server's directory: $(ls "$tmp/plain")"
 if [ $slow = 1 ]; then
   left=$(ls "$mnt" | grep -v '^lost+found$')
   [ -z "$left" ] || fail "files left on the throttled filesystem: $left"
 fi
+
+[ -z "$(ls "$tmp/t")" ] && ok "no work directory left in TMPDIR" || fail "left in TMPDIR: $(ls "$tmp/t")"
 
 [ $fails -eq 0 ] || { echo "it_fleet: $fails failure(s)"; exit 1; }
 echo "it_fleet: all passed"

@@ -5,8 +5,19 @@
 # option the CLI accepts; `make uninstall` removes all of it.
 set -u
 BUILD=${BUILD:-build}
+MAKE_BUILD=$BUILD   # as the top Makefile named it: another spelling would be other targets, rebuilt
 top=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+# Under `make check-asan` the library is instrumented: whatever links it needs the sanitizer runtimes too.
+# If a source changed since the build, `make install` rebuilds it: with check-asan's flags (Makefile) then.
+ECFLAGS=""
+PRELOAD=""   # fio is not instrumented: to load an instrumented engine it needs the runtimes first
+set -- BUILD="$MAKE_BUILD" PREFIX=/usr/local
+if [ "${ASAN_BUILD:-}" = 1 ]; then
+  ECFLAGS="-fsanitize=address,undefined"
+  PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
+  set -- "$@" OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
+fi
 seeds=$(cd "$top/.." && pwd)/shared/fixtures/seeds
 tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -21,7 +32,7 @@ for t in pkg-config man cc; do
 done
 
 # Same PREFIX as the build (the CLI has $(PREFIX)/lib/etcd-fio compiled in); DESTDIR only stages.
-if ! make -s -C "$top" BUILD="$BUILD" PREFIX=$P DESTDIR="$D" install >"$tmp/install.log" 2>&1; then
+if ! make -s -C "$top" "$@" DESTDIR="$D" install >"$tmp/install.log" 2>&1; then
   cat "$tmp/install.log"; echo "FAIL: make install"; exit 1
 fi
 
@@ -49,10 +60,10 @@ static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs fioreport)
 case "$static" in *-ljson-c*) ;; *) fail "static link flags lack json-c: $static" ;; esac
 
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Wextra -Werror "$top/examples/embed.c" $flags -o "$tmp/embed" || fail "embed.c does not build against the install"
+cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $flags -o "$tmp/embed" || fail "embed.c does not build against the install"
 # static: the same pc file, with the archive picked by name (-l:) and json-c from Libs.private
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Wextra -Werror "$top/examples/embed.c" $(echo "$static" | sed 's/-lfioreport/-l:libfioreport.a/') \
+cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $(echo "$static" | sed 's/-lfioreport/-l:libfioreport.a/') \
   $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags fioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"
 if [ -x "$tmp/embed" ]; then
   lib=$(LD_LIBRARY_PATH="$D$P/lib" ldd "$tmp/embed" | awk '/libfioreport/ {print $3}')
@@ -105,15 +116,19 @@ for c in $cmds; do
     grep -q -- "$o" "$tmp/etcd-fio.txt" || fail "etcd-fio(1) does not mention '$c $o'"
   done
 done
+# every function the installed header exports is in libfioreport(3)
+for fn in $(sed -n 's/^FIOR_API[^(]*[ *]\(fior_[a-z_]*\)(.*/\1/p' "$D$P/include/fioreport.h"); do
+  grep -q "^\.BR $fn ()" "$D$P/share/man/man3/libfioreport.3" || fail "libfioreport(3) does not document $fn()"
+done
 # every option the installed engine registers with fio must be in etcdwal(7)
-eopts=$(${FIO:-fio} --enghelp="$D$P/lib/etcd-fio/libetcdwal.so" 2>&1 | awk -F' *:' '/^etcd_/ {print $1}')
+eopts=$(LD_PRELOAD="$PRELOAD" ASAN_OPTIONS=detect_leaks=0 ${FIO:-fio} --enghelp="$D$P/lib/etcd-fio/libetcdwal.so" 2>&1 | awk -F' *:' '/^etcd_/ {print $1}')
 [ -n "$eopts" ] || fail "fio --enghelp lists no etcd_ options of the installed engine"
 for o in $eopts; do
   sed 's/\\-/-/g' "$D$P/share/man/man7/etcdwal.7" | grep -q -- "$o" || fail "etcdwal(7) does not document $o"
 done
 
 # --- uninstall leaves nothing behind ---
-make -s -C "$top" BUILD="$BUILD" PREFIX=$P DESTDIR="$D" uninstall >"$tmp/uninstall.log" 2>&1 || fail "make uninstall"
+make -s -C "$top" "$@" DESTDIR="$D" uninstall >"$tmp/uninstall.log" 2>&1 || fail "make uninstall"
 left=$(find "$D" -type f -o -type l)
 [ -z "$left" ] && ok "uninstall removed every file" || fail "uninstall left: $left"
 

@@ -2,8 +2,9 @@
 # it_safety.sh — proof that the engine never touches etcd's data. A fake etcd data dir (member/wal/*.wal,
 # member/wal/0.tmp, member/snap/db, member/snap/*.snap) is checksummed; fio + libetcdwal.so run in it (WAL
 # and backend modes, DIR = the data dir and = member/), traced with strace; fio is also killed mid-run
-# with SIGINT (process group, as Ctrl-C), SIGTERM (main pid, as kill/systemd) and SIGKILL (process group,
-# as a crash). Asserts: every checksum and the file list unchanged; no write-mode open/creat/truncate/
+# with SIGINT (as Ctrl-C), SIGTERM (as kill/systemd) — both to fio's main process, which then ends its
+# jobs (fio puts each job process in its own session, so a terminal's Ctrl-C reaches only the main one) —
+# and SIGKILL to the main and every job process (a crash or the OOM killer). Asserts: every checksum and the file list unchanged; no write-mode open/creat/truncate/
 # rename/unlink of anything under DIR outside the engine's private etcd-fio.<pid>.<job>.<n> directory;
 # private directory gone after each run and after SIGINT/SIGTERM; after SIGKILL the next run removes the
 # stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
@@ -121,31 +122,34 @@ for mode in wal backend; do
 done
 
 # ---- 2. killed mid-run ----
-# start_long MODE DIR: fio in its own process group, runs far longer than the test waits; sets PID.
+# start_long MODE DIR: fio running far longer than the test waits; sets PID (main) and KIDS (jobs).
 start_long() {
   args=$WALARGS
   [ "$1" = backend ] && args=$BEARGS
   # shellcheck disable=SC2086
-  setsid "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$2" $args --size=1g --time_based \
+  "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$2" $args --size=1g --time_based \
     --runtime=60 > "$WORK/kill-$1.out" 2>&1 &
   PID=$!
   i=0
   while [ $i -lt 100 ] && [ -z "$(privdirs "$2")" ]; do sleep 0.1; i=$((i + 1)); done
   [ -n "$(privdirs "$2")" ] || { fail "$1: no private directory appeared within 10 s"; return 1; }
   sleep 1   # syncs in flight, a rollover or two done
+  KIDS=$(ps -o pid= --ppid "$PID" | tr -d ' ')
 }
-wait_gone() {  # PID: fio must exit within 30 s of the signal
+alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+wait_gone() {  # PIDS…: all must exit within 30 s of the signal (zombies are reaped by init meanwhile)
   i=0
-  while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-  if kill -0 "$1" 2>/dev/null; then fail "fio pid $1 still running 30 s after the signal"; kill -KILL -- "-$1" 2>/dev/null; fi
-  wait "$1" 2>/dev/null
+  while alive "$@" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  if alive "$@"; then fail "fio ($*) still running 30 s after the signal"; kill -KILL "$@" 2>/dev/null; fi
+  wait "$PID" 2>/dev/null
 }
 
 for sig in INT TERM; do
   for mode in wal backend; do
     start_long $mode "$D" || continue
-    if [ $sig = INT ]; then kill -INT -- "-$PID"; else kill -TERM "$PID"; fi
-    wait_gone "$PID"
+    kill -$sig "$PID"
+    # shellcheck disable=SC2086
+    wait_gone "$PID" $KIDS
     sleep 0.2
     check_unchanged "SIG$sig during $mode run"
     left=$(privdirs "$D")
@@ -155,15 +159,20 @@ done
 
 # SIGKILL: nothing can clean up; the stale directory must be reaped by the next run, and only it.
 start_long wal "$D/member" && {
-  kill -KILL -- "-$PID"
-  wait_gone "$PID"
+  # shellcheck disable=SC2086
+  kill -KILL "$PID" $KIDS
+  # shellcheck disable=SC2086
+  wait_gone "$PID" $KIDS
   check_unchanged "SIGKILL during wal run"
   stale=$(privdirs "$D/member")
   if [ -z "$stale" ]; then
     fail "SIGKILL: no private directory left to reap (the kill came too late?)"
   else
     stalepid=$(echo "$stale" | head -n 1 | cut -d. -f2)
-    kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive"
+    # The killed job process is a zombie until init reaps it; a real rerun comes later than that.
+    i=0
+    while kill -0 "$stalepid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive after 10 s"
     # Decoys the reaper must leave alone.
     sleep 300 & SLEEPER=$!
     sh -c 'exit 0' & deadpid=$!; wait $deadpid

@@ -452,6 +452,16 @@ static void test_io_errors(void **state)
     assert_non_null(strstr(f->err, "offset"));
     bb_close(db, 1);
 
+    /* a descriptor closed under the model */
+    db = open_db(f, "dbc", 0, 64, 0);
+    assert_int_equal(bb_write(db, page, sizeof page, f->err, sizeof f->err), 0);
+    close(bb_fd(db));
+    assert_int_equal(bb_commit(db, f->err, sizeof f->err), -EBADF);
+    assert_non_null(strstr(f->err, "pwrite"));
+    assert_non_null(strstr(f->err, "dbc"));
+    bb_close(db, 1); /* its close(2) fails quietly; the file is still unlinked */
+    assert_int_equal(faccessat(f->dirfd, "dbc", F_OK, 0), -1);
+
     /* fdatasync on something that cannot sync (a pipe): the commit reports it */
     db = open_db(f, "db3", 0, 8, 0);
     int pfd[2];

@@ -201,6 +201,13 @@ static void real_status_interval(void **state)
     assert_int_equal(j->samples, 13212);  /* the last (final) document */
     fior_report_free(r);
 
+    /* the normal-format stream prints the same job (same pid) each interval: the last print is the result */
+    r = parse_ok(FX("fio-3.33-status-interval.txt"));
+    assert_int_equal(fior_report_njobs(r), 1);
+    assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 3261000);
+    assert_int_equal(fior_report_job(r, 0)->line, 114);
+    fior_report_free(r);
+
     /* the stream API gives the same final report, whatever the chunking */
     size_t len;
     char *buf = slurp(FX("fio-3.33-status-interval.json"), &len);
@@ -267,6 +274,7 @@ static void real_client_server(void **state)
     fior_report_free(r);
 
     r = parse_ok(FX("fio-3.33-client2.json"));  /* two clients + the "All clients" sum */
+    assert_int_equal(fior_report_format(r), FIOR_FMT_JSON);  /* "<vm> " text lines but no text results */
     assert_int_equal(fior_report_njobs(r), 2);
     for (size_t i = 0; i < 2; i++)
         assert_string_equal(fior_report_job(r, i)->name, "mytest");
@@ -297,6 +305,7 @@ static void real_numjobs_and_several_jobs(void **state)
     assert_int_equal(fior_report_njobs(r), 2);
     assert_string_equal(fior_report_job(r, 0)->name, "first");
     assert_string_equal(fior_report_job(r, 1)->name, "second");
+    assert_string_equal(fior_report_job(r, 1)->ioengine, "sync");  /* from its own description line */
     assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 627000);
     assert_int_equal(pct_of(fior_report_job(r, 1), 99.0), 603000);
     fior_report_free(r);

@@ -266,6 +266,17 @@ static void json_cases(void **state)
     r = parse_str(JDOC("{\"N\": 5, \"percentile\": {\"ninety\": 1}}"), FIOR_E_PARSE);
     fior_report_free(r);
 
+    /* fdatasync=1 but no sync latency: nothing to judge for a job that wrote nothing, UNKNOWN for one that wrote */
+    r = parse_str(JDOC("{\"N\": 0}"), FIOR_OK);
+    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
+    assert_int_equal(jv[0].verdict, FIOR_NOT_JUDGED);
+    fior_report_free(r);
+    r = parse_str("{\"jobs\": [{\"jobname\": \"w\", \"error\": 0, \"job options\": {\"fdatasync\": \"1\"},\n"
+                  " \"write\": {\"total_ios\": 455}, \"sync\": {\"lat_ns\": {\"N\": 0}}}]}\n", FIOR_OK);
+    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
+    assert_int_equal(jv[0].verdict, FIOR_UNKNOWN);
+    fior_report_free(r);
+
     /* stray text around and between documents; the last document wins; its offset is reported */
     char buf[4096];
     snprintf(buf, sizeof buf, "fio: some warning\n%sJobs: 1 (f=1)\n%s", JDOC("{\"N\": 0}"),

@@ -1,6 +1,6 @@
 /* test_svg_prom.c — the two output writers of `etcd-fio check`: the SVG latency picture (structure, axis
  * mapping of the threshold lines, escaping) and the node_exporter textfile (grouping, escaping, atomic
- * replacement). The browser rendering itself is checked by bench/render_svg.sh with headless Chromium. */
+ * replacement). The browser rendering itself is done by bench/time_to_verdict.sh with headless Chromium. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -129,6 +129,29 @@ static void libaio_versions(void **state)
     }
 }
 
+/* A pasted result block has no ioengine: the bug's signature (an absurd max) on a fio that may have it */
+static void garbage_signature_without_engine(void **state)
+{
+    (void)state;
+    tjob t;
+    fior_judgement o;
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
+    t.j.max_ns = 328998000000ULL;  /* max=328998k usec */
+    t.j.fio_version = "fio-3.33";
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "implausible"));
+    t.j.fio_version = NULL;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.j.fio_version = "fio-3.23";  /* outside the buggy range: a real (awful) outlier, p99 still judged */
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    t.j.fio_version = "fio-3.33";
+    t.j.ioengine = "sync";  /* a sync engine is not affected */
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    t.j.ioengine = NULL;
+    t.j.max_ns = 50 * MS;  /* plausible max */
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+}
+
 static void no_sync_not_judged(void **state)
 {
     (void)state;
@@ -259,6 +282,7 @@ int main(void)
         cmocka_unit_test(thresholds_by_role),
         cmocka_unit_test(forced_unknown),
         cmocka_unit_test(libaio_versions),
+        cmocka_unit_test(garbage_signature_without_engine),
         cmocka_unit_test(no_sync_not_judged),
         cmocka_unit_test(neighbours),
         cmocka_unit_test(print_resolution),

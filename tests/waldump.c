@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     }
     char **paths = NULL;
     size_t np = 0;
+    int owned = 0; /* paths[i] were allocated (directory listing) */
     struct stat st;
     if (argc == 2 && stat(argv[1], &st) == 0 && S_ISDIR(st.st_mode)) {
         DIR *d = opendir(argv[1]);
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
             np++;
         }
         closedir(d);
+        owned = 1;
         qsort(paths, np, sizeof *paths, cmp);
     } else {
         paths = calloc((size_t)argc, sizeof *paths);
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
     }
     if (!np) {
         fprintf(stderr, "waldump: %s: no .wal files\n", argv[1]);
+        free(paths);
         return 2;
     }
     waldec_state s;
@@ -129,5 +132,8 @@ int main(int argc, char **argv)
            " index_gaps=%" PRIu64 " crc=0x%08" PRIx32 "\n",
            rc ? "INVALID" : "OK", s.segments, s.frames, s.entries, s.states, s.crcs, s.metadatas, s.snapshots,
            s.entry_data_bytes, s.last_index, s.index_gaps, s.crc);
+    for (size_t i = 0; owned && i < np; i++)
+        free(paths[i]);
+    free(paths);
     return rc;
 }

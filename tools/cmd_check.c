@@ -821,9 +821,15 @@ static void describe_side(char *b, size_t n, const char *what, const side_out *s
         msgf(b, n, "%s p99 %s (only %llu samples: not decided)", what, v, (unsigned long long)s->n);
     else if (e->state == ES_PASS || e->state == ES_FAIL)
         msgf(b, n, "%s p99 %s %s %s", what, v, cmp, t);
-    else
+    else if (e->lo_ns <= thr && e->hi_ns == UINT64_MAX)
+        msgf(b, n, "%s p99 %s %s %s, but %llu samples are too few for a %.0f%% upper bound", what, v, cmp, t,
+             (unsigned long long)s->n, conf * 100);
+    else if (e->lo_ns <= thr && e->hi_ns >= thr)
         msgf(b, n, "%s p99 %s %s %s, but its %.0f%% bound %s..%s straddles %s", what, v, cmp, t, conf * 100,
                  lo, hi, t);
+    else /* the nominal bound is clear of it, the error-spending looks were not yet */
+        msgf(b, n, "%s p99 %s %s %s, not yet decided (%.0f%% bound %s..%s; the sequential looks need more samples)",
+             what, v, cmp, t, conf * 100, lo, hi);
 }
 
 int cmd_check(int argc, char **argv)
@@ -915,7 +921,7 @@ int cmd_check(int argc, char **argv)
     char *raw = NULL;
     size_t rawlen = 0, rawcap = 0;
     unsigned long seen_docs = 0, docs_at_stop = 0;
-    int stopped = 0, tty = isatty(2) && !o.json, sent_kill = 0;
+    int stopped = 0, tty = isatty(2), sent_kill = 0;
     double stop_at = 0;
     for (;;) {
         struct pollfd pf = {fd, POLLIN, 0};
@@ -986,7 +992,12 @@ int cmd_check(int argc, char **argv)
 
     const fior_report *fin = fior_stream_report(st);
     const fior_job *wj = find_job(fin, FIOR_ROLE_WAL), *bj = find_job(fin, FIOR_ROLE_BACKEND);
-    int complete = fin && (!stopped || seen_docs > docs_at_stop) && wj;
+    /* fio's final document is the last thing it prints: a document after the stop, and the output ends
+     * with its closing brace (a truncated final document would leave the stream on an older one) */
+    size_t end = rawlen;
+    while (end && (raw[end - 1] == '\n' || raw[end - 1] == ' ' || raw[end - 1] == '\r'))
+        end--;
+    int complete = fin && (!stopped || seen_docs > docs_at_stop) && wj && end && raw[end - 1] == '}';
     int fio_ok = WIFEXITED(wst) && (WEXITSTATUS(wst) == 0 || (stopped && WEXITSTATUS(wst) == 128));
     if (!complete || !fio_ok) {
         char l[512];
@@ -1058,14 +1069,21 @@ int cmd_check(int argc, char **argv)
         msgf(r.reason, sizeof r.reason, "%s; %s (%.0f%% confident after %llu syncs, %.0f s)", ws, bs,
                  o.confidence * 100, (unsigned long long)(r.decided_syncs ? r.decided_syncs : es.wal.n + es.backend.n),
                  stopped ? stop_at : r.duration);
+    } else if (r.interrupted) {
+        /* stopped by the operator before the bound decided: the point estimate is no verdict */
+        r.verdict = FIOR_UNKNOWN;
+        msgf(r.reason, sizeof r.reason, "interrupted after %.0f s before the p99 was decided (point estimates: %s; %s)",
+             r.duration, ws, bs);
     } else {
         r.borderline = 1;
-        msgf(r.reason, sizeof r.reason, "%s; %s (point estimate after %.0f s%s)", ws, bs, r.duration,
-                 r.interrupted ? ", interrupted" : "");
+        msgf(r.reason, sizeof r.reason, "%s; %s (point estimate after %.0f s)", ws, bs, r.duration);
     }
 
-    if (o.classic && !g_interrupted)
+    if (o.classic && !g_interrupted) {
+        if (tty)
+            fprintf(stderr, "running the classic fio job (10,029 fdatasyncs of 2300 bytes) in %s ...\n", r.fi.path);
         run_classic(r.fi.path, tmp, &r.classic);
+    }
 
     int rc = r.verdict == FIOR_PASS ? 0 : r.verdict == FIOR_FAIL ? 1 : 2;
     if (o.json)

@@ -30,10 +30,11 @@
 #define FLEET_DEFAULT_PORT 8765
 #define FLEET_DEFAULT_DIR  "/var/lib/etcd"
 #define PROBE_TIMEOUT_S    30
+#define PROBE_BATCH        32
+#define PROFILE_RUNTIME_S  60   /* profile.c's default runtime, for the time limit only */
 
 typedef enum host_status {
     HS_OK = 0,
-    HS_BAD_SPEC,       /* never happens after argument parsing; kept for completeness of names */
     HS_UNREACHABLE,    /* no connection / no probe reply */
     HS_FIO_VERSION,    /* the server runs another fio than this client (and the engine) */
     HS_NO_ENGINE,      /* the engine is not at the same path on the server */
@@ -43,14 +44,13 @@ typedef enum host_status {
 } host_status;
 
 static const char *const status_names[] = {
-    "ok", "bad-spec", "unreachable", "fio-version", "no-engine", "probe-failed", "no-results", "judged"};
+    "ok", "unreachable", "fio-version", "no-engine", "probe-failed", "no-results", "judged"};
 
 typedef struct host {
     char        spec[300];      /* HOST,PORT as given to fio */
     char        name[256];      /* HOST without fio's ip:/ip6: prefix, as fio reports it in client_stats */
     int         port;
     char        dir[PATH_MAX];  /* directory on the server */
-    const char *where;          /* "FILE:LINE" or "--client" (for messages) */
     host_status st;
     char        server_name[128];  /* the server's own hostname (fio prefixes its text lines with it) */
     char        fio_version[64];
@@ -105,6 +105,16 @@ static void usage(FILE *f)
 "Environment: FIO (fio binary, default fio), ETCD_FIO_ENGINE (engine path to use on the servers).\n"
 "Exit status: 0 every host PASS, 1 some host FAIL, 2 some host could not be judged, or usage error.\n",
             FLEET_DEFAULT_PORT, FLEET_DEFAULT_DIR);
+}
+
+/* Set by SIGINT/SIGTERM: the running fio clients are asked to stop (they stop their servers' jobs and
+ * still print what was measured), then the hosts are judged on that and the work directory is removed. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
 }
 
 /* ---------- host list ---------- */
@@ -171,13 +181,12 @@ static int add_host(fleet *f, const char *spec, const char *dir, const char *whe
     }
     if (dir)
         snprintf(h->dir, sizeof h->dir, "%s", dir);
-    h->where = where;
     f->n++;
     return 0;
 }
 
-/* `HOST[,PORT] [DIR]` per line. Locations are kept as "FILE:LINE" strings owned by the caller's pool. */
-static int read_clients(fleet *f, const char *path, char ***pool, size_t *npool, char *err, size_t errlen)
+/* `HOST[,PORT] [DIR]` per line; errors name FILE:LINE. */
+static int read_clients(fleet *f, const char *path, char *err, size_t errlen)
 {
     FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!in) {
@@ -211,17 +220,7 @@ static int read_clients(fleet *f, const char *path, char ***pool, size_t *npool,
             rc = -1;
             break;
         }
-        char **np = realloc(*pool, (*npool + 1) * sizeof *np);
-        if (!np || !(np[*npool] = strdup(where))) {
-            if (np)
-                *pool = np;
-            snprintf(err, errlen, "out of memory");
-            rc = -1;
-            break;
-        }
-        *pool = np;
-        (*npool)++;
-        if (add_host(f, spec, dir, (*pool)[*npool - 1], err, errlen)) {
+        if (add_host(f, spec, dir, where, err, errlen)) {
             rc = -1;
             break;
         }
@@ -288,6 +287,14 @@ static void wait_all(const pid_t *pids, int *status, size_t n, unsigned timeout_
             break;
         clock_gettime(CLOCK_MONOTONIC, &now);
         double el = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (stop_requested == 1) {
+            /* fio's client treats SIGINT as "stop the run and report"; a terminal already sent it to the
+             * whole process group, a `kill` of this process only reached us. Once is enough. */
+            for (size_t i = 0; i < n; i++)
+                if (status[i] == -2)
+                    kill(pids[i], SIGINT);
+            stop_requested = 2;
+        }
         for (size_t i = 0; i < n; i++) {
             if (status[i] == -2 && el > timeout_s) {
                 kill(pids[i], SIGTERM);
@@ -353,11 +360,12 @@ static int local_fio_version(fleet *f, char *err, size_t errlen)
     return 0;
 }
 
-static int write_job(const fleet *f, const host *h, const char *path, int probe, char *err, size_t errlen)
+/* The probe parses the very job the run will use, so it fails on whatever the run would fail to parse. */
+static int write_job(const fleet *f, const host *h, const char *path, char *err, size_t errlen)
 {
     FILE *out = fopen(path, "w");
     if (!out) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%.600s: %s", path, strerror(errno));
         return -1;
     }
     prof_opts o;
@@ -365,10 +373,10 @@ static int write_job(const fleet *f, const host *h, const char *path, int probe,
     o.load = f->load;
     o.dir = h->dir[0] ? h->dir : f->dir;
     o.engine_path = f->engine;
-    o.runtime_s = probe ? 1 : f->runtime_s;
+    o.runtime_s = f->runtime_s;
     int rc = prof_write(out, &o, err, errlen);
     if (fclose(out) && !rc) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%.600s: %s", path, strerror(errno));
         rc = -1;
     }
     return rc;
@@ -462,49 +470,47 @@ static void judge_probe(fleet *f, host *h, const char *txt, int rc)
     h->st = HS_OK;
 }
 
+/* Probes every host, PROBE_BATCH at a time (a fio client process each; a fleet may have hundreds). */
 static int preflight(fleet *f, char *err, size_t errlen)
 {
-    pid_t *pids = calloc(f->n, sizeof *pids);
-    int *st = calloc(f->n, sizeof *st);
-    if (!pids || !st) {
-        free(pids);
-        free(st);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < f->n && !rc; i++) {
-        char job[PATH_MAX + 64], out[PATH_MAX + 64], client[sizeof f->h[i].spec + 16];
-        snprintf(job, sizeof job, "%s/probe-%zu.fio", f->work, i);
-        snprintf(out, sizeof out, "%s/probe-%zu.out", f->work, i);
-        if (write_job(f, &f->h[i], job, 1, err, errlen)) {
-            rc = -1;
-            break;
+    pid_t pids[PROBE_BATCH];
+    int st[PROBE_BATCH];
+    for (size_t b = 0; b < f->n; b += PROBE_BATCH) {
+        size_t n = f->n - b < PROBE_BATCH ? f->n - b : PROBE_BATCH, started = 0;
+        int rc = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = b + k;
+            char job[PATH_MAX + 64], out[PATH_MAX + 64], client[sizeof f->h[i].spec + 16];
+            snprintf(job, sizeof job, "%s/job-%zu.fio", f->work, i);  /* the run uses it too */
+            snprintf(out, sizeof out, "%s/probe-%zu.out", f->work, i);
+            if (write_job(f, &f->h[i], job, err, errlen)) {
+                rc = -1;
+                break;
+            }
+            snprintf(client, sizeof client, "--client=%s", f->h[i].spec);
+            /* --parse-only after the job file travels with that client's job to the server: the server
+             * parses the job (engine path, engine options; it loads the engine) and runs nothing. */
+            const char *argv[] = {f->fio, "--eta=never", client, job, "--parse-only", NULL};
+            pids[k] = spawn(argv, out);
+            if (pids[k] < 0) {
+                snprintf(err, errlen, "fork: %s", strerror(errno));
+                rc = -1;
+                break;
+            }
+            started++;
         }
-        snprintf(client, sizeof client, "--client=%s", f->h[i].spec);
-        /* --parse-only after the job file travels with that client's job to the server: the server parses
-         * the job (engine path, engine options) and runs nothing. */
-        const char *argv[] = {f->fio, "--eta=never", client, job, "--parse-only", NULL};
-        pids[i] = spawn(argv, out);
-        if (pids[i] < 0) {
-            snprintf(err, errlen, "fork: %s", strerror(errno));
-            rc = -1;
+        wait_all(pids, st, started, PROBE_TIMEOUT_S);
+        if (rc)
+            return -1;
+        for (size_t k = 0; k < n; k++) {
+            char out[PATH_MAX + 64];
+            snprintf(out, sizeof out, "%s/probe-%zu.out", f->work, b + k);
+            char *txt = slurp(out, NULL);
+            judge_probe(f, &f->h[b + k], txt, st[k]);
+            free(txt);
         }
     }
-    size_t started = 0;
-    while (started < f->n && pids[started] > 0)
-        started++;
-    wait_all(pids, st, started, PROBE_TIMEOUT_S);
-    for (size_t i = 0; i < started && !rc; i++) {
-        char out[PATH_MAX + 64];
-        snprintf(out, sizeof out, "%s/probe-%zu.out", f->work, i);
-        char *txt = slurp(out, NULL);
-        judge_probe(f, &f->h[i], txt, st[i]);
-        free(txt);
-    }
-    free(pids);
-    free(st);
-    return rc;
+    return 0;
 }
 
 /* ---------- the run ---------- */
@@ -607,33 +613,30 @@ static int run_profile(fleet *f, const char *out_path, char *err, size_t errlen)
     argv[a++] = f->fio;
     argv[a++] = "--eta=never";
     argv[a++] = "--output-format=json";
-    int rc = 0;
-    for (size_t i = 0; i < f->n && !rc; i++) {
+    for (size_t i = 0; i < f->n; i++) {
         if (f->h[i].st != HS_OK)
             continue;
         snprintf(job[k], sizeof job[k], "%s/job-%zu.fio", f->work, i);
         snprintf(client[k], sizeof client[k], "--client=%s", f->h[i].spec);
-        rc = write_job(f, &f->h[i], job[k], 0, err, errlen);
         argv[a++] = client[k];
         argv[a++] = job[k];
         k++;
     }
     argv[a] = NULL;
-    if (!rc) {
-        /* fio stops by itself at the runtime; the margin covers connection, layout and a slow last sync. */
-        unsigned limit = (f->runtime_s ? f->runtime_s : 600) * 2 + 120;
-        pid_t pid = spawn(argv, out_path);
-        int st = 0;
-        if (pid < 0) {
-            snprintf(err, errlen, "fork: %s", strerror(errno));
+    /* fio stops by itself at the runtime (time_based); the margin covers connecting, the servers' setup
+     * and slow last syncs on a bad disk. */
+    unsigned limit = (f->runtime_s ? f->runtime_s : PROFILE_RUNTIME_S) * 2 + 120;
+    int rc = 0, st = 0;
+    pid_t pid = spawn(argv, out_path);
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        rc = -1;
+    } else {
+        wait_all(&pid, &st, 1, limit);
+        if (st == -1) {
+            snprintf(err, errlen, "fio did not finish within %u s; its output so far is in %.700s", limit,
+                     out_path);
             rc = -1;
-        } else {
-            wait_all(&pid, &st, 1, limit);
-            if (st == -1) {
-                snprintf(err, errlen, "fio did not finish within %u s; its output so far is in %.700s", limit,
-                         out_path);
-                rc = -1;
-            }
         }
     }
     free(argv);
@@ -725,7 +728,7 @@ static void print_table(const fleet *f, fior_verdict overall)
 {
     size_t w = 4;
     for (size_t i = 0; i < f->n; i++) {
-        size_t l = strlen(f->h[i].name) + 7;
+        size_t l = strlen(f->h[i].name) + 9;
         if (l > w)
             w = l;
     }
@@ -734,7 +737,8 @@ static void print_table(const fleet *f, fior_verdict overall)
     for (size_t i = 0; i < f->n; i++) {
         const host *h = &f->h[i];
         char hp[300], wal[32], be[32];
-        snprintf(hp, sizeof hp, "%s:%d", h->name, h->port);
+        /* [v6]:port, as URLs write it, so the port stays readable */
+        snprintf(hp, sizeof hp, strchr(h->name, ':') ? "[%s]:%d" : "%s:%d", h->name, h->port);
         fmt_p99(wal, sizeof wal, h->has_wal, h->wal_p99_known, h->wal_p99_ns);
         fmt_p99(be, sizeof be, h->has_backend, h->backend_p99_known, h->backend_p99_ns);
         printf("%-*s  %12s  %12s  %-7s  %s%s%s\n", (int)w, hp, wal, be, fior_verdict_name(h->verdict),
@@ -828,6 +832,9 @@ static int write_prom(const fleet *f, fior_verdict overall)
     if (!rc)
         rc = prom_add(p, "etcd_fio_fleet_verdict", "overall verdict of the fleet: 0 pass, 1 fail, 2 unknown",
                       "gauge", NULL, 0, (double)overall);
+    if (!rc)  /* lets an alert tell a stale file from a fresh one */
+        rc = prom_add(p, "etcd_fio_fleet_timestamp_seconds", "when the fleet run ended (Unix time)", "gauge",
+                      NULL, 0, (double)time(NULL));
     if (!rc && prom_write(p, f->prom_file, err, sizeof err))
         rc = -1;
     else if (rc)
@@ -840,7 +847,7 @@ static int write_prom(const fleet *f, fior_verdict overall)
 
 /* ---------- main ---------- */
 
-static int rm_work(const char *dir)
+static int rm_work(const char *dir, size_t nhosts)
 {
     /* Only the files this command wrote, by name; never a recursive delete of a path from the user. */
     char p[PATH_MAX + 64];
@@ -849,15 +856,11 @@ static int rm_work(const char *dir)
         snprintf(p, sizeof p, "%s/%s", dir, fixed[i]);
         unlink(p);
     }
-    for (size_t i = 0;; i++) {
-        int any = 0;
-        const char *fmt[] = {"%s/probe-%zu.fio", "%s/probe-%zu.out", "%s/job-%zu.fio"};
-        for (size_t k = 0; k < 3; k++) {
-            snprintf(p, sizeof p, fmt[k], dir, i);
-            any |= unlink(p) == 0;
-        }
-        if (!any)
-            break;
+    for (size_t i = 0; i < nhosts; i++) {
+        snprintf(p, sizeof p, "%s/probe-%zu.out", dir, i);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/job-%zu.fio", dir, i);
+        unlink(p);
     }
     return rmdir(dir);
 }
@@ -870,8 +873,6 @@ int cmd_fleet(int argc, char **argv)
     f.dir = FLEET_DEFAULT_DIR;
     f.fio = getenv("FIO") && *getenv("FIO") ? getenv("FIO") : "fio";
     char err[1024] = "";
-    char **pool = NULL;
-    size_t npool = 0;
     int rc = 2;
 
     for (int i = 1; i < argc; i++) {
@@ -904,7 +905,7 @@ int cmd_fleet(int argc, char **argv)
             if (add_host(&f, val, NULL, "--client", err, sizeof err))
                 goto bad;
         } else if (!strcmp(a, "--clients")) {
-            if (read_clients(&f, val, &pool, &npool, err, sizeof err))
+            if (read_clients(&f, val, err, sizeof err))
                 goto bad;
         } else if (!strcmp(a, "--dir")) {
             if (val[0] != '/') {
@@ -967,6 +968,14 @@ int cmd_fleet(int argc, char **argv)
         f.own_work = 1;
     }
 
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    stop_requested = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
     if (local_fio_version(&f, err, sizeof err) || preflight(&f, err, sizeof err)) {
         fprintf(stderr, "etcd-fio fleet: %s\n", err);
         goto cleanup;
@@ -975,6 +984,10 @@ int cmd_fleet(int argc, char **argv)
         if (f.h[i].st != HS_OK)
             fprintf(stderr, "etcd-fio fleet: %s: %s: %s\n", f.h[i].spec, status_names[f.h[i].st], f.h[i].msg);
 
+    if (stop_requested) {
+        fprintf(stderr, "etcd-fio fleet: interrupted before the run\n");
+        goto cleanup;
+    }
     char raw_path[PATH_MAX + 32];
     snprintf(raw_path, sizeof raw_path, "%s/run.json", f.work);
     if (run_profile(&f, raw_path, err, sizeof err)) {
@@ -997,9 +1010,9 @@ int cmd_fleet(int argc, char **argv)
             goto cleanup;
         }
         if (fior_parse_buffer(r, raw_path, raw, raw_len) != FIOR_OK) {
-            /* Hosts stay without results (UNKNOWN); the reason says why. */
-            fprintf(stderr, "etcd-fio fleet: cannot read fio's output: %s\n", fior_report_error(r));
-            f.own_work = 0;
+            /* Typically every host failed to start its jobs: they stay UNKNOWN with the servers' own
+             * messages as reasons (explain_missing). */
+            fprintf(stderr, "etcd-fio fleet: no results in fio's output (%s)\n", fior_report_error(r));
         } else {
             judge_results(&f, r);
         }
@@ -1013,6 +1026,11 @@ int cmd_fleet(int argc, char **argv)
     for (size_t i = 0; i < f.n; i++)
         if (verdict_rank(f.h[i].verdict) < verdict_rank(overall))
             overall = f.h[i].verdict;
+    if (stop_requested) {
+        fprintf(stderr, "etcd-fio fleet: interrupted: the run was cut short, hosts judged on what was measured\n");
+        if (overall == FIOR_PASS)
+            overall = FIOR_UNKNOWN;  /* a shortened run is no PASS (a measured FAIL stays one) */
+    }
 
     if (f.json)
         print_json(&f, overall);
@@ -1020,21 +1038,19 @@ int cmd_fleet(int argc, char **argv)
         print_table(&f, overall);
     rc = overall == FIOR_PASS ? 0 : overall == FIOR_FAIL ? 1 : 2;
 
-    if (f.prom_file && write_prom(&f, overall)) {
+    if (f.prom_file && write_prom(&f, overall))
         rc = 2;
-    }
 
 cleanup:
-    if (f.own_work && rm_work(f.work))
+    if (f.own_work && rm_work(f.work, f.n))
         fprintf(stderr, "etcd-fio fleet: could not remove %s: %s\n", f.work, strerror(errno));
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     goto out;
 bad:
     fprintf(stderr, "etcd-fio fleet: %s\n", err);
     rc = 2;
 out:
-    for (size_t i = 0; i < npool; i++)
-        free(pool[i]);
-    free(pool);
     free(f.h);
     return rc;
 }

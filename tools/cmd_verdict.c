@@ -37,14 +37,17 @@ static void usage(FILE *f)
 "  --min-samples N   fewer sync samples than N (where the count is known) is UNKNOWN (default 100)\n"
 "  -h, --help        this help\n"
 "\n"
-"A job is UNKNOWN, never PASS, when it has sync samples but no usable percentile, fio reported an error,\n"
-"it has too few samples, its latencies are known to be garbage (fio 3.31-3.40 with ioengine=libaio) or\n"
-"all zero (gtod_reduce), or the percentile is missing and its listed neighbours do not decide it. Jobs\n"
-"without sync samples are NOT JUDGED. Overall: FAIL if any judged job fails, else UNKNOWN if any job is\n"
-"unknown or nothing was judged, else PASS.\n"
+"A job is UNKNOWN, never PASS, when: it has sync samples but no usable percentile; fio reported an\n"
+"error; it has too few samples; its latencies are known to be garbage (fio 3.31-3.40 with\n"
+"ioengine=libaio, or an implausible max when the input does not name the engine) or all zero\n"
+"(gtod_reduce); the percentile is missing and its listed neighbours do not decide it; or the printed\n"
+"value is within its print resolution (e.g. 10 msec) of the threshold. Jobs without sync samples are\n"
+"NOT JUDGED. Overall: FAIL if any judged job fails, else UNKNOWN if any job is unknown or nothing was\n"
+"judged, else PASS.\n"
 "\n"
 "Exit status: 0 PASS, 1 FAIL, 2 UNKNOWN / nothing judged / unreadable or unparseable input / usage error.\n"
-"An unparseable input prints one line naming the file and the line (text) or byte (JSON).\n");
+"An unreadable or unparseable input prints one line on stderr naming the file and the line (text) or\n"
+"byte (JSON), and nothing on stdout.\n");
 }
 
 static int num_arg(const char *opt, const char *val, double lo_excl, double hi_excl, double *out)

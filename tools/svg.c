@@ -144,7 +144,8 @@ int svg_write(FILE *f, const svg_plot *p)
                 (unsigned long long)p->vlines[i].ns, px, PT, px, H - PB, p->vlines[i].color);
         /* labels right of their line, or left of it in the right half so they stay inside the plot */
         int left = px > (PL + W - PR) / 2;
-        fprintf(f, "<text x=\"%.1f\" y=\"%g\" fill=\"%s\" font-size=\"12\" text-anchor=\"%s\">",
+        fprintf(f, "<text x=\"%.1f\" y=\"%g\" fill=\"%s\" font-size=\"12\" text-anchor=\"%s\" "
+                   "stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">",
                 left ? px - 4 : px + 4, PT + 14 + 16.0 * (double)i, p->vlines[i].color, left ? "end" : "start");
         put_text(f, p->vlines[i].label);
         fprintf(f, "</text>\n");

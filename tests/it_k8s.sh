@@ -1,0 +1,107 @@
+#!/bin/sh
+# it_k8s.sh — examples/k8s: the manifests pass yamllint (strict) and, parsed with python3-yaml, have what a
+# cluster needs: the right kinds, the Job pinned to one node, the DaemonSet on etcd nodes with tolerations,
+# hostPath volumes for both etcd layouts and node_exporter's textfile directory, every mount backed by a
+# volume (and every volume mounted), and a command that runs `etcd-fio check` on those mounts with options
+# the real CLI accepts. The Containerfile builds with `make install` on Debian with fio from apt.
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+K=$top/examples/k8s
+command -v yamllint >/dev/null || { echo "skip: yamllint not installed (mk/deps.sh installs it)"; exit 77; }
+PY=""
+for p in /usr/bin/python3 python3; do
+  if $p -c 'import yaml' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || { echo "skip: no python3 with the yaml module (Debian: python3-yaml)"; exit 77; }
+fails=0
+
+yamllint -s -d "{extends: default, rules: {line-length: {max: 110}}}" "$K"/*.yaml \
+  && echo "ok: yamllint -s" || { echo "FAIL: yamllint"; fails=$((fails + 1)); }
+
+help=$("$BUILD/etcd-fio" check --help 2>&1)
+HELP="$help" "$PY" - "$K/job.yaml" "$K/daemonset.yaml" "$K/Containerfile" <<'EOF' || fails=$((fails + 1))
+import os, re, shlex, sys, yaml
+bad = []
+def check(cond, msg):
+    print(('ok: ' if cond else 'FAIL: ') + msg)
+    if not cond:
+        bad.append(msg)
+
+ETCD_DIRS = {'/var/lib/rancher/rke2/server/db/etcd', '/var/lib/etcd'}
+check_help = os.environ['HELP']
+
+def pod_checks(name, doc):
+    tpl = doc['spec']['template']
+    spec = tpl['spec']
+    tols = spec.get('tolerations') or []
+    keys = {t.get('key') for t in tols}
+    check({'node-role.kubernetes.io/etcd', 'node-role.kubernetes.io/control-plane'} <= keys,
+          '%s tolerates the etcd and control-plane taints' % name)
+    for t in tols:
+        check(t.get('operator') == 'Exists' or ('value' in t and t.get('operator', 'Equal') == 'Equal'),
+              '%s toleration %s is well-formed' % (name, t.get('key')))
+    vols = {v['name']: v for v in spec.get('volumes', [])}
+    host = {v['hostPath']['path']: n for n, v in vols.items() if 'hostPath' in v}
+    check(ETCD_DIRS <= set(host), '%s has hostPath volumes for %s' % (name, sorted(ETCD_DIRS)))
+    check(any('textfile' in p for p in host), '%s has a hostPath for the textfile collector' % name)
+    (c,) = spec['containers']
+    check(bool(c.get('image')), '%s container has an image' % name)
+    mounts = {m['mountPath']: m['name'] for m in c.get('volumeMounts', [])}
+    for path, vname in mounts.items():
+        check(vname in vols, '%s mount %s -> volume %s exists' % (name, path, vname))
+    for vname in vols:
+        check(vname in mounts.values(), '%s volume %s is mounted' % (name, vname))
+    mount_of = {vname: path for path, vname in mounts.items()}
+    script = ' '.join(c.get('command', []) + c.get('args', []))
+    check('etcd-fio check' in script, '%s runs etcd-fio check' % name)
+    # the directories it checks are the etcd hostPath mounts
+    for p in ETCD_DIRS:
+        check(mount_of.get(host.get(p)) and mount_of[host[p]] in script,
+              '%s checks the mount of %s (%s)' % (name, p, mount_of.get(host.get(p))))
+    # the Prometheus file goes into the textfile hostPath mount
+    m = re.search(r'--prometheus[ =](\S+)', script)
+    tf = [mount_of.get(n, '?') for p, n in host.items() if 'textfile' in p]
+    check(m and tf and m.group(1).startswith(tf[0] + '/'), '%s writes --prometheus into %s' % (name, tf))
+    # every option it passes exists in the real `etcd-fio check --help`
+    for opt in set(re.findall(r'(?<![\w-])(--[a-z][a-z-]*)', script)):
+        check(re.search(re.escape(opt) + r'(?![\w-])', check_help) is not None,
+              '%s: etcd-fio check accepts %s' % (name, opt))
+    sel = spec.get('nodeSelector') or {}
+    return spec, sel, tpl
+
+docs = {}
+for path in sys.argv[1:3]:
+    for d in yaml.safe_load_all(open(path)):
+        if d:
+            docs[d['kind']] = d
+check(set(docs) == {'Job', 'DaemonSet'}, 'kinds: %s' % sorted(docs))
+
+job = docs['Job']
+check(job['apiVersion'] == 'batch/v1', 'Job apiVersion batch/v1')
+spec, sel, _ = pod_checks('Job', job)
+check(spec.get('restartPolicy') in ('Never', 'OnFailure'), 'Job restartPolicy %s' % spec.get('restartPolicy'))
+check(bool(sel.get('kubernetes.io/hostname')) or bool(spec.get('nodeName')), 'Job pinned to one node')
+
+ds = docs['DaemonSet']
+check(ds['apiVersion'] == 'apps/v1', 'DaemonSet apiVersion apps/v1')
+spec, sel, tpl = pod_checks('DaemonSet', ds)
+check(sel.get('node-role.kubernetes.io/etcd') == 'true', 'DaemonSet nodeSelector node-role.kubernetes.io/etcd: "true" (a string)')
+ml = ds['spec']['selector']['matchLabels']
+check(all(tpl['metadata']['labels'].get(k) == v for k, v in ml.items()), 'DaemonSet selector matches the pod labels')
+
+cf = open(sys.argv[3]).read()
+froms = re.findall(r'^FROM\s+(\S+)', cf, re.M)
+check(froms and all('debian' in f for f in froms), 'Containerfile: Debian base (%s)' % froms)
+check(len({f for f in froms}) == 1, 'Containerfile: build and runtime stages on the same release (same fio)')
+check(re.search(r'apt-get install[^\n]*(\\\n[^\n]*)*\bfio\b', cf) is not None, 'Containerfile: fio from apt')
+check(re.search(r'\bmake\b[^\n]*\binstall\b', cf) is not None, 'Containerfile: make install')
+m = re.search(r'^RUN .*PREFIX=(/[\w/.-]*)', cf, re.M)
+check(m and ('COPY --from=build /out%s/ %s/' % (m.group(1), m.group(1))) in cf, 'Containerfile: installed tree copied to PREFIX')
+check('ENTRYPOINT ["etcd-fio"]' in cf, 'Containerfile: entrypoint etcd-fio')
+sys.exit(1 if bad else 0)
+EOF
+
+[ $fails -eq 0 ] || { echo "it_k8s: $fails failure(s)"; exit 1; }
+echo "it_k8s: all passed"

@@ -1,0 +1,464 @@
+/* test_wal_io.c — the WAL model against a real directory, without fio: the page writer's flush rule
+ * (sizes of each write(2)), the spare-segment pipeline, Create/Save/cut() leaving etcd-shaped segments
+ * with an unbroken CRC chain, and the private directory's create/remove/keep/reap rules. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pagewriter.h"
+#include "pipeline.h"
+#include "privdir.h"
+#include "wal.h"
+#include "waldec.h"
+
+static char *mktmp(void)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *p = malloc(strlen(base) + 32);
+    sprintf(p, "%s/test_wal_io.XXXXXX", base);
+    assert_non_null(mkdtemp(p));
+    return p;
+}
+
+static void rmtree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    char sub[4096];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            rmtree(sub);
+        else
+            unlink(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    unsigned char *b = malloc((size_t)st.st_size + 1);
+    size_t n = 0;
+    while (n < (size_t)st.st_size) {
+        ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
+        assert_true(r > 0);
+        n += (size_t)r;
+    }
+    close(fd);
+    *len = n;
+    return b;
+}
+
+/* ---- page writer ---- */
+
+typedef struct wlog {
+    size_t n;
+    size_t len[64];
+} wlog;
+
+static void observe(void *arg, const void *p, size_t len)
+{
+    (void)p;
+    wlog *l = arg;
+    if (l->n < 64)
+        l->len[l->n] = len;
+    l->n++;
+}
+
+static unsigned char pattern[300000];
+
+/* Runs writes of the given sizes through a page writer at start offset off0; checks the file holds
+ * exactly the bytes written, and returns the write(2) sizes in *log. */
+static void run_pw(size_t off0, const size_t *sizes, size_t nsizes, int flush_at_end, wlog *log,
+                   size_t *buffered)
+{
+    char *dir = mktmp();
+    char path[4200];
+    assert_true(snprintf(path, sizeof path, "%s/f", dir) > 0);
+    int fd = open(path, O_CREAT | O_RDWR, 0600);
+    assert_true(fd >= 0);
+    pagewriter pw;
+    assert_int_equal(pw_init(&pw, fd, PW_PAGE_BYTES, PW_BUFFER_BYTES, off0), 0);
+    memset(log, 0, sizeof *log);
+    pw.observe = observe;
+    pw.observe_arg = log;
+    size_t total = 0;
+    for (size_t i = 0; i < nsizes; i++) {
+        assert_int_equal(pw_write(&pw, pattern + total, sizes[i]), 0);
+        total += sizes[i];
+    }
+    *buffered = pw.buffered;
+    if (flush_at_end)
+        assert_int_equal(pw_flush(&pw), 0);
+    size_t len;
+    unsigned char *got = slurp(path, &len);
+    assert_int_equal(len, total - (flush_at_end ? 0 : *buffered));
+    assert_memory_equal(got, pattern, len);
+    assert_int_equal(pw.bytes_out, len);
+    free(got);
+    pw_free(&pw);
+    close(fd);
+    rmtree(dir);
+    free(dir);
+}
+
+static void test_pw_flush_rule(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof pattern; i++)
+        pattern[i] = (unsigned char)(i * 131u + (i >> 9));
+    wlog l;
+    size_t buffered;
+
+    /* fits: nothing reaches the file until the flush, which is one write(2) */
+    size_t a[] = {2300, 2300, 2300};
+    run_pw(0, a, 3, 1, &l, &buffered);
+    assert_int_equal(buffered, 6900);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.len[0], 6900);
+
+    /* aligned buffer overflowing: flush it, whole pages of the rest straight out, tail buffered */
+    size_t b[] = {102400, 51200};
+    run_pw(0, b, 2, 0, &l, &buffered);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.len[0], 102400);
+    assert_int_equal(l.len[1], 12 * 4096);
+    assert_int_equal(buffered, 51200 - 12 * 4096);
+
+    /* unaligned buffer: the slack page is completed first, so the flush ends on a page boundary */
+    size_t c[] = {100000, 40000};
+    run_pw(0, c, 2, 0, &l, &buffered);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.len[0], 102400);
+    assert_int_equal(l.len[1], 9 * 4096);
+    assert_int_equal(buffered, 140000 - 102400 - 9 * 4096);
+
+    /* a writer opened at a file offset inside a page aligns to the file's pages, not the buffer's */
+    size_t d[] = {130000, 2000};
+    run_pw(1000, d, 2, 0, &l, &buffered);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.len[0], 130072);
+    assert_int_equal((1000 + l.len[0]) % 4096, 0);
+    assert_int_equal(buffered, 2000 - 72);
+
+    /* overflowing by less than the slack: the bytes go into the slack, no unaligned flush */
+    size_t e[] = {131000, 100};
+    run_pw(1000, e, 2, 1, &l, &buffered);
+    assert_int_equal(buffered, 131100);
+    assert_int_equal(l.n, 1); /* only the final explicit flush */
+    assert_int_equal(l.len[0], 131100);
+
+    /* exactly one page left over is buffered, not written directly (etcd's "> pageBytes") */
+    size_t f[] = {131072, 4096};
+    run_pw(0, f, 2, 0, &l, &buffered);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.len[0], 131072);
+    assert_int_equal(buffered, 4096);
+}
+
+/* ---- pipeline ---- */
+
+static void test_pipeline_spares(void **state)
+{
+    (void)state;
+    char *dir = mktmp();
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(dfd >= 0);
+    for (int mode = PIPELINE_FALLOCATE; mode <= PIPELINE_TRUNCATE; mode++) {
+        pipeline p;
+        assert_int_equal(pipeline_start(&p, dfd, 1000000, mode), 0);
+        int fd;
+        char name[32], msg[256];
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(pipeline_take(&p, &fd, name, sizeof name, msg, sizeof msg), 0);
+            assert_string_equal(name, k % 2 ? "1.tmp" : "0.tmp");
+            struct stat st;
+            assert_int_equal(fstat(fd, &st), 0);
+            assert_int_equal(st.st_size, 1000000);
+            if (mode == PIPELINE_TRUNCATE)
+                assert_true((uint64_t)st.st_blocks * 512 < 1000000); /* sparse: nothing reserved */
+            /* the WAL renames a taken spare before taking the next (etcd's contract) */
+            char final[32];
+            snprintf(final, sizeof final, "taken%d", k);
+            assert_int_equal(renameat(dfd, name, dfd, final), 0);
+            close(fd);
+        }
+        pipeline_stop(&p);
+        /* 3 taken + the one made ready ahead of need, removed at stop */
+        assert_int_equal(p.prealloc.count, 4);
+        assert_int_equal(faccessat(dfd, "0.tmp", F_OK, 0), -1);
+        assert_int_equal(faccessat(dfd, "1.tmp", F_OK, 0), -1);
+        for (int k = 0; k < 3; k++) {
+            char final[32];
+            snprintf(final, sizeof final, "taken%d", k);
+            assert_int_equal(unlinkat(dfd, final, 0), 0);
+        }
+    }
+    close(dfd);
+    rmtree(dir);
+    free(dir);
+}
+
+/* ---- WAL: Create, Save, cut ---- */
+
+static void decode_dir(const char *dir, waldec_state *s, size_t *nseg, size_t sizes[], char names[][300])
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    size_t n = 0;
+    while ((e = readdir(d))) {
+        uint64_t a, b;
+        if (waldec_parse_name(e->d_name, &a, &b) == 0) {
+            assert_true(n < 16);
+            snprintf(names[n++], 300, "%s", e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, n, 300, (int (*)(const void *, const void *))strcmp);
+    waldec_init(s);
+    for (size_t i = 0; i < n; i++) {
+        char path[4200], err[256];
+        assert_true(snprintf(path, sizeof path, "%s/%s", dir, names[i]) > 0);
+        size_t len;
+        unsigned char *b = slurp(path, &len);
+        sizes[i] = len;
+        uint64_t seq, idx;
+        assert_int_equal(waldec_parse_name(names[i], &seq, &idx), 0);
+        assert_int_equal(seq, i);
+        if (i)
+            assert_int_equal(idx, s->last_index + 1);
+        if (waldec_segment(s, b, len, err, sizeof err) != 0)
+            fail_msg("%s: %s", names[i], err);
+        free(b);
+    }
+    *nseg = n;
+}
+
+static void test_wal_cut_sequence(void **state)
+{
+    (void)state;
+    char *dir = mktmp();
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    wal w;
+    char err[512];
+    const uint64_t seg = 64 * 1024;
+    wal_config cfg = {.segment_bytes = seg, .prealloc_mode = PIPELINE_FALLOCATE, .max_entry_bytes = 5000,
+                      .node_id = 1, .cluster_id = 2, .dir_label = dir};
+    assert_int_equal(wal_create(&w, dfd, &cfg, err, sizeof err), 0);
+    assert_int_equal(w.st.fdatasync.count, 1); /* Create syncs its header records */
+    assert_int_equal(w.st.dir_fsync.count, 1);
+    /* a small Save reaches the disk as one write(2) of its frames, then its fdatasync */
+    wlog wl;
+    memset(&wl, 0, sizeof wl);
+    w.pw.observe = observe;
+    w.pw.observe_arg = &wl;
+    uint64_t off0 = wal_tail_offset(&w);
+    assert_int_equal(wal_append(&w, pattern, 2300, err, sizeof err), 0);
+    assert_int_equal(wl.n, 0); /* buffered until the Save */
+    assert_int_equal(wal_save(&w, err, sizeof err), 0);
+    assert_int_equal(wl.n, 1);
+    assert_int_equal(wl.len[0], wal_tail_offset(&w) - off0);
+    assert_int_equal(wl.len[0] % 8, 0);
+    assert_int_equal(w.st.fdatasync.count, 2);
+    w.pw.observe = NULL;
+    /* write Saves until just one rollover happened */
+    unsigned saves = 1;
+    uint64_t off_before_cut = 0;
+    while (w.st.rollovers == 0) {
+        off_before_cut = wal_tail_offset(&w);
+        assert_int_equal(wal_append(&w, pattern, 2300, err, sizeof err), 0);
+        assert_int_equal(wal_save(&w, err, sizeof err), 0);
+        saves++;
+    }
+    /* the size check sees what was written before this Save: the segment overshoots by one Save */
+    assert_true(off_before_cut >= seg);
+    assert_int_equal(w.st.syncs, saves);
+    assert_int_equal(w.st.fdatasync.count, 1 + saves + 1); /* + cut's second sync (header of new) */
+    assert_int_equal(w.st.dir_fsync.count, 2);
+    assert_int_equal(w.st.cut.count, 1);
+    assert_int_equal(w.st.segments, 2);
+    /* a second spare was made ready after the first was taken */
+    char tmpname[32];
+    snprintf(tmpname, sizeof tmpname, "1.tmp");
+    for (int i = 0; i < 200 && faccessat(dfd, tmpname, F_OK, 0) != 0; i++)
+        usleep(10000);
+    assert_int_equal(faccessat(dfd, tmpname, F_OK, 0), 0);
+    assert_int_equal(faccessat(dfd, "0.tmp", F_OK, 0), -1); /* renamed into segment 1 */
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(wal_append(&w, pattern, 2300, err, sizeof err), 0);
+        assert_int_equal(wal_append(&w, pattern, 100, err, sizeof err), 0);
+        assert_int_equal(wal_save(&w, err, sizeof err), 0);
+    }
+    uint64_t entries = w.st.entries;
+    assert_int_equal(wal_close(&w, err, sizeof err), 0);
+    assert_int_equal(faccessat(dfd, "1.tmp", F_OK, 0), -1); /* the unused spare is removed at close */
+
+    waldec_state s;
+    size_t n, sizes[16];
+    char names[16][300];
+    decode_dir(dir, &s, &n, sizes, names);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "0000000000000000-0000000000000000.wal");
+    /* segment 0 was truncated at its last frame: decoding ends exactly at the end of the file */
+    assert_true(sizes[0] >= seg);
+    assert_int_equal(s.crcs, 2);
+    assert_int_equal(s.metadatas, 2);
+    assert_int_equal(s.snapshots, 1);
+    assert_int_equal(s.entries, entries);
+    assert_int_equal(s.last_index, entries);
+    assert_int_equal(s.index_gaps, 0);
+    assert_int_equal(s.states, saves + 5 + 1); /* each Save + the state record cut() writes */
+    assert_int_equal(sizes[1], seg);           /* the live segment keeps its preallocated size */
+    /* segment 0's file ends where its last frame ends */
+    {
+        char path[4200];
+        assert_true(snprintf(path, sizeof path, "%s/%s", dir, names[0]) > 0);
+        size_t len;
+        unsigned char *b = slurp(path, &len);
+        waldec_state s0;
+        waldec_init(&s0);
+        assert_int_equal(waldec_segment(&s0, b, len, err, sizeof err), 0);
+        assert_int_equal(s0.end_offset, len);
+        free(b);
+    }
+    close(dfd);
+    rmtree(dir);
+    free(dir);
+}
+
+static void test_wal_entry_too_big(void **state)
+{
+    (void)state;
+    char *dir = mktmp();
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    wal w;
+    char err[512];
+    wal_config cfg = {.segment_bytes = 1 << 20, .max_entry_bytes = 100, .node_id = 1, .cluster_id = 2};
+    assert_int_equal(wal_create(&w, dfd, &cfg, err, sizeof err), 0);
+    assert_int_equal(wal_append(&w, pattern, 100, err, sizeof err), 0);
+    assert_int_equal(wal_append(&w, pattern, 5000, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "5000"));
+    /* after a failure the WAL refuses more work instead of writing a broken chain */
+    assert_int_equal(wal_save(&w, err, sizeof err), -EIO);
+    wal_close(&w, err, sizeof err);
+    close(dfd);
+    rmtree(dir);
+    free(dir);
+}
+
+/* ---- private directory ---- */
+
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    waitpid(p, NULL, 0);
+    return p;
+}
+
+static void test_privdir(void **state)
+{
+    (void)state;
+    char *parent = mktmp();
+    char err[512], path[8800];
+    privdir a, b;
+    assert_int_equal(privdir_create(&a, parent, "my job/1", 4242, err, sizeof err), 0);
+    assert_string_equal(a.name, "etcd-fio.4242.my_job_1.0");
+    assert_int_equal(privdir_create(&b, parent, "my job/1", 4242, err, sizeof err), 0);
+    assert_string_equal(b.name, "etcd-fio.4242.my_job_1.1");
+    struct stat st;
+    assert_int_equal(stat(a.path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    pid_t pid;
+    assert_int_equal(privdir_match(a.name, &pid), 1);
+    assert_int_equal(pid, 4242);
+    assert_int_equal(privdir_match("etcd-fio.4242.job.0.x", &pid), 0);
+    assert_int_equal(privdir_match("etcd-fio.abc.job.0", &pid), 0);
+    assert_int_equal(privdir_match("etcd-fio-kept.4242.job.0", &pid), 0);
+    assert_int_equal(privdir_match("member", &pid), 0);
+
+    /* remove: our files go, the directory goes */
+    int fd = openat(a.fd, "0000000000000000-0000000000000000.wal", O_CREAT | O_WRONLY, 0600);
+    close(fd);
+    fd = openat(a.fd, "0.tmp", O_CREAT | O_WRONLY, 0600);
+    close(fd);
+    assert_true(snprintf(path, sizeof path, "%s", a.path) > 0);
+    assert_int_equal(privdir_remove(&a), 0);
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* keep: renamed out of the reaper's pattern */
+    assert_int_equal(privdir_keep(&b), 0);
+    assert_non_null(strstr(b.path, "etcd-fio-kept.4242.my_job_1.1"));
+    assert_int_equal(access(b.path, F_OK), 0);
+
+    /* reap: only dead pids, only our names, only our files, never through a symlink */
+    pid_t dead = dead_pid();
+    privdir stale, live, foreign;
+    assert_int_equal(privdir_create(&stale, parent, "wal", dead, err, sizeof err), 0);
+    fd = openat(stale.fd, "1.tmp", O_CREAT | O_WRONLY, 0600);
+    close(fd);
+    assert_int_equal(privdir_create(&live, parent, "wal", getpid(), err, sizeof err), 0);
+    assert_int_equal(privdir_create(&foreign, parent, "other", dead, err, sizeof err), 0);
+    fd = openat(foreign.fd, "notes.txt", O_CREAT | O_WRONLY, 0600);
+    assert_int_equal(write(fd, "x", 1), 1);
+    close(fd);
+    char target[8800], link[8900];
+    assert_true(snprintf(target, sizeof target, "%s/victim", parent) > 0);
+    assert_int_equal(mkdir(target, 0700), 0);
+    assert_true(snprintf(path, sizeof path, "%s/0.tmp", target) > 0);
+    fd = open(path, O_CREAT | O_WRONLY, 0600);
+    close(fd);
+    assert_true(snprintf(link, sizeof link, "%s/etcd-fio.%ld.wal.7", parent, (long)dead) > 0);
+    assert_int_equal(symlink(target, link), 0);
+
+    assert_int_equal(privdir_reap_stale(parent), 1);
+    assert_int_equal(access(stale.path, F_OK), -1);
+    assert_int_equal(access(live.path, F_OK), 0);
+    assert_true(snprintf(path, sizeof path, "%s/notes.txt", foreign.path) > 0);
+    assert_int_equal(access(path, F_OK), 0); /* a file we never create is left, so is its dir */
+    assert_true(snprintf(path, sizeof path, "%s/0.tmp", target) > 0);
+    assert_int_equal(access(path, F_OK), 0); /* the symlink was not followed */
+    assert_int_equal(access(b.path, F_OK), 0);
+
+    close(stale.fd);
+    close(live.fd);
+    close(foreign.fd);
+    rmtree(parent);
+    free(parent);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pw_flush_rule),
+        cmocka_unit_test(test_pipeline_spares),
+        cmocka_unit_test(test_wal_cut_sequence),
+        cmocka_unit_test(test_wal_entry_too_big),
+        cmocka_unit_test(test_privdir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
