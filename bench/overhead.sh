@@ -89,6 +89,11 @@ for e in psync etcdwal; do
   eval "ir_$e=$per"
   bench_record overhead "$e instructions per I/O" "$per" "" "$tool, user space, ($b - $a) / ($N2 - $N1) I/Os"
 done
+if [ "$tool" = callgrind ] && [ -n "${ir_etcdwal:-}" ]; then
+  # where the engine's instructions go, per I/O (self cost of each function, same difference method)
+  bench_record overhead "etcdwal per-I/O instructions by function" "top 6" "" \
+    "$($PY "$BENCH_DIR/summarize.py" cgdiff "$OUT/callgrind-etcdwal-$N1.out" "$OUT/callgrind-etcdwal-$N2.out" $((N2 - N1)))"
+fi
 if [ -n "${ir_psync:-}" ] && [ -n "${ir_etcdwal:-}" ]; then
   bench_record overhead "instructions per I/O etcdwal/psync" "$($PY -c "print('%.2f' % ($ir_etcdwal / $ir_psync))")" "" \
     "+$((ir_etcdwal - ir_psync)) user-space instructions per I/O"

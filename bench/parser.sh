@@ -77,4 +77,25 @@ fi
 if [ -n "${t_verdict_json:-}" ] && [ -n "${t_python3_json:-}" ]; then
   bench_record parser "speed verdict vs python3 (json+)" "x$($PY -c "print('%.2f' % ($t_python3_json / $t_verdict_json))")" "" ""
 fi
+# Where the verdict's time goes, and a load-independent comparison with jq: callgrind's instruction counts
+# are exact, unlike timings on a busy machine (one run each, not in BENCH_QUICK).
+cg_total() { sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$1"; }
+if [ "${BENCH_QUICK:-0}" != 1 ] && command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  for in_ in "$J" "$N"; do
+    verdict_ok "$in_" || continue
+    kind=$(case "$in_" in *.json) echo json ;; *) echo normal ;; esac)
+    cg="$OUT/callgrind-verdict-$kind.out"
+    valgrind --tool=callgrind --callgrind-out-file="$cg" "$ETCD_FIO" verdict "$in_" >/dev/null 2>"$cg.log"
+    [ -s "$cg" ] || continue
+    bench_record parser "verdict $kind profile" "$(( $(cg_total "$cg") / $(stat -c %s "$in_") )) instr/byte" "" \
+      "$($PY "$BENCH_DIR/summarize.py" cgtop "$cg" 5)"
+  done
+  cgj="$OUT/callgrind-jq.out"
+  valgrind --tool=callgrind --callgrind-out-file="$cgj" jq "$JQ_EXPR" "$J" >/dev/null 2>"$cgj.log"
+  if [ -s "$cgj" ] && [ -s "$OUT/callgrind-verdict-json.out" ]; then
+    a=$(cg_total "$OUT/callgrind-verdict-json.out"); b=$(cg_total "$cgj")
+    bench_record parser "instructions verdict / jq (json+)" "$($PY -c "print('%.2f' % ($a / $b))")" "<= 1.00" \
+      "verdict $((a / 1000000))M, jq $((b / 1000000))M user-space instructions"
+  fi
+fi
 exit 0

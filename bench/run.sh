@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh — `make bench`: every measurement of bench/ in one run, then one table (also saved as
-# OUTDIR/table.txt). Sections: engine overhead on tmpfs, parser speed, fidelity against real etcd, and
-# time to verdict (bench/time_to_verdict.sh, when present). Nothing here passes or fails on a timing:
+# OUTDIR/table.txt). Sections: engine overhead on tmpfs, parser speed, fidelity against real etcd, the
+# backend write pattern of etcd vs the engine, and time to verdict (bench/time_to_verdict.sh, when present). Nothing here passes or fails on a timing:
 # targets are printed beside the numbers. Exit status is non-zero only when the bench itself breaks.
 # Usage: run.sh OUTDIR   (env: BUILD, BENCH_QUICK=1 for a shorter pass, BENCH_ONLY="overhead parser ...")
 set -u
@@ -13,7 +13,7 @@ RESULTS="$OUT/results.tsv"
 export RESULTS BUILD FIO
 : > "$RESULTS"
 rm -f "$OUT/fidelity.md" "$OUT/time_to_verdict.txt"
-ONLY=${BENCH_ONLY:-overhead parser fidelity time_to_verdict}
+ONLY=${BENCH_ONLY:-overhead parser fidelity pattern time_to_verdict}
 t0=$(date +%s)
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -37,6 +37,8 @@ section() { # NAME SCRIPT...
 section overhead sh "$BENCH_DIR/overhead.sh" "$OUT/overhead"
 section parser sh "$BENCH_DIR/parser.sh" "$OUT/parser"
 section fidelity sh "$BENCH_DIR/fidelity.sh" "$OUT"
+if [ "${BENCH_QUICK:-0}" = 1 ]; then export PATTERN_LOADS=${PATTERN_LOADS:-s} PATTERN_SECONDS=${PATTERN_SECONDS:-6}; fi
+section pattern sh "$BENCH_DIR/backend_pattern.sh" "$OUT/pattern"
 if [ -f "$BENCH_DIR/time_to_verdict.sh" ]; then
   section time_to_verdict sh -c 'sh "$1/time_to_verdict.sh" > "$2/time_to_verdict.txt" 2> "$2/time_to_verdict.err"' \
     sh "$BENCH_DIR" "$OUT"

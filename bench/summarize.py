@@ -4,6 +4,9 @@
   summarize.py overhead IOPS_FILE RESULTS NOTE       lines "run engine iops cpu_us_per_io" -> result records
   summarize.py fidelity RESULTS OUT.md CELLDIR...    CELLDIR/run*/result.env (etcd_compare.sh) -> records + table
   summarize.py report RESULTS [FIDELITY.md]          prints the whole table
+  summarize.py cgdiff SMALL.out LARGE.out NIOS       per-I/O self instructions by function (callgrind)
+  summarize.py cgtop FILE.out [N]                    the N functions with the most self instructions
+  summarize.py pattern STRACE.txt                    bbolt commit write pattern from `strace -f -e pwrite64,fdatasync`
 
 RESULTS is a tab-separated file: section, name, value, target, note (one record per line).
 Medians are of the runs' values; spread is min-max. Ratios are taken of the medians.
@@ -129,11 +132,97 @@ def report(results, extra):
                 sys.stdout.write(f.read())
 
 
+def _cg_self(path, by_object=False):
+    """function (or object file) -> self Ir, from callgrind_annotate."""
+    import re
+    import subprocess
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no", path],
+                         capture_output=True, text=True, check=False).stdout
+    d, go = {}, False
+    for line in out.splitlines():
+        if "file:function" in line:
+            go = True
+            continue
+        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)", line) if go else None
+        if m:
+            full = m.group(2).strip()
+            if by_object:
+                o = re.search(r"\[(.*)\]$", full)
+                name = os.path.basename(o.group(1)) if o else "?"
+                name = re.sub(r"\.so[.\d]*$", "", name)
+            else:
+                name = re.sub(r"\s*\[.*\]$", "", full)
+            d[name] = d.get(name, 0) + int(m.group(1).replace(",", ""))
+    return d
+
+
+def cgdiff(small, large, nios, top=6):
+    a, b = _cg_self(small), _cg_self(large)
+    diffs = sorted(((b.get(k, 0) - a.get(k, 0)) / nios, k) for k in set(a) | set(b))
+    return "; ".join(f"{k.split('/')[-1]} {x:.0f}" for x, k in diffs[::-1][:top] if x >= 1)
+
+
+def cgtop(path, top=6):
+    out = []
+    for by_obj in (True, False):
+        d = _cg_self(path, by_obj)
+        total = sum(d.values()) or 1
+        out.append(", ".join(f"{k.split('/')[-1]} {100 * v / total:.0f}%" for k, v in
+                             sorted(d.items(), key=lambda kv: -kv[1])[:top]))
+    return f"{sum(_cg_self(path).values()) / 1e6:.0f}M instructions; by object: {out[0]}; functions: {out[1]}"
+
+
+def pattern(path):
+    """Pages per commit, contiguous runs per commit and the share of pages appended at the high-water mark,
+    for the file that gets 4096-byte pwrites (bbolt's, or the engine's backend file). A commit's data pages
+    are the pwrites since the previous fdatasync of that file; a lone page at offset 0 or 4096 is a meta page."""
+    import collections
+    import re
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    fds = collections.Counter(m.group(1) for m in (re.search(r"pwrite64\((\d+), .*?, 4096, \d+\)", x) for x in lines) if m)
+    if not fds:
+        return None
+    fd = fds.most_common(1)[0][0]
+    pw = re.compile(r"pwrite64\(%s, .*?, (\d+), (\d+)\)" % fd)
+    sy = re.compile(r"fdatasync\(%s[) ]" % fd)
+    batches, cur = [], []
+    for x in lines:
+        m = pw.search(x)
+        if m:
+            cur.append((int(m.group(2)), int(m.group(1))))
+        elif sy.search(x) and cur:
+            batches.append(cur)
+            cur = []
+    data = [c for c in batches if not (len(c) == 1 and c[0][0] in (0, 4096) and c[0][1] == 4096)]
+    if not data:
+        return None
+    pages, runs, hw, app, rew = [], [], 0, 0, 0
+    for c in data:
+        c = sorted(c)
+        pages.append(sum(n for _, n in c) // 4096)
+        runs.append(1 + sum(1 for (o1, n1), (o2, _) in zip(c, c[1:]) if o2 != o1 + n1))
+        for o, n in c:
+            if o >= hw:
+                app += n // 4096
+            else:
+                rew += n // 4096
+            hw = max(hw, o + n)
+    return (len(data), statistics.mean(pages), statistics.mean(runs), 100.0 * app / max(1, app + rew))
+
+
 def main(argv):
     if len(argv) >= 4 and argv[0] == "overhead":
         overhead(argv[1], argv[2], " ".join(argv[3:]))
     elif len(argv) >= 3 and argv[0] == "fidelity":
         fidelity(argv[1], argv[2], argv[3:])
+    elif len(argv) == 4 and argv[0] == "cgdiff":
+        print(cgdiff(argv[1], argv[2], float(argv[3])))
+    elif len(argv) in (2, 3) and argv[0] == "cgtop":
+        print(cgtop(argv[1], int(argv[2]) if len(argv) == 3 else 6))
+    elif len(argv) == 2 and argv[0] == "pattern":
+        r = pattern(argv[1])
+        print("n/a" if r is None else "%d %.1f %.1f %.0f" % r)
     elif len(argv) >= 2 and argv[0] == "report":
         report(argv[1], argv[2:])
     else:

@@ -313,6 +313,9 @@ static int etcdwal_init(struct thread_data *td)
                 "kept (its own decoder checks the files)\n", job_name(td));
         return 1;
     }
+    if (!td->o.fdatasync_blocks && !td->o.fsync_blocks)
+        log_err("etcdwal: %s: warning: without fdatasync=N (or fsync=N) fio issues no syncs: no WAL Save "
+                "or backend commit happens, nothing is synced or measured, no segment rolls over\n", job_name(td));
     struct etcdwal_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         log_err("etcdwal: out of memory\n");

@@ -247,6 +247,16 @@ int waldec_segment(waldec_state *s, const unsigned char *buf, size_t len, char *
                 break;
             }
         }
+        if (s->on_frame) {
+            waldec_frame fr = {.offset = off, .rec_len = rlen, .pad = pad, .type = (unsigned)type,
+                               .crc = (uint32_t)crc, .data_len = dlen};
+            uint64_t v[8] = {0};
+            const unsigned char *d = data ? data : (const unsigned char *)"";
+            if (type == WAL_REC_ENTRY || type == WAL_REC_STATE || type == WAL_REC_SNAPSHOT)
+                (void)check_msg(d, dlen, 0xe, 0x18, v); /* already validated above */
+            memcpy(fr.v, v, sizeof fr.v);
+            s->on_frame(s->on_frame_arg, &fr);
+        }
         s->frames++;
         in_seg++;
         off += 8 + (size_t)rlen + pad;

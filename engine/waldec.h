@@ -7,6 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One decoded frame, for waldec_state.on_frame (e.g. a human-readable dump). */
+typedef struct waldec_frame {
+    uint64_t offset;          /* of the length field, within the segment */
+    uint64_t rec_len;
+    unsigned pad;
+    unsigned type;            /* WAL_REC_* */
+    uint32_t crc;
+    size_t data_len;
+    uint64_t v[4];            /* entry: [1] type [2] term [3] index; state: [1] term [2] vote [3] commit;
+                                 snapshot: [1] index [2] term */
+} waldec_frame;
+
 typedef struct waldec_state {
     int crc_known;            /* a CRC record has been seen (the chain is anchored) */
     uint32_t crc;             /* running CRC-32C */
@@ -20,6 +32,9 @@ typedef struct waldec_state {
     uint64_t entry_data_bytes;
     uint64_t index_gaps;      /* entries whose index is not the previous + 1 (etcd allows overwrites) */
     uint64_t end_offset;      /* offset just past the last frame of the last segment decoded */
+    /* optional: called for every valid frame */
+    void (*on_frame)(void *arg, const waldec_frame *f);
+    void *on_frame_arg;
 } waldec_state;
 
 void waldec_init(waldec_state *s);

@@ -111,6 +111,12 @@ if [ -n "$STRACE" ]; then
   [ "$c_dirfs" = "$((rolls + 1))" ] || fail "directory fsyncs $c_dirfs, want one per rollover + Create's ($((rolls + 1)))"
   [ "$c_fdsync" = "$((sios + rolls + 2))" ] || fail "fdatasyncs $c_fdsync, want syncs $sios + rollovers $rolls + Create + Close"
   [ "$c_trunc" = "$rolls" ] || fail "ftruncate calls $c_trunc, want one per cut ($rolls)"
+  # cut() in etcd's order, on the job's thread: ftruncate the full segment, fdatasync it, (take the
+  # spare, write CRC/metadata/state) fdatasync the spare, rename it, fsync the directory, reopen it
+  jt=$(grep -l 'renameat' "$WORK"/trace.[0-9]* | head -n 1)
+  seq=$(sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' "$jt" | grep -E '^(ftruncate|fdatasync|renameat|fsync|openat)$' | tr '\n' ' ')
+  c_order=$(echo "$seq" | grep -o 'ftruncate fdatasync fdatasync renameat fsync openat ' | wc -l)
+  [ "$c_order" = "$rolls" ] || fail "cut() sequence seen $c_order times, want $rolls: $(echo "$seq" | grep -o 'ftruncate.\{0,80\}' | head -n 1)"
   # nothing outside the private directory is opened for writing, and fio never opens its own data file
   if grep -E 'openat\(AT_FDCWD, "[^"]*", [^)]*(O_WRONLY|O_RDWR|O_CREAT)' "$T" | grep -v '/etcd-fio\.' |
      grep -F "$D" > "$WORK/badopen"; then

@@ -1,8 +1,8 @@
 /* waldump.c — test helper: decodes etcd WAL segments with the engine's decoder (engine/waldec.c) and checks
  * what only a whole run can show: segment sequence numbers follow each other, each segment's name carries
  * the index after the last entry of the previous one, and the CRC chain runs unbroken across them.
- * Usage: waldump DIR | FILE...   Prints one line per segment and a summary; exit 0 valid, 1 invalid,
- * 2 usage or read error. */
+ * Usage: waldump [-v] DIR | FILE...   Prints one line per segment (-v: per frame too) and a summary;
+ * exit 0 valid, 1 invalid, 2 usage or read error. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +12,21 @@
 #include <sys/stat.h>
 
 #include "waldec.h"
+
+static void print_frame(void *arg, const waldec_frame *f)
+{
+    (void)arg;
+    static const char *names[] = {"?", "metadata", "entry", "state", "crc", "snapshot"};
+    printf("  @%-9" PRIu64 " %-8s len=%-6" PRIu64 " pad=%u crc=0x%08" PRIx32, f->offset,
+           f->type <= 5 ? names[f->type] : "?", f->rec_len, f->pad, f->crc);
+    if (f->type == 2)
+        printf(" term=%" PRIu64 " index=%" PRIu64 " data=%zu", f->v[2], f->v[3], f->data_len);
+    else if (f->type == 3)
+        printf(" term=%" PRIu64 " vote=%" PRIx64 " commit=%" PRIu64, f->v[1], f->v[2], f->v[3]);
+    else if (f->type == 5)
+        printf(" index=%" PRIu64 " term=%" PRIu64, f->v[1], f->v[2]);
+    putchar('\n');
+}
 
 static int cmp(const void *a, const void *b)
 {
@@ -53,8 +68,13 @@ static unsigned char *slurp(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
+    int verbose = argc > 1 && !strcmp(argv[1], "-v");
+    if (verbose) {
+        argv++;
+        argc--;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: waldump DIR | FILE...\n");
+        fprintf(stderr, "usage: waldump [-v] DIR | FILE...\n");
         return 2;
     }
     char **paths = NULL;
@@ -93,6 +113,8 @@ int main(int argc, char **argv)
     }
     waldec_state s;
     waldec_init(&s);
+    if (verbose)
+        s.on_frame = print_frame;
     int rc = 0, have_prev = 0;
     uint64_t prev_seq = 0;
     for (size_t i = 0; i < np && !rc; i++) {
@@ -118,6 +140,8 @@ int main(int argc, char **argv)
         }
         char err[256];
         uint64_t frames0 = s.frames;
+        if (verbose)
+            printf("== %s\n", base);
         if (!rc && waldec_segment(&s, buf, len, err, sizeof err) != 0) {
             printf("%s: %s\n", paths[i], err);
             rc = 1;
