@@ -24,7 +24,7 @@ T=$(mktemp -d /tmp/etcdfio-overhead.XXXXXX) || exit 2
 mounted=0
 if mount -t tmpfs -o size=2g etcdfio-bench "$T" 2>/dev/null; then mounted=1
 else rmdir "$T"; T=$(mktemp -d /dev/shm/etcdfio-overhead.XXXXXX) || exit 2; fi
-cleanup() { rm -rf "$T"/* 2>/dev/null; if [ $mounted = 1 ]; then umount "$T"; fi; rmdir "$T" 2>/dev/null; }
+cleanup() { rm -rf "${T:?}"/* 2>/dev/null; if [ "$mounted" = 1 ]; then umount "$T"; fi; rmdir "$T" 2>/dev/null; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 fstype=$(stat -f -c %T "$T")

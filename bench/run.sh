@@ -21,7 +21,7 @@ mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
 disk=$(findmnt -no SOURCE,FSTYPE -T "$TOP" | tr -s ' ')
 dev=$(lsblk -dno NAME,SIZE,ROTA,MODEL "$(findmnt -no SOURCE -T "$TOP")" 2>/dev/null | tr -s ' ')
 bench_record machine "cpus / memory" "$(nproc)" "" "$cpu; $mem; kernel $(uname -r)"
-bench_record machine "disk of the tree" "$disk" "" "lsblk: ${dev:-?} (ROTA 0 = not rotational)"
+bench_record machine "disk of the tree" "$disk" "" "lsblk NAME SIZE ROTA MODEL: ${dev:-?} (virtio disks say ROTA 1)"
 bench_record machine "load average at start" "$(cut -d' ' -f1-3 /proc/loadavg)" "" \
   "other work on this machine makes the numbers noisy; see bench/README.md"
 bench_record machine "versions" "$($FIO --version)" "" "$(etcd --version 2>/dev/null | head -n1); quick=${BENCH_QUICK:-0}"
@@ -45,7 +45,8 @@ if [ -f "$BENCH_DIR/time_to_verdict.sh" ]; then
 else
   bench_record time_to_verdict "early-stop numbers" n/a "" "bench/time_to_verdict.sh not present yet"
 fi
-bench_record time "whole bench" "$(( $(date +%s) - t0 )) s" "< 20 min" ""
+bench_record time "whole bench" "$(( $(date +%s) - t0 )) s" "< 20 min" \
+  "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 
 {
   echo "etcd-fio bench, $(date -u '+%Y-%m-%d %H:%M UTC'), BUILD=$BUILD"

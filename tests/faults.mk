@@ -36,3 +36,6 @@ $(ASAN_FIO): tests/faults.mk
 	  echo "exec \"$$real\" \"\$$@\""; } > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 .PHONY: asan-fio
 asan-fio: $(ASAN_FIO)
+
+# The regression replay test compiles the fuzz harness bodies in.
+$(BUILD)/tests/test_fuzz_regress: fuzz/fuzz_targets.h fuzz/fuzz_waldec_body.h

@@ -4,8 +4,9 @@
 # and backend modes, DIR = the data dir and = member/), traced with strace; fio is also killed mid-run
 # with SIGINT (as Ctrl-C), SIGTERM (as kill/systemd) — both to fio's main process, which then ends its
 # jobs (fio puts each job process in its own session, so a terminal's Ctrl-C reaches only the main one) —
-# and SIGKILL to the main and every job process (a crash or the OOM killer). Asserts: every checksum and the file list unchanged; no write-mode open/creat/truncate/
-# rename/unlink of anything under DIR outside the engine's private etcd-fio.<pid>.<job>.<n> directory;
+# and SIGKILL to the main and every job process (a crash or the OOM killer). Asserts: every checksum and
+# the file list unchanged; no write-mode open/creat/truncate/rename/unlink of anything under DIR outside
+# the engine's private etcd-fio.<pid>.<job>.<n> directory;
 # private directory gone after each run and after SIGINT/SIGTERM; after SIGKILL the next run removes the
 # stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
 # and a stale directory holding a file that is not the engine's.
