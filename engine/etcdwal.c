@@ -209,12 +209,10 @@ static void write_stats(struct thread_data *td, struct etcdwal_ctx *c, const cha
         hist_write_json(&s->bytes_per_sync, f, "", 0);
         fputs("}", f);
     } else {
-#ifdef ETCDWAL_HAVE_BBOLT
         if (c->db) {
             fputs(",\"backend\":", f);
             bb_stats_json(c->db, f);
         }
-#endif
     }
     fputs("}\n", f);
     if (fclose(f) != 0)
@@ -252,7 +250,6 @@ static void summary(struct thread_data *td, struct etcdwal_ctx *c)
                  s->cut.count ? ms(s->cut.sum / s->cut.count) : 0.0, ms(s->cut.max), s->prealloc.count,
                  s->prealloc.count ? ms(s->prealloc.sum / s->prealloc.count) : 0.0);
     }
-#ifdef ETCDWAL_HAVE_BBOLT
     else if (c->db) {
         const bb_stats *s = bb_get_stats(c->db);
         say("etcdwal: %s: backend %" PRIu64 " commits, %" PRIu64 " pages, %" PRIu64
@@ -261,7 +258,6 @@ static void summary(struct thread_data *td, struct etcdwal_ctx *c)
                  s->commit.count ? ms(s->commit.sum / s->commit.count) : 0.0,
                  ms(hist_quantile(&s->commit, 0.99)));
     }
-#endif
 }
 
 static void etcdwal_cleanup(struct thread_data *td)
@@ -290,13 +286,11 @@ static void etcdwal_cleanup(struct thread_data *td)
         if (o->stats_file)
             write_stats(td, c, o->stats_file);
     }
-#ifdef ETCDWAL_HAVE_BBOLT
-    /* Closed only after summary()/write_stats() read its stats (h5: ASan use-after-free); the directory
+    /* Closed only after summary()/write_stats() have read its stats; the directory
      * removal above already unlinked the file, which is fine while it is open. */
     if (c->db)
         bb_close(c->db, 0);
     c->db = NULL;
-#endif
     free(c);
     td->io_ops_data = NULL;
 }
@@ -353,7 +347,6 @@ static int etcdwal_init(struct thread_data *td)
             goto fail;
         }
     } else {
-#ifdef ETCDWAL_HAVE_BBOLT
         bb_config cfg = {
             .append_pct = o->append_pct,
             .initial_pages = 0,
@@ -364,10 +357,6 @@ static int etcdwal_init(struct thread_data *td)
             c->db = NULL;
             goto fail;
         }
-#else
-        log_err("etcdwal: etcd_mode=backend is not built into this engine\n");
-        goto fail;
-#endif
     }
     return 0;
 fail:
@@ -391,25 +380,15 @@ static enum fio_q_status etcdwal_queue(struct thread_data *td, struct io_u *io_u
     if (io_u->ddir == DDIR_WRITE) {
         if (c->mode == MODE_WAL)
             rc = wal_append(&c->w, io_u->xfer_buf, io_u->xfer_buflen, c->err, sizeof c->err);
-#ifdef ETCDWAL_HAVE_BBOLT
         else
             rc = bb_write(c->db, io_u->xfer_buf, io_u->xfer_buflen, c->err, sizeof c->err);
-#else
-        else
-            rc = -EINVAL;
-#endif
         if (!rc)
             io_u->resid = 0;
     } else if (ddir_sync(io_u->ddir)) {
         if (c->mode == MODE_WAL)
             rc = wal_save(&c->w, c->err, sizeof c->err);
-#ifdef ETCDWAL_HAVE_BBOLT
         else
             rc = bb_commit(c->db, c->err, sizeof c->err);
-#else
-        else
-            rc = -EINVAL;
-#endif
     } else {
         snprintf(c->err, sizeof c->err, "etcdwal: unsupported I/O direction %d", (int)io_u->ddir);
         rc = -EINVAL;

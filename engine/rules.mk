@@ -20,14 +20,11 @@ $(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
 
-# Backend mode is compiled in once h3's bbolt model exists (the archive then carries bb_*).
-ENGINE_GLUE_DEFS := $(if $(wildcard engine/bbolt.c),-DETCDWAL_HAVE_BBOLT)
-
 # fio's headers are not warning-clean under -Wextra; they are system-like here.
 $(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(wildcard engine/bbolt.c) $(FIO_SRC_PATH)
 	@mkdir -p $(dir $@)
 	src="$$(cat $(FIO_SRC_PATH))"; \
-	$(CC) $(ENGINE_CFLAGS) $(ENGINE_GLUE_DEFS) -std=gnu11 -Wno-unused-parameter -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
+	$(CC) $(ENGINE_CFLAGS) -std=gnu11 -Wno-unused-parameter -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
 
 $(ENGINE_MODEL_A): $(ENGINE_MODEL_OBJS)
 	@mkdir -p $(dir $@)

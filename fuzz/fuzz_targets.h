@@ -197,12 +197,6 @@ FZ_FN void fz_json(const uint8_t *data, size_t size)
         /* Chunk sizes from the input bytes (1..64), so libFuzzer explores split points too. */
         step = (unsigned)(data[off % size] ^ seed) % 64u + 1u;
         size_t n = size - off < step ? size - off : step;
-        /* Known json-c 0.16 defect (reported, see tests/regress/fuzz_json/crash-split-number-minus.txt):
-         * a chunk ending in a number's digits followed by a chunk starting with '-' makes json_tokener
-         * accept "135-680" as 135, so the stream accepts what the whole buffer rejects. The '-' goes with
-         * the digits instead, so the fuzzer keeps looking for other chunking dependences. */
-        if (off + n < size && buf[off + n] == '-' && buf[off + n - 1] >= '0' && buf[off + n - 1] <= '9')
-            n++;
         ss = fior_stream_feed(split, buf + off, n);
         off += n;
         const fior_report *cur = fior_stream_report(split);

@@ -415,6 +415,8 @@ struct fior_stream {
     fior_report  *cur;    /* latest complete document, or NULL */
     fior_report  *err;    /* holds the last error message */
     unsigned long docs;
+    char          carry[80]; /* a held-back number tail, see fior_stream_feed */
+    size_t        carry_len;
 };
 
 static fior_status stream_doc(void *vctx, json_object *doc, size_t start, size_t end)
@@ -466,12 +468,46 @@ void fior_stream_free(fior_stream *s)
     free(s);
 }
 
+/* Characters that may continue a JSON number (or a literal like true/false: harmless to hold back too). */
+static int num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+#define CARRY_RUN 64  /* longest number tail held back; longer runs are no number fio prints */
+
+/* json-c 0.16 mis-reads a number split across two parse calls: "135" then "-680" parses as 135, so a
+ * stream would accept what the whole buffer rejects. A chunk therefore never ends inside a run of number
+ * characters: that tail is held back (bounded, no allocation) and handed over together with the bytes
+ * that end it, so every boundary json-c sees falls after a non-number character. */
 fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
 {
     if (!s || (!buf && len))
         return FIOR_E_INVAL;
     s->err->err[0] = '\0';
-    return scan_feed(&s->sc, s->source, s->err, buf, len, stream_doc, s);
+    fior_status first = FIOR_OK;
+    size_t i = 0;
+    if (s->carry_len) {
+        while (i < len && num_char(buf[i]) && s->carry_len < CARRY_RUN)
+            s->carry[s->carry_len++] = buf[i++];
+        if (i == len && s->carry_len < CARRY_RUN)
+            return FIOR_OK;  /* the run goes on: wait for its end */
+        if (i < len)
+            s->carry[s->carry_len++] = buf[i++];  /* the character that ends the run */
+        first = scan_feed(&s->sc, s->source, s->err, s->carry, s->carry_len, stream_doc, s);
+        s->carry_len = 0;
+        if (first == FIOR_E_NOMEM)
+            return first;
+    }
+    size_t tail = 0;
+    while (tail < len - i && tail < CARRY_RUN && num_char(buf[len - 1 - tail]))
+        tail++;
+    if (tail == CARRY_RUN)
+        tail = 0;
+    fior_status st = scan_feed(&s->sc, s->source, s->err, buf + i, len - i - tail, stream_doc, s);
+    memcpy(s->carry, buf + len - tail, tail);
+    s->carry_len = tail;
+    return first != FIOR_OK ? first : st;
 }
 
 unsigned long fior_stream_documents(const fior_stream *s)

@@ -1,13 +1,14 @@
-# tests/rules.mk — every tests/test_*.c is a cmocka binary linked with libfioreport.a and the engine model;
+# tests/rules.mk — every tests/test_*.c is a cmocka binary linked with the CLI's modules, libfioreport.a and the
+# engine model;
 # every tests/it_*.sh is an integration test run against the built artifacts and the real fio.
 TEST_SRCS   := $(wildcard tests/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $(JSONC_CFLAGS) \
                -DSHARED_FIXTURES='"$(abspath ../shared/fixtures)"' -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
-$(BUILD)/tests/%: tests/%.c $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(JSONC_LIBS) -lm -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(JSONC_LIBS) -lm -lpthread
 
 UNIT_TESTS  += $(TEST_BINS)
 INTEG_TESTS += $(sort $(wildcard tests/it_*.sh))

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "earlystop.c"
+#include <math.h>
+
+#include "earlystop.h"
 
 #define MS 1000000ull
 
@@ -127,6 +129,37 @@ static void test_borderline_never_stops(void **state)
 
 /* Too few samples: 10 per interval, all 30 ms, min 100: nothing before snapshot 10 (n=100), which is look 0
  * and fails. Fed only 9 snapshots, it never stops and stays "too few". */
+/* Backend-like stream at --max-time: 100 commits per interval at 3 ms, plus three at 40 ms from the
+ * start. The PASS looks at n=436.. (tail alpha/4: hi = the largest sample, 40 ms) and at n=903 (tail
+ * alpha/8: still one of the 40 ms samples) cannot pass, and the next scheduled look is at 1748, so 12
+ * intervals (1203 commits) end undecided. The final look (tail alpha/16 at n=1203) passes: with 300 more
+ * samples the bound's order statistic falls below the three slow ones (at n=1103 it does not yet). A final look at no more samples
+ * than the last scheduled one (n=903, stricter tail) cannot pass. */
+static void test_final_look(void **state)
+{
+    (void)state;
+    es_ctl c;
+    es_params p = params(100);
+    fior_bin b[2];
+    for (int end = 9; end <= 12; end += 3) {
+        es_init(&c, &p, 10 * MS, 25 * MS, 0);
+        for (int k = 1; k <= end; k++) {
+            b[0] = (fior_bin){3 * MS, 100ull * (uint64_t)k};
+            b[1] = (fior_bin){40 * MS, 3};
+            assert_int_equal(es_update(&c, b, 2, NULL, 0), 0);
+        }
+        assert_int_equal(c.wal.state, ES_UNDECIDED);
+        assert_int_equal(c.wal.pass_looks, 2);
+        if (end == 9) {
+            assert_int_equal(es_final(&c, b, 2, NULL, 0), ES_UNDECIDED);
+        } else {
+            assert_int_equal(es_final(&c, b, 2, NULL, 0), ES_PASS);
+            assert_int_equal(c.wal.decided_n, 1203);
+            assert_true(fabs(c.wal.decided_tail - 0.05 / 16) < 1e-12);
+        }
+    }
+}
+
 static void test_too_few(void **state)
 {
     (void)state;
@@ -187,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_clearly_bad),
         cmocka_unit_test(test_bad_tail),
         cmocka_unit_test(test_borderline_never_stops),
+        cmocka_unit_test(test_final_look),
         cmocka_unit_test(test_too_few),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_backend),

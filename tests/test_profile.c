@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "profile.c"
+#include "profile.h"
 
 #ifndef EXAMPLES_DIR
 #define EXAMPLES_DIR TEST_FIXTURES "/../../examples"

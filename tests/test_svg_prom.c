@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "svg.c"
-#include "prom.c"
+#include "prom.h"
+#include "svg.h"
 
 static char *render(const svg_plot *p)
 {

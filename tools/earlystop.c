@@ -110,6 +110,17 @@ int es_update(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backe
     return c->stop;
 }
 
+es_state es_final(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
+{
+    es_side *sides[2] = {&c->wal, &c->backend};
+    for (int i = 0; i < 2; i++)
+        if (sides[i]->state == ES_UNDECIDED)
+            sides[i]->next_fail_look = sides[i]->next_pass_look = 1; /* due now, whatever the schedule */
+    side_update(&c->wal, &c->p, wal, nwal);
+    side_update(&c->backend, &c->p, backend, nbackend);
+    return es_overall(c);
+}
+
 es_state es_overall(const es_ctl *c)
 {
     if (c->wal.state == ES_FAIL || c->backend.state == ES_FAIL)

@@ -59,6 +59,10 @@ void es_init(es_ctl *c, const es_params *p, uint64_t wal_threshold_ns, uint64_t 
 /* One status document: the cumulative bins of each job (NULL/0 when the job has no samples yet).
  * Returns 1 when fio can be stopped: a job failed, or every expected job passed. */
 int  es_update(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend);
+/* The run ended at --max-time, undecided: one more look of each kind at the final bins. The end was fixed
+ * before the run, not chosen by the data, so this is just the next look of each side's sequence (it spends
+ * the next tail, and each side's total error stays <= alpha/2). Returns es_overall() afterwards. */
+es_state es_final(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend);
 /* Overall state: ES_FAIL if any job failed, ES_PASS if all expected jobs passed, else the weakest state. */
 es_state es_overall(const es_ctl *c);
 const char *es_state_name(es_state s);

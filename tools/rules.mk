@@ -1,6 +1,9 @@
-# tools/rules.mk — the etcd-fio CLI, linked statically against libfioreport.a.
+# tools/rules.mk — the etcd-fio CLI, linked statically against libfioreport.a. Everything but main.c also
+# goes into an archive, so unit tests link the same objects the CLI runs (earlystop, profile, svg, prom…).
 TOOLS_SRCS   := $(wildcard tools/*.c)
 TOOLS_OBJS   := $(patsubst tools/%.c,$(BUILD)/tools/%.o,$(TOOLS_SRCS))
+TOOLS_LIB_OBJS := $(filter-out $(BUILD)/tools/main.o,$(TOOLS_OBJS))
+TOOLS_A      := $(BUILD)/tools/libetcdfio-tools.a
 TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(JSONC_CFLAGS) \
                 -DETCD_FIO_LIBDIR='"$(PREFIX)/lib/etcd-fio"'
 ETCD_FIO_BIN := $(BUILD)/etcd-fio
@@ -9,7 +12,10 @@ $(BUILD)/tools/%.o: tools/%.c $(wildcard tools/*.h) libreport/include/fioreport.
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOLS_CFLAGS) -c $< -o $@
 
-$(ETCD_FIO_BIN): $(TOOLS_OBJS) $(FIOR_A)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(TOOLS_OBJS) $(FIOR_A) $(JSONC_LIBS) -lm -lpthread
+$(TOOLS_A): $(TOOLS_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(ETCD_FIO_BIN): $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A)
+	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(JSONC_LIBS) -lm -lpthread
 
 ALL_TARGETS += $(ETCD_FIO_BIN)
