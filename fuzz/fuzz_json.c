@@ -5,13 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FZ_ASSERT(c)                                                                   \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "FZ_ASSERT failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
+#include "fuzz_assert.h"
 #include "fuzz_targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

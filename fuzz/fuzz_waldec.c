@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#define FZ_ASSERT(c)                                                                   \
-    do {                                                                               \
-        if (!(c)) {                                                                    \
-            fprintf(stderr, "FZ_ASSERT failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
+#include "fuzz_assert.h"
 #include "fuzz_waldec_body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

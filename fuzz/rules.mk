@@ -28,10 +28,10 @@ $(FUZZ_DIR)/obj/engine/%.o: engine/%.c $(wildcard engine/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_waldec: fuzz/fuzz_waldec.c fuzz/fuzz_waldec_body.h $(FUZZ_WAL_OBJS)
+$(FUZZ_DIR)/fuzz_waldec: fuzz/fuzz_waldec.c fuzz/fuzz_waldec_body.h fuzz/fuzz_assert.h $(FUZZ_WAL_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_WAL_OBJS)
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_targets.h $(FUZZ_LIB_OBJS)
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_targets.h fuzz/fuzz_assert.h $(FUZZ_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(JSONC_LIBS) -lm
 

@@ -300,14 +300,10 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     s->fio_seen = 1;
     if (!e)
         return FIOR_OK;
-    if (s->ndescs == s->dcap) {
-        size_t nc = s->dcap ? 2 * s->dcap : 16;
-        desc *nd = realloc(s->descs, nc * sizeof *nd);
-        if (!nd)
-            return nomem(s);
-        s->descs = nd;
-        s->dcap = nc;
-    }
+    desc *nd = fior__grow(s->descs, &s->dcap, s->ndescs, sizeof *nd, 16);
+    if (!nd)
+        return nomem(s);
+    s->descs = nd;
     desc *d = &s->descs[s->ndescs];
     memset(d, 0, sizeof *d);
     const char *name = skip_ws(line);

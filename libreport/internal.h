@@ -30,6 +30,9 @@ void        fior__job_clear(fior__jobb *b);          /* frees what the builder o
 int         fior__job_set(const char **field, const char *s, size_t n); /* 0 ok, -1 nomem */
 int         fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns);
 int         fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count);
+/* Room for element n of an array of `sz`-byte elements (capacity doubles from `first`): returns the array,
+ * maybe moved, or NULL when out of memory (the old array is then still valid and *cap unchanged). */
+void       *fior__grow(void *arr, size_t *cap, size_t n, size_t sz, size_t first);
 void        fior__job_sort(fior__jobb *b);          /* pct by percent, bins by ns */
 /* Moves the job into the report (the builder is left empty). 0 ok, -1 nomem. */
 int         fior__report_push(fior_report *r, fior__jobb *b);

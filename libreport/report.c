@@ -50,16 +50,25 @@ int fior__job_set(const char **field, const char *s, size_t n)
     return 0;
 }
 
+void *fior__grow(void *arr, size_t *cap, size_t n, size_t sz, size_t first)
+{
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? *cap : first;
+    while (nc <= n)
+        nc *= 2;
+    void *p = nc <= SIZE_MAX / sz ? realloc(arr, nc * sz) : NULL;
+    if (p)
+        *cap = nc;
+    return p;
+}
+
 int fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns)
 {
-    if (b->j.npct == b->pcap) {
-        size_t nc = b->pcap ? b->pcap * 2 : 32;
-        fior_pct *p = realloc(b->pct, nc * sizeof *p);
-        if (!p)
-            return -1;
-        b->pct = p;
-        b->pcap = nc;
-    }
+    fior_pct *p = fior__grow(b->pct, &b->pcap, b->j.npct, sizeof *p, 32);
+    if (!p)
+        return -1;
+    b->pct = p;
     b->pct[b->j.npct].percent = percent;
     b->pct[b->j.npct].ns = ns;
     b->j.npct++;
@@ -69,14 +78,10 @@ int fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns)
 
 int fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count)
 {
-    if (b->j.nbins == b->bcap) {
-        size_t nc = b->bcap ? b->bcap * 2 : 64;
-        fior_bin *p = realloc(b->bins, nc * sizeof *p);
-        if (!p)
-            return -1;
-        b->bins = p;
-        b->bcap = nc;
-    }
+    fior_bin *p = fior__grow(b->bins, &b->bcap, b->j.nbins, sizeof *p, 64);
+    if (!p)
+        return -1;
+    b->bins = p;
     b->bins[b->j.nbins].ns = ns;
     b->bins[b->j.nbins].count = count;
     b->j.nbins++;
@@ -106,16 +111,10 @@ void fior__job_sort(fior__jobb *b)
 
 static int report_grow(fior_report *r, size_t need)
 {
-    if (need <= r->cap)
-        return 0;
-    size_t nc = r->cap ? r->cap : 8;
-    while (nc < need)
-        nc *= 2;
-    fior_job *p = realloc(r->jobs, nc * sizeof *p);
-    if (!p)
+    fior_job *p = need ? fior__grow(r->jobs, &r->cap, need - 1, sizeof *p, 8) : r->jobs;
+    if (need && !p)
         return -1;
     r->jobs = p;
-    r->cap = nc;
     return 0;
 }
 

@@ -4,15 +4,9 @@
 # segment and spare names live), and runs interrupted by SIGINT and SIGTERM mid-run, leave every
 # pre-existing byte unchanged and no new file behind; a stale private directory of a dead pid is reaped
 # by the next run while a kept one stays. (tests/it_safety.sh goes further: strace, backend, SIGKILL.)
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-ENGINE=$B/libetcdwal.so
+. "$(dirname "$0")/lib.sh"
 FX=$TOP/../shared/fixtures/etcd-wal
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
-[ -f "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
+need_built "$ENGINE"
 WORK=$(mktemp -d /tmp/it-engine-safety.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 bad=0

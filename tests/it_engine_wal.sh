@@ -4,17 +4,10 @@
 # decode (build/tests/waldump); strace -f shows one fallocate per segment (+ the spare made ready ahead),
 # one rename and one directory fsync per rollover (+ Create's directory fsync), and one fdatasync per
 # fio sync plus Create's, one per rollover and Close's; fio's JSON sync mean is the fdatasync time, not ~0.
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-ENGINE=$B/libetcdwal.so
+. "$(dirname "$0")/lib.sh"
 WALDUMP=$B/tests/waldump
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed (make deps)"; exit 77; }
-[ -f "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
-[ -x "$WALDUMP" ] || { echo "FAIL: $WALDUMP not built"; exit 1; }
+need_built "$ENGINE" "$WALDUMP"
 STRACE=""
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
   STRACE="strace -ff -qq -e trace=fallocate,ftruncate,rename,renameat,renameat2,fsync,fdatasync,openat,mkdir -e signal=none -o"

@@ -4,16 +4,8 @@
 # call and the file; no hang (each run is bounded by a timeout); the private directory
 # etcd-fio.<pid>.<job>.<n> is gone afterwards and nothing else is left. EOPNOTSUPP from fallocate must fall
 # back to ftruncate, as etcd does, and the run must succeed.
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-ENGINE=$B/libetcdwal.so
-SHIM=$B/tests/faultshim.so
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
-[ -f "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
-[ -f "$SHIM" ] || { echo "FAIL: $SHIM not built (make tests builds it)"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+need_built "$ENGINE" "$SHIM"
 WORK=$(mktemp -d /tmp/it-faults-engine.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 bad=0

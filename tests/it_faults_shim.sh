@@ -3,15 +3,9 @@
 # engines, so that a failing engine fault test (it_faults_engine.sh) can be blamed on the engine, not the
 # shim: each configured fault must fire (shim log), fio must report it on the right file, a delay must
 # show in fio's sync latency, and FAULT_SKIP / FAULT_COUNT / FAULT_PATH_SUBSTR must select as documented.
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-SHIM=$B/tests/faultshim.so
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
-[ -f "$SHIM" ] || { echo "FAIL: $SHIM not built (make tests builds it)"; exit 1; }
+need_built "$SHIM"
 WORK=$(mktemp -d /tmp/it-faults-shim.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 bad=0

@@ -4,17 +4,9 @@
 # FAIL for both the WAL job (p99 >= 15 ms > 10 ms) and the backend job (two syncs per commit: >= 30 ms >
 # 25 ms), and `etcd-fio check` on a directory into FAIL (exit 1). The delays are lower bounds (nanosleep
 # never returns early), so the expected FAIL does not depend on the disk.
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-ENGINE=$B/libetcdwal.so
-SHIM=$B/tests/faultshim.so
-CLI=$B/etcd-fio
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
-for f in "$ENGINE" "$SHIM" "$CLI"; do [ -f "$f" ] || { echo "FAIL: $f not built"; exit 1; }; done
+need_built "$ENGINE" "$SHIM" "$CLI"
 # On the tree's own disk, like `make demo` (check may refuse tmpfs).
 WORK=$(mktemp -d "$B/it-faults-slow.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM

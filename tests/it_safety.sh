@@ -10,16 +10,10 @@
 # private directory gone after each run and after SIGINT/SIGTERM; after SIGKILL the next run removes the
 # stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
 # and a stale directory holding a file that is not the engine's.
-set -u
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
-FIO=${FIO:-fio}
-ENGINE=$B/libetcdwal.so
+. "$(dirname "$0")/lib.sh"
 SHARED=$TOP/../shared/fixtures
-command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; }
 command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
-[ -f "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
+need_built "$ENGINE"
 HAVE_STRACE=1
 command -v strace >/dev/null 2>&1 || { HAVE_STRACE=0; echo "note: strace missing, open-mode checks skipped"; }
 if [ $HAVE_STRACE = 1 ] && ! strace -f -qq -o /dev/null true 2>/dev/null; then
@@ -196,5 +190,19 @@ start_long wal "$D/member" && {
   fi
 }
 
+# SIGKILL of a backend run in the data dir itself: its stale directory (holding db) goes with the next run.
+start_long backend "$D" && {
+  # shellcheck disable=SC2086
+  kill -KILL "$PID" $KIDS
+  # shellcheck disable=SC2086
+  wait_gone "$PID" $KIDS
+  stale=$(privdirs "$D")
+  [ -n "$stale" ] || fail "SIGKILL (backend): no private directory left to reap"
+  (cd "$WORK" && timeout -k 5 60 "$FIO" --name=backend --ioengine=external:"$ENGINE" --directory="$D" \
+    $BEARGS --size=400k > "$WORK/reap-be.out" 2>&1) || fail "backend run after SIGKILL failed"
+  for s in $stale; do [ ! -e "$D/$s" ] || fail "SIGKILL (backend): stale $s was not removed by the next run"; done
+  check_unchanged "backend run after SIGKILL"
+}
+
 [ $bad -eq 0 ] || { echo "data safety: $bad problems"; exit 1; }
-echo "data safety: $runs traced runs, SIGINT/SIGTERM (wal, backend), SIGKILL + reaping: etcd's files untouched"
+echo "data safety: $runs traced runs, SIGINT/SIGTERM (wal, backend), SIGKILL + reaping (wal, backend): etcd's files untouched"
