@@ -287,18 +287,20 @@ static int has_bytes(const char *buf, size_t len, const char *needle)
     return n <= len && memmem(buf, len, needle, n) != NULL;
 }
 
-/* A JSON document can only start at a line whose first non-blank byte is '{'. */
+/* A JSON document can only start at a line whose first non-blank byte is '{'. Only each line's first
+ * bytes are looked at (memchr jumps to the next line): detection must not cost a pass over every byte. */
 static int has_json_start(const char *buf, size_t len)
 {
-    int bol = 1;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (c == '\n')
-            bol = 1;
-        else if (bol && c == '{')
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p < end && *p == '{')
             return 1;
-        else if (c != ' ' && c != '\t' && c != '\r')
-            bol = 0;
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (!nl)
+            return 0;
+        p = nl + 1;
     }
     return 0;
 }
