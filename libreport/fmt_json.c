@@ -336,17 +336,26 @@ typedef struct bufctx {
     fior_report *r;        /* receives the last document's jobs */
     fior_report *scratch;
     const char  *source;
-    char        *blank;
+    const char  *buf;
+    size_t       prev_end; /* end of the previous document: text between documents is looked at there */
+    int          text_jobs;
     unsigned long docs;
 } bufctx;
+
+/* fio's normal output beside the JSON (normal,json) shows as job headers outside every document. Only
+ * the gaps are searched, so no copy of the input is needed. */
+static void gap_text(bufctx *b, size_t upto)
+{
+    static const char hdr[] = ": (groupid=";
+    if (upto > b->prev_end && memmem(b->buf + b->prev_end, upto - b->prev_end, hdr, sizeof hdr - 1))
+        b->text_jobs = 1;
+}
 
 static fior_status buf_doc(void *vctx, json_object *doc, size_t start, size_t end)
 {
     bufctx *b = vctx;
-    if (b->blank)
-        for (size_t k = start; k < end; k++)
-            if (b->blank[k] != '\n')
-                b->blank[k] = ' ';
+    gap_text(b, start);
+    b->prev_end = end;
     fior__report_clear(b->scratch);
     fior_status st = read_doc(b->scratch, b->source, doc, start + 1);
     if (st != FIOR_OK) {
@@ -364,19 +373,15 @@ static fior_status buf_doc(void *vctx, json_object *doc, size_t start, size_t en
 }
 
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
-                             char **blanked, unsigned long *ndocs)
+                             int *text_jobs, unsigned long *ndocs)
 {
-    bufctx b = {r, fior_report_new(), source, NULL, 0};
+    bufctx b = {r, fior_report_new(), source, buf, 0, 0, 0};
     json_tokener *tok = json_tokener_new();
     fior_status st = FIOR_OK;
-    if (blanked && len && !(b.blank = malloc(len))) {
+    if (!b.scratch || !tok) {
         st = FIOR_E_NOMEM;
-    } else if (!b.scratch || !tok) {
-        st = FIOR_E_NOMEM;
-    }
-    if (st == FIOR_OK) {
-        if (b.blank)
-            memcpy(b.blank, buf, len);
+        fior__seterr(r, "%s: out of memory", source);
+    } else {
         jscan sc;
         scan_init(&sc, tok);
         st = scan_feed(&sc, source, r, buf, len, buf_doc, &b);
@@ -389,18 +394,15 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
             fior__seterr(r, "%s:1: expected a fio JSON document", source);
             st = FIOR_E_FORMAT;
         }
-    } else {
-        fior__seterr(r, "%s: out of memory", source);
+        gap_text(&b, len);
     }
     if (tok)
         json_tokener_free(tok);
     fior_report_free(b.scratch);
     if (st != FIOR_OK)
         fior__report_clear(r);
-    if (blanked)
-        *blanked = st == FIOR_OK ? b.blank : NULL;
-    if (st != FIOR_OK || !blanked)
-        free(b.blank);
+    if (text_jobs)
+        *text_jobs = st == FIOR_OK && b.text_jobs;
     if (ndocs)
         *ndocs = b.docs;
     return st;

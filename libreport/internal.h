@@ -50,11 +50,11 @@ void        fior__seterr(fior_report *r, const char *fmt, ...)
 /* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);
-/* Reads the JSON documents of buf into r (the last complete one wins). When `blanked` is not NULL it gets a
- * malloc'd copy of buf with every JSON document replaced by spaces (newlines kept) for the text reader,
- * and *ndocs the number of documents. */
+/* Reads the JSON documents of buf into r (the last complete one wins). *text_jobs (when not NULL) says
+ * whether fio job headers of its normal output stand outside the documents (normal,json output), and
+ * *ndocs the number of documents. */
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
-                             char **blanked, unsigned long *ndocs);
+                             int *text_jobs, unsigned long *ndocs);
 
 /* Small text helpers shared by the text readers. */
 int         fior__is_space(char c);

@@ -341,15 +341,11 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
         fior__seterr(tmp, "%s: empty input (expected fio output or an etcd-perf log)", source);
         st = FIOR_E_FORMAT;
     } else if (has_json_start(buf, len)) {
-        char *text = NULL;
-        unsigned long docs = 0;
-        st = fior__parse_json(tmp, source, buf, len, &text, &docs);
-        fmt = FIOR_FMT_JSON;
+        int text_jobs = 0;
+        st = fior__parse_json(tmp, source, buf, len, &text_jobs, NULL);
         /* fio's normal,json output: the same jobs twice; the JSON has exact nanoseconds, so it wins and
          * the text part only decides the format name. */
-        if (st == FIOR_OK && text && has_bytes(text, len, ": (groupid="))
-            fmt = FIOR_FMT_MIXED;
-        free(text);
+        fmt = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
     } else if (looks_normal(buf, len)) {
         st = fior__parse_normal(tmp, source, buf, len);
         fmt = FIOR_FMT_NORMAL;
