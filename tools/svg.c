@@ -119,7 +119,7 @@ int svg_write(FILE *f, const svg_plot *p)
         const char *name = y > 0.5 ? "100 %" : y > 0.05 ? "10 %" : y > 0.005 ? "1 % (p99)" : y > 0.0005 ? "0.1 % (p99.9)" : NULL;
         char b[32];
         if (!name) {
-            snprintf(b, sizeof b, "%g", y);
+            snprintf(b, sizeof b, "%g %%", y * 100); /* same unit as the named rows */
             name = b;
         }
         fprintf(f, "<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", PL - 6,
