@@ -464,21 +464,18 @@ void bb_stats_json(const bb_db *db, FILE *f)
     const bb_stats *s = &db->st;
     fprintf(f, "{\"mode\":\"backend\",\"commits\":%llu,\"pages_written\":%llu,\"bytes_written\":%llu,"
                "\"growths\":%llu,\"file_size\":%llu,\"high_water_pages\":%llu,\"appends\":%llu,"
-               "\"rewrites\":%llu,\"append_pct\":%u,\"early_flushes\":%llu,\"commit\":",
+               "\"rewrites\":%llu,\"append_pct\":%u,\"early_flushes\":%llu,",
             (unsigned long long)s->commits, (unsigned long long)s->pages_written,
             (unsigned long long)s->bytes_written, (unsigned long long)s->growths,
             (unsigned long long)s->file_size, (unsigned long long)s->high_water_pages,
             (unsigned long long)s->appends, (unsigned long long)s->rewrites, db->cfg.append_pct,
             (unsigned long long)s->early_flushes);
-    hist_write_json(&s->commit, f, "_ns", 1);
-    fputs(",\"sync\":", f);
-    hist_write_json(&s->sync, f, "_ns", 1);
-    fputs(",\"fdatasync\":", f);
-    hist_write_json(&s->fdatasync, f, "_ns", 1);
-    fputs(",\"grow\":", f);
-    hist_write_json(&s->grow, f, "_ns", 1);
-    fputs(",\"pages_per_commit\":", f);
-    hist_write_json(&s->pages_per_commit, f, "", 0);
+    const hist_field hs[] = {
+        {"commit", &s->commit, "_ns", 1}, {"sync", &s->sync, "_ns", 1},
+        {"fdatasync", &s->fdatasync, "_ns", 1}, {"grow", &s->grow, "_ns", 1},
+        {"pages_per_commit", &s->pages_per_commit, "", 0},
+    };
+    hist_write_fields(f, hs, sizeof hs / sizeof hs[0]);
     fputc('}', f);
 }
 

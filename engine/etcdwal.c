@@ -195,18 +195,12 @@ static void write_stats(struct thread_data *td, struct etcdwal_ctx *c, const cha
                 ",\"prealloc_fallbacks\":%" PRIu64 ",\"segment_bytes\":%" PRIu64 ",\"hist\":{",
                 s->segments, s->rollovers, s->bytes_written, s->syncs, s->entries, s->records,
                 s->prealloc_fallbacks, c->w.cfg.segment_bytes);
-        fputs("\"fdatasync\":", f);
-        hist_write_json(&s->fdatasync, f, "_ns", 1);
-        fputs(",\"cut\":", f);
-        hist_write_json(&s->cut, f, "_ns", 1);
-        fputs(",\"dir_fsync\":", f);
-        hist_write_json(&s->dir_fsync, f, "_ns", 1);
-        fputs(",\"wal_fsync\":", f);
-        hist_write_json(&s->wal_fsync, f, "_ns", 1);
-        fputs(",\"prealloc\":", f);
-        hist_write_json(&s->prealloc, f, "_ns", 1);
-        fputs(",\"bytes_per_sync\":", f);
-        hist_write_json(&s->bytes_per_sync, f, "", 0);
+        const hist_field hs[] = {
+            {"fdatasync", &s->fdatasync, "_ns", 1}, {"cut", &s->cut, "_ns", 1},
+            {"dir_fsync", &s->dir_fsync, "_ns", 1}, {"wal_fsync", &s->wal_fsync, "_ns", 1},
+            {"prealloc", &s->prealloc, "_ns", 1},   {"bytes_per_sync", &s->bytes_per_sync, "", 0},
+        };
+        hist_write_fields(f, hs, sizeof hs / sizeof hs[0]);
         fputs("}", f);
     } else {
         if (c->db) {

@@ -97,3 +97,11 @@ void hist_write_json(const hist *h, FILE *f, const char *u, int etcd_buckets)
     }
     fputc('}', f);
 }
+
+void hist_write_fields(FILE *f, const hist_field *fl, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s\"%s\":", i ? "," : "", fl[i].name);
+        hist_write_json(fl[i].h, f, fl[i].unit_suffix, fl[i].etcd_buckets);
+    }
+}

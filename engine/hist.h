@@ -4,6 +4,7 @@
 #ifndef ETCDWAL_HIST_H
 #define ETCDWAL_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,5 +28,16 @@ uint64_t hist_quantile(const hist *h, double q);
  *         "etcd_buckets_ms":[{"le":1,"count":cumulative},…,{"le":8192,…},{"le":"+Inf",…}]}
  * with the given unit suffix appended to the value keys (e.g. "_ns": "min_ns"). */
 void     hist_write_json(const hist *h, FILE *f, const char *unit_suffix, int etcd_buckets);
+
+
+/* One named histogram of a stats object. */
+typedef struct hist_field {
+    const char *name;
+    const hist *h;
+    const char *unit_suffix;
+    int etcd_buckets;
+} hist_field;
+/* Writes "name":{…},"name":{…} (hist_write_json each), comma-separated, no leading comma. */
+void     hist_write_fields(FILE *f, const hist_field *fields, size_t n);
 
 #endif
