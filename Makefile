@@ -11,7 +11,8 @@ FUZZ_SECONDS ?= 20
 export FIO
 
 WARN     := -Wall -Wextra -Werror
-CFLAGS_BASE := -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -fPIC -fvisibility=hidden
+# -MMD -MP: every object gets a .d file with the headers it includes (read back at the end of this file).
+CFLAGS_BASE := -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -MMD -MP
 LDFLAGS_BASE := $(SAN)
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
@@ -25,16 +26,24 @@ TEST_HELPERS :=
 INSTALL_TARGETS :=
 TEST_HELPERS :=
 
-.PHONY: all tests check check-unit check-integ check-asan deps deps-bench demo bench fuzz install uninstall clean fio-src
+.PHONY: all tests check check-unit check-integ check-asan deps deps-test deps-bench demo bench fuzz install uninstall clean fio-src
 .DEFAULT_GOAL := all
 
+# Build deps (plain `make` may install these: fio, json-c, the tools for fio's source); every compile rule
+# has $(DEPS_STAMP) as an order-only prerequisite. Test tools come only with `make check` (deps-test).
 DEPS_STAMP := $(BUILD)/.deps-ok
 $(DEPS_STAMP): mk/deps.sh
 	@mkdir -p $(BUILD)
 	sh mk/deps.sh build
 	@touch $@
 deps: $(DEPS_STAMP)
-deps-bench: deps
+DEPS_TEST_STAMP := $(BUILD)/.deps-test-ok
+$(DEPS_TEST_STAMP): mk/deps.sh
+	@mkdir -p $(BUILD)
+	sh mk/deps.sh test
+	@touch $@
+deps-test: $(DEPS_TEST_STAMP)
+deps-bench: deps-test
 	sh mk/deps.sh bench
 
 include libreport/rules.mk
@@ -56,14 +65,14 @@ check-integ: tests
 	BUILD=$(BUILD) sh tests/run.sh $(INTEG_TESTS)
 
 # The README's test command. Installs what is missing first (deps), then unit + integration tests.
-check: deps
+check: deps-test
 	$(MAKE) tests
 	BUILD=$(BUILD) sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
 
 # The whole unit + integration suite built with ASan+UBSan in $(ASAN_DIR). The ASan-built engine runs inside
 # the real fio through $(ASAN_DIR)/asan-bin/fio (libasan preloaded; see tests/faults.mk), first in PATH and FIO.
 ASAN_DIR ?= build/asan
-check-asan: deps
+check-asan: deps-test
 	$(MAKE) BUILD=$(ASAN_DIR) OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' ASAN_BUILD=1 tests asan-fio
 	@start=$$(date +%s); \
 	PATH="$(abspath $(ASAN_DIR))/asan-bin:$$PATH" FIO="$(abspath $(ASAN_DIR))/asan-bin/fio" \
@@ -78,3 +87,6 @@ demo: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# Header dependencies written by -MMD -MP.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

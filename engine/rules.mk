@@ -16,7 +16,7 @@ $(FIO_SRC_PATH): mk/fio-src.sh | $(DEPS_STAMP)
 	FIO_SRC="$(FIO_SRC)" sh mk/fio-src.sh $(FIO_SRC_CACHE) > $@.tmp && mv $@.tmp $@
 fio-src: $(FIO_SRC_PATH)
 
-$(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h)
+$(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh — `make fuzz`: runs each built libFuzzer harness for N seconds on a corpus seeded from
-# tests/fixtures/ and ../shared/fixtures/ (copied into the build dir), plus tests/regress/<harness>/ (the
+# tests/fixtures/ (copied into the build dir), plus tests/regress/<harness>/ (the
 # crashes found so far, loaded first), and prints one line per harness with its exec count.
 # Usage: sh fuzz/run.sh FUZZ_DIR SECONDS MAX_LEN HARNESS...   (from the top of the tree)
 # Exit 0 when no harness found anything; 1 otherwise (the crash input's path is printed: copy it into
@@ -8,17 +8,14 @@
 set -u
 DIR=$1 SECS=$2 MAXLEN=$3
 shift 3
-SHARED=""
-[ -d ../shared/fixtures ] && SHARED=$(cd ../shared/fixtures && pwd)
-
 seeds() {
   case $1 in
-    fuzz_normal)   find tests/fixtures ${SHARED:+"$SHARED/seeds"} -type f -name '*.txt' ;;
+    fuzz_normal)   find tests/fixtures -type f -name '*.txt' ;;
     fuzz_json)     find tests/fixtures -type f -name '*.json' ;;
-    fuzz_etcdperf) find tests/fixtures ${SHARED:+"$SHARED/seeds"} -type f -name '*.log' ;;
-    fuzz_auto)     find tests/fixtures ${SHARED:+"$SHARED/seeds"} -type f \
+    fuzz_etcdperf) find tests/fixtures -type f -name '*.log' ;;
+    fuzz_auto)     find tests/fixtures -type f \
                      \( -name '*.txt' -o -name '*.json' -o -name '*.log' \) ;;
-    fuzz_waldec)   find ${SHARED:+"$SHARED/etcd-wal"} tests/fixtures -type f -name '*.wal' ;;
+    fuzz_waldec)   find tests/fixtures -type f -name '*.wal' ;;
   esac 2>/dev/null
 }
 

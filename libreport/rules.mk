@@ -6,7 +6,7 @@ FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(JSONC_CFLAGS)
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
-$(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/include/fioreport.h
+$(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/include/fioreport.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(FIOR_CFLAGS) -c $< -o $@
 

@@ -1,10 +1,19 @@
 #!/bin/sh
-# Installs the Debian packages the build, tests and benchmarks need, and only those that are missing,
-# so that `make check` / `make demo` work on a fresh Debian machine and CI's clean clone.
-# Usage: mk/deps.sh [build|bench]
+# Installs the Debian packages a step needs, and only those that are missing, so that `make`, `make check`
+# and `make demo` work on a fresh Debian machine and CI's clean clone.
+# Usage: mk/deps.sh build|test|bench
+#   build: what plain `make` needs (fio and the tools to fetch and configure its source, json-c, a compiler)
+#   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against
 set -eu
-PKGS="fio libcmocka-dev libjson-c-dev dpkg-dev pkg-config gcc make strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps"
-[ "${1:-build}" = bench ] && PKGS="$PKGS etcd-server etcd-client hyperfine chromium time"
+BUILD_PKGS="fio libjson-c-dev dpkg-dev pkg-config gcc make"
+TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps"
+BENCH_PKGS="etcd-server etcd-client hyperfine chromium time"
+case "${1:-build}" in
+  build) PKGS="$BUILD_PKGS" ;;
+  test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+  bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
+  *) echo "usage: mk/deps.sh build|test|bench" >&2; exit 2 ;;
+esac
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)

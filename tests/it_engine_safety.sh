@@ -5,7 +5,7 @@
 # pre-existing byte unchanged and no new file behind; a stale private directory of a dead pid is reaped
 # by the next run while a kept one stays. (tests/it_safety.sh goes further: strace, backend, SIGKILL.)
 . "$(dirname "$0")/lib.sh"
-FX=$TOP/../shared/fixtures/etcd-wal
+FX=$TOP/tests/fixtures/etcd-wal
 need_built "$ENGINE"
 WORK=$(mktemp -d /tmp/it-engine-safety.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM

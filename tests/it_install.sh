@@ -18,7 +18,7 @@ if [ "${ASAN_BUILD:-}" = 1 ]; then
   PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
   set -- "$@" OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
 fi
-seeds=$(cd "$top/.." && pwd)/shared/fixtures/seeds
+seeds=$top/tests/fixtures/seeds
 tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 D=$tmp/root

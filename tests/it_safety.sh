@@ -11,7 +11,7 @@
 # stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
 # and a stale directory holding a file that is not the engine's.
 . "$(dirname "$0")/lib.sh"
-SHARED=$TOP/../shared/fixtures
+SHARED=$TOP/tests/fixtures
 command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
 need_built "$ENGINE"
 HAVE_STRACE=1

@@ -6,7 +6,7 @@ BUILD=${BUILD:-build}
 BIN=$BUILD/etcd-fio
 HERE=$(cd "$(dirname "$0")" && pwd)
 FX=$HERE/fixtures/fio
-SEEDS=$(cd "$HERE/../.." && pwd)/shared/fixtures/seeds
+SEEDS=$HERE/fixtures/seeds
 [ -x "$BIN" ] || { echo "it_verdict: $BIN not built"; exit 1; }
 [ -d "$SEEDS" ] || { echo "it_verdict: skipped: shared fixtures $SEEDS missing"; exit 77; }
 command -v jq >/dev/null || { echo "it_verdict: skipped: jq not installed (make deps)"; exit 77; }

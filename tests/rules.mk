@@ -4,7 +4,7 @@
 TEST_SRCS   := $(wildcard tests/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $(JSONC_CFLAGS) \
-               -DSHARED_FIXTURES='"$(abspath ../shared/fixtures)"' -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
+               -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)

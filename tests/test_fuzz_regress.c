@@ -126,11 +126,11 @@ static void test_seed_fixtures(void **state)
     n += replay_dir(TEST_FIXTURES "/fio", fio_out, fz_auto, SIZE_MAX);
     n += replay_dir(TEST_FIXTURES "/fio", text, fz_normal, SIZE_MAX);
     n += replay_dir(TEST_FIXTURES "/fio", json, fz_json, SIZE_MAX);
-    n += replay_dir(SHARED_FIXTURES "/seeds", fio_out, fz_auto, SIZE_MAX);
-    n += replay_dir(SHARED_FIXTURES "/seeds", text, fz_normal, SIZE_MAX);
-    n += replay_dir(SHARED_FIXTURES "/seeds", logs, fz_etcdperf, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/seeds", fio_out, fz_auto, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/seeds", text, fz_normal, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/seeds", logs, fz_etcdperf, SIZE_MAX);
 #ifdef HAVE_WALDEC
-    n += replay_dir(SHARED_FIXTURES "/etcd-wal", any, fz_waldec, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/etcd-wal", any, fz_waldec, SIZE_MAX);
 #endif
     print_message("replayed %d seed fixtures\n", n);
     assert_true(n >= 6);
@@ -140,8 +140,8 @@ static void test_seed_fixtures(void **state)
 static void test_truncations(void **state)
 {
     (void)state;
-    static const char *files[] = {SHARED_FIXTURES "/seeds/fio-3.23-normal-rke.txt",
-                                  SHARED_FIXTURES "/seeds/etcd-perf-container.log",
+    static const char *files[] = {TEST_FIXTURES "/seeds/fio-3.23-normal-rke.txt",
+                                  TEST_FIXTURES "/seeds/etcd-perf-container.log",
                                   TEST_FIXTURES "/fio/fio-3.33-json.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         size_t len = 0;

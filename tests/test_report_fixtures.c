@@ -16,7 +16,7 @@
 #include "fioreport.h"
 
 #define FX(name) TEST_FIXTURES "/fio/" name
-#define SEED(name) SHARED_FIXTURES "/seeds/" name
+#define SEED(name) TEST_FIXTURES "/seeds/" name
 
 static char *slurp(const char *path, size_t *len)
 {

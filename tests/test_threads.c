@@ -152,7 +152,7 @@ static void test_eight_threads(void **state)
     shared *sh = calloc(1, sizeof *sh);
     assert_non_null(sh);
     add_dir(sh, TEST_FIXTURES "/fio");
-    add_dir(sh, SHARED_FIXTURES "/seeds");
+    add_dir(sh, TEST_FIXTURES "/seeds");
     assert_true(sh->n >= 3);
 
     int judged = 0;

@@ -16,8 +16,8 @@
 #include "waldec.h"
 #include "walrec.h"
 
-#define SEG0 SHARED_FIXTURES "/etcd-wal/etcd-3.4.23-seg0-head.wal"
-#define SEG1 SHARED_FIXTURES "/etcd-wal/etcd-3.4.23-seg1-head.wal"
+#define SEG0 TEST_FIXTURES "/etcd-wal/etcd-3.4.23-seg0-head.wal"
+#define SEG1 TEST_FIXTURES "/etcd-wal/etcd-3.4.23-seg1-head.wal"
 
 static unsigned char *load(const char *path, size_t *len)
 {

@@ -8,7 +8,7 @@ TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(JSONC_CFLAGS) \
                 -DETCD_FIO_LIBDIR='"$(PREFIX)/lib/etcd-fio"'
 ETCD_FIO_BIN := $(BUILD)/etcd-fio
 
-$(BUILD)/tools/%.o: tools/%.c $(wildcard tools/*.h) libreport/include/fioreport.h
+$(BUILD)/tools/%.o: tools/%.c $(wildcard tools/*.h) libreport/include/fioreport.h | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOLS_CFLAGS) -c $< -o $@
 
