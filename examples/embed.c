@@ -4,15 +4,19 @@
  * Build against an installed libfioreport:
  *   cc embed.c $(pkg-config --cflags --libs fioreport) -o embed
  *   ./embed fio-output.json
+ * It checks at run time that the loaded library is the major version it was compiled for.
  */
 #include <fioreport.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: %s FIO_OUTPUT...\n", argv[0]);
+        return 2;
+    }
+    if (fior_version_number() >> 16 != FIOR_VERSION_MAJOR) {
+        fprintf(stderr, "%s: built for libfioreport %s, loaded %s\n", argv[0], FIOR_VERSION, fior_version());
         return 2;
     }
     fior_report *r = fior_report_new();
@@ -29,30 +33,31 @@ int main(int argc, char **argv)
         }
     }
 
-    fior_criteria c;
-    fior_criteria_default(&c);  /* p99; 10 ms for WAL jobs, 25 ms for backend commits */
-    size_t n = fior_report_njobs(r);
-    fior_judgement *j = calloc(n ? n : 1, sizeof *j);
-    if (!j) {
+    /* The defaults: p99; 10 ms for WAL jobs, 25 ms for backend commits, at least 100 samples. */
+    fior_criteria *c = fior_criteria_new();
+    fior_result *res = c ? fior_judge(r, c) : NULL;  /* owns every judgement and reason */
+    if (!res) {
         fprintf(stderr, "%s: out of memory\n", argv[0]);
+        fior_criteria_free(c);
         fior_report_free(r);
         return 2;
     }
-    fior_verdict overall = fior_judge_report(r, &c, j);
-
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < fior_result_count(res); i++) {
         const fior_job *job = fior_report_job(r, i);
-        if (j[i].verdict == FIOR_NOT_JUDGED)
+        const fior_judgement *j = fior_result_job(res, i);
+        if (j->verdict == FIOR_NOT_JUDGED)
             continue;
         printf("%s%s%s %s: ", job->source, job->host ? " " : "", job->host ? job->host : "",
                job->name ? job->name : "?");
-        if (j[i].value_known)
-            printf("p%g %.3f ms (limit %.0f ms) ", c.percentile, j[i].value_ns / 1e6,
-                   j[i].threshold_ns / 1e6);
-        printf("%s — %s\n", fior_verdict_name(j[i].verdict), j[i].reason);
+        if (j->value_known)
+            printf("p%g %.3f ms (limit %.0f ms) ", fior_criteria_percentile(c), j->value_ns / 1e6,
+                   j->threshold_ns / 1e6);
+        printf("%s — %s\n", fior_verdict_name(j->verdict), j->reason);
     }
+    fior_verdict overall = fior_result_verdict(res);
     printf("overall: %s\n", fior_verdict_name(overall));
-    free(j);
+    fior_result_free(res);
+    fior_criteria_free(c);
     fior_report_free(r);
     return overall == FIOR_PASS ? 0 : overall == FIOR_FAIL ? 1 : 2;
 }

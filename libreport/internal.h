@@ -1,6 +1,7 @@
 /* internal.h — what the libfioreport modules share and nothing outside the library sees: the report's
- * storage, job building helpers and the per-format entry points (fmt_normal.c, fmt_json.c,
- * fmt_etcdperf.c). Prefix fior__ for library-internal names. */
+ * storage, job building helpers, the criteria and judgement storage, and the table of input readers
+ * (readers.c) over the per-format entry points (fmt_normal.c, fmt_json.c, fmt_etcdperf.c). Prefix fior__
+ * for library-internal names; they are not exported (fioreport.map). */
 #ifndef FIOR_INTERNAL_H
 #define FIOR_INTERNAL_H
 
@@ -13,8 +14,26 @@ struct fior_report {
     fior_job   *jobs;
     size_t      njobs, cap;
     fior_format format;
+    uint64_t    max_input;  /* fior_report_set_max_input; 0 means FIOR_MAX_INPUT_DEFAULT */
     char        err[FIOR__ERRLEN];
 };
+
+#define FIOR__NROLES 2  /* FIOR_ROLE_WAL, FIOR_ROLE_BACKEND */
+
+struct fior_criteria {
+    double   percentile;
+    uint64_t threshold_ns[FIOR__NROLES];  /* by fior_role */
+    uint64_t min_samples;
+};
+void fior__criteria_default(fior_criteria *c);
+
+/* One judgement with the storage of its reason (j.reason points to reason). */
+typedef struct fior__judged {
+    fior_judgement j;
+    char           reason[256];
+} fior__judged;
+/* Judges one job (verdict.c); c NULL means the defaults. Returns o->j.verdict. */
+fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *c, fior__judged *o);
 
 /* A job under construction: the public struct plus growable arrays (pct/bins point into them). */
 typedef struct fior__jobb {
@@ -46,6 +65,19 @@ void        fior__seterr(fior_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The input readers, in detection order (readers.c): the first whose detect() says yes reads the input.
+ * parse() fills `r` (a fresh scratch report) from the whole input and sets r->err on failure; it may set
+ * r->format to a finer format than the table's (JSON → FIOR_FMT_MIXED). A new input format is one more
+ * row; the fuzz harnesses loop over the same table. */
+typedef struct fior__reader {
+    fior_format format;
+    const char *name;   /* "json", "normal", "etcd-perf" */
+    int (*detect)(const char *buf, size_t len);
+    fior_status (*parse)(fior_report *r, const char *source, const char *buf, size_t len);
+} fior__reader;
+const fior__reader *fior__readers(size_t *n);
+const fior__reader *fior__reader_named(const char *name);  /* NULL when there is none */
 
 /* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);

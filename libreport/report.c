@@ -1,9 +1,11 @@
-/* report.c — the report handle: job storage, error messages, format detection and the fior_parse_*
- * entry points. Each input is read into a scratch report first so that a failing input adds nothing. */
+/* report.c — the report handle: job storage, error messages, the capped file reader and the fior_parse_*
+ * entry points (the format is detected by the reader table, readers.c). Each input is read into a scratch
+ * report first so that a failing input adds nothing. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -270,6 +272,7 @@ const char *fior_strstatus(fior_status s)
     case FIOR_E_PARSE:  return "malformed or truncated input";
     case FIOR_E_FORMAT: return "not fio output or an etcd-perf log";
     case FIOR_E_NODATA: return "no such data";
+    case FIOR_E_TOOBIG: return "input larger than the cap";
     }
     return "unknown status";
 }
@@ -289,43 +292,6 @@ const fior_job *fior_report_job(const fior_report *r, size_t i)
     return (r && i < r->njobs) ? &r->jobs[i] : NULL;
 }
 
-/* ---- detection ---- */
-
-static int has_bytes(const char *buf, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    return n <= len && memmem(buf, len, needle, n) != NULL;
-}
-
-/* A JSON document can only start at a line whose first non-blank byte is '{'. Only each line's first
- * bytes are looked at (memchr jumps to the next line): detection must not cost a pass over every byte. */
-static int has_json_start(const char *buf, size_t len)
-{
-    const char *p = buf, *end = buf + len;
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-            p++;
-        if (p < end && *p == '{')
-            return 1;
-        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
-        if (!nl)
-            return 0;
-        p = nl + 1;
-    }
-    return 0;
-}
-
-static int looks_normal(const char *buf, size_t len)
-{
-    return has_bytes(buf, len, ": (groupid=") || has_bytes(buf, len, ": (g=") ||
-           has_bytes(buf, len, "fsync/fdatasync/sync_file_range");
-}
-
-static int looks_etcdperf(const char *buf, size_t len)
-{
-    return has_bytes(buf, len, "percentile of fsync is");
-}
-
 fior_status fior_parse_buffer(fior_report *r, const char *source, const char *buf, size_t len)
 {
     if (!r)
@@ -342,30 +308,24 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
         fior__seterr(r, "%s: out of memory", source);
         return FIOR_E_NOMEM;
     }
-    fior_status st;
-    fior_format fmt = FIOR_FMT_UNKNOWN;
-    size_t i = 0;
+    fior_status st = FIOR_E_FORMAT;
+    size_t i = 0, nrd;
     while (i < len && fior__is_space(buf[i]))
         i++;
+    const fior__reader *rd = fior__readers(&nrd), *use = NULL;
+    for (size_t k = 0; i < len && !use && k < nrd; k++)
+        if (rd[k].detect(buf, len))
+            use = &rd[k];
     if (i == len) {
         fior__seterr(tmp, "%s: empty input (expected fio output or an etcd-perf log)", source);
-        st = FIOR_E_FORMAT;
-    } else if (has_json_start(buf, len)) {
-        int text_jobs = 0;
-        st = fior__parse_json(tmp, source, buf, len, &text_jobs, NULL);
-        /* fio's normal,json output: the same jobs twice; the JSON has exact nanoseconds, so it wins and
-         * the text part only decides the format name. */
-        fmt = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
-    } else if (looks_normal(buf, len)) {
-        st = fior__parse_normal(tmp, source, buf, len);
-        fmt = FIOR_FMT_NORMAL;
-    } else if (looks_etcdperf(buf, len)) {
-        st = fior__parse_etcdperf(tmp, source, buf, len);
-        fmt = FIOR_FMT_ETCD_PERF;
+    } else if (use) {
+        tmp->format = FIOR_FMT_UNKNOWN;
+        st = use->parse(tmp, source, buf, len);
+        if (tmp->format == FIOR_FMT_UNKNOWN)
+            tmp->format = use->format;
     } else {
         fior__seterr(tmp, "%s:1: expected fio output (a job header 'NAME: (groupid=…', a JSON document) "
                      "or an etcd-perf log ('INFO: 99th percentile of fsync is N ns')", source);
-        st = FIOR_E_FORMAT;
     }
     if (st == FIOR_OK && fior__report_move(r, tmp)) {
         fior__seterr(tmp, "%s: out of memory", source);
@@ -374,48 +334,95 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
     if (st != FIOR_OK)
         memcpy(r->err, tmp->err, sizeof r->err);
     else
-        r->format = fmt;
+        r->format = tmp->format;
     fior_report_free(tmp);
     return st;
 }
 
-fior_status fior_parse_file(fior_report *r, const char *path)
+fior_status fior_report_set_max_input(fior_report *r, uint64_t bytes)
 {
-    if (!r || !path)
+    if (!r || bytes == 0)
         return FIOR_E_INVAL;
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
-        fior__seterr(r, "%s: cannot open: %s", path, strerror(errno));
-        return FIOR_E_IO;
-    }
+    r->max_input = bytes;
+    return FIOR_OK;
+}
+
+uint64_t fior_report_max_input(const fior_report *r)
+{
+    return r && r->max_input ? r->max_input : FIOR_MAX_INPUT_DEFAULT;
+}
+
+/* Reads all of f, at most `max` bytes: one byte more is the error (naming that byte), so /dev/zero or an
+ * endless pipe stops at the cap instead of taking the memory. A regular file's size is known up front. */
+static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t max, char **out, size_t *outlen)
+{
+    struct stat sb;
     size_t len = 0, cap = 65536;
+    uint64_t lim = max < (uint64_t)SIZE_MAX - 1 ? max + 1 : SIZE_MAX; /* the byte that is one too many */
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        if ((uint64_t)sb.st_size > max) {
+            fior__seterr(r, "%s: byte %llu: input larger than the cap of %llu bytes", path,
+                         (unsigned long long)max + 1, (unsigned long long)max);
+            return FIOR_E_TOOBIG;
+        }
+        cap = (size_t)sb.st_size + 1; /* + 1: the read that sees the end */
+    }
+    if ((uint64_t)cap > lim)
+        cap = (size_t)lim;
     char *buf = malloc(cap);
-    fior_status st = FIOR_OK;
     if (!buf) {
         fior__seterr(r, "%s: out of memory", path);
-        st = FIOR_E_NOMEM;
+        return FIOR_E_NOMEM;
     }
-    while (st == FIOR_OK) {
+    for (;;) {
         if (len == cap) {
-            char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            if ((uint64_t)len > max) {
+                fior__seterr(r, "%s: byte %llu: input larger than the cap of %llu bytes", path,
+                             (unsigned long long)max + 1, (unsigned long long)max);
+                free(buf);
+                return FIOR_E_TOOBIG;
+            }
+            size_t nc = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+            if ((uint64_t)nc > lim)
+                nc = (size_t)lim;
+            char *nb = realloc(buf, nc);
             if (!nb) {
                 fior__seterr(r, "%s: out of memory after %zu bytes", path, len);
-                st = FIOR_E_NOMEM;
-                break;
+                free(buf);
+                return FIOR_E_NOMEM;
             }
             buf = nb;
-            cap *= 2;
+            cap = nc;
         }
         size_t n = fread(buf + len, 1, cap - len, f);
         len += n;
         if (n == 0) {
             if (ferror(f)) {
                 fior__seterr(r, "%s: read error after %zu bytes: %s", path, len, strerror(errno));
-                st = FIOR_E_IO;
+                free(buf);
+                return FIOR_E_IO;
             }
             break;
         }
     }
+    *out = buf;
+    *outlen = len;
+    return FIOR_OK;
+}
+
+fior_status fior_parse_file(fior_report *r, const char *path)
+{
+    if (!r || !path)
+        return FIOR_E_INVAL;
+    r->err[0] = '\0';
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fior__seterr(r, "%s: cannot open: %s", path, strerror(errno));
+        return FIOR_E_IO;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    fior_status st = read_all(r, path, f, fior_report_max_input(r), &buf, &len);
     if (f != stdin)
         fclose(f);
     if (st == FIOR_OK)

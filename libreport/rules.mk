@@ -1,5 +1,10 @@
-# libreport/rules.mk — libfioreport: every libreport/*.c goes into build/libfioreport.{so,a}.
-FIOR_SOVER   := 1
+# libreport/rules.mk — libfioreport: every libreport/*.c goes into build/libfioreport.{so,a}. The version
+# is the header's (FIOR_VERSION_*): the SONAME is libfioreport.so.MAJOR; the .so exports only what the
+# version script fioreport.map lists.
+FIOR_HEADER  := libreport/include/fioreport.h
+FIOR_VERSION := $(shell sed -n 's/^\#define FIOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(FIOR_HEADER) | paste -sd.)
+FIOR_SOVER   := $(firstword $(subst ., ,$(FIOR_VERSION)))
+FIOR_MAP     := libreport/fioreport.map
 FIOR_SRCS    := $(wildcard libreport/*.c)
 FIOR_OBJS    := $(patsubst libreport/%.c,$(BUILD)/libreport/%.o,$(FIOR_SRCS))
 FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(JSONC_CFLAGS)
@@ -10,8 +15,9 @@ $(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/includ
 	@mkdir -p $(dir $@)
 	$(CC) $(FIOR_CFLAGS) -c $< -o $@
 
-$(FIOR_SO).$(FIOR_SOVER): $(FIOR_OBJS)
-	$(CC) -shared -Wl,-soname,libfioreport.so.$(FIOR_SOVER) $(LDFLAGS_BASE) -o $@ $^ $(JSONC_LIBS) -lm
+$(FIOR_SO).$(FIOR_SOVER): $(FIOR_OBJS) $(FIOR_MAP)
+	$(CC) -shared -Wl,-soname,libfioreport.so.$(FIOR_SOVER) -Wl,--version-script=$(FIOR_MAP) $(LDFLAGS_BASE) \
+	  -o $@ $(FIOR_OBJS) $(JSONC_LIBS) -lm
 $(FIOR_SO): $(FIOR_SO).$(FIOR_SOVER)
 	ln -sf libfioreport.so.$(FIOR_SOVER) $@
 $(FIOR_A): $(FIOR_OBJS)

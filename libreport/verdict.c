@@ -9,27 +9,15 @@
 
 #include "internal.h"
 
-#define MS 1000000ULL
-
-void fior_criteria_default(fior_criteria *c)
-{
-    if (!c)
-        return;
-    c->percentile = 99.0;
-    c->wal_threshold_ns = 10 * MS;
-    c->backend_threshold_ns = 25 * MS;
-    c->min_samples = 100;
-}
-
 const char *fior_verdict_name(fior_verdict v)
 {
     switch (v) {
-    case FIOR_PASS:       return "PASS";
-    case FIOR_FAIL:       return "FAIL";
-    case FIOR_UNKNOWN:    return "UNKNOWN";
-    case FIOR_NOT_JUDGED: return "NOT JUDGED";
+    case FIOR_PASS:       return "pass";
+    case FIOR_FAIL:       return "fail";
+    case FIOR_UNKNOWN:    return "unknown";
+    case FIOR_NOT_JUDGED: return "not judged";
     }
-    return "UNKNOWN";
+    return "unknown";
 }
 
 /* "2.54 ms", "159 ms", "850 us", "10 ms": three significant digits (rounded half up), trailing zeros
@@ -88,18 +76,18 @@ static int libaio_garbage(const fior_job *j)
     return !strcmp(j->ioengine, "libaio") && affected;
 }
 
-static fior_verdict say(fior_judgement *o, fior_verdict v, const char *fmt, ...)
+static fior_verdict say(fior__judged *o, fior_verdict v, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static fior_verdict say(fior_judgement *o, fior_verdict v, const char *fmt, ...)
+static fior_verdict say(fior__judged *o, fior_verdict v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(o->reason, sizeof o->reason, fmt, ap);
     va_end(ap);
-    return o->verdict = v;
+    return o->j.verdict = v;
 }
 
 /* Bounds of the true value behind a printed percentile. A printed d in unit u stands for a true value in
@@ -114,22 +102,20 @@ static uint64_t lower(uint64_t v, uint64_t res)
     return res <= 1 ? v : (v > res ? v - res + 1 : 0);
 }
 
-fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *cin, fior_judgement *out)
+fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__judged *o)
 {
-    fior_judgement scratch;
-    fior_judgement *o = out ? out : &scratch;
     fior_criteria c;
+    fior__criteria_default(&c);
     if (cin)
         c = *cin;
-    else
-        fior_criteria_default(&c);
     memset(o, 0, sizeof *o);
+    o->j.reason = o->reason;
     if (!j)
         return say(o, FIOR_UNKNOWN, "no job");
     int backend = j->role == FIOR_ROLE_BACKEND;
     const char *what = backend ? "backend commit" : "WAL fdatasync";
-    uint64_t T = backend ? c.backend_threshold_ns : c.wal_threshold_ns;
-    o->threshold_ns = T;
+    uint64_t T = fior_criteria_threshold(&c, j->role);
+    o->j.threshold_ns = T;
     char ts[32], ps[32], vs[32], qs[32];
     fior_format_ns(ts, sizeof ts, T);
     fmt_pct(ps, sizeof ps, c.percentile);
@@ -194,8 +180,8 @@ fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *cin, fior_ju
         return say(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
     const fior_pct *used = pass ? pass : fail ? fail : exact;
     if (used) {
-        o->value_known = 1;
-        o->value_ns = used->ns;
+        o->j.value_known = 1;
+        o->j.value_ns = used->ns;
         fior_format_ns(vs, sizeof vs, used->ns);
         fmt_pct(qs, sizeof qs, used->percent);
     }
@@ -215,25 +201,4 @@ fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *cin, fior_ju
     }
     return say(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
                ps, ts, what);
-}
-
-fior_verdict fior_judge_report(const fior_report *r, const fior_criteria *c, fior_judgement *per_job)
-{
-    int judged = 0, fail = 0, unknown = 0;
-    size_t n = fior_report_njobs(r);
-    for (size_t i = 0; i < n; i++) {
-        fior_judgement tmp;
-        fior_judgement *o = per_job ? &per_job[i] : &tmp;
-        fior_verdict v = fior_judge_job(&r->jobs[i], c, o);
-        if (v == FIOR_NOT_JUDGED)
-            continue;
-        judged++;
-        fail |= v == FIOR_FAIL;
-        unknown |= v == FIOR_UNKNOWN;
-    }
-    if (fail)
-        return FIOR_FAIL;
-    if (unknown || !judged)
-        return FIOR_UNKNOWN;
-    return FIOR_PASS;
 }

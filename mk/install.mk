@@ -12,10 +12,11 @@ INSTALL    ?= install
 FIOR_PC    := $(BUILD)/fioreport.pc
 MAN_PAGES  := man/etcd-fio.1 man/libfioreport.3 man/etcdwal.7
 
-# The .pc is generated so that it names the real PREFIX (not the DESTDIR staging path). json-c only goes
+# The .pc is generated so that it names the real PREFIX (and the header's version, FIOR_VERSION in
+# libreport/rules.mk) (not the DESTDIR staging path). json-c only goes
 # into Libs.private: fioreport.h exposes no json-c type, so shared-library users need neither its headers
 # nor its .pc, while static links (pkg-config --static) still get -ljson-c.
-$(FIOR_PC): mk/install.mk libreport/include/fioreport.h
+$(FIOR_PC): mk/install.mk $(FIOR_HEADER)
 	@mkdir -p $(dir $@)
 	{ echo 'prefix=$(PREFIX)'; \
 	  echo 'exec_prefix=$${prefix}'; \
@@ -24,7 +25,7 @@ $(FIOR_PC): mk/install.mk libreport/include/fioreport.h
 	  echo ''; \
 	  echo 'Name: fioreport'; \
 	  echo 'Description: read fio outputs and etcd-perf logs and judge fdatasync latency the way etcd needs it'; \
-	  echo "Version: $$(sed -n 's/^#define FIOR_VERSION_MAJOR \([0-9]*\).*/\1/p' libreport/include/fioreport.h).$$(sed -n 's/^#define FIOR_VERSION_MINOR \([0-9]*\).*/\1/p' libreport/include/fioreport.h).0"; \
+	  echo 'Version: $(FIOR_VERSION)'; \
 	  echo 'Cflags: -I$${includedir}'; \
 	  echo 'Libs: -L$${libdir} -lfioreport'; \
 	  echo 'Libs.private: -ljson-c -lm'; \

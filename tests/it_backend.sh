@@ -137,9 +137,9 @@ case $vrc in
   0|1) ok "verdict exit $vrc" ;;
   *) fail "verdict could not judge the profile run (exit $vrc)" ;;
 esac
-grep -E 'etcd-wal .* 10 ms +(PASS|FAIL)' "$tmp/v.out" >/dev/null && ok "WAL job judged against 10 ms" \
+grep -E 'etcd-wal .* 10 ms +(pass|fail)' "$tmp/v.out" >/dev/null && ok "WAL job judged against 10 ms" \
   || fail "WAL job not judged against 10 ms"
-grep -E 'etcd-backend .* 25 ms +(PASS|FAIL)' "$tmp/v.out" >/dev/null && ok "backend job judged against 25 ms" \
+grep -E 'etcd-backend .* 25 ms +(pass|fail)' "$tmp/v.out" >/dev/null && ok "backend job judged against 25 ms" \
   || fail "backend job not judged against 25 ms"
 
 [ $fails -eq 0 ] || { echo "it_backend: $fails failure(s)"; exit 1; }

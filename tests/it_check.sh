@@ -23,8 +23,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 rc=$?
 cat "$work/out.txt"
 case $rc in 0|1) ;; *) cat "$work/err.txt"; fail "exit $rc, expected 0 or 1" ;; esac
-head -n1 "$work/out.txt" | grep -Eq '^(PASS|FAIL)( \(borderline\))?: WAL fdatasync p99 ' || fail "first line is not the verdict"
-want=PASS; [ $rc = 1 ] && want=FAIL
+head -n1 "$work/out.txt" | grep -Eq '^(pass|fail)( \(borderline\))?: WAL fdatasync p99 ' || fail "first line is not the verdict"
+want=pass; [ $rc = 1 ] && want=fail
 head -n1 "$work/out.txt" | grep -q "^$want" || fail "verdict line does not match exit status $rc"
 for row in 'WAL fdatasync     p50 .* p99 .* p99.9 .* max ' 'backend commit    p50 .* p99 ' 'WAL rollovers' \
            'segment prealloc' 'syncs             [0-9]+ WAL fdatasyncs \+ [0-9]+ backend commits' 'duration' \
@@ -44,7 +44,7 @@ python3 - "$work/out.json" "$rc" "$work/etcd.prom" "$work/check.svg" <<'PY' || f
 import json, sys, re, xml.etree.ElementTree as ET
 d = json.load(open(sys.argv[1]))
 rc = int(sys.argv[2])
-assert d["verdict"] == ("PASS" if rc == 0 else "FAIL"), (d["verdict"], rc)
+assert d["verdict"] == ("pass" if rc == 0 else "fail"), (d["verdict"], rc)
 assert d["exit_status"] == rc
 for side in ("wal_fdatasync", "backend_commit"):
     s = d[side]
@@ -60,7 +60,7 @@ assert d["segment_prealloc_ns"] is None or d["segment_prealloc_ns"] > 0
 c = d["classic"]
 assert c["ok"], c
 assert 10000 <= c["syncs"] <= 10100, c   # 22 MiB / 2300 B = 10029 fdatasyncs
-assert c["p99_ns"] > 0 and c["verdict"] in ("PASS", "FAIL")
+assert c["p99_ns"] > 0 and c["verdict"] in ("pass", "fail")
 prom = open(sys.argv[3]).read()
 m = re.search(r'^etcd_fio_wal_fsync_p99_seconds\{device="[^"]+",path="[^"]+",fstype="[^"]+"\} ([0-9.e-]+)$', prom, re.M)
 assert m, prom

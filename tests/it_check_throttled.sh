@@ -60,7 +60,7 @@ echo "throttled check: exit $rc after ${elapsed}s"
 python3 - "$work/out.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["verdict"] == "FAIL", d["verdict"]
+assert d["verdict"] == "fail", d["verdict"]
 assert d["decided_early"] is True, "expected an early decision"
 w = d["wal_fdatasync"]
 assert w["p99_ns"] > 10_000_000, w

@@ -54,7 +54,7 @@ if "$CLI" check --help >/dev/null 2>&1; then
   crc=$?
   [ $crc -eq 1 ] || { fail "etcd-fio check exited $crc under 15 ms fdatasync delays (want 1 = FAIL)";
     head -n 20 "$WORK/check.out" "$WORK/check.err"; }
-  head -n 1 "$WORK/check.out" | grep -q FAIL || fail "etcd-fio check: first line is not the FAIL verdict"
+  head -n 1 "$WORK/check.out" | grep -qi "^fail" || fail "etcd-fio check: first line is not the FAIL verdict"
   grep -q 'fdatasync .* -> delay' "$WORK/check-shim.log" 2>/dev/null || fail "etcd-fio check: the shim never delayed its fio"
   left=$(ls -A "$WORK/c")
   [ -z "$left" ] || fail "etcd-fio check left behind: $left"

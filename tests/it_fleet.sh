@@ -169,22 +169,22 @@ set -- --client 127.0.0.1,$P_NONE --client 127.0.0.1,$P_OLD
 out=$(FIO="$tmp/fio-other" "$EF" fleet "$@" --dir "$tmp/plain" --runtime 2 2>"$tmp/pre.err"); rc=$?
 echo "$out"; cat "$tmp/pre.err"
 [ $rc -eq 2 ] && ok "preflight failures exit 2" || fail "preflight-only run exited $rc, expected 2"
-echo "$out" | grep -q "^127.0.0.1:$P_NONE .*UNKNOWN  unreachable: .*Connection refused" \
+echo "$out" | grep -q "^127.0.0.1:$P_NONE .*unknown  unreachable: .*Connection refused" \
   && ok "unreachable host named" || fail "no unreachable row for port $P_NONE"
-echo "$out" | grep -q "^127.0.0.1:$P_OLD .*UNKNOWN  fio-version: runs fio-3.99, this client and the engine are fio-" \
+echo "$out" | grep -q "^127.0.0.1:$P_OLD .*unknown  fio-version: runs fio-3.99, this client and the engine are fio-" \
   && ok "other fio version named" || fail "no fio-version row for port $P_OLD"
 if [ $noeng = 1 ]; then
-  echo "$out" | grep -q "^127.0.0.1:$P_NOENG .*UNKNOWN  no-engine: engine not installed at $tmp/engine/libetcdwal.so" \
+  echo "$out" | grep -q "^127.0.0.1:$P_NOENG .*unknown  no-engine: engine not installed at $tmp/engine/libetcdwal.so" \
     && ok "host without the engine named" || fail "no no-engine row for port $P_NOENG"
 fi
 grep -q "127.0.0.1,$P_NONE: unreachable" "$tmp/pre.err" || fail "stderr does not name the unreachable host"
-echo "$out" | tail -1 | grep -q "^fleet: UNKNOWN" || fail "summary line is not UNKNOWN"
+echo "$out" | tail -1 | grep -q "^fleet: unknown" || fail "summary line is not UNKNOWN"
 [ -z "$(ls "$tmp/plain")" ] || fail "preflight wrote into the servers' directory: $(ls "$tmp/plain")"
 
 # a directory the server does not have passes the parse-only probe; the run then names the server's error
 out=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/missing" --runtime 2 2>/dev/null); rc=$?
 echo "$out"
-[ $rc -eq 2 ] && echo "$out" | grep -q "^127.0.0.1:$P_PLAIN .*UNKNOWN  no-results: .*$tmp/missing is not a directory" \
+[ $rc -eq 2 ] && echo "$out" | grep -q "^127.0.0.1:$P_PLAIN .*unknown  no-results: .*$tmp/missing is not a directory" \
   && ok "missing directory on the server named" || fail "missing directory: rc=$rc"
 
 # ---------- 2. the run: plain (+ throttled) + the unreachable one, from a --clients file ----------

@@ -19,6 +19,11 @@ if [ "${ASAN_BUILD:-}" = 1 ]; then
   set -- "$@" OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
 fi
 seeds=$top/tests/fixtures/seeds
+# The one version number (fioreport.h): SONAME libfioreport.so.MAJOR, fioreport.pc, etcd-fio --version.
+hdr=$top/libreport/include/fioreport.h
+vmaj=$(sed -n 's/^#define FIOR_VERSION_MAJOR \([0-9]*\).*/\1/p' "$hdr")
+version=$vmaj.$(sed -n 's/^#define FIOR_VERSION_MINOR \([0-9]*\).*/\1/p' "$hdr").$(sed -n 's/^#define FIOR_VERSION_PATCH \([0-9]*\).*/\1/p' "$hdr")
+[ "$vmaj" = 2 ] || { echo "FAIL: FIOR_VERSION_MAJOR is '$vmaj', this tree is libfioreport 2"; exit 1; }
 tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 D=$tmp/root
@@ -36,14 +41,15 @@ if ! make -s -C "$top" "$@" DESTDIR="$D" install >"$tmp/install.log" 2>&1; then
   cat "$tmp/install.log"; echo "FAIL: make install"; exit 1
 fi
 
-for f in bin/etcd-fio lib/etcd-fio/libetcdwal.so lib/libfioreport.so.1 lib/libfioreport.a \
+for f in bin/etcd-fio lib/etcd-fio/libetcdwal.so lib/libfioreport.so.$vmaj lib/libfioreport.a \
          include/fioreport.h lib/pkgconfig/fioreport.pc share/man/man1/etcd-fio.1 \
          share/man/man3/libfioreport.3 share/man/man7/etcdwal.7; do
   [ -f "$D$P/$f" ] && [ -s "$D$P/$f" ] || fail "$P/$f not installed"
 done
-[ "$(readlink "$D$P/lib/libfioreport.so")" = libfioreport.so.1 ] || fail "libfioreport.so is not a link to .so.1"
-soname=$(objdump -p "$D$P/lib/libfioreport.so.1" 2>/dev/null | awk '/SONAME/ {print $2}')
-[ "$soname" = libfioreport.so.1 ] || fail "SONAME is '$soname', expected libfioreport.so.1"
+[ "$(readlink "$D$P/lib/libfioreport.so")" = libfioreport.so.$vmaj ] || fail "libfioreport.so is not a link to .so.$vmaj"
+soname=$(objdump -p "$D$P/lib/libfioreport.so.$vmaj" 2>/dev/null | awk '/SONAME/ {print $2}')
+[ "$soname" = libfioreport.so.$vmaj ] || fail "SONAME is '$soname', expected libfioreport.so.$vmaj"
+grep -qx "Version: $version" "$D$P/lib/pkgconfig/fioreport.pc" || fail "fioreport.pc does not say Version: $version"
 [ -x "$D$P/bin/etcd-fio" ] || fail "etcd-fio not executable"
 grep -q "^prefix=$P\$" "$D$P/lib/pkgconfig/fioreport.pc" || fail "fioreport.pc does not name prefix=$P"
 if grep -q "$tmp" "$D$P/lib/pkgconfig/fioreport.pc"; then fail "fioreport.pc leaks the DESTDIR path"; fi
@@ -67,15 +73,15 @@ cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $(echo "$stat
   $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags fioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"
 if [ -x "$tmp/embed" ]; then
   lib=$(LD_LIBRARY_PATH="$D$P/lib" ldd "$tmp/embed" | awk '/libfioreport/ {print $3}')
-  [ "$lib" = "$D$P/lib/libfioreport.so.1" ] || fail "embed resolves libfioreport to '$lib'"
+  [ "$lib" = "$D$P/lib/libfioreport.so.$vmaj" ] || fail "embed resolves libfioreport to '$lib'"
   # Seed fixtures (issue 2): fio 3.23 run passes (p99 2.54 ms), fio 3.7 msec run fails (p99 159 ms).
   out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$seeds/fio-3.23-normal-rke.txt"); rc=$?
   echo "$out"
-  [ $rc -eq 0 ] && echo "$out" | grep -q "p99 2.5[0-9]* ms" && echo "$out" | grep -q "overall: PASS" \
+  [ $rc -eq 0 ] && echo "$out" | grep -q "p99 2.5[0-9]* ms" && echo "$out" | grep -q "overall: pass" \
     && ok "embed: fio-3.23 fixture PASS" || fail "embed on fio-3.23 fixture: rc=$rc"
   out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$seeds/fio-3.7-normal-msec.txt"); rc=$?
   echo "$out"
-  [ $rc -eq 1 ] && echo "$out" | grep -q "p99 159" && echo "$out" | grep -q "overall: FAIL" \
+  [ $rc -eq 1 ] && echo "$out" | grep -q "p99 159" && echo "$out" | grep -q "overall: fail" \
     && ok "embed: fio-3.7 fixture FAIL" || fail "embed on fio-3.7 fixture: rc=$rc"
   printf 'not fio output\n' > "$tmp/junk.txt"
   out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$tmp/junk.txt" 2>&1); rc=$?
@@ -89,7 +95,7 @@ if [ -x "$tmp/embed-static" ]; then
 fi
 
 # --- the installed CLI finds the installed engine (beside it in ../lib/etcd-fio) ---
-"$D$P/bin/etcd-fio" --version >/dev/null || fail "installed etcd-fio --version"
+[ "$("$D$P/bin/etcd-fio" --version)" = "etcd-fio $version" ] || fail "installed etcd-fio --version is not 'etcd-fio $version'"
 job=$(env -u ETCD_FIO_ENGINE "$D$P/bin/etcd-fio" job 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
   echo "$job" | grep -q "ioengine=external:$D$P/lib/etcd-fio/libetcdwal.so" \

@@ -31,17 +31,17 @@ has() {  # has FILE TEXT DESCRIPTION
 
 expect 0 "fio-3.23 seed passes" -- "$SEEDS/fio-3.23-normal-rke.txt"
 has "$T/out" "p99 2.54 ms < 10 ms (WAL fdatasync)" "fio-3.23 reason"
-has "$T/out" "overall: PASS" "fio-3.23 overall line"
+has "$T/out" "overall: pass" "fio-3.23 overall line"
 expect 1 "fio-3.7 msec seed fails" -- "$SEEDS/fio-3.7-normal-msec.txt"
 has "$T/out" "159 ms" "fio-3.7 p99 with unit"
-has "$T/out" "overall: FAIL" "fio-3.7 overall line"
+has "$T/out" "overall: fail" "fio-3.7 overall line"
 expect 0 "etcd-perf log passes" -- "$SEEDS/etcd-perf-container.log"
 expect 1 "one failing input fails the lot" -- "$SEEDS/fio-3.23-normal-rke.txt" "$SEEDS/fio-3.7-normal-msec.txt"
 expect 2 "missing percentile is unknown, never pass" -- "$FX/fio-3.33-nopct.json"
-has "$T/out" "UNKNOWN" "nopct verdict"
+has "$T/out" "unknown" "nopct verdict"
 expect 2 "libaio garbage is unknown" -- "$FX/hand-libaio-garbage.txt"
 expect 2 "nothing judged" -- "$FX/fio-3.33-nosync.json"
-has "$T/out" "NOT JUDGED" "nosync row"
+has "$T/out" "not judged" "nosync row"
 expect 2 "unknown beats pass" -- "$SEEDS/fio-3.23-normal-rke.txt" "$FX/fio-3.33-nopct.json"
 
 # --json: the object the issue specifies

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "tjudge.h"
 
 #define FX(name) TEST_FIXTURES "/fio/" name
 #define SEED(name) TEST_FIXTURES "/seeds/" name
@@ -55,11 +56,9 @@ static uint64_t pct_of(const fior_job *j, double p)
     return 0;
 }
 
-static fior_verdict judge(const fior_report *r, fior_judgement *jv)
+static fior_verdict judge(const fior_report *r)
 {
-    fior_criteria c;
-    fior_criteria_default(&c);
-    return fior_judge_report(r, &c, jv);
+    return tj_judge(r, NULL);
 }
 
 /* ---- the seeds the issue names ---- */
@@ -90,10 +89,9 @@ static void seed_fio323_pass(void **state)
     assert_true(j->write_iops > 469.9 && j->write_iops < 470.1);
     assert_true(j->write_bw_bytes > 1057 * 1024 - 1 && j->write_bw_bytes < 1057 * 1024 + 1);
     assert_true(j->write_clat_mean_ns > 832449 && j->write_clat_mean_ns < 832451);
-    fior_judgement jv[1];
-    assert_int_equal(judge(r, jv), FIOR_PASS);
-    assert_int_equal(jv[0].value_ns, 2540000);
-    assert_string_equal(jv[0].reason, "p99 2.54 ms < 10 ms (WAL fdatasync)");
+    assert_int_equal(judge(r), FIOR_PASS);
+    assert_int_equal(JV(0).value_ns, 2540000);
+    assert_string_equal(JV(0).reason, "p99 2.54 ms < 10 ms (WAL fdatasync)");
     fior_report_free(r);
 }
 
@@ -107,10 +105,9 @@ static void seed_fio37_msec_fail(void **state)
     assert_int_equal(j->max_ns, 464000000);
     assert_int_equal(pct_of(j, 99.0), 159000000);
     assert_int_equal(j->pct_resolution_ns, 1000000);
-    fior_judgement jv[1];
-    assert_int_equal(judge(r, jv), FIOR_FAIL);
-    assert_int_equal(jv[0].value_ns, 159000000);
-    assert_string_equal(jv[0].reason, "p99 159 ms >= 10 ms (WAL fdatasync)");
+    assert_int_equal(judge(r), FIOR_FAIL);
+    assert_int_equal(JV(0).value_ns, 159000000);
+    assert_string_equal(JV(0).reason, "p99 159 ms >= 10 ms (WAL fdatasync)");
     fior_report_free(r);
 }
 
@@ -124,7 +121,7 @@ static void seed_etcdperf_pass(void **state)
     assert_int_equal(pct_of(fior_report_job(r, 1), 99.0), 7176192);
     assert_int_equal(fior_report_job(r, 1)->line, 3);
     assert_false(fior_report_job(r, 0)->samples_known);
-    assert_int_equal(judge(r, NULL), FIOR_PASS);
+    assert_int_equal(judge(r), FIOR_PASS);
     fior_report_free(r);
 }
 
@@ -140,7 +137,7 @@ static void real_normal(void **state)
     assert_int_equal(j->min_ns, 122000);
     assert_int_equal(j->max_ns, 7662000);
     assert_int_equal(pct_of(j, 99.0), 7570000);
-    assert_int_equal(judge(r, NULL), FIOR_PASS);
+    assert_int_equal(judge(r), FIOR_PASS);
     fior_report_free(r);
 }
 
@@ -175,7 +172,7 @@ static void real_json_and_jsonplus(void **state)
     assert_int_equal(sum, j->samples);  /* json+ bins hold every timed sync */
     assert_true(j->bins[0].ns <= pct_of(j, 1.0));
     assert_true(j->bins[j->nbins - 1].ns >= pct_of(j, 99.99));
-    assert_int_equal(judge(r, NULL), FIOR_PASS);
+    assert_int_equal(judge(r), FIOR_PASS);
     fior_report_free(r);
 }
 
@@ -366,7 +363,7 @@ static void real_untrustworthy_never_pass(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fior_report *r = parse_ok(cases[i].file);
-        if (judge(r, NULL) != cases[i].overall)
+        if (judge(r) != cases[i].overall)
             fail_msg("%s: expected %s", cases[i].file, fior_verdict_name(cases[i].overall));
         fior_report_free(r);
     }
@@ -374,9 +371,8 @@ static void real_untrustworthy_never_pass(void **state)
     assert_int_equal(fior_report_job(r, 0)->max_ns, 328998000000ULL);  /* "max=328998k" usec */
     fior_report_free(r);
     r = parse_ok(FX("fio-3.33-nosync.json"));
-    fior_judgement jv[1];
-    judge(r, jv);
-    assert_int_equal(jv[0].verdict, FIOR_NOT_JUDGED);
+    judge(r);
+    assert_int_equal(JV(0).verdict, FIOR_NOT_JUDGED);
     fior_report_free(r);
 }
 
@@ -426,7 +422,7 @@ static void every_prefix_of_real_outputs(void **state)
         size_t need = (size_t)((pj ? pj : p99) - buf);
         for (size_t n = 0; n < len; n++) {
             fior_report *r = fior_report_new();
-            if (fior_parse_buffer(r, "prefix", buf, n) == FIOR_OK && judge(r, NULL) == FIOR_PASS && n < need)
+            if (fior_parse_buffer(r, "prefix", buf, n) == FIOR_OK && judge(r) == FIOR_PASS && n < need)
                 fail_msg("%s cut at %zu judged PASS", files[f], n);
             fior_report_free(r);
         }
@@ -453,12 +449,10 @@ static void damaged_bytes(void **state)
             }
             fior_report *r = fior_report_new();
             if (fior_parse_buffer(r, "damaged", buf, len) == FIOR_OK) {
-                fior_judgement *jv = calloc(fior_report_njobs(r) + 1, sizeof *jv);
-                judge(r, jv);
+                judge(r);
                 for (size_t i = 0; i < fior_report_njobs(r); i++)
-                    if (jv[i].verdict == FIOR_PASS)
-                        assert_true(jv[i].value_known && jv[i].value_ns < jv[i].threshold_ns);
-                free(jv);
+                    if (JV(i).verdict == FIOR_PASS)
+                        assert_true(JV(i).value_known && JV(i).value_ns < JV(i).threshold_ns);
             } else {
                 assert_true(fior_report_error(r)[0] != '\0');
             }
@@ -469,6 +463,15 @@ static void damaged_bytes(void **state)
     }
 }
 
+/* (no tj_judge here: its one static result is not for threads) */
+static int thread_passes(const fior_report *r)
+{
+    fior_result *res = fior_judge(r, NULL);
+    int pass = fior_result_verdict(res) == FIOR_PASS;
+    fior_result_free(res);
+    return pass;
+}
+
 static void *thread_main(void *arg)
 {
     (void)arg;
@@ -477,7 +480,7 @@ static void *thread_main(void *arg)
         if (fior_parse_file(r, SEED("fio-3.23-normal-rke.txt")) != FIOR_OK ||
             fior_parse_file(r, FX("fio-3.33-status-interval.json")) != FIOR_OK ||
             fior_report_njobs(r) != 2 || fior_report_job(r, 1)->samples != 13212 ||
-            fior_judge_report(r, NULL, NULL) != FIOR_PASS) {
+            !thread_passes(r)) {
             fior_report_free(r);
             return (void *)1;
         }

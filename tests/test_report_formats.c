@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "tjudge.h"
 
 static fior_report *parse_str(const char *text, fior_status want)
 {
@@ -127,7 +128,7 @@ static void widths_3_to_8_digits(void **state)
                                "    sync percentiles (usec):\n     | 99.00th=[12345], 99.50th=[23456]\n",
                                FIOR_OK);
     assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 12345000);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_FAIL);
+    assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
     fior_report_free(r);
 }
 
@@ -166,10 +167,9 @@ static void syncfs_title_and_host_prefix(void **state)
     assert_string_equal(fior_report_job(r, 1)->host, "node-b");
     assert_int_equal(fior_report_job(r, 0)->npct, 3);
     assert_int_equal(pct_of(fior_report_job(r, 1), 99.0), 80000000);
-    fior_judgement jv[2];
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_FAIL);
-    assert_int_equal(jv[0].verdict, FIOR_PASS);
-    assert_int_equal(jv[1].verdict, FIOR_FAIL);
+    assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
+    assert_int_equal(JV(0).verdict, FIOR_PASS);
+    assert_int_equal(JV(1).verdict, FIOR_FAIL);
     fior_report_free(r);
 }
 
@@ -182,7 +182,7 @@ static void normal_errors_and_edge_cases(void **state)
                                "    sync (usec): min=5, max=9, avg=6.00, stdev=1.00\n"
                                "    sync percentiles (usec):\n     | 99.00th=[    9]\n", FIOR_OK);
     assert_int_equal(fior_report_job(r, 0)->error, 5);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     fior_report_free(r);
 
     /* a percentile block header with no rows (cut short) */
@@ -196,13 +196,12 @@ static void normal_errors_and_edge_cases(void **state)
     fior_report_free(r);
     /* sync line but no percentiles (truncated before the block): parsed, judged UNKNOWN */
     r = parse_str(HEAD "    sync (usec): min=2, max=3, avg=1.00, stdev=1.00\n", FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     fior_report_free(r);
     /* job without sync: not judged, so nothing judged overall */
     r = parse_str("job: (groupid=0, jobs=1): err= 0: pid=1: Mon\n  write: IOPS=5, BW=5KiB/s\n", FIOR_OK);
-    fior_judgement jv[1];
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
-    assert_int_equal(jv[0].verdict, FIOR_NOT_JUDGED);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    assert_int_equal(JV(0).verdict, FIOR_NOT_JUDGED);
     fior_report_free(r);
     /* header without groupid number */
     r = parse_str("job: (groupid=x, jobs=1): err= 0: pid=1\n", FIOR_E_PARSE);
@@ -245,15 +244,14 @@ static void json_cases(void **state)
     assert_int_equal(j->npct, 3);
     assert_true(j->pct[0].percent < j->pct[1].percent && j->pct[1].percent < j->pct[2].percent);
     assert_int_equal(pct_of(j, 99.0), 20000000);
-    fior_judgement jv[1];
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_PASS);  /* 20 ms < 25 ms for backend */
-    assert_string_equal(jv[0].reason, "p99 20 ms < 25 ms (backend commit)");
+    assert_int_equal(tj_judge(r, NULL), FIOR_PASS);  /* 20 ms < 25 ms for backend */
+    assert_string_equal(JV(0).reason, "p99 20 ms < 25 ms (backend commit)");
     fior_report_free(r);
 
     /* samples but no percentile (what jq read as null): UNKNOWN, never PASS */
     r = parse_str(JDOC("{\"min\": 1000, \"max\": 3000, \"mean\": 2000.0, \"stddev\": 2.5, \"N\": 500}"), FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
-    assert_false(jv[0].value_known);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    assert_false(JV(0).value_known);
     fior_report_free(r);
 
     /* wrong types are errors naming the byte of the document and the path */
@@ -268,13 +266,13 @@ static void json_cases(void **state)
 
     /* fdatasync=1 but no sync latency: nothing to judge for a job that wrote nothing, UNKNOWN for one that wrote */
     r = parse_str(JDOC("{\"N\": 0}"), FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
-    assert_int_equal(jv[0].verdict, FIOR_NOT_JUDGED);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    assert_int_equal(JV(0).verdict, FIOR_NOT_JUDGED);
     fior_report_free(r);
     r = parse_str("{\"jobs\": [{\"jobname\": \"w\", \"error\": 0, \"job options\": {\"fdatasync\": \"1\"},\n"
                   " \"write\": {\"total_ios\": 455}, \"sync\": {\"lat_ns\": {\"N\": 0}}}]}\n", FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, jv), FIOR_UNKNOWN);
-    assert_int_equal(jv[0].verdict, FIOR_UNKNOWN);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    assert_int_equal(JV(0).verdict, FIOR_UNKNOWN);
     fior_report_free(r);
 
     /* stray text around and between documents; the last document wins; its offset is reported */
@@ -301,7 +299,7 @@ static void json_cases(void **state)
     assert_int_equal(fior_report_njobs(r), 1);
     assert_string_equal(fior_report_job(r, 0)->host, "h1");
     assert_int_equal(fior_report_job(r, 0)->port, 8765);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_PASS);
+    assert_int_equal(tj_judge(r, NULL), FIOR_PASS);
     fior_report_free(r);
 
     /* deep nesting is refused, not a crash */
@@ -318,11 +316,11 @@ static void etcdperf_cases(void **state)
 {
     (void)state;
     fior_report *r = parse_str("INFO: 99th percentile of fsync is 12000000 ns\n", FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_FAIL);
+    assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
     fior_report_free(r);
     /* jq's null for a missing percentile: a run that cannot be judged */
     r = parse_str("INFO: 99th percentile of fsync is null ns\n", FIOR_OK);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     fior_report_free(r);
     r = parse_str("INFO: 99th percentile of fsync is 12x ns\n", FIOR_E_PARSE);
     assert_non_null(strstr(fior_report_error(r), "t.txt:1: expected 'N ns'"));

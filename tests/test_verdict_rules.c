@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "internal.h" /* fior__judge_job: one hand-built job, without a report around it */
 
 #define MS 1000000ULL
 
@@ -41,21 +42,21 @@ static void mk(tjob *t, size_t n, const double *pc, const uint64_t *ns)
     t->j.pct = t->p;
 }
 
-static fior_verdict judge1(const tjob *t, fior_judgement *o)
+static fior_verdict judge1(const tjob *t, fior__judged *o)
 {
-    return fior_judge_job(&t->j, NULL, o);
+    return fior__judge_job(&t->j, NULL, o);
 }
 
 static void thresholds_by_role(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     mk(&t, 1, (double[]){99.0}, (uint64_t[]){9999999});
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    assert_true(o.value_known);
-    assert_int_equal(o.value_ns, 9999999);
-    assert_int_equal(o.threshold_ns, 10 * MS);
+    assert_true(o.j.value_known);
+    assert_int_equal(o.j.value_ns, 9999999);
+    assert_int_equal(o.j.threshold_ns, 10 * MS);
     t.p[0].ns = 10 * MS;  /* not below the threshold */
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
     assert_string_equal(o.reason, "p99 10 ms >= 10 ms (WAL fdatasync)");
@@ -63,7 +64,7 @@ static void thresholds_by_role(void **state)
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
     t.j.role = FIOR_ROLE_BACKEND;
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    assert_int_equal(o.threshold_ns, 25 * MS);
+    assert_int_equal(o.j.threshold_ns, 25 * MS);
     assert_string_equal(o.reason, "p99 20 ms < 25 ms (backend commit)");
     t.p[0].ns = 25 * MS;
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
@@ -73,7 +74,7 @@ static void forced_unknown(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     const double pc[] = {99.0};
     const uint64_t ok[] = {1 * MS};
 
@@ -94,7 +95,7 @@ static void forced_unknown(void **state)
 
     mk(&t, 0, pc, ok);  /* samples but no percentile */
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
-    assert_false(o.value_known);
+    assert_false(o.j.value_known);
 
     mk(&t, 1, pc, (uint64_t[]){0});
     t.j.max_ns = 0;
@@ -120,10 +121,10 @@ static void libaio_versions(void **state)
         mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
         t.j.ioengine = "libaio";
         t.j.fio_version = cases[i].version;
-        fior_judgement o;
+        fior__judged o;
         if (judge1(&t, &o) != cases[i].v)
             fail_msg("%s: %s (%s)", cases[i].version ? cases[i].version : "(null)",
-                     fior_verdict_name(o.verdict), o.reason);
+                     fior_verdict_name(o.j.verdict), o.reason);
         t.j.ioengine = "sync";  /* the bug is libaio's only */
         assert_int_equal(judge1(&t, &o), FIOR_PASS);
     }
@@ -134,7 +135,7 @@ static void garbage_signature_without_engine(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
     t.j.max_ns = 328998000000ULL;  /* max=328998k usec */
     t.j.fio_version = "fio-3.33";
@@ -156,7 +157,7 @@ static void no_sync_not_judged(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     mk(&t, 0, NULL, NULL);
     t.j.has_sync = 0;
     t.j.samples = 0;
@@ -174,20 +175,20 @@ static void neighbours(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     /* p99 missing; p99.5 below the threshold proves p99 below it */
     mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){1 * MS, 5 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    assert_int_equal(o.value_ns, 5 * MS);
+    assert_int_equal(o.j.value_ns, 5 * MS);
     assert_string_equal(o.reason, "p99.5 5 ms < 10 ms proves p99 < 10 ms (WAL fdatasync)");
     /* p95 at or above the threshold proves p99 above it */
     mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){12 * MS, 20 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
-    assert_int_equal(o.value_ns, 12 * MS);
+    assert_int_equal(o.j.value_ns, 12 * MS);
     /* p95 below, p99.5 above: undecided */
     mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){5 * MS, 12 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
-    assert_false(o.value_known);
+    assert_false(o.j.value_known);
     /* only lower percentiles below the threshold: undecided */
     mk(&t, 2, (double[]){50.0, 90.0}, (uint64_t[]){1 * MS, 2 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
@@ -203,7 +204,7 @@ static void print_resolution(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     /* "99.00th=[   10]" in msec: the true value is anywhere in (9, 11) ms -> cannot decide against 10 ms */
     mk(&t, 1, (double[]){99.0}, (uint64_t[]){10 * MS});
     t.j.pct_resolution_ns = MS;
@@ -226,30 +227,27 @@ static void custom_criteria(void **state)
 {
     (void)state;
     tjob t;
-    fior_judgement o;
+    fior__judged o;
     mk(&t, 3, (double[]){99.0, 99.9, 99.99}, (uint64_t[]){2 * MS, 8 * MS, 30 * MS});
-    fior_criteria c;
-    fior_criteria_default(&c);
-    assert_true(c.percentile == 99.0);
-    assert_int_equal(c.wal_threshold_ns, 10 * MS);
-    assert_int_equal(c.backend_threshold_ns, 25 * MS);
-    assert_int_equal(c.min_samples, 100);
-    c.percentile = 99.9;
-    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_PASS);
+    fior_criteria *c = fior_criteria_new();
+    assert_non_null(c);  /* (the defaults and the setters' refusals: test_abi.c) */
+    assert_int_equal(fior_criteria_set_percentile(c, 99.9), FIOR_OK);
+    assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_PASS);
     assert_string_equal(o.reason, "p99.9 8 ms < 10 ms (WAL fdatasync)");
-    c.percentile = 99.99;
-    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_FAIL);
-    c.percentile = 99.0;
-    c.wal_threshold_ns = 1 * MS;
-    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_FAIL);
-    c.wal_threshold_ns = 10 * MS;
-    c.min_samples = 5000;
-    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_UNKNOWN);
-    c.min_samples = 100;
-    c.percentile = 100.0;  /* out of range */
-    assert_int_equal(fior_judge_job(&t.j, &c, &o), FIOR_UNKNOWN);
-    assert_int_equal(fior_judge_job(NULL, NULL, &o), FIOR_UNKNOWN);
-    assert_int_equal(fior_judge_job(&t.j, NULL, NULL), FIOR_PASS);
+    assert_int_equal(fior_criteria_set_percentile(c, 99.99), FIOR_OK);
+    assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_FAIL);
+    assert_int_equal(fior_criteria_set_percentile(c, 99.0), FIOR_OK);
+    assert_int_equal(fior_criteria_set_threshold(c, FIOR_ROLE_WAL, 1 * MS), FIOR_OK);
+    assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_FAIL);
+    assert_int_equal(fior_criteria_set_threshold(c, FIOR_ROLE_WAL, 10 * MS), FIOR_OK);
+    assert_int_equal(fior_criteria_set_min_samples(c, 5000), FIOR_OK);
+    assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_UNKNOWN);
+    assert_int_equal(fior_criteria_set_min_samples(c, 100), FIOR_OK);
+    assert_int_equal(fior_criteria_set_percentile(c, 100.0), FIOR_E_INVAL); /* out of range: refused */
+    assert_true(fior_criteria_percentile(c) == 99.0);
+    assert_int_equal(fior__judge_job(NULL, NULL, &o), FIOR_UNKNOWN);
+    assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_PASS);
+    fior_criteria_free(c);
 }
 
 static void overall_from_report(void **state)
@@ -265,15 +263,21 @@ static void overall_from_report(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fior_report *r = fior_report_new();
         assert_int_equal(fior_parse_buffer(r, "log", cases[i].log, strlen(cases[i].log)), FIOR_OK);
-        fior_judgement jv[2];
-        assert_int_equal(fior_judge_report(r, NULL, jv), cases[i].v);
+        fior_result *res = fior_judge(r, NULL);
+        assert_int_equal(fior_result_verdict(res), cases[i].v);
+        assert_int_equal(fior_result_count(res), 2);
+        fior_result_free(res);
         fior_report_free(r);
     }
     fior_report *r = fior_report_new();  /* nothing at all: UNKNOWN */
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    fior_result *res = fior_judge(r, NULL);
+    assert_int_equal(fior_result_verdict(res), FIOR_UNKNOWN);
+    assert_int_equal(fior_result_count(res), 0);
+    assert_null(fior_result_job(res, 0));
+    fior_result_free(res);
     fior_report_free(r);
-    assert_string_equal(fior_verdict_name(FIOR_NOT_JUDGED), "NOT JUDGED");
-    assert_string_equal(fior_verdict_name(FIOR_PASS), "PASS");
+    assert_string_equal(fior_verdict_name(FIOR_NOT_JUDGED), "not judged");
+    assert_string_equal(fior_verdict_name(FIOR_PASS), "pass");
 }
 
 int main(void)

@@ -485,10 +485,9 @@ static void run_classic(const char *dir, const char *tmp, classic_out *c)
         return;
     }
     const fior_job *j = fior_report_job(rep, 0);
-    fior_criteria cr;
-    fior_criteria_default(&cr);
-    fior_judgement jj;
-    c->verdict = fior_judge_job(j, &cr, &jj);
+    fior_result *jr = fior_judge(rep, NULL);
+    c->verdict = jr ? fior_result_job(jr, 0)->verdict : FIOR_UNKNOWN;
+    fior_result_free(jr);
     c->p99 = job_pct(j, 99.0);
     c->syncs = job_samples(j);
     c->ok = 1;
@@ -502,6 +501,7 @@ typedef struct result {
     int borderline, decided_early, interrupted;
     char reason[768];
     side_out wal, backend;
+    uint64_t wal_thr_ns, be_thr_ns;  /* from the criteria the run was judged with */
     engine_stats wal_stats, be_stats;
     double duration;
     uint64_t decided_syncs;
@@ -619,7 +619,7 @@ static json_object *side_json(const side_out *s)
     json_object_object_add(o, "p99_bound_hi_ns", s->hi == UINT64_MAX ? NULL : json_object_new_int64((int64_t)s->hi));
     json_object_object_add(o, "threshold_ns", json_object_new_int64((int64_t)s->j.threshold_ns));
     json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(s->j.verdict)));
-    json_object_object_add(o, "reason", json_object_new_string(s->j.reason));
+    json_object_object_add(o, "reason", json_object_new_string(s->j.reason ? s->j.reason : ""));
     return o;
 }
 
@@ -732,8 +732,12 @@ static int write_svg(const result *r, const char *path, char *err, size_t errlen
         s[ns++] = (svg_series){wl, "#1f77b4", r->wal.job->bins, r->wal.job->nbins};
     if (r->backend.job)
         s[ns++] = (svg_series){bl, "#ff7f0e", r->backend.job->bins, r->backend.job->nbins};
-    svg_vline v[2] = {{"10 ms: WAL fdatasync p99 limit", 10 * MS, "#d62728"},
-                      {"25 ms: backend commit p99 limit", 25 * MS, "#9467bd"}};
+    char wt[64], bt[64];
+    fior_format_ns(a, sizeof a, r->wal_thr_ns);
+    msgf(wt, sizeof wt, "%s: WAL fdatasync p99 limit", a);
+    fior_format_ns(a, sizeof a, r->be_thr_ns);
+    msgf(bt, sizeof bt, "%s: backend commit p99 limit", a);
+    svg_vline v[2] = {{wt, r->wal_thr_ns, "#d62728"}, {bt, r->be_thr_ns, "#9467bd"}};
     char wp[32], bp[32];
     fmt_ms(wp, sizeof wp, r->wal.p99);
     fmt_ms(bp, sizeof bp, r->backend.p99);
@@ -916,7 +920,16 @@ int cmd_check(int argc, char **argv)
 
     es_params ep = {.q = 0.99, .confidence = o.confidence, .min_syncs = o.min_syncs, .full = o.full};
     es_ctl es;
-    es_init(&es, &ep, 10 * MS, 25 * MS, 1);
+    fior_criteria *cr = fior_criteria_new();
+    if (!cr || (o.min_syncs < fior_criteria_min_samples(cr) && fior_criteria_set_min_samples(cr, o.min_syncs))) {
+        fprintf(stderr, "etcd-fio check: out of memory\n");
+        fior_criteria_free(cr);
+        rm_tmp(tmp);
+        return 2;
+    }
+    r.wal_thr_ns = fior_criteria_threshold(cr, FIOR_ROLE_WAL);
+    r.be_thr_ns = fior_criteria_threshold(cr, FIOR_ROLE_BACKEND);
+    es_init(&es, &ep, r.wal_thr_ns, r.be_thr_ns, 1);
     fior_stream *st = fior_stream_new("fio");
     char *raw = NULL;
     size_t rawlen = 0, rawcap = 0;
@@ -1016,6 +1029,7 @@ int cmd_check(int argc, char **argv)
             if (o.keep)
                 keep_output(&o, tmp, raw ? raw : "", rawlen, err, sizeof err);
             fior_stream_free(st);
+            fior_criteria_free(cr);
             free(raw);
             rm_tmp(tmp);
             return 2;
@@ -1033,22 +1047,17 @@ int cmd_check(int argc, char **argv)
     read_engine_stats(bestats, &r.be_stats);
 
     /* The verdict comes from the library on the final document (roles, thresholds, never PASS on thin data). */
-    fior_criteria cr;
-    fior_criteria_default(&cr);
-    if (o.min_syncs < cr.min_samples)
-        cr.min_samples = o.min_syncs;
     size_t nj = fior_report_njobs(fin);
-    fior_judgement *pj = calloc(nj ? nj : 1, sizeof *pj);
-    r.verdict = pj ? fior_judge_report(fin, &cr, pj) : FIOR_UNKNOWN;
+    fior_result *jres = fior_judge(fin, cr);  /* its reasons are used until the end */
+    r.verdict = fior_result_verdict(jres);
     fill_side(&r.wal, wj, &es.wal, o.confidence);
     fill_side(&r.backend, bj, &es.backend, o.confidence);
-    for (size_t i = 0; pj && i < nj; i++) {
+    for (size_t i = 0; jres && i < nj; i++) {
         if (fior_report_job(fin, i) == wj)
-            r.wal.j = pj[i];
+            r.wal.j = *fior_result_job(jres, i);
         if (fior_report_job(fin, i) == bj)
-            r.backend.j = pj[i];
+            r.backend.j = *fior_result_job(jres, i);
     }
-    free(pj);
     if (!complete && r.verdict == FIOR_PASS)
         r.verdict = FIOR_UNKNOWN; /* never a PASS on a run whose end we could not read */
 
@@ -1059,8 +1068,8 @@ int cmd_check(int argc, char **argv)
     bsf.lo_ns = r.backend.lo;
     bsf.hi_ns = r.backend.hi;
     char ws[300], bs[300];
-    describe_side(ws, sizeof ws, "WAL fdatasync", &r.wal, &wsf, 10 * MS, o.confidence);
-    describe_side(bs, sizeof bs, "backend commit", &r.backend, &bsf, 25 * MS, o.confidence);
+    describe_side(ws, sizeof ws, "WAL fdatasync", &r.wal, &wsf, r.wal_thr_ns, o.confidence);
+    describe_side(bs, sizeof bs, "backend commit", &r.backend, &bsf, r.be_thr_ns, o.confidence);
     es_state ov = es_overall(&es);
     if (r.verdict == FIOR_UNKNOWN || r.verdict == FIOR_NOT_JUDGED) {
         int wal_unknown = r.wal.j.verdict != FIOR_PASS && r.wal.j.verdict != FIOR_FAIL;
@@ -1108,6 +1117,8 @@ int cmd_check(int argc, char **argv)
         rc = 2;
     }
     fior_stream_free(st);
+    fior_result_free(jres);
+    fior_criteria_free(cr);
     free(raw);
     rm_tmp(tmp);
     return rc;

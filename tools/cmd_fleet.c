@@ -57,7 +57,7 @@ typedef struct host {
     char        msg[512];
     /* results */
     int          has_wal, has_backend;
-    fior_judgement wal, backend;
+    fior_judgement wal, backend;  /* reasons owned by fleet.res */
     uint64_t     wal_samples, backend_samples;
     int          wal_p99_known, backend_p99_known;  /* measured p99, also when too few samples to judge */
     uint64_t     wal_p99_ns, backend_p99_ns;
@@ -68,6 +68,7 @@ typedef struct host {
 typedef struct fleet {
     host       *h;
     size_t      n, cap;
+    fior_result *res;       /* the judgements the hosts' wal/backend point into */
     const char *load;
     const char *dir;
     unsigned    runtime_s;
@@ -553,9 +554,9 @@ static int job_pct(const fior_job *j, double percent, uint64_t *ns)
 
 static void judge_results(fleet *f, const fior_report *r)
 {
-    fior_criteria c;
-    fior_criteria_default(&c);
-    size_t nj = fior_report_njobs(r);
+    fior_result_free(f->res);
+    f->res = fior_judge(r, NULL);
+    size_t nj = f->res ? fior_report_njobs(r) : 0;
     for (size_t i = 0; i < nj; i++) {
         const fior_job *j = fior_report_job(r, i);
         if (j->name && !strcmp(j->name, "All clients"))
@@ -563,8 +564,7 @@ static void judge_results(fleet *f, const fior_report *r)
         host *h = find_host(f, j->host, j->port);
         if (!h || h->st != HS_OK)
             continue;
-        fior_judgement jd;
-        fior_judge_job(j, &c, &jd);
+        fior_judgement jd = *fior_result_job(f->res, i);
         if (jd.verdict == FIOR_NOT_JUDGED)
             continue;
         int backend = j->role == FIOR_ROLE_BACKEND;
@@ -575,7 +575,7 @@ static void judge_results(fleet *f, const fior_report *r)
             (jd.verdict == slot->verdict && ratio(&jd) > ratio(slot))) {
             *slot = jd;
             uint64_t v = 0;
-            int known = job_pct(j, c.percentile, &v);
+            int known = job_pct(j, fior_criteria_percentile(NULL), &v);
             if (!known && jd.value_known) {  /* the neighbour percentile that decided the verdict */
                 v = jd.value_ns;
                 known = 1;
@@ -1052,5 +1052,6 @@ bad:
     rc = 2;
 out:
     free(f.h);
+    fior_result_free(f.res);
     return rc;
 }

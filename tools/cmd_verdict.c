@@ -77,7 +77,7 @@ static const char *lower_verdict(fior_verdict v)
     }
 }
 
-static int print_json(const fior_report *r, const fior_judgement *jv, fior_verdict overall)
+static int print_json(const fior_report *r, const fior_result *res, fior_verdict overall)
 {
     json_object *root = json_object_new_object(), *jobs = json_object_new_array();
     if (!root || !jobs)
@@ -85,6 +85,7 @@ static int print_json(const fior_report *r, const fior_judgement *jv, fior_verdi
     json_object_object_add(root, "verdict", json_object_new_string(lower_verdict(overall)));
     for (size_t i = 0; i < fior_report_njobs(r); i++) {
         const fior_job *j = fior_report_job(r, i);
+        const fior_judgement *jv = fior_result_job(res, i);
         json_object *o = json_object_new_object();
         json_object_object_add(o, "source", j->source ? json_object_new_string(j->source) : NULL);
         json_object_object_add(o, "host", j->host ? json_object_new_string(j->host) : NULL);
@@ -93,10 +94,10 @@ static int print_json(const fior_report *r, const fior_judgement *jv, fior_verdi
         json_object_object_add(o, "role",
                                json_object_new_string(j->role == FIOR_ROLE_BACKEND ? "backend" : "wal"));
         json_object_object_add(o, "samples", j->samples_known ? json_object_new_uint64(j->samples) : NULL);
-        json_object_object_add(o, "p99_ns", jv[i].value_known ? json_object_new_uint64(jv[i].value_ns) : NULL);
-        json_object_object_add(o, "threshold_ns", json_object_new_uint64(jv[i].threshold_ns));
-        json_object_object_add(o, "verdict", json_object_new_string(lower_verdict(jv[i].verdict)));
-        json_object_object_add(o, "reason", json_object_new_string(jv[i].reason));
+        json_object_object_add(o, "p99_ns", jv->value_known ? json_object_new_uint64(jv->value_ns) : NULL);
+        json_object_object_add(o, "threshold_ns", json_object_new_uint64(jv->threshold_ns));
+        json_object_object_add(o, "verdict", json_object_new_string(lower_verdict(jv->verdict)));
+        json_object_object_add(o, "reason", json_object_new_string(jv->reason));
         json_object_array_add(jobs, o);
     }
     json_object_object_add(root, "jobs", jobs);
@@ -107,7 +108,7 @@ static int print_json(const fior_report *r, const fior_judgement *jv, fior_verdi
 
 enum { C_SRC, C_HOST, C_JOB, C_N, C_P, C_T, C_V, C_R, NCOL };
 
-static void print_table(const fior_report *r, const fior_judgement *jv, fior_verdict overall, double pct)
+static void print_table(const fior_report *r, const fior_result *res, fior_verdict overall, double pct)
 {
     size_t n = fior_report_njobs(r);
     char head_p[32];
@@ -122,6 +123,7 @@ static void print_table(const fior_report *r, const fior_judgement *jv, fior_ver
     int pass = 0, fail = 0, unk = 0, nj = 0;
     for (size_t i = 0; i < n; i++) {
         const fior_job *j = fior_report_job(r, i);
+        const fior_judgement *jv = fior_result_job(res, i);
         snprintf(cells[i][C_SRC], 64, "%s", j->source ? j->source : "-");
         if (j->host && j->port >= 0)
             snprintf(cells[i][C_HOST], 64, "%s:%d", j->host, j->port);
@@ -132,16 +134,16 @@ static void print_table(const fior_report *r, const fior_judgement *jv, fior_ver
             snprintf(cells[i][C_N], 64, "%llu", (unsigned long long)j->samples);
         else
             snprintf(cells[i][C_N], 64, "?");
-        if (jv[i].value_known)
-            fior_format_ns(cells[i][C_P], 64, jv[i].value_ns);
+        if (jv->value_known)
+            fior_format_ns(cells[i][C_P], 64, jv->value_ns);
         else
             snprintf(cells[i][C_P], 64, "-");
-        fior_format_ns(cells[i][C_T], 64, jv[i].threshold_ns);
-        snprintf(cells[i][C_V], 64, "%s", fior_verdict_name(jv[i].verdict));
+        fior_format_ns(cells[i][C_T], 64, jv->threshold_ns);
+        snprintf(cells[i][C_V], 64, "%s", fior_verdict_name(jv->verdict));
         for (int c = 0; c < C_R; c++)
             if ((int)strlen(cells[i][c]) > w[c])
                 w[c] = (int)strlen(cells[i][c]);
-        switch (jv[i].verdict) {
+        switch (jv->verdict) {
         case FIOR_PASS: pass++; break;
         case FIOR_FAIL: fail++; break;
         case FIOR_UNKNOWN: unk++; break;
@@ -154,7 +156,7 @@ static void print_table(const fior_report *r, const fior_judgement *jv, fior_ver
     for (size_t i = 0; i < n; i++) {
         for (int c = 0; c < C_R; c++)
             printf("%-*s  ", w[c], cells[i][c]);
-        printf("%s\n", jv[i].reason);
+        printf("%s\n", fior_result_job(res, i)->reason);
     }
     printf("overall: %s (%d pass, %d fail, %d unknown, %d not judged)\n", fior_verdict_name(overall), pass,
            fail, unk, nj);
@@ -163,12 +165,14 @@ static void print_table(const fior_report *r, const fior_judgement *jv, fior_ver
 
 int cmd_verdict(int argc, char **argv)
 {
-    fior_criteria crit;
-    fior_criteria_default(&crit);
+    fior_criteria *crit = fior_criteria_new();
     int json = 0, nfiles = 0;
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    if (!files)
+    if (!files || !crit) {
+        free(files);
+        fior_criteria_free(crit);
         return 2;
+    }
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -182,21 +186,18 @@ int cmd_verdict(int argc, char **argv)
         } else if (!strcmp(a, "--percentile")) {
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 100, &v))
                 goto usage_err;
-            crit.percentile = v;
+            fior_criteria_set_percentile(crit, v);  /* (0, 100) checked above */
         } else if (!strcmp(a, "--wal-ms") || !strcmp(a, "--backend-ms")) {
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 1e9, &v))
                 goto usage_err;
             uint64_t ns = (uint64_t)(v * 1e6 + 0.5);
             if (!ns)
                 ns = 1;
-            if (a[2] == 'w')
-                crit.wal_threshold_ns = ns;
-            else
-                crit.backend_threshold_ns = ns;
+            fior_criteria_set_threshold(crit, a[2] == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, ns);
         } else if (!strcmp(a, "--min-samples")) {
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, -1, 1e15, &v) || v != (double)(uint64_t)v)
                 goto usage_err;
-            crit.min_samples = (uint64_t)v;
+            fior_criteria_set_min_samples(crit, (uint64_t)v);
         } else if (!strcmp(a, "--")) {
             while (++i < argc)
                 files[nfiles++] = argv[i];
@@ -223,20 +224,19 @@ int cmd_verdict(int argc, char **argv)
             goto out;
         }
     }
-    size_t n = fior_report_njobs(r);
-    fior_judgement *jv = calloc(n ? n : 1, sizeof *jv);
-    if (!jv) {
+    fior_result *res = fior_judge(r, crit);
+    if (!res) {
         fprintf(stderr, "etcd-fio verdict: out of memory\n");
         fior_report_free(r);
         goto out;
     }
-    fior_verdict overall = fior_judge_report(r, &crit, jv);
+    fior_verdict overall = fior_result_verdict(res);
     if (json)
-        print_json(r, jv, overall);
+        print_json(r, res, overall);
     else
-        print_table(r, jv, overall, crit.percentile);
+        print_table(r, res, overall, fior_criteria_percentile(crit));
     rc = overall == FIOR_PASS ? 0 : overall == FIOR_FAIL ? 1 : 2;
-    free(jv);
+    fior_result_free(res);
     fior_report_free(r);
     goto out;
 usage_err:
@@ -245,5 +245,6 @@ usage_err:
     rc = 2;
 out:
     free(files);
+    fior_criteria_free(crit);
     return rc;
 }

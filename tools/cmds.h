@@ -3,10 +3,6 @@
 #ifndef ETCD_FIO_CMDS_H
 #define ETCD_FIO_CMDS_H
 
-#ifndef ETCD_FIO_VERSION
-#define ETCD_FIO_VERSION "0.1.0"
-#endif
-
 int cmd_check(int argc, char **argv);
 int cmd_verdict(int argc, char **argv);
 int cmd_job(int argc, char **argv);

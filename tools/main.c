@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "fioreport.h"
 
 static const struct {
     const char *name;
@@ -34,7 +35,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("etcd-fio %s\n", ETCD_FIO_VERSION);
+        printf("etcd-fio %s\n", fior_version());  /* one version for the CLI, the library and its .pc */
         return 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -5,6 +5,16 @@
  * Conventions (libcurl-like): opaque handles, every call returns an fior_status, and the handle keeps a
  * one-line message ("FILE:LINE: what was expected") for the last error. No global state: handles may be
  * used from different threads at once (one handle per thread). All latencies are in nanoseconds.
+ *
+ * ABI (2.0 and later): the SONAME is libfioreport.so.FIOR_VERSION_MAJOR and changes only with an
+ * incompatible change. Every exported symbol is listed in the linker version script (node FIOR_2.0;
+ * functions added later go into new nodes FIOR_2.1, …). So that the ABI can grow without breaking:
+ *   - criteria and results are opaque handles (setters/getters); callers never allocate library structs;
+ *   - fior_job and fior_judgement are read-only, owned by the library, and only ever gain fields at the
+ *     end: never copy them by value into storage that outlives the handle, never allocate them;
+ *   - every enum (fior_status, fior_format, fior_role, fior_verdict) may gain values: handle a `default:`.
+ * Pointer lifetimes are stated at each function returning one. Strings described as "static" live for
+ * the whole program.
  */
 #ifndef FIOREPORT_H
 #define FIOREPORT_H
@@ -22,8 +32,22 @@ extern "C" {
 #define FIOR_API
 #endif
 
-#define FIOR_VERSION_MAJOR 1
+/* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
+ * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
+#define FIOR_VERSION_MAJOR 2
 #define FIOR_VERSION_MINOR 0
+#define FIOR_VERSION_PATCH 0
+#define FIOR__STR2(x) #x
+#define FIOR__STR(x) FIOR__STR2(x)
+#define FIOR_VERSION \
+    FIOR__STR(FIOR_VERSION_MAJOR) "." FIOR__STR(FIOR_VERSION_MINOR) "." FIOR__STR(FIOR_VERSION_PATCH)
+#define FIOR_VERSION_NUMBER ((FIOR_VERSION_MAJOR << 16) | (FIOR_VERSION_MINOR << 8) | FIOR_VERSION_PATCH)
+
+/* The version of the library actually loaded: "2.0.0" (static string) and 0x020000. */
+FIOR_API const char *fior_version(void);
+FIOR_API unsigned    fior_version_number(void);
+
+/* Enums may gain values in later minor versions (handle a default case). */
 
 typedef enum fior_status {
     FIOR_OK = 0,
@@ -32,7 +56,8 @@ typedef enum fior_status {
     FIOR_E_IO,      /* could not read the input */
     FIOR_E_PARSE,   /* the input is recognised but malformed or truncated */
     FIOR_E_FORMAT,  /* nothing in the input looks like fio output or an etcd-perf log */
-    FIOR_E_NODATA   /* asked for something the report does not have */
+    FIOR_E_NODATA,  /* asked for something the report does not have */
+    FIOR_E_TOOBIG   /* the input is larger than the cap (fior_report_set_max_input) */
 } fior_status;
 
 typedef enum fior_format {
@@ -59,8 +84,8 @@ typedef struct fior_bin {  /* json+ latency bin: samples whose latency rounds to
     uint64_t count;
 } fior_bin;
 
-/* One job (or one client_stats entry) of a report. Read-only; owned by the report.
- * Fields may be added at the end in later minor versions. */
+/* One job (or one client_stats entry) of a report. Read-only; owned by the report (lifetime: see
+ * fior_report_job). Fields may be added at the end in later minor versions: never allocate or copy one. */
 typedef struct fior_job {
     const char *source;       /* name given to the parser (file name, "-") */
     const char *host;         /* client/server host name, or NULL */
@@ -89,7 +114,7 @@ typedef struct fior_job {
     double      write_bw_bytes;   /* bytes per second */
     double      write_clat_mean_ns;
 
-    /* added in 1.0 (after the fields above, so the layout above never moves) */
+    /* (after the fields above, so the layout above never moves; new fields only ever go at the end) */
     uint64_t    pct_resolution_ns; /* pct values were printed rounded to this unit (normal output: 1000 for
                                     * usec, 1000000 for msec); 1 when exact (JSON) */
     int         latency_untimed;   /* the job's options turn latency timing off (gtod_reduce=1) */
@@ -99,20 +124,35 @@ typedef struct fior_job {
 
 typedef struct fior_report fior_report;
 
+/* A new, empty report (free with fior_report_free), or NULL when out of memory. */
 FIOR_API fior_report *fior_report_new(void);
-FIOR_API void         fior_report_free(fior_report *r);
+FIOR_API void         fior_report_free(fior_report *r);  /* NULL is fine */
 
 /* Parse a whole input. The format is detected from the content. `source` names the input in messages and
  * in fior_job.source. Jobs are appended: several inputs may be parsed into one report. On error, the jobs
  * already read from earlier inputs stay; nothing half-read from this input is added. */
 FIOR_API fior_status fior_parse_buffer(fior_report *r, const char *source, const char *buf, size_t len);
-FIOR_API fior_status fior_parse_file(fior_report *r, const char *path);  /* "-" reads stdin */
+/* "-" reads stdin. An input longer than the report's cap (fior_report_set_max_input) is refused with
+ * FIOR_E_TOOBIG and "FILE: byte N: …larger than the cap…" as soon as byte N (cap + 1) arrives: it is
+ * never read further. */
+FIOR_API fior_status fior_parse_file(fior_report *r, const char *path);
 
-FIOR_API const char *fior_report_error(const fior_report *r);  /* "" when there was no error */
-FIOR_API const char *fior_strstatus(fior_status s);
+/* Cap on the bytes fior_parse_file() reads from one input, so that /dev/zero or a runaway pipe cannot
+ * take the memory: FIOR_MAX_INPUT_DEFAULT (1 GiB) unless set. FIOR_E_INVAL for 0. */
+#define FIOR_MAX_INPUT_DEFAULT ((uint64_t)1 << 30)
+FIOR_API fior_status fior_report_set_max_input(fior_report *r, uint64_t bytes);
+FIOR_API uint64_t    fior_report_max_input(const fior_report *r);
+
+/* The last error message of r ("" when there was none): valid until the next call that parses into r, or
+ * fior_report_free(r). */
+FIOR_API const char *fior_report_error(const fior_report *r);
+FIOR_API const char *fior_strstatus(fior_status s);             /* static string */
 FIOR_API fior_format fior_report_format(const fior_report *r);  /* format of the last input parsed */
 
 FIOR_API size_t          fior_report_njobs(const fior_report *r);
+/* Job i (0-based), or NULL when i >= njobs. The pointer is valid until the next fior_parse_* into r (which
+ * may move the job table) or fior_report_free(r); the strings and arrays a job points to live until
+ * fior_report_free(r). */
 FIOR_API const fior_job *fior_report_job(const fior_report *r, size_t i);
 
 /* ---- incremental reading of a --status-interval json/json+ stream (as fio writes it) ----
@@ -120,11 +160,16 @@ FIOR_API const fior_job *fior_report_job(const fior_report *r, size_t i);
  * Stray text lines between documents are skipped. */
 typedef struct fior_stream fior_stream;
 
-FIOR_API fior_stream *fior_stream_new(const char *source);
+FIOR_API fior_stream *fior_stream_new(const char *source);  /* NULL when out of memory */
 FIOR_API void         fior_stream_free(fior_stream *s);
 FIOR_API fior_status  fior_stream_feed(fior_stream *s, const char *buf, size_t len);
 FIOR_API unsigned long fior_stream_documents(const fior_stream *s);  /* complete documents seen */
-FIOR_API const fior_report *fior_stream_report(const fior_stream *s); /* latest complete one, or NULL */
+/* The latest complete document, or NULL. Owned by the stream. It dies at the next complete document: the
+ * pointer (and every fior_job in it) is valid only until the next fior_stream_feed() call that completes
+ * a document (fior_stream_documents() grows), or fior_stream_free(). A fior_result made from it with
+ * fior_judge() does not refer to it and may outlive it. */
+FIOR_API const fior_report *fior_stream_report(const fior_stream *s);
+/* Last error message ("" when none): valid until the next fior_stream_feed() or fior_stream_free(). */
 FIOR_API const char  *fior_stream_error(const fior_stream *s);
 
 /* ---- verdict ---- */
@@ -135,27 +180,48 @@ typedef enum fior_verdict {
     FIOR_NOT_JUDGED = 3   /* job without sync samples */
 } fior_verdict;
 
-typedef struct fior_criteria {
-    double   percentile;           /* default 99.0 */
-    uint64_t wal_threshold_ns;     /* default 10 ms */
-    uint64_t backend_threshold_ns; /* default 25 ms */
-    uint64_t min_samples;          /* default 100 */
-} fior_criteria;
+/* What a job is judged against (opaque; curl-style setters). fior_criteria_new() gives the defaults:
+ * p99.0, WAL 10 ms, backend 25 ms, at least 100 samples. NULL when out of memory. */
+typedef struct fior_criteria fior_criteria;
 
+FIOR_API fior_criteria *fior_criteria_new(void);
+FIOR_API void           fior_criteria_free(fior_criteria *c);  /* NULL is fine */
+/* Setters return FIOR_E_INVAL (and change nothing) for a bad value: percent not in (0, 100), a threshold of
+ * 0 or a role the library does not know. */
+FIOR_API fior_status    fior_criteria_set_percentile(fior_criteria *c, double percent);
+FIOR_API fior_status    fior_criteria_set_threshold(fior_criteria *c, fior_role role, uint64_t ns);
+FIOR_API fior_status    fior_criteria_set_min_samples(fior_criteria *c, uint64_t n);
+/* Getters; with c == NULL (or an unknown role) they give the defaults (WAL threshold for unknown roles). */
+FIOR_API double         fior_criteria_percentile(const fior_criteria *c);
+FIOR_API uint64_t       fior_criteria_threshold(const fior_criteria *c, fior_role role);
+FIOR_API uint64_t       fior_criteria_min_samples(const fior_criteria *c);
+
+/* One job's judgement. Library-owned and read-only; fields may be added at the end. */
 typedef struct fior_judgement {
     fior_verdict verdict;
     int          value_known;
     uint64_t     value_ns;      /* the percentile value used (or the proving neighbour) */
     uint64_t     threshold_ns;
-    char         reason[256];
+    const char  *reason;        /* one line, never NULL; owned by the fior_result */
 } fior_judgement;
 
-FIOR_API void         fior_criteria_default(fior_criteria *c);
-FIOR_API const char  *fior_verdict_name(fior_verdict v);  /* "PASS", "FAIL", "UNKNOWN", "NOT JUDGED" */
-FIOR_API fior_verdict fior_judge_job(const fior_job *j, const fior_criteria *c, fior_judgement *out);
-/* Judges every job; `per_job` (may be NULL) receives fior_report_njobs() judgements. Returns the overall
- * verdict: FAIL if any judged job fails, else UNKNOWN if any is unknown or nothing was judged, else PASS. */
-FIOR_API fior_verdict fior_judge_report(const fior_report *r, const fior_criteria *c, fior_judgement *per_job);
+/* The judgements of one report (opaque). */
+typedef struct fior_result fior_result;
+
+/* Judges every job of r against c (NULL: the defaults). NULL only when out of memory. The result copies
+ * what it needs: it does not refer to r or c afterwards and may outlive both. */
+FIOR_API fior_result *fior_judge(const fior_report *r, const fior_criteria *c);
+FIOR_API void         fior_result_free(fior_result *res);  /* NULL is fine */
+/* Overall verdict, worst wins: FAIL if any judged job fails, else UNKNOWN if any is unknown or nothing was
+ * judged (every job NOT_JUDGED, or no job), else PASS. FIOR_UNKNOWN for NULL. */
+FIOR_API fior_verdict fior_result_verdict(const fior_result *res);
+FIOR_API size_t       fior_result_count(const fior_result *res);  /* == fior_report_njobs(r) at judging */
+/* Judgement of job i (same index as fior_report_job), or NULL when i >= count. The pointer and its reason
+ * are valid until fior_result_free(res). */
+FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i);
+
+/* Lower-case static string: "pass", "fail", "unknown", "not judged" ("unknown" for values it does not know). */
+FIOR_API const char  *fior_verdict_name(fior_verdict v);
 /* Formats a latency for people, 3 significant digits: "2.54 ms", "159 ms", "850 us". Returns buf. */
 FIOR_API char        *fior_format_ns(char *buf, size_t n, uint64_t ns);
 

@@ -1,0 +1,147 @@
+/* judge.c — the opaque handles around verdict.c's rules: the criteria (curl-style setters, so fields can be
+ * added without breaking callers), the result of judging a report (library-owned judgements whose reasons
+ * live as long as the result) and the version query. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MS 1000000ULL
+
+const char *fior_version(void)
+{
+    return FIOR_VERSION;
+}
+
+unsigned fior_version_number(void)
+{
+    return FIOR_VERSION_NUMBER;
+}
+
+/* ---- criteria ---- */
+
+void fior__criteria_default(fior_criteria *c)
+{
+    c->percentile = 99.0;
+    c->threshold_ns[FIOR_ROLE_WAL] = 10 * MS;     /* etcd's WAL fdatasync guidance */
+    c->threshold_ns[FIOR_ROLE_BACKEND] = 25 * MS; /* bbolt backend commit guidance */
+    c->min_samples = 100;
+}
+
+static int role_ok(fior_role role)
+{
+    return (unsigned)role < FIOR__NROLES;
+}
+
+fior_criteria *fior_criteria_new(void)
+{
+    fior_criteria *c = malloc(sizeof *c);
+    if (c)
+        fior__criteria_default(c);
+    return c;
+}
+
+void fior_criteria_free(fior_criteria *c)
+{
+    free(c);
+}
+
+fior_status fior_criteria_set_percentile(fior_criteria *c, double percent)
+{
+    if (!c || !(percent > 0 && percent < 100)) /* also refuses NaN */
+        return FIOR_E_INVAL;
+    c->percentile = percent;
+    return FIOR_OK;
+}
+
+fior_status fior_criteria_set_threshold(fior_criteria *c, fior_role role, uint64_t ns)
+{
+    if (!c || !role_ok(role) || ns == 0)
+        return FIOR_E_INVAL;
+    c->threshold_ns[role] = ns;
+    return FIOR_OK;
+}
+
+fior_status fior_criteria_set_min_samples(fior_criteria *c, uint64_t n)
+{
+    if (!c)
+        return FIOR_E_INVAL;
+    c->min_samples = n;
+    return FIOR_OK;
+}
+
+double fior_criteria_percentile(const fior_criteria *c)
+{
+    return c ? c->percentile : 99.0;
+}
+
+uint64_t fior_criteria_threshold(const fior_criteria *c, fior_role role)
+{
+    fior_criteria d;
+    if (!c) {
+        fior__criteria_default(&d);
+        c = &d;
+    }
+    return c->threshold_ns[role_ok(role) ? role : FIOR_ROLE_WAL];
+}
+
+uint64_t fior_criteria_min_samples(const fior_criteria *c)
+{
+    return c ? c->min_samples : 100;
+}
+
+/* ---- result ---- */
+
+struct fior_result {
+    fior_verdict  overall;
+    size_t        n;
+    fior__judged *jobs;  /* n of them; each judgement's reason points into its own entry */
+};
+
+fior_result *fior_judge(const fior_report *r, const fior_criteria *c)
+{
+    size_t n = fior_report_njobs(r);
+    fior_result *res = calloc(1, sizeof *res);
+    if (!res)
+        return NULL;
+    res->jobs = n ? calloc(n, sizeof *res->jobs) : NULL;
+    if (n && !res->jobs) {
+        free(res);
+        return NULL;
+    }
+    res->n = n;
+    int judged = 0, fail = 0, unknown = 0;
+    for (size_t i = 0; i < n; i++) {
+        fior_verdict v = fior__judge_job(fior_report_job(r, i), c, &res->jobs[i]);
+        if (v == FIOR_NOT_JUDGED)
+            continue;
+        judged++;
+        fail |= v == FIOR_FAIL;
+        unknown |= v != FIOR_PASS && v != FIOR_FAIL;
+    }
+    res->overall = fail ? FIOR_FAIL : unknown || !judged ? FIOR_UNKNOWN : FIOR_PASS;
+    return res;
+}
+
+void fior_result_free(fior_result *res)
+{
+    if (!res)
+        return;
+    free(res->jobs);
+    free(res);
+}
+
+fior_verdict fior_result_verdict(const fior_result *res)
+{
+    return res ? res->overall : FIOR_UNKNOWN;
+}
+
+size_t fior_result_count(const fior_result *res)
+{
+    return res ? res->n : 0;
+}
+
+const fior_judgement *fior_result_job(const fior_result *res, size_t i)
+{
+    return res && i < res->n ? &res->jobs[i].j : NULL;
+}
