@@ -7,7 +7,7 @@
 set -eu
 BUILD_PKGS="fio libjson-c-dev dpkg-dev pkg-config gcc make"
 TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps"
-BENCH_PKGS="etcd-server etcd-client hyperfine chromium time"
+BENCH_PKGS="etcd-server etcd-client hyperfine chromium time libfuse3-dev fuse3"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
