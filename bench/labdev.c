@@ -155,8 +155,7 @@ int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen)
     memset(cfg, 0, sizeof *cfg);
     const char *p = spec ? spec : "";
     while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        size_t len = strcspn(p, ",:");
         const char *eq = memchr(p, '=', len);
         size_t off = (size_t)(p - spec);
         if (!eq) {
@@ -202,7 +201,7 @@ int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen)
             return -1;
         }
         p += len;
-        if (*p == ',')
+        if (*p)
             p++;
     }
     if ((cfg->stall_ns != 0) != (cfg->stall_every_ns != 0) || (cfg->stall_ns && cfg->stall_ns >= cfg->stall_every_ns)) {

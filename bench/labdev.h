@@ -39,7 +39,8 @@ typedef struct labdev_stats {
 
 typedef struct labdev labdev;
 
-/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,seed=7" (any subset; durations
+/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,seed=7" (any subset, separated by
+ * ',' or ':' — ':' lets the spec ride in a FUSE -o option list; durations
  * take ns, us, ms or s, bare numbers are ms). Unset keys are 0 (sigma 0 makes the service constant).
  * Returns 0, or -1 with a one-line message naming the byte offset of the bad key in err. */
 int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen);

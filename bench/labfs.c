@@ -4,7 +4,7 @@
  * and sleeps each sync until the device says it is done; the device model itself is in labdev.c.
  *
  * Usage: labfs MOUNTPOINT -f -o passthrough=BACKING_DIR,model=SPEC[,stats=FILE][,trace=FILE] [fuse opts]
- *   SPEC: see labdev.h (e.g. median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,seed=1).
+ *   SPEC: see labdev.h, with ':' between its keys here (e.g. median=2ms:sigma=0.5:per_mib=1ms:seed=1).
  *   stats=FILE: JSON totals written at unmount; trace=FILE: one line per sync (arrival, start and finish
  *   in ns since the mount, bytes, inode, kind), for comparing the lab's device queue call by call.
  * Put the backing directory on tmpfs so the model is the only disk latency. */

@@ -34,10 +34,11 @@ open(sys.argv[2],"wb").write(urllib.request.urlopen(sys.argv[1],timeout=10).read
 }
 
 # etcd_start DATADIR LOGFILE: one member on loopback client+peer ports. Sets ETCD_PID, ETCD_EP.
+# ETCD_WRAP (e.g. "taskset -c 0") is put before the command; it must exec etcd so that the pid is etcd's.
 etcd_start() {
   set -- "$1" "$2" $(bench_free_ports)
   ETCD_EP="http://127.0.0.1:$3"
-  etcd --name bench --data-dir "$1" \
+  ${ETCD_WRAP:-} etcd --name bench --data-dir "$1" \
     --listen-client-urls "$ETCD_EP" --advertise-client-urls "$ETCD_EP" \
     --listen-peer-urls "http://127.0.0.1:$4" --initial-advertise-peer-urls "http://127.0.0.1:$4" \
     --initial-cluster "bench=http://127.0.0.1:$4" --initial-cluster-state new \

@@ -191,6 +191,10 @@ static void test_parse(void **state)
     char buf[256];
     labdev_format(&c, buf, sizeof buf);
     assert_string_equal(buf, "median=0.250ms,sigma=0.50,per_mib=1.500ms,stall_every=10.000s,stall=200.000ms,seed=9");
+    assert_int_equal(labdev_parse(&c, "median=3ms:sigma=0.25:seed=4", err, sizeof err), 0);
+    assert_int_equal(c.median_ns, 3 * MS);
+    assert_true(c.sigma == 0.25);
+    assert_int_equal(c.seed, 4);
     assert_int_equal(labdev_parse(&c, "", err, sizeof err), 0);
     assert_int_equal(c.median_ns, 0);
 
