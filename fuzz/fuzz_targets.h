@@ -53,7 +53,26 @@ FZ_FN void fz_check_job(const fior_job *j)
         (void)strlen(j->fio_version);
     if (j->etcd_mode)
         (void)strlen(j->etcd_mode);
-    FZ_ASSERT(j->role == FIOR_ROLE_WAL || j->role == FIOR_ROLE_BACKEND);
+    FZ_ASSERT(j->role == FIOR_ROLE_WAL || j->role == FIOR_ROLE_BACKEND || j->role == FIOR_ROLE_CHECK_PERF);
+    FZ_ASSERT(j->nbuckets == 0 || j->buckets != NULL);
+    if (j->bucketed) {
+        /* bucket data never reaches the exact-sample rule */
+        FZ_ASSERT(j->npct == 0 && j->nbins == 0);
+        for (size_t k = 1; k < j->nbuckets; k++)
+            FZ_ASSERT(j->buckets[k - 1].le_ns < j->buckets[k].le_ns);
+        if (!j->defect) {
+            for (size_t k = 1; k < j->nbuckets; k++)
+                FZ_ASSERT(j->buckets[k - 1].count <= j->buckets[k].count);
+            FZ_ASSERT(j->nbuckets > 0 && j->buckets[j->nbuckets - 1].le_ns == UINT64_MAX);
+            FZ_ASSERT(j->samples_known && j->samples == j->buckets[j->nbuckets - 1].count);
+        } else {
+            (void)strlen(j->defect);
+        }
+    }
+    if (j->summary)
+        (void)strlen(j->summary);
+    if (j->etcd_member)
+        (void)strlen(j->etcd_member);
     FZ_ASSERT(j->npct == 0 || j->pct != NULL);
     for (size_t k = 0; k < j->npct; k++) {
         FZ_ASSERT(j->pct[k].percent == j->pct[k].percent); /* not NaN */
@@ -79,7 +98,7 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
         fz_check_job(fior_report_job(r, i));
     FZ_ASSERT(fior_report_job(r, n) == NULL);
     fior_format f = fior_report_format(r);
-    FZ_ASSERT(f >= FIOR_FMT_UNKNOWN && f <= FIOR_FMT_ETCD_PERF);
+    FZ_ASSERT(f >= FIOR_FMT_UNKNOWN && f <= FIOR_FMT_CHECK_PERF);
 
     fior_result *res = fior_judge(r, NULL);
     FZ_ASSERT(res != NULL);
@@ -100,6 +119,19 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
             passed++;
         } else if (jd->verdict == FIOR_FAIL) {
             failed++;
+        }
+        const fior_job *j = fior_report_job(r, i);
+        if (j->role == FIOR_ROLE_CHECK_PERF)
+            FZ_ASSERT(jd->verdict != FIOR_PASS); /* etcd as a whole never passes a disk */
+        if (j->bucketed && (jd->verdict == FIOR_PASS || jd->verdict == FIOR_FAIL)) {
+            /* the sound bucket rule (default criteria): the whole bucket holding the p99 is on one side */
+            uint64_t lo, hi;
+            FZ_ASSERT(!j->defect && j->samples >= 100);
+            FZ_ASSERT(fior__bucket_locate(j->buckets, j->nbuckets, 99.0, &lo, &hi) == 0);
+            if (jd->verdict == FIOR_PASS)
+                FZ_ASSERT(hi < jd->threshold_ns && jd->value_ns == hi);
+            else
+                FZ_ASSERT(lo >= jd->threshold_ns && jd->value_ns == lo);
         }
     }
     if (all == FIOR_PASS) {
@@ -183,6 +215,27 @@ FZ_FN void fz_auto(const uint8_t *data, size_t size)
 {
     fz_parse((const char *)data, size);
     fz_all_readers(data, size);
+}
+
+/* etcd's metrics: the scrape reader and the check perf reader alone; then the input cut in two (at a point
+ * taken from its first byte) parsed as a "before" and an "after" scrape of one report, and the window
+ * between them, whose jobs must be as well formed as any. */
+FZ_FN void fz_prom(const uint8_t *data, size_t size)
+{
+    fz_reader_run(fz_table_reader("prometheus"), data, size);
+    fz_reader_run(fz_table_reader("check-perf"), data, size);
+    const char *buf = (const char *)data;
+    size_t cut = size ? (size_t)data[0] * size / 256 : 0;
+    fior_report *r = fior_report_new();
+    FZ_ASSERT(r != NULL);
+    (void)fior_parse_buffer(r, FZ_SOURCE, buf, cut);
+    (void)fior_parse_buffer(r, FZ_SOURCE, buf + cut, size - cut);
+    (void)fior_parse_buffer(r, FZ_SOURCE, buf, size);
+    size_t before = fior_report_njobs(r);
+    FZ_ASSERT(fior_report_window(r) == FIOR_OK);
+    FZ_ASSERT(fior_report_njobs(r) <= before);
+    fz_check_report(r);
+    fior_report_free(r);
 }
 
 FZ_FN fior_status fz_json_reader(fior_report *r, const char *source, const char *buf, size_t len)

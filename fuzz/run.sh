@@ -13,8 +13,9 @@ seeds() {
     fuzz_normal)   find tests/fixtures -type f -name '*.txt' ;;
     fuzz_json)     find tests/fixtures -type f -name '*.json' ;;
     fuzz_etcdperf) find tests/fixtures -type f -name '*.log' ;;
+    fuzz_prom)     find tests/fixtures/etcd-metrics -type f \( -name '*.prom' -o -name '*.txt' \) ;;
     fuzz_auto)     find tests/fixtures -type f \
-                     \( -name '*.txt' -o -name '*.json' -o -name '*.log' \) ;;
+                     \( -name '*.txt' -o -name '*.json' -o -name '*.log' -o -name '*.prom' \) ;;
     fuzz_waldec)   find tests/fixtures -type f -name '*.wal' ;;
   esac 2>/dev/null
 }

@@ -42,6 +42,8 @@ typedef struct fior__jobb {
     size_t    pcap;
     fior_bin *bins;
     size_t    bcap;
+    fior_bucket *bk;
+    size_t    bkcap;
 } fior__jobb;
 
 void        fior__job_init(fior__jobb *b);
@@ -49,6 +51,7 @@ void        fior__job_clear(fior__jobb *b);          /* frees what the builder o
 int         fior__job_set(const char **field, const char *s, size_t n); /* 0 ok, -1 nomem */
 int         fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns);
 int         fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count);
+int         fior__job_add_bucket(fior__jobb *b, uint64_t le_ns, uint64_t count);
 /* Room for element n of an array of `sz`-byte elements (capacity doubles from `first`): returns the array,
  * maybe moved, or NULL when out of memory (the old array is then still valid and *cap unchanged). */
 void       *fior__grow(void *arr, size_t *cap, size_t n, size_t sz, size_t first);
@@ -82,6 +85,18 @@ const fior__reader *fior__reader_named(const char *name);  /* NULL when there is
 /* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);
+fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf, size_t len);
+fior_status fior__parse_checkperf(fior_report *r, const char *source, const char *buf, size_t len);
+/* Detectors for fmt_prom.c / fmt_checkperf.c: 1 when the input looks like that format. */
+int         fior__looks_prom(const char *buf, size_t len);
+int         fior__looks_checkperf(const char *buf, size_t len);
+/* Other etcdctl output (`endpoint status`, `endpoint health`, its log lines): 1 and the line (1-based) and
+ * a description of what it is when the whole input is such noise, so it can be rejected clearly. */
+int         fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const char **what);
+/* Bucket rule: the bucket that holds the `percent` percentile of a cumulative histogram (nearest rank, as
+ * fio's stat.c and Prometheus' histogram_quantile pick it). *lo_ns is its lower edge (0 for the first),
+ * *hi_ns its upper edge (UINT64_MAX for +Inf). -1 when the histogram has no samples. */
+int         fior__bucket_locate(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns, uint64_t *hi_ns);
 /* Reads the JSON documents of buf into r (the last complete one wins). *text_jobs (when not NULL) says
  * whether fio job headers of its normal output stand outside the documents (normal,json output), and
  * *ndocs the number of documents. */

@@ -50,7 +50,29 @@ static fior_status parse_json(fior_report *r, const char *source, const char *bu
     return st;
 }
 
+/* Other etcdctl output (`endpoint status`, `endpoint health`): a reader that only says what it is. */
+static int detect_etcdctl_noise(const char *buf, size_t len)
+{
+    size_t line;
+    const char *what;
+    return fior__etcdctl_noise(buf, len, &line, &what);
+}
+
+static fior_status parse_etcdctl_noise(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    size_t line = 1;
+    const char *what = "etcdctl output";
+    fior__etcdctl_noise(buf, len, &line, &what);
+    fior__seterr(r, "%s:%zu: this is %s, which has no latencies (give etcd's /metrics as a URL or a saved "
+                 "scrape, or `etcdctl check perf` output)", source, line, what);
+    return FIOR_E_FORMAT;
+}
+
+/* check perf and etcdctl's other output before JSON: etcdctl's own log lines are JSON objects. */
 static const fior__reader readers[] = {
+    {FIOR_FMT_CHECK_PERF, "check-perf", fior__looks_checkperf, fior__parse_checkperf},
+    {FIOR_FMT_PROM, "prometheus", fior__looks_prom, fior__parse_prom},
+    {FIOR_FMT_UNKNOWN, "etcdctl-noise", detect_etcdctl_noise, parse_etcdctl_noise},
     {FIOR_FMT_JSON, "json", detect_json, parse_json},
     {FIOR_FMT_NORMAL, "normal", detect_normal, fior__parse_normal},
     {FIOR_FMT_ETCD_PERF, "etcd-perf", detect_etcdperf, fior__parse_etcdperf},

@@ -18,6 +18,7 @@ void fior__job_init(fior__jobb *b)
     b->j.group = -1;
     b->j.pid = -1;
     b->j.pct_resolution_ns = 1;
+    b->j.check_verdict = -1;
 }
 
 static void job_free_fields(fior_job *j)
@@ -30,12 +31,17 @@ static void job_free_fields(fior_job *j)
     free((char *)j->etcd_mode);
     free((fior_pct *)j->pct);
     free((fior_bin *)j->bins);
+    free((fior_bucket *)j->buckets);
+    free((char *)j->defect);
+    free((char *)j->etcd_member);
+    free((char *)j->summary);
 }
 
 void fior__job_clear(fior__jobb *b)
 {
     b->j.pct = b->pct;
     b->j.bins = b->bins;
+    b->j.buckets = b->bk;
     job_free_fields(&b->j);
     fior__job_init(b);
 }
@@ -91,6 +97,19 @@ int fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count)
     return 0;
 }
 
+int fior__job_add_bucket(fior__jobb *b, uint64_t le_ns, uint64_t count)
+{
+    fior_bucket *p = fior__grow(b->bk, &b->bkcap, b->j.nbuckets, sizeof *p, 16);
+    if (!p)
+        return -1;
+    b->bk = p;
+    b->bk[b->j.nbuckets].le_ns = le_ns;
+    b->bk[b->j.nbuckets].count = count;
+    b->j.nbuckets++;
+    b->j.buckets = b->bk;
+    return 0;
+}
+
 static int cmp_pct(const void *a, const void *b)
 {
     double x = ((const fior_pct *)a)->percent, y = ((const fior_pct *)b)->percent;
@@ -140,6 +159,9 @@ int fior__report_push(fior_report *r, fior__jobb *b)
         free(b->pct);
     if (!b->j.nbins)
         free(b->bins);
+    b->j.buckets = b->j.nbuckets ? b->bk : NULL;
+    if (!b->j.nbuckets)
+        free(b->bk);
     r->jobs[r->njobs++] = b->j;
     fior__job_init(b);
     return 0;
@@ -154,6 +176,9 @@ void fior__report_replace(fior_report *r, size_t i, fior__jobb *b)
         free(b->pct);
     if (!b->j.nbins)
         free(b->bins);
+    b->j.buckets = b->j.nbuckets ? b->bk : NULL;
+    if (!b->j.nbuckets)
+        free(b->bk);
     r->jobs[i] = b->j;
     fior__job_init(b);
 }
@@ -324,8 +349,9 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
         if (tmp->format == FIOR_FMT_UNKNOWN)
             tmp->format = use->format;
     } else {
-        fior__seterr(tmp, "%s:1: expected fio output (a job header 'NAME: (groupid=…', a JSON document) "
-                     "or an etcd-perf log ('INFO: 99th percentile of fsync is N ns')", source);
+        fior__seterr(tmp, "%s:1: expected fio output (a job header 'NAME: (groupid=…', a JSON document), "
+                     "an etcd-perf log ('INFO: 99th percentile of fsync is N ns'), a Prometheus scrape of "
+                     "etcd's /metrics or `etcdctl check perf` output", source);
     }
     if (st == FIOR_OK && fior__report_move(r, tmp)) {
         fior__seterr(tmp, "%s: out of memory", source);

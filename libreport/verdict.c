@@ -102,6 +102,74 @@ static uint64_t lower(uint64_t v, uint64_t res)
     return res <= 1 ? v : (v > res ? v - res + 1 : 0);
 }
 
+/* "8 ms"/"16 ms" → "between 8 and 16 ms"; the unit once when both share it. */
+static void span_str(char *out, size_t n, uint64_t lo, uint64_t hi)
+{
+    char a[32], b[32];
+    fior_format_ns(a, sizeof a, lo);
+    if (hi == UINT64_MAX) {
+        snprintf(out, n, "above %s", a);
+        return;
+    }
+    fior_format_ns(b, sizeof b, hi);
+    if (!lo) {
+        snprintf(out, n, "at most %s", b);
+        return;
+    }
+    const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
+    if (ua && ub && !strcmp(ua, ub))
+        snprintf(out, n, "between %.*s and %s", (int)(ua - a), a, b);
+    else
+        snprintf(out, n, "between %s and %s", a, b);
+}
+
+/* Bucket rule (Prometheus histograms: only the edges of the bucket holding the percentile are known, and
+ * etcd's buckets are a factor of 2 wide): PASS only when the bucket's upper edge is below the threshold
+ * (le is inclusive, so an edge equal to it does not prove p < T), FAIL only when its lower edge is at or
+ * above it, else UNKNOWN with the bucket. */
+static fior_verdict judge_buckets(const fior_job *j, const fior_criteria *c, uint64_t T, fior__judged *o,
+                                  const char *what, const char *ps, const char *ts)
+{
+    const char *when = j->window ? "in the window" : "since etcd started";
+    char span[80];
+    if (j->defect)
+        return say(o, FIOR_UNKNOWN, "%s (%s histogram)", j->defect, what);
+    if (!j->samples_known || j->samples == 0)
+        return say(o, FIOR_UNKNOWN, "no %ss %s: put load on etcd or scrape over a longer window", what, when);
+    if (j->samples < c->min_samples)
+        return say(o, FIOR_UNKNOWN, "only %llu %ss %s (need %llu)", (unsigned long long)j->samples, what, when,
+                   (unsigned long long)c->min_samples);
+    uint64_t lo, hi;
+    if (fior__bucket_locate(j->buckets, j->nbuckets, c->percentile, &lo, &hi))
+        return say(o, FIOR_UNKNOWN, "no %ss in the buckets", what);
+    span_str(span, sizeof span, lo, hi);
+    if (hi < T) {
+        o->j.value_known = 1;
+        o->j.value_ns = hi;
+        return say(o, FIOR_PASS, "%s %s < %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples, when);
+    }
+    if (lo >= T) {
+        o->j.value_known = 1;
+        o->j.value_ns = lo;
+        return say(o, FIOR_FAIL, "%s %s >= %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples,
+                   when);
+    }
+    return say(o, FIOR_UNKNOWN, "%s %s: the histogram bucket straddles the %s threshold (%s, %llu %s)", ps, span, ts,
+               what, (unsigned long long)j->samples, when);
+}
+
+/* `etcdctl check perf` judges etcd as a whole (disk, CPU, network, and its own load): its FAIL is a proven
+ * FAIL, its PASS is no proof about a disk. */
+static fior_verdict judge_check_perf(const fior_job *j, fior__judged *o)
+{
+    const char *sum = j->summary && j->summary[0] ? j->summary : "no check lines";
+    if (j->check_verdict == FIOR_FAIL)
+        return say(o, FIOR_FAIL, "etcdctl check perf failed: %s (etcd as a whole, not only the disk)", sum);
+    if (j->check_verdict == FIOR_PASS)
+        return say(o, FIOR_NOT_JUDGED, "etcdctl check perf passed: %s (etcd as a whole: no disk verdict)", sum);
+    return say(o, FIOR_UNKNOWN, "etcdctl check perf did not finish (no final PASS/FAIL line): %s", sum);
+}
+
 fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__judged *o)
 {
     fior_criteria c;
@@ -112,8 +180,11 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     o->j.reason = o->reason;
     if (!j)
         return say(o, FIOR_UNKNOWN, "no job");
+    if (j->role == FIOR_ROLE_CHECK_PERF) /* no threshold of ours: etcdctl's own verdict */
+        return judge_check_perf(j, o);
     int backend = j->role == FIOR_ROLE_BACKEND;
-    const char *what = backend ? "backend commit" : "WAL fdatasync";
+    const char *what = j->bucketed ? (backend ? "backend commit" : "WAL fsync")
+                                   : backend ? "backend commit" : "WAL fdatasync";
     uint64_t T = fior_criteria_threshold(&c, j->role);
     o->j.threshold_ns = T;
     char ts[32], ps[32], vs[32], qs[32];
@@ -124,6 +195,8 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
         return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
     if (j->error)
         return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
+    if (j->bucketed)
+        return judge_buckets(j, &c, T, o, what, ps, ts);
     if (!j->has_sync || (j->samples_known && j->samples == 0)) {
         if (j->latency_untimed)
             return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");

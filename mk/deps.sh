@@ -5,9 +5,9 @@
 #   build: what plain `make` needs (fio and the tools to fetch and configure its source, json-c, a compiler)
 #   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against
 set -eu
-BUILD_PKGS="fio libjson-c-dev dpkg-dev pkg-config gcc make"
-TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps"
-BENCH_PKGS="etcd-server etcd-client hyperfine chromium time libfuse3-dev fuse3"
+BUILD_PKGS="fio libjson-c-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
+TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 e2fsprogs util-linux procps etcd-server etcd-client"
+BENCH_PKGS="hyperfine chromium time libfuse3-dev fuse3"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
@@ -27,6 +27,6 @@ if [ "$(id -u)" != 0 ]; then
   SUDO=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >&2

@@ -111,6 +111,7 @@ static void test_regress_inputs(void **state)
     n += replay_dir(REGRESS_DIR "/fuzz_normal", any, fz_normal, SIZE_MAX);
     n += replay_dir(REGRESS_DIR "/fuzz_json", any, fz_json, SIZE_MAX);
     n += replay_dir(REGRESS_DIR "/fuzz_etcdperf", any, fz_etcdperf, SIZE_MAX);
+    n += replay_dir(REGRESS_DIR "/fuzz_prom", any, fz_prom, SIZE_MAX);
 #ifdef HAVE_WALDEC
     n += replay_dir(REGRESS_DIR "/fuzz_waldec", any, fz_waldec, SIZE_MAX);
 #endif
@@ -129,6 +130,8 @@ static void test_seed_fixtures(void **state)
     n += replay_dir(TEST_FIXTURES "/seeds", fio_out, fz_auto, SIZE_MAX);
     n += replay_dir(TEST_FIXTURES "/seeds", text, fz_normal, SIZE_MAX);
     n += replay_dir(TEST_FIXTURES "/seeds", logs, fz_etcdperf, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/etcd-metrics", any, fz_prom, SIZE_MAX);
+    n += replay_dir(TEST_FIXTURES "/etcd-metrics", any, fz_auto, SIZE_MAX);
 #ifdef HAVE_WALDEC
     n += replay_dir(TEST_FIXTURES "/etcd-wal", any, fz_waldec, SIZE_MAX);
 #endif

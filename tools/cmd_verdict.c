@@ -11,12 +11,13 @@
 
 #include "cmds.h"
 #include "fioreport.h"
+#include "scrape.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
 "usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] [--min-samples N]\n"
-"                        [FILE|-]...\n"
+"                        [--interval S] [--cacert F] [--cert F] [--key F] [FILE|-|URL]...\n"
 "\n"
 "Judges fio outputs and etcd-perf logs the way etcd needs a disk judged: the P-th percentile (default 99)\n"
 "of fsync/fdatasync latency must be below T ms: 10 ms for WAL jobs (any fio job), 25 ms for jobs of the\n"
@@ -24,7 +25,16 @@ static void usage(FILE *f)
 "\n"
 "Inputs (detected from the content; '-' or no FILE reads stdin): fio normal output (any fio 3.x, also\n"
 "client/server), fio JSON and json+, --output-format=normal,json, --status-interval streams (the last\n"
-"complete document counts), and etcd-perf container logs ('INFO: 99th percentile of fsync is N ns').\n"
+"complete document counts), etcd-perf container logs ('INFO: 99th percentile of fsync is N ns'),\n"
+"Prometheus scrapes of etcd's /metrics (saved files, or URLs like https://HOST:2379/metrics, fetched with\n"
+"libcurl) and `etcdctl check perf` output.\n"
+"\n"
+"etcd's own histograms (etcd_disk_wal_fsync_duration_seconds, etcd_disk_backend_commit_duration_seconds)\n"
+"only say which bucket (a factor of 2 wide) the P-th percentile lies in: PASS when the bucket's upper edge\n"
+"is below T, FAIL when its lower edge is at or above T, else UNKNOWN ('p99 between 8 and 16 ms'). Two\n"
+"scrapes of the same etcd (two files in order, or a URL with --interval) are differenced and only the\n"
+"window between them is judged; a restart or counter reset between them is UNKNOWN. One scrape is judged\n"
+"since etcd started. `etcdctl check perf` judges etcd as a whole: its FAIL fails, its PASS is no disk PASS.\n"
 "\n"
 "Options:\n"
 "  --json            print one JSON object instead of the table:\n"
@@ -35,6 +45,9 @@ static void usage(FILE *f)
 "  --wal-ms T        WAL threshold in ms (default 10)\n"
 "  --backend-ms T    backend commit threshold in ms (default 25)\n"
 "  --min-samples N   fewer sync samples than N (where the count is known) is UNKNOWN (default 100)\n"
+"  --interval S      scrape every URL twice, S seconds apart, and judge the window between the scrapes\n"
+"  --cacert F, --cert F, --key F\n"
+"                    TLS for https URLs, as etcdctl takes them (CA bundle, client certificate and key)\n"
 "  -h, --help        this help\n"
 "\n"
 "A job is UNKNOWN, never PASS, when: it has sync samples but no usable percentile; fio reported an\n"
@@ -167,6 +180,8 @@ int cmd_verdict(int argc, char **argv)
 {
     fior_criteria *crit = fior_criteria_new();
     int json = 0, nfiles = 0;
+    double interval = 0;
+    scrape_tls tls = {0};
     char **files = calloc((size_t)argc + 1, sizeof *files);
     if (!files || !crit) {
         free(files);
@@ -198,6 +213,16 @@ int cmd_verdict(int argc, char **argv)
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, -1, 1e15, &v) || v != (double)(uint64_t)v)
                 goto usage_err;
             fior_criteria_set_min_samples(crit, (uint64_t)v);
+        } else if (!strcmp(a, "--interval")) {
+            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 86400, &v))
+                goto usage_err;
+            interval = v;
+        } else if (!strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "etcd-fio verdict: %s needs a file\n", a);
+                goto usage_err;
+            }
+            *(!strcmp(a, "--cacert") ? &tls.cacert : !strcmp(a, "--cert") ? &tls.cert : &tls.key) = argv[++i];
         } else if (!strcmp(a, "--")) {
             while (++i < argc)
                 files[nfiles++] = argv[i];
@@ -216,13 +241,11 @@ int cmd_verdict(int argc, char **argv)
         fprintf(stderr, "etcd-fio verdict: out of memory\n");
         goto out;
     }
-    for (int f = 0; f < nfiles; f++) {
-        fior_status st = fior_parse_file(r, files[f]);
-        if (st != FIOR_OK) {
-            fprintf(stderr, "etcd-fio verdict: %s\n", fior_report_error(r));
-            fior_report_free(r);
-            goto out;
-        }
+    char err[1024];
+    if (scrape_load_inputs(r, files, nfiles, &tls, interval, err, sizeof err)) {
+        fprintf(stderr, "etcd-fio verdict: %s\n", err);
+        fior_report_free(r);
+        goto out;
     }
     fior_result *res = fior_judge(r, crit);
     if (!res) {

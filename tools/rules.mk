@@ -4,7 +4,9 @@ TOOLS_SRCS   := $(wildcard tools/*.c)
 TOOLS_OBJS   := $(patsubst tools/%.c,$(BUILD)/tools/%.o,$(TOOLS_SRCS))
 TOOLS_LIB_OBJS := $(filter-out $(BUILD)/tools/main.o,$(TOOLS_OBJS))
 TOOLS_A      := $(BUILD)/tools/libetcdfio-tools.a
-TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(JSONC_CFLAGS) \
+CURL_CFLAGS  := $(shell pkg-config --cflags libcurl 2>/dev/null)
+CURL_LIBS    := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(JSONC_CFLAGS) $(CURL_CFLAGS) \
                 -DETCD_FIO_LIBDIR='"$(PREFIX)/lib/etcd-fio"'
 ETCD_FIO_BIN := $(BUILD)/etcd-fio
 
@@ -16,6 +18,6 @@ $(TOOLS_A): $(TOOLS_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(ETCD_FIO_BIN): $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(JSONC_LIBS) -lm -lpthread
+	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
 
 ALL_TARGETS += $(ETCD_FIO_BIN)

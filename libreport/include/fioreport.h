@@ -65,19 +65,30 @@ typedef enum fior_format {
     FIOR_FMT_NORMAL,     /* fio's human output (possibly client/server "<host> " prefixed) */
     FIOR_FMT_JSON,       /* fio --output-format=json / json+ (possibly several documents, stray lines) */
     FIOR_FMT_MIXED,      /* normal and JSON in one file */
-    FIOR_FMT_ETCD_PERF   /* etcd-perf container log */
-} fior_format;
+    FIOR_FMT_ETCD_PERF,  /* etcd-perf container log */
+    FIOR_FMT_PROM,       /* Prometheus text scrape of etcd's /metrics (0.0.4 or OpenMetrics) */
+    FIOR_FMT_CHECK_PERF  /* `etcdctl check perf` output */
+} fior_format;          /* may grow at the end */
 
 /* Which threshold a job is judged against. */
 typedef enum fior_role {
     FIOR_ROLE_WAL = 0,   /* WAL-like fdatasync job (default for any fio job): p99 < 10 ms */
-    FIOR_ROLE_BACKEND    /* our engine with etcd_mode=backend (bbolt commit): p99 < 25 ms */
-} fior_role;
+    FIOR_ROLE_BACKEND,   /* our engine with etcd_mode=backend (bbolt commit): p99 < 25 ms */
+    FIOR_ROLE_CHECK_PERF /* `etcdctl check perf`: etcd as a whole, not a disk (its FAIL fails, its PASS
+                          * never passes: FIOR_NOT_JUDGED) */
+} fior_role;            /* may grow at the end */
 
 typedef struct fior_pct {
     double   percent;  /* e.g. 99.0 */
     uint64_t ns;
 } fior_pct;
+
+/* One cumulative bucket of a Prometheus histogram: `count` samples were <= le_ns. le_ns is UINT64_MAX for
+ * the le="+Inf" bucket. */
+typedef struct fior_bucket {
+    uint64_t le_ns;
+    uint64_t count;
+} fior_bucket;
 
 typedef struct fior_bin {  /* json+ latency bin: samples whose latency rounds to this value */
     uint64_t ns;
@@ -120,6 +131,22 @@ typedef struct fior_job {
     int         latency_untimed;   /* the job's options turn latency timing off (gtod_reduce=1) */
     int         sync_requested;    /* the job's options ask for fsync/fdatasync (JSON job options) */
     long        pid;               /* normal output: pid= of the job header, else -1 */
+
+    /* added for etcd's own metrics (Prometheus scrapes, `etcdctl check perf`) */
+    int         bucketed;          /* 1: the latencies are only known to lie between the bucket edges below
+                                    * (a Prometheus histogram). pct and bins are then empty, and the verdict
+                                    * uses the bucket rule, never the exact-sample rule. */
+    size_t      nbuckets;
+    const fior_bucket *buckets;    /* ascending by le_ns, cumulative; the last one is +Inf */
+    const char *defect;            /* why the reader could not make this job judgeable (e.g. "no le=\"+Inf\"
+                                    * bucket"), or NULL: the verdict is then UNKNOWN with this reason */
+    const char *etcd_member;       /* scrape: etcd_server_id's server_id label, or NULL */
+    double      process_start_s;   /* scrape: process_start_time_seconds, 0 when absent */
+    int         window;            /* 1: the buckets are the difference of two scrapes (fior_report_window) */
+    int         check_verdict;     /* etcdctl check perf: FIOR_PASS / FIOR_FAIL as etcdctl printed it,
+                                    * FIOR_UNKNOWN when its final PASS/FAIL line is missing; else -1 */
+    const char *summary;           /* etcdctl check perf: "throughput 974 writes/s, slowest request 468 ms,
+                                    * stddev 28.2 ms" (the failing checks marked), or NULL */
 } fior_job;
 
 typedef struct fior_report fior_report;
@@ -154,6 +181,16 @@ FIOR_API size_t          fior_report_njobs(const fior_report *r);
  * may move the job table) or fior_report_free(r); the strings and arrays a job points to live until
  * fior_report_free(r). */
 FIOR_API const fior_job *fior_report_job(const fior_report *r, size_t i);
+
+/* Bucket histograms in a scrape count since etcd started. Two scrapes of the same etcd member parsed into
+ * one report (in that order) are replaced by their difference, so that only the window between them is
+ * judged: every bucketed job is paired with the last later job of the same name, host and etcd member
+ * (etcd_server_id, or none in both); the pair becomes one job (window = 1) at the place of the first.
+ * A counter that went down, a changed process_start_time_seconds, a missing process_start_time_seconds
+ * (a restart could not be ruled out) or different bucket edges make the window's `defect` say so (UNKNOWN).
+ * Jobs without a partner stay as they are. Returns FIOR_OK, or FIOR_E_NOMEM (the report is then
+ * unchanged). */
+FIOR_API fior_status fior_report_window(fior_report *r);
 
 /* ---- incremental reading of a --status-interval json/json+ stream (as fio writes it) ----
  * Feed bytes as they arrive; every complete JSON document replaces the stream's current report.

@@ -1,0 +1,141 @@
+#!/bin/sh
+# it_etcd_metrics.sh — etcd's own metrics judged by `etcd-fio verdict`, against a real etcd (Debian's
+# etcd-server) started here on 127.0.0.1 with ports and a data directory of its own:
+#   1. a URL with --interval: etcd-fio scrapes, an `etcdctl put` loop loads etcd, etcd-fio scrapes again and
+#      judges the window (libcurl path);
+#   2. two saved scrapes around another load: the verdict must be the one the bucket rule gives when
+#      computed here independently (python) from the same two files, with the same sample counts;
+#   3. etcd restarted between two scrapes: UNKNOWN, never a judgement of a mixed window.
+set -u
+BUILD=${BUILD:-build}
+BIN=$BUILD/etcd-fio
+[ -x "$BIN" ] || { echo "it_etcd_metrics: $BIN not built"; exit 1; }
+for t in etcd etcdctl python3 jq; do
+  command -v $t >/dev/null || { echo "it_etcd_metrics: skipped: $t not installed (make deps-test)"; exit 77; }
+done
+export ETCDCTL_API=3
+T=$(mktemp -d /tmp/it_etcd_metrics.XXXXXX)
+EPID=""
+stop_etcd() { [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; EPID=""; }
+trap 'stop_etcd; rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+
+# two free loopback ports (both sockets open at once, so they differ)
+set -- $(python3 -c 'import socket
+a=socket.socket(); a.bind(("127.0.0.1",0)); b=socket.socket(); b.bind(("127.0.0.1",0))
+print(a.getsockname()[1], b.getsockname()[1])')
+PC=$1 PP=$2
+URL=http://127.0.0.1:$PC/metrics
+start_etcd() {
+  # --backend-batch-interval 10ms: bbolt commits often enough that a few seconds of puts give 100 of them
+  etcd --name it --data-dir "$T/data" --listen-client-urls "http://127.0.0.1:$PC" \
+       --advertise-client-urls "http://127.0.0.1:$PC" --listen-peer-urls "http://127.0.0.1:$PP" \
+       --initial-advertise-peer-urls "http://127.0.0.1:$PP" --initial-cluster "it=http://127.0.0.1:$PP" \
+       --backend-batch-interval 10ms >> "$T/etcd.log" 2>&1 &
+  EPID=$!
+  i=0
+  while ! etcdctl --endpoints="127.0.0.1:$PC" --dial-timeout=1s endpoint health >/dev/null 2>&1; do
+    i=$((i+1))
+    if [ $i -gt 30 ] || ! kill -0 "$EPID" 2>/dev/null; then
+      echo "it_etcd_metrics: etcd did not start:"; tail -5 "$T/etcd.log"; exit 1
+    fi
+    sleep 0.5
+  done
+}
+# load SECONDS MAX OUT: at most MAX `etcdctl put`s for at most SECONDS; the number done goes to OUT
+load() {
+  n=0; end=$(($(date +%s) + $1))
+  while [ $n -lt "$2" ] && [ "$(date +%s)" -lt $end ]; do
+    etcdctl --endpoints="127.0.0.1:$PC" put "k$n" "v$n" >/dev/null || break
+    n=$((n+1))
+  done
+  echo $n > "$3"
+}
+scrape() { python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$URL" > "$1"; }
+
+start_etcd
+MIN=50
+
+# ---- 1. the URL, scraped twice by etcd-fio (libcurl) around a load ----
+"$BIN" verdict --json --min-samples $MIN --interval 6 "$URL" > "$T/url.json" 2> "$T/url.err" &
+VPID=$!
+sleep 1.5
+load 3 400 "$T/n1"
+wait $VPID; rc=$?
+n1=$(cat "$T/n1")
+echo "url window: $n1 puts; etcd-fio exit $rc"
+jq -c '.jobs[] | {job, samples, p99_ns, verdict, reason}' "$T/url.json" 2>/dev/null || cat "$T/url.err"
+want=$(jq -r '.verdict' "$T/url.json" 2>/dev/null)
+case "$want:$rc" in pass:0|fail:1|unknown:2) ok "URL: exit $rc matches verdict $want" ;; *) bad "URL: exit $rc, verdict '$want'" ;; esac
+if jq -e --arg u "$URL" --argjson n "$n1" '(.jobs | length) == 2 and all(.jobs[]; .source == $u)
+      and all(.jobs[]; .reason | test("in the window"))
+      and ([.jobs[] | select(.role == "wal")][0].samples >= $n)' "$T/url.json" >/dev/null; then
+  ok "URL: two windowed jobs, WAL fsyncs >= the $n1 puts"
+else
+  bad "URL: window content"; cat "$T/url.json"
+fi
+[ "$n1" -ge 20 ] || bad "URL: only $n1 puts in 3 s"
+
+# ---- 2. two saved scrapes: etcd-fio against an independent computation of the bucket rule ----
+scrape "$T/before.prom"
+load 3 400 "$T/n2"
+scrape "$T/after.prom"
+n2=$(cat "$T/n2")
+"$BIN" verdict --json --min-samples $MIN "$T/before.prom" "$T/after.prom" > "$T/files.json"; rc=$?
+python3 - "$T/before.prom" "$T/after.prom" "$T/files.json" $MIN "$n2" <<'EOF'
+import json, math, re, sys
+def hist(path):
+    h = {}
+    for line in open(path):
+        m = re.match(r'(etcd_disk_(?:wal_fsync|backend_commit)_duration_seconds)_bucket\{le="([^"]+)"\} (\S+)', line)
+        if m:
+            le = math.inf if m.group(2) == "+Inf" else float(m.group(2))
+            h.setdefault(m.group(1), []).append((le, int(float(m.group(3)))))
+    return {k: sorted(v) for k, v in h.items()}
+before, after = hist(sys.argv[1]), hist(sys.argv[2])
+got = {j["job"]: j for j in json.load(open(sys.argv[3]))["jobs"]}
+minn, puts, fails = int(sys.argv[4]), int(sys.argv[5]), 0
+for name, T in (("etcd_disk_wal_fsync_duration_seconds", 0.010), ("etcd_disk_backend_commit_duration_seconds", 0.025)):
+    win = [(le, a - b) for (le, a), (_, b) in zip(after[name], before[name])]
+    n = win[-1][1]
+    k = math.ceil(0.99 * n)
+    i = next(i for i, (le, c) in enumerate(win) if c >= k) if n else None
+    lo = win[i - 1][0] if i else 0.0
+    hi = win[i][0] if i is not None else None
+    if n < minn:
+        want = "unknown"
+    elif hi < T:
+        want = "pass"
+    elif lo >= T:
+        want = "fail"
+    else:
+        want = "unknown"
+    j = got[name]
+    print(f"{name}: window {n} samples, p99 bucket ({lo*1e3:g}, {hi*1e3 if hi is not None else 0:g}] ms "
+          f"-> {want}; etcd-fio: {j['verdict']} ({j['reason']})")
+    if j["verdict"] != want or j["samples"] != n:
+        print(f"FAIL: {name}: etcd-fio says {j['verdict']} with {j['samples']} samples"); fails += 1
+    if name.startswith("etcd_disk_wal") and n < puts:
+        print(f"FAIL: {n} WAL fsyncs for {puts} puts"); fails += 1
+sys.exit(1 if fails else 0)
+EOF
+[ $? = 0 ] && ok "files: verdicts and counts as computed independently" || bad "files: verdict differs from the bucket rule"
+want=$(jq -r '.verdict' "$T/files.json")
+case "$want:$rc" in pass:0|fail:1|unknown:2) ok "files: exit $rc matches $want" ;; *) bad "files: exit $rc, verdict $want" ;; esac
+
+# ---- 3. a restart between two scrapes ----
+stop_etcd
+sleep 1 # process_start_time_seconds has a 10 ms resolution; make sure it moves
+start_etcd
+load 2 150 "$T/n3"
+scrape "$T/restarted.prom"
+"$BIN" verdict --min-samples 1 "$T/before.prom" "$T/restarted.prom" > "$T/restart.out" 2>&1; rc=$?
+if [ $rc = 2 ] && [ "$(grep -c 'etcd restarted between the scrapes' "$T/restart.out")" = 2 ]; then
+  ok "restart between scrapes: unknown (exit 2)"
+else
+  bad "restart between scrapes: exit $rc"; cat "$T/restart.out"
+fi
+echo "it_etcd_metrics: $fails failure(s)"
+[ $fails = 0 ]

@@ -1,0 +1,144 @@
+/* scrape.c — fetches etcd's /metrics with libcurl (http and https only, client certificates as etcdctl
+ * takes them, bounded time and size) and loads a command's inputs: files, '-', URLs, and with an interval
+ * a second round of scrapes, so that the library judges the window between them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "scrape.h"
+
+int scrape_is_url(const char *arg)
+{
+    return arg && (!strncmp(arg, "http://", 7) || !strncmp(arg, "https://", 8));
+}
+
+typedef struct sbuf {
+    char  *p;
+    size_t len, cap;
+    int    toobig;
+} sbuf;
+
+static size_t on_data(char *data, size_t size, size_t nmemb, void *user)
+{
+    sbuf *b = user;
+    size_t n = size * nmemb;
+    if (n > SCRAPE_MAX_BYTES - b->len) {
+        b->toobig = 1;
+        return 0; /* makes curl stop with CURLE_WRITE_ERROR */
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 65536;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np)
+            return 0;
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return n;
+}
+
+int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len, char *err, size_t errlen)
+{
+    *buf = NULL;
+    *len = 0;
+    CURL *h = curl_easy_init();
+    if (!h) {
+        snprintf(err, errlen, "%s: cannot start libcurl", url);
+        return -1;
+    }
+    char cerr[CURL_ERROR_SIZE] = "";
+    sbuf b = {0};
+    struct curl_slist *hdr = curl_slist_append(NULL, "Accept: text/plain;version=0.0.4;q=1,"
+                                                     "application/openmetrics-text;q=0.5,*/*;q=0.1");
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* gzip if etcd offers it */
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "etcd-fio");
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+    if (hdr)
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    if (tls && tls->cacert)
+        curl_easy_setopt(h, CURLOPT_CAINFO, tls->cacert);
+    if (tls && tls->cert)
+        curl_easy_setopt(h, CURLOPT_SSLCERT, tls->cert);
+    if (tls && tls->key)
+        curl_easy_setopt(h, CURLOPT_SSLKEY, tls->key);
+    CURLcode rc = curl_easy_perform(h);
+    long code = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_slist_free_all(hdr);
+    curl_easy_cleanup(h);
+    if (rc != CURLE_OK || code != 200) {
+        if (b.toobig)
+            snprintf(err, errlen, "%s: more than %u MiB (not etcd's /metrics?)", url, SCRAPE_MAX_BYTES >> 20);
+        else if (rc != CURLE_OK)
+            snprintf(err, errlen, "%s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
+        else
+            snprintf(err, errlen, "%s: HTTP %ld%s", url, code,
+                     code == 401 || code == 403 ? " (needs a client certificate? --cacert/--cert/--key)" : "");
+        free(b.p);
+        return -1;
+    }
+    *buf = b.p ? b.p : calloc(1, 1);
+    *len = b.len;
+    return *buf ? 0 : -1;
+}
+
+static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, char *err, size_t errlen)
+{
+    char *buf;
+    size_t len;
+    if (scrape_fetch(url, tls, &buf, &len, err, errlen))
+        return -1;
+    fior_status st = fior_parse_buffer(r, url, buf, len);
+    free(buf);
+    if (st != FIOR_OK) {
+        snprintf(err, errlen, "%s", fior_report_error(r));
+        return -1;
+    }
+    return 0;
+}
+
+int scrape_load_inputs(fior_report *r, char *const *inputs, int n, const scrape_tls *tls, double interval_s,
+                       char *err, size_t errlen)
+{
+    int urls = 0;
+    for (int i = 0; i < n; i++) {
+        if (scrape_is_url(inputs[i])) {
+            urls++;
+            if (scrape_into(r, inputs[i], tls, err, errlen))
+                return -1;
+        } else if (fior_parse_file(r, inputs[i]) != FIOR_OK) {
+            snprintf(err, errlen, "%s", fior_report_error(r));
+            return -1;
+        }
+    }
+    if (interval_s > 0 && urls) {
+        struct timespec ts = {(time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9)};
+        while (nanosleep(&ts, &ts) && errno == EINTR)
+            ;
+        for (int i = 0; i < n; i++)
+            if (scrape_is_url(inputs[i]) && scrape_into(r, inputs[i], tls, err, errlen))
+                return -1;
+    }
+    if (fior_report_window(r) != FIOR_OK) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
