@@ -35,7 +35,7 @@ extern "C" {
 /* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
  * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
 #define FIOR_VERSION_MAJOR 2
-#define FIOR_VERSION_MINOR 0
+#define FIOR_VERSION_MINOR 1
 #define FIOR_VERSION_PATCH 0
 #define FIOR__STR2(x) #x
 #define FIOR__STR(x) FIOR__STR2(x)
