@@ -287,7 +287,8 @@ static char *dupn(const char *s, size_t n)
 /* The series of family f with these labels (le left out), created on first sight. */
 static fior_status get_series(pctx *c, int f, size_t nlab, pseries **out)
 {
-    qsort(c->lab, nlab, sizeof *c->lab, cmp_label);
+    if (nlab > 1)
+        qsort(c->lab, nlab, sizeof *c->lab, cmp_label);
     size_t len = 0;
     for (size_t i = 0; i < nlab; i++) {
         if (i && !cmp_label(&c->lab[i - 1], &c->lab[i]))
@@ -534,7 +535,8 @@ static void fmt_le(char *out, size_t n, const pbk *b)
 /* Checks one series and turns it into a job. */
 static fior_status series_job(pctx *c, pseries *s)
 {
-    qsort(s->bk, s->nbk, sizeof *s->bk, cmp_bk);
+    if (s->nbk > 1)
+        qsort(s->bk, s->nbk, sizeof *s->bk, cmp_bk);
     char a[40], b[40], defect[200] = "";
     for (size_t i = 1; i < s->nbk; i++) {
         const pbk *p = &s->bk[i - 1], *q = &s->bk[i];
