@@ -42,6 +42,13 @@ int fior__bucket_locate(const fior_bucket *b, size_t n, double percent, uint64_t
     return 0;
 }
 
+fior_status fior_bucket_bounds(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+    if (!lo_ns || !hi_ns || (n && !b) || !(percent > 0 && percent < 100))
+        return FIOR_E_INVAL;
+    return fior__bucket_locate(b, n, percent, lo_ns, hi_ns) ? FIOR_E_NODATA : FIOR_OK;
+}
+
 /* ---- the window between two scrapes ---- */
 
 static int same_str(const char *a, const char *b)

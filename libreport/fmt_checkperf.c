@@ -92,7 +92,7 @@ static int value_at(const char *p, const char *e, int k, double *out)
     memcpy(tmp, p, n);
     tmp[n] = '\0';
     const char *q = tmp;
-    if (fior__parse_dec(&q, out))
+    if (fior__parse_dec(&q, out) || *out > 1e9) /* 1e9 s still fits in ns; more is no measurement */
         return -1;
     return strncmp(q, k == 0 ? " writes/s" : "s", k == 0 ? 9 : 1) ? -1 : 0;
 }

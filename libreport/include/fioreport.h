@@ -191,6 +191,11 @@ FIOR_API const fior_job *fior_report_job(const fior_report *r, size_t i);
  * Jobs without a partner stay as they are. Returns FIOR_OK, or FIOR_E_NOMEM (the report is then
  * unchanged). */
 FIOR_API fior_status fior_report_window(fior_report *r);
+/* The bucket of a cumulative histogram (fior_job.buckets) that holds the `percent` percentile (nearest
+ * rank): *lo_ns its lower edge (0 for the first bucket), *hi_ns its upper edge (UINT64_MAX for +Inf); the
+ * percentile is in (lo, hi]. FIOR_E_NODATA for an empty histogram, FIOR_E_INVAL for bad arguments. */
+FIOR_API fior_status fior_bucket_bounds(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns,
+                                        uint64_t *hi_ns);
 
 /* ---- incremental reading of a --status-interval json/json+ stream (as fio writes it) ----
  * Feed bytes as they arrive; every complete JSON document replaces the stream's current report.
