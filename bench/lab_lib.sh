@@ -1,0 +1,83 @@
+# lab_lib.sh — the slow-disk lab's shared parts (sourced by lab.sh and lab_trace.sh after lib.sh): mounting
+# labfs on a private tmpfs backing dir, and one part each for real etcd, the profile and the classic job.
+# Callers set SECS, CPU_E, CPU_L, LABFS. Every process of the lab runs at nice $LAB_NICE (default -10): the
+# machine is shared, and the lab is to measure the simulated disk, not the queue for a CPU. Everything started here is stopped by pid or unmounted by path.
+NICE="nice -n ${LAB_NICE:--10}"
+SHM=/dev/shm; [ -d "$SHM" ] && [ -w "$SHM" ] || SHM=${TMPDIR:-/tmp}
+
+MNT=""; BACK=""; FS_PID=""; ETCD_PID=""
+umount_lab() {
+  etcd_stop
+  if [ -n "$MNT" ]; then
+    fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+  fi
+  [ -n "$FS_PID" ] && wait "$FS_PID" 2>/dev/null
+  [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
+  [ -n "$BACK" ] && rm -rf "$BACK"
+  MNT=""; BACK=""; FS_PID=""
+}
+trap umount_lab EXIT
+trap 'exit 130' INT TERM
+
+mount_lab() { # SPEC STATSFILE TRACEFILE
+  BACK=$(mktemp -d "$SHM/etcd-fio-lab.back.XXXXXX") && MNT=$(mktemp -d "${TMPDIR:-/tmp}/etcd-fio-lab.mnt.XXXXXX") || return 1
+  opts="passthrough=$BACK,model=$(echo "$1" | tr , :),stats=$2"
+  [ -n "$3" ] && opts="$opts,trace=$3"
+  $NICE taskset -c "$CPU_L" "$LABFS" "$MNT" -f -o "$opts" > "$2.log" 2>&1 &
+  FS_PID=$!
+  w=0
+  while ! mountpoint -q "$MNT"; do
+    kill -0 "$FS_PID" 2>/dev/null && [ $w -lt 50 ] || { bench_log "labfs did not mount; see $2.log"; return 1; }
+    sleep 0.1; w=$((w + 1))
+  done
+}
+
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+
+part_etcd() { # DIR LOAD OUT
+  mkdir -p "$3"; : > "$3/result.env"
+  echo "loadavg=$(loadavg)" >> "$3/result.env"
+  ETCD_WRAP="$NICE taskset -c $CPU_E"
+  if etcd_start "$1/etcd-data" "$3/etcd.log"; then
+    bench_scrape "$ETCD_EP/metrics" "$3/metrics.before"
+    $NICE taskset -c "$CPU_L" timeout -s INT "$SECS" etcdctl --endpoints="$ETCD_EP" check perf --load="$2" > "$3/checkperf.out" 2>&1
+    bench_scrape "$ETCD_EP/metrics" "$3/metrics.after"
+    etcd_stop
+    for m in wal:etcd_disk_wal_fsync_duration_seconds be:etcd_disk_backend_commit_duration_seconds; do
+      set -- "$1" "$2" "$3" $($BUCKETS prom "$3/metrics.before" "$3/metrics.after" "${m#*:}" --count)
+      echo "${m%%:*}_p99=${4:-nan}" >> "$3/result.env"; echo "${m%%:*}_n=${5:-0}" >> "$3/result.env"
+    done
+  fi
+  rm -rf "$1/etcd-data"
+}
+
+part_ours() { # DIR LOAD OUT
+  mkdir -p "$3" "$1/engine"; : > "$3/result.env"
+  echo "loadavg=$(loadavg)" >> "$3/result.env"
+  "$ETCD_FIO" job --load "$2" --dir "$1/engine" --runtime "$SECS" --engine "$ENGINE_SO" > "$3/engine.fio.orig" || return
+  sed -e "s|^etcd_mode=wal\$|&\\
+etcd_stats_file=$3/wal.stats.json|" -e "s|^etcd_mode=backend\$|&\\
+etcd_stats_file=$3/backend.stats.json|" "$3/engine.fio.orig" > "$3/engine.fio"
+  rm -f "$3/wal.stats.json" "$3/backend.stats.json"
+  if $NICE taskset -c "$CPU_E" "$FIO" --output-format=json+ --output="$3/engine.json" "$3/engine.fio" > "$3/fio.log" 2>&1; then
+    set -- "$1" "$2" "$3" $($BUCKETS engine "$3/wal.stats.json" --key fdatasync --count)
+    echo "wal_p99=${4:-nan}" >> "$3/result.env"; echo "wal_n=${5:-0}" >> "$3/result.env"
+    set -- "$1" "$2" "$3" $($BUCKETS engine "$3/backend.stats.json" --key commit --count)
+    echo "be_p99=${4:-nan}" >> "$3/result.env"; echo "be_n=${5:-0}" >> "$3/result.env"
+  else
+    bench_log "fio on the profile failed; see $3/fio.log"
+  fi
+  rm -rf "$1/engine"
+}
+
+part_classic() { # DIR OUT
+  mkdir -p "$2" "$1/classic"; : > "$2/result.env"
+  echo "loadavg=$(loadavg)" >> "$2/result.env"
+  if $NICE taskset -c "$CPU_E" "$FIO" --name=classic --directory="$1/classic" --ioengine=sync --rw=write --fdatasync=1 \
+       --bs=2300 --size=22m --runtime="$SECS" --output-format=json+ --output="$2/classic.json" > "$2/fio.log" 2>&1; then
+    set -- "$1" "$2" $($BUCKETS fio "$2/classic.json" --job classic --count)
+    echo "wal_p99=${3:-nan}" >> "$2/result.env"; echo "wal_n=${4:-0}" >> "$2/result.env"
+  fi
+  rm -rf "$1/classic"
+}
+
