@@ -94,7 +94,7 @@ def commits(calls):
                     "metas": len(metas), "grow": any(c["call"] == "ftruncate" for c in cs),
                     "span": span * 1e3, "disk": disk * 1e3, "gap": (span - disk) * 1e3,
                     "sync1": syncs[0]["d"] * 1e3, "sync2": syncs[1]["d"] * 1e3,
-                    "pw": sum(c["d"] for c in cs if c["call"] == "pwrite64") * 1e3, "syncs": syncs})
+                    "pw": sum(c["d"] for c in cs if c["call"] == "pwrite64") * 1e3, "syncs": syncs, "calls": cs})
     return res
 
 

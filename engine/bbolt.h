@@ -25,6 +25,9 @@ typedef struct bb_config {
     uint64_t initial_pages;   /* used area at open (pages of rewrite targets), >= 4 (smaller: 4) */
     uint64_t seed;            /* PRNG seed for rewrite positions */
     unsigned max_txn_pages;   /* buffered pages per transaction (0: BB_DEFAULT_MAX_TXN_PAGES) */
+    int scatter_rewrites;     /* 0: reuse the pages freed by the previous commit, one run just below
+                               * the high-water mark of two commits ago (what etcd does, see bbolt.c);
+                               * 1: uniformly random pages of the used area (a long-compacted db) */
 } bb_config;
 
 typedef struct bb_stats {

@@ -96,6 +96,15 @@ static void check_meta(const unsigned char *p, uint64_t want_id, uint64_t *txid,
     *txid = get_le(m + 48, 8);
 }
 
+static bb_db *open_db_cfg(fx *f, const char *name, const bb_config *c)
+{
+    bb_db *db = NULL;
+    int rc = bb_open(&db, f->dirfd, name, c, f->err, sizeof f->err);
+    if (rc)
+        fail_msg("bb_open: %s", f->err);
+    return db;
+}
+
 static bb_db *open_db(fx *f, const char *name, unsigned pct, uint64_t initial, unsigned maxtxn)
 {
     bb_config c = {.append_pct = pct, .initial_pages = initial, .seed = 42, .max_txn_pages = maxtxn};
@@ -268,7 +277,8 @@ static void test_append_share_and_rewrites(void **state)
 {
     fx *f = *state;
     const uint64_t initial = 1000;
-    bb_db *db = open_db(f, "db", 67, initial, 0);
+    bb_config sc = {.append_pct = 67, .initial_pages = initial, .seed = 42, .scatter_rewrites = 1};
+    bb_db *db = open_db_cfg(f, "db", &sc);
     unsigned char page[BB_PAGE];
     memset(page, 0xa5, sizeof page);
     for (int c = 0; c < 100; c++) {
@@ -323,6 +333,51 @@ static void test_append_share_and_rewrites(void **state)
     s = bb_get_stats(db);
     assert_int_equal(s->rewrites, 2); /* pages 2 and 3 */
     assert_int_equal(s->appends, 3);
+    bb_close(db, 1);
+}
+
+/* The default reuse: each commit's rewrites are one contiguous run just below the high-water mark of two
+ * commits ago (the pages the previous commit freed), as traced on real etcd; appends are a second run. */
+static void test_recent_reuse(void **state)
+{
+    fx *f = *state;
+    bb_db *db = open_db(f, "dbr", 67, 0, 0);
+    unsigned char page[BB_PAGE];
+    memset(page, 0x5b, sizeof page);
+    int fd = bb_fd(db);
+    /* three warm-up commits: a fresh file has too little below its high-water mark to reuse */
+    uint64_t hw_prev = 0, hw = 0;
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < 12; i++)
+            assert_int_equal(bb_write(db, page, sizeof page, f->err, sizeof f->err), 0);
+        assert_int_equal(bb_commit(db, f->err, sizeof f->err), 0);
+        hw_prev = hw;
+        hw = bb_get_stats(db)->high_water_pages;
+    }
+    uint64_t app0 = bb_get_stats(db)->appends, rew0 = bb_get_stats(db)->rewrites;
+    memset(page, 0x5b, sizeof page);
+    for (int c = 0; c < 40; c++) {
+        for (int i = 0; i < 12; i++)
+            assert_int_equal(bb_write(db, page, sizeof page, f->err, sizeof f->err), 0);
+        assert_int_equal(bb_commit(db, f->err, sizeof f->err), 0);
+        const bb_stats *s = bb_get_stats(db);
+        /* 12 pages at 67 % (8.04 appends a commit, spread by error diffusion): 8 or 9 appended at
+         * [hw, hw + a), the other 12 - a rewritten as one run at [hw_prev - (12 - a), hw_prev) */
+        uint64_t a = s->high_water_pages - hw;
+        assert_in_range(a, 8, 9);
+        for (uint64_t pg = hw_prev - (12 - a); pg < hw_prev; pg++) {
+            unsigned char p[BB_PAGE];
+            assert_int_equal(pread(fd, p, sizeof p, (off_t)(pg * BB_PAGE)), BB_PAGE);
+            assert_int_equal(get_le(p, 8), pg);
+            assert_int_equal(p[100], (unsigned char)(0x5b + c));
+        }
+        hw_prev = hw;
+        hw = s->high_water_pages;
+        memset(page, 0x5b + c + 1, sizeof page); /* the next commit's pages are told apart */
+    }
+    const bb_stats *s = bb_get_stats(db);
+    assert_int_equal(s->appends - app0 + s->rewrites - rew0, 40 * 12);
+    assert_in_range(s->appends - app0, 40 * 8, 40 * 8 + 2); /* 321.6 */
     bb_close(db, 1);
 }
 
@@ -503,6 +558,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_offsets_and_overflow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_share_and_rewrites, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_recent_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_early_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),

@@ -20,10 +20,13 @@ typedef struct prof_load {
     unsigned append_pct;              /* of those, the share taken from the high-water mark */
 } prof_load;
 
-/* Entries per Save are 1 + Poisson(puts/s × 2 ms): the puts that arrive while one raft Ready (Save with
- * its fdatasync, then apply) is in flight ride in the next one. Backend pages: see bbolt.h / README. */
+/* Entries per Save: the puts that arrive while one raft Ready (Save with its fdatasync, then apply) is in
+ * flight ride in the next one. check perf's limiter releases puts evenly (burst 1), so at s (one put per
+ * 6.7 ms, longer than a Ready) every Save carries one entry: measured in the slow-disk lab, 4,492 puts
+ * gave 4,492 WAL fsyncs (bench/README.md). From m up, 1 + Poisson(puts/s × 2 ms). Backend pages: see
+ * bbolt.h / README. */
 static const prof_load loads[] = {
-    {"s", 150, 50, "1344/74:2688/22:4032/4", 115, 12, 67},
+    {"s", 150, 50, "1344/100", 150, 12, 67},
     {"m", 1000, 200, "1344/14:2688/27:4032/27:5376/18:6720/9:8064/5", 338, 54, 93},
     {"l", 8000, 500, "17472/25:22848/50:28224/25", 471, 407, 99},
     {"xl", 15000, 1000, "33600/25:41664/50:49728/25", 484, 760, 99},
