@@ -100,11 +100,27 @@ static int device_sync(int fd, int kind)
     return -e;
 }
 
+/* The kernel's writeback cache: a pwrite only fills the page cache, as on a local filesystem, and the
+ * dirty pages reach us (few WRITE requests, contiguous pages merged) when they are flushed, at the
+ * latest by the fsync. Without it every pwrite is a round trip to this daemon, which on a busy 2-core
+ * machine costs up to a millisecond: a bbolt commit of 54 pages then measured the CPU queue, not the
+ * device. attr_timeout etc. stay at their defaults. */
 static void *lf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-    (void)conn;
     cfg->use_ino = 1;
+    if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
+        conn->want |= FUSE_CAP_WRITEBACK_CACHE;
     return NULL;
+}
+
+/* With the writeback cache the kernel may read pages of a file opened write-only (to fill partial
+ * pages) and keeps the file offset itself, so the backing file is opened read-write and without
+ * O_APPEND (libfuse's passthrough examples do the same). */
+static int lf_flags(int flags)
+{
+    if ((flags & O_ACCMODE) == O_WRONLY)
+        flags = (flags & ~O_ACCMODE) | O_RDWR;
+    return flags & ~O_APPEND;
 }
 
 static void lf_destroy(void *p)
@@ -222,7 +238,7 @@ static int lf_utimens(const char *path, const struct timespec tv[2], struct fuse
 
 static int lf_open(const char *path, struct fuse_file_info *fi)
 {
-    int fd = openat(S.root, rel(path), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
+    int fd = openat(S.root, rel(path), lf_flags(fi->flags & ~O_NOFOLLOW) | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     fi->fh = (uint64_t)fd;
@@ -231,7 +247,7 @@ static int lf_open(const char *path, struct fuse_file_info *fi)
 
 static int lf_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-    int fd = openat(S.root, rel(path), fi->flags | O_CREAT | O_CLOEXEC, mode);
+    int fd = openat(S.root, rel(path), lf_flags(fi->flags) | O_CREAT | O_CLOEXEC, mode);
     if (fd < 0)
         return -errno;
     fi->fh = (uint64_t)fd;
