@@ -11,7 +11,14 @@ umount_lab() {
   if [ -n "$MNT" ]; then
     fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
   fi
-  [ -n "$FS_PID" ] && wait "$FS_PID" 2>/dev/null
+  if [ -n "$FS_PID" ]; then
+    # A mount namespace cloned while the lab was mounted (a container build, unshare) keeps a copy of the
+    # mount, and labfs would serve it until that namespace ends: after 5 s it is told to stop (SIGTERM).
+    w=0
+    while kill -0 "$FS_PID" 2>/dev/null && [ $w -lt 50 ]; do sleep 0.1; w=$((w + 1)); done
+    kill -0 "$FS_PID" 2>/dev/null && kill -TERM "$FS_PID" 2>/dev/null
+    wait "$FS_PID" 2>/dev/null
+  fi
   [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
   [ -n "$BACK" ] && rm -rf "$BACK"
   MNT=""; BACK=""; FS_PID=""

@@ -123,27 +123,23 @@ static int lf_flags(int flags)
     return flags & ~O_APPEND;
 }
 
-static void lf_destroy(void *p)
+/* Totals for stats=FILE, written when fuse_main returns (also after SIGTERM, when no DESTROY came). */
+static void write_stats(void)
 {
-    (void)p;
-    if (S.stats_path) {
-        FILE *f = fopen(S.stats_path, "w");
-        if (f) {
-            const labdev_stats *s = labdev_get_stats(S.dev);
-            char m[256];
-            labdev_format(&S.cfg, m, sizeof m);
-            fprintf(f, "{\"model\":\"%s\",\"requests\":%llu,\"bytes\":%llu,\"busy_ns\":%llu,\"wait_ns\":%llu,"
-                       "\"stalled_ns\":%llu,\"max_latency_ns\":%llu,\"seconds\":%.3f}\n",
-                    m, (unsigned long long)s->requests, (unsigned long long)s->bytes,
-                    (unsigned long long)s->busy_ns, (unsigned long long)s->wait_ns,
-                    (unsigned long long)s->stalled_ns, (unsigned long long)s->max_latency_ns,
-                    (double)(now_ns() - S.epoch) / 1e9);
-            fclose(f);
-        }
-    }
-    if (S.trace)
-        fclose(S.trace);
-    S.trace = NULL;
+    if (!S.stats_path)
+        return;
+    FILE *f = fopen(S.stats_path, "w");
+    if (!f)
+        return;
+    const labdev_stats *s = labdev_get_stats(S.dev);
+    char m[256];
+    labdev_format(&S.cfg, m, sizeof m);
+    fprintf(f, "{\"model\":\"%s\",\"requests\":%llu,\"bytes\":%llu,\"busy_ns\":%llu,\"wait_ns\":%llu,"
+               "\"stalled_ns\":%llu,\"max_latency_ns\":%llu,\"seconds\":%.3f}\n",
+            m, (unsigned long long)s->requests, (unsigned long long)s->bytes, (unsigned long long)s->busy_ns,
+            (unsigned long long)s->wait_ns, (unsigned long long)s->stalled_ns,
+            (unsigned long long)s->max_latency_ns, (double)(now_ns() - S.epoch) / 1e9);
+    fclose(f);
 }
 
 static int lf_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -316,7 +312,7 @@ static int lf_fallocate(const char *path, int mode, off_t off, off_t len, struct
 }
 
 static const struct fuse_operations lf_ops = {
-    .init = lf_init,         .destroy = lf_destroy, .getattr = lf_getattr,   .access = lf_access,
+    .init = lf_init,         .getattr = lf_getattr, .access = lf_access,
     .readlink = lf_readlink, .readdir = lf_readdir, .mkdir = lf_mkdir,       .unlink = lf_unlink,
     .rmdir = lf_rmdir,       .symlink = lf_symlink, .rename = lf_rename,     .link = lf_link,
     .chmod = lf_chmod,       .chown = lf_chown,     .truncate = lf_truncate, .utimens = lf_utimens,
@@ -364,6 +360,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = fuse_main(args.argc, args.argv, &lf_ops, NULL);
+    pthread_mutex_lock(&S.mu);
+    write_stats();
+    if (S.trace)
+        fclose(S.trace);
+    S.trace = NULL;
+    pthread_mutex_unlock(&S.mu);
     labdev_free(S.dev);
     fuse_opt_free_args(&args);
     close(S.root);
