@@ -4,7 +4,8 @@
  *
  * Beyond "no crash, no leak, no UB", each body checks the library's promises on whatever it parsed:
  * a failed parse leaves a one-line message naming the source; jobs are well formed (percentiles and bins
- * ascending, counts match pointers); a PASS always rests on a known value below the threshold; the
+ * ascending, counts match pointers); a PASS always rests on a value the input gave, below the threshold,
+ * with a known sample count of at least the minimum, from a job without error; the
  * status-interval stream gives the same result however the bytes are split.
  *
  * The includer defines FZ_ASSERT(cond) (trap in the fuzzer, cmocka assert in the replay test).
@@ -112,10 +113,19 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
         FZ_ASSERT(jd->reason[0] != '\0' && strchr(jd->reason, '\n') == NULL);
         FZ_ASSERT(fior_verdict_name(jd->verdict) != NULL);
         if (jd->verdict == FIOR_PASS) {
-            /* Never a false pass: a PASS needs a value read from the input, below the threshold. */
+            /* Never a false pass: a PASS needs a value read from the input, below the threshold, and a
+             * known sample count of at least the minimum (issue 11: no PASS without proof). */
+            const fior_job *job = fior_report_job(r, i);
             FZ_ASSERT(jd->value_known);
             FZ_ASSERT(jd->value_ns < jd->threshold_ns);
-            FZ_ASSERT(fior_report_job(r, i)->has_sync);
+            FZ_ASSERT(job->has_sync);
+            FZ_ASSERT(job->samples_known);
+            FZ_ASSERT(job->samples >= fior_criteria_min_samples(NULL));
+            FZ_ASSERT(job->error == 0);
+            int read = 0; /* the value is one the input gave */
+            for (size_t k = 0; k < job->npct && !read; k++)
+                read = job->pct[k].ns == jd->value_ns;
+            FZ_ASSERT(read);
             passed++;
         } else if (jd->verdict == FIOR_FAIL) {
             failed++;

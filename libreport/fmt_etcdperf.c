@@ -1,7 +1,8 @@
 /* fmt_etcdperf.c — reads the etcd-perf container log. Each run prints one line
- * "INFO: 99th percentile of fsync is 3981312 ns", which becomes one job with a single percentile (99) and
- * an unknown sample count. The container's own "within the recommended threshold" lines are ignored: they
- * come from jq and said the same for a missing percentile. */
+ * "INFO: 99th percentile of fsync is 3981312 ns", which becomes one job with a single percentile (the
+ * whole number before "th": 99, 99.9, 90.99) and an unknown sample count (the log does not print it, so
+ * the verdict can never be PASS on it alone). The container's own "within the recommended threshold"
+ * lines are ignored: they come from jq and said the same for a missing percentile. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,12 +32,13 @@ fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char 
         memcpy(line, buf + start, n);
         line[n] = '\0';
         char *m = strstr(line, MARK);
+        /* the whole number: "90.99th" is p90.99, not p99; "99.9th" is p99.9, not p9 */
         const char *p = m;
-        while (p > line && p[-1] >= '0' && p[-1] <= '9')
+        while (p > line && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))
             p--;
         double pc, val;
         const char *q = p;
-        if (p == m || fior__parse_dec(&q, &pc) || pc <= 0 || pc >= 100) {
+        if (p == m || fior__parse_dec(&q, &pc) || q != m || pc <= 0 || pc >= 100) {
             fior__seterr(r, "%s:%zu: expected a percentile like '99th' before 'percentile of fsync'",
                          source, lineno);
             return FIOR_E_PARSE;

@@ -200,7 +200,7 @@ static fior_status read_job(jctx *c, json_object *e, size_t idx, json_object *ro
     j->error = err ? (int)json_object_get_int(err) : 0;
     if (get_u64(e, "port", &u) == 1 && u < 65536)
         j->port = (int)u;
-    j->role = j->etcd_mode && !strcmp(j->etcd_mode, "backend") ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL;
+    j->role = fior__job_role(j->ioengine, j->etcd_mode, opt(jopts, "etcd_mode") != NULL);
     j->latency_untimed = opt_true(opt2(jopts, gopts, "gtod_reduce"));
     json_object *w = get(e, "write");
     double d;

@@ -1,8 +1,9 @@
 /* fmt_normal.c — reads fio's human ("normal") output, any fio 3.x, including client/server output whose
  * lines carry a "<host> " prefix. Everything is found by keyword tokens, never by column: fio pads values
  * to the widest number of a block and its percentile rows hold as many entries as fit in 80 columns.
- * Formats follow fio's stat.c: show_thread_status_normal (job header), display_lat (the `sync (unit):`
- * line, min/max through num2str with k/M/G suffixes) and show_clat_percentiles (`|  1.00th=[  652],`). */
+ * Formats follow fio's stat.c: show_thread_status_normal (job header, `issued rwts:`), display_lat (the
+ * `sync (unit):` line, min/max through num2str with k/M/G suffixes) and show_clat_percentiles
+ * (`|  1.00th=[  652],`). The sync count is not printed as such: see issued_line(). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,7 @@ typedef struct nstate {
     int          pct_target;   /* the block belongs to sync (1) or is skipped (0) */
     size_t       pct_rows, pct_start;
     int          pct_open;     /* last entry ended with ',' */
+    int          sync_lines, issued_lines;  /* of the current job: each at most once */
 } nstate;
 
 static fior_status nomem(nstate *s)
@@ -227,9 +229,13 @@ static fior_status finish_job(nstate *s)
         return st;
     s->in_job = 0;
     s->sec = SEC_NONE;
+    if (s->job.j.has_sync && s->job.j.samples_known && !s->job.j.samples)
+        s->job.j.samples_known = 0; /* sync latencies without a counted sync: not a count to trust */
     fior__job_sort(&s->job);
-    /* client/server: fio's sum over the clients repeats their samples; each client is judged on its own */
-    if (!strcmp(s->job.j.name, "All clients")) {
+    /* client/server: fio's sum over the clients repeats their samples; each client is judged on its own.
+     * It is fio's sum only in client output (hostname= lines) with fio's pid=0: a real job that happens to
+     * be named "All clients" is judged like any other (dropping it could drop the failing job). */
+    if (!strcmp(s->job.j.name, "All clients") && s->job.j.pid == 0 && s->nhosts > 0) {
         fior__job_clear(&s->job);
         return FIOR_OK;
     }
@@ -292,6 +298,7 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
         b->j.pid = (long)v;
     s->in_job = 1;
     s->sec = SEC_NONE;
+    s->sync_lines = s->issued_lines = 0;
     return FIOR_OK;
 }
 
@@ -346,6 +353,8 @@ static fior_status sync_line(nstate *s, const char *p)
     uint64_t unit = unit_at(p + 4);
     if (!unit)
         return bad(s, "a unit '(nsec)', '(usec)' or '(msec)' after 'sync'");
+    if (s->sync_lines++) /* a second one would silently replace the first */
+        return bad(s, "one 'sync (unit): min=…' line per job");
     double mn, mx, avg, sd;
     if (parse_scaled(find_key(p, "min"), (double)unit, &mn))
         return bad(s, "'min=NUMBER' in the sync line");
@@ -361,6 +370,51 @@ static fior_status sync_line(nstate *s, const char *p)
     j->max_ns = (uint64_t)llround(mx);
     j->mean_ns = avg;
     j->stddev_ns = sd;
+    return FIOR_OK;
+}
+
+/* Reads n comma-separated counts after "key=" into v; 0 on success. */
+static int counts(const char *line, const char *key, uint64_t *v, size_t n)
+{
+    const char *p = find_key(line, key);
+    for (size_t i = 0; i < n; i++) {
+        if (!p || fior__parse_u64(&p, &v[i]))
+            return -1;
+        if (i + 1 < n && *p++ != ',')
+            return -1;
+    }
+    return 0;
+}
+
+/* "     issued rwts: total=0,10,0,0 short=9,0,0,0 dropped=0,0,0,0": the number of syncs of the job.
+ * fio 3.4 (commit 7f3ecee2) added the 4th total for syncs, but its td_io_queue() counts each sync under
+ * total_io_u[io_u->ddir] and total_io_u has only DDIR_RWDIR_SYNC_CNT (4) entries: an fsync (DDIR_SYNC, 3)
+ * is counted in the 4th total, an fdatasync (DDIR_DATASYNC, 4) one past its end, in short_io_u[0], the
+ * first "short" number (through fio 3.42; later fios count every sync in the 4th total, and short[0] is
+ * again only short reads). So for a job without reads, syncs = total[3] + short[0] on every fio from 3.4;
+ * with reads, short[0] may be short reads: the count is only known when short[0] is 0. fio before 3.4
+ * prints "issued rwt:" with three totals and no sync count at all. sync_file_range (short[1] in 3.4–3.42,
+ * mixed with short writes) is not counted: a job with sync latencies and a count of 0 stays unknown. */
+static fior_status issued_line(nstate *s, const char *p)
+{
+    uint64_t tot[4], sh[3];
+    if (s->issued_lines++)
+        return bad(s, "one 'issued rwts:' line per job");
+    if (counts(p, "total", tot, 4) || counts(p, "short", sh, 3))
+        return bad(s, "'issued rwts: total=R,W,T,S short=R,W,T,…' counts");
+    fior_job *j = &s->job.j;
+    uint64_t n;
+    if (tot[0] == 0) {
+        if (tot[3] > UINT64_MAX - sh[0])
+            return bad(s, "'issued rwts:' counts that fit in 64 bits");
+        n = tot[3] + sh[0];
+    } else if (sh[0] == 0) {
+        n = tot[3];
+    } else {
+        return FIOR_OK; /* reads with short reads: fdatasyncs and short reads cannot be told apart */
+    }
+    j->samples_known = 1;
+    j->samples = n;
     return FIOR_OK;
 }
 
@@ -473,6 +527,8 @@ static fior_status one_line(nstate *s)
             s->job.j.write_clat_mean_ns = avg;
     } else if (starts(p, "sync (")) {
         return sync_line(s, p);
+    } else if (starts(p, "issued rwts:")) {
+        return issued_line(s, p);
     } else if ((mark = strstr(p, "percentiles (")) && mark[strlen(mark) - 1] == ':') {
         s->pct_unit = unit_at(mark + strlen("percentiles"));
         if (!s->pct_unit)

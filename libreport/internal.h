@@ -103,6 +103,14 @@ int         fior__bucket_locate(const fior_bucket *b, size_t n, double percent, 
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
                              int *text_jobs, unsigned long *ndocs);
 
+/* The etcd-fio engine by its fio name: "etcdwal", "libetcdwal", "[external:][…/]libetcdwal.so". */
+int         fior__is_etcd_engine(const char *ioengine);
+/* A job's role: backend only when etcd_mode is "backend" and either the job runs the etcd-fio engine or
+ * etcd_mode is in the job's own options. A [global] etcd_mode=backend is inherited by every job in fio's
+ * JSON ("global options"), but only the engine's jobs commit like bbolt: a sync job beside them is a WAL
+ * job judged against 10 ms, not 25 ms. */
+fior_role   fior__job_role(const char *ioengine, const char *etcd_mode, int mode_is_the_jobs);
+
 /* Small text helpers shared by the text readers. */
 int         fior__is_space(char c);
 /* Locale-independent number readers for NUL-terminated text: advance *p past the number; -1 when there

@@ -98,6 +98,8 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
     for (size_t i = 0; i < nbins; i++) {
         if (i && bins[i].ns < bins[i - 1].ns)
             return FIOR_E_INVAL; /* order statistics need ascending bins */
+        if (bins[i].count > UINT64_MAX - n)
+            return FIOR_E_INVAL; /* counts that wrap would make a few samples look like many */
         n += bins[i].count;
     }
     if (lo_ns)

@@ -208,6 +208,26 @@ void fior__seterr(fior_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
+int fior__is_etcd_engine(const char *ioengine)
+{
+    if (!ioengine)
+        return 0;
+    if (!strncmp(ioengine, "external:", 9))
+        ioengine += 9;
+    const char *base = strrchr(ioengine, '/');
+    base = base ? base + 1 : ioengine;
+    if (!strncmp(base, "lib", 3))
+        base += 3;
+    return !strcmp(base, "etcdwal") || !strcmp(base, "etcdwal.so");
+}
+
+fior_role fior__job_role(const char *ioengine, const char *etcd_mode, int mode_is_the_jobs)
+{
+    if (!etcd_mode || strcmp(etcd_mode, "backend"))
+        return FIOR_ROLE_WAL;
+    return mode_is_the_jobs || fior__is_etcd_engine(ioengine) ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL;
+}
+
 int fior__is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';

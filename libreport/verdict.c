@@ -198,6 +198,12 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     if (j->bucketed)
         return judge_buckets(j, &c, T, o, what, ps, ts);
     if (!j->has_sync || (j->samples_known && j->samples == 0)) {
+        int latencies = j->max_ns > 0;
+        for (size_t i = 0; !latencies && i < j->npct; i++)
+            latencies = j->pct[i].ns > 0;
+        if (latencies) /* "no syncs" beside sync latencies: the input contradicts itself */
+            return say(o, FIOR_UNKNOWN, "sync latencies are given but the sync count is 0 or the sync line is "
+                       "missing (input edited or cut?)");
         if (j->latency_untimed)
             return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
         if (j->sync_requested)
@@ -221,11 +227,29 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
         all_zero = j->pct[i].ns == 0;
     if (all_zero)
         return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
-    if (j->samples_known && j->samples < c.min_samples)
+    /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
+    if (!j->samples_known)
+        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input, so it cannot show the %s "
+                   "rests on at least %llu (fio's JSON output has it)", ps, (unsigned long long)c.min_samples);
+    if (j->samples < c.min_samples)
         return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
                    (unsigned long long)c.min_samples);
     if (!j->npct)
         return say(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
+    /* fio's percentiles never go down and each is printed once: anything else is an edited or broken
+     * input, and whichever entry were believed (the last one, say) could turn it into a PASS. */
+    for (size_t i = 1; i < j->npct; i++) {
+        const fior_pct *a = &j->pct[i - 1], *b = &j->pct[i];
+        if (fabs(a->percent - b->percent) < 1e-9 && a->ns != b->ns) {
+            fmt_pct(qs, sizeof qs, b->percent);
+            return say(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
+        }
+        if (b->ns < a->ns) {
+            fmt_pct(qs, sizeof qs, a->percent);
+            fmt_pct(vs, sizeof vs, b->percent);
+            return say(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
+        }
+    }
 
     uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
     const fior_pct *exact = NULL, *above = NULL, *below = NULL;

@@ -79,6 +79,40 @@ run "$V-client2.txt" --client=ip:127.0.0.1,$PORT "$WORK/client.fio" --client=ip:
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
 SERVER_PID=""
 
+# 10 writes in normal output: 9 fdatasyncs, a count fio prints only in "issued rwts: … short=9" (11.3)
+run "$V-ten-writes.txt"    --name=ten $COMMON --size=23000
+# [global] etcd_mode=backend beside a job of another engine (11.4): a [global] section naming the etcd-fio
+# engine and etcd_mode=backend, a job of the engine and one with ioengine=sync. Needs the built engine and
+# fault shim (make tests); on tmpfs (fdatasync costs nothing there) the sync job's fdatasyncs are slowed to
+# 12 ms (its files only), so that its p99 lies between the WAL (10 ms) and the backend (25 ms) threshold.
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+ENGINE=${ENGINE:-$TOP/build/libetcdwal.so}
+SHIM=${SHIM:-$TOP/build/tests/faultshim.so}
+SHM=$(mktemp -d /dev/shm/etcd-fio-fixtures.XXXXXX)
+if [ -r "$ENGINE" ] && [ -r "$SHIM" ]; then
+  cat > "$WORK/global-backend.fio" <<JOB
+[global]
+ioengine=external:$ENGINE
+etcd_mode=backend
+directory=$SHM
+rw=write
+bs=2300
+fdatasync=1
+
+[be]
+size=460000
+
+[plain]
+ioengine=sync
+size=276000
+JOB
+  LD_PRELOAD=$SHIM FAULT_CALL=fdatasync FAULT_DELAY_MS=12 FAULT_PATH_SUBSTR=plain. \
+    run "$V-global-backend.json" --output-format=json "$WORK/global-backend.fio"
+  # the engine's one stderr line is not part of fio's JSON: keep the document only
+  sed -i '/^etcdwal: /d' "$OUT/$V-global-backend.json"
+fi
+rm -rf "$SHM"
+
 # real-interrupted-layout.txt is not regenerated: a real fio 3.33 output captured once when a libaio run
 # was interrupted (SIGINT) while laying out its file — fio output with no job result at all.
 

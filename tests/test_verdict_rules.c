@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -89,9 +90,12 @@ static void forced_unknown(void **state)
     assert_string_equal(o.reason, "only 99 sync samples (need 100)");
     t.j.samples = 100;
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    t.j.samples_known = 0;  /* count unknown (normal output, etcd-perf): no minimum applies */
+    t.j.samples_known = 0;  /* count unknown (fio < 3.4 normal output, etcd-perf): cannot show the minimum */
     t.j.samples = 0;
-    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "number of sync samples is not in the input"));
+    t.j.samples = 100000;  /* a value without samples_known is not a count */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
 
     mk(&t, 0, pc, ok);  /* samples but no percentile */
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
@@ -161,9 +165,16 @@ static void no_sync_not_judged(void **state)
     mk(&t, 0, NULL, NULL);
     t.j.has_sync = 0;
     t.j.samples = 0;
+    t.j.min_ns = t.j.max_ns = 0;
     assert_int_equal(judge1(&t, &o), FIOR_NOT_JUDGED);
     t.j.has_sync = 1;  /* a sync block with N=0 is the same */
     assert_int_equal(judge1(&t, &o), FIOR_NOT_JUDGED);
+    t.j.max_ns = 5 * MS;  /* but "no syncs" beside a sync latency contradicts itself */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.j.has_sync = 0;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.j.max_ns = 0;
+    t.j.has_sync = 1;
     t.j.sync_requested = 1;  /* but asked-for syncs that left no latency cannot pass as "nothing to see" */
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
     t.j.sync_requested = 0;
@@ -253,16 +264,22 @@ static void custom_criteria(void **state)
 static void overall_from_report(void **state)
 {
     (void)state;
-    /* the overall rule, on reports parsed from etcd-perf lines (one job per line) */
-    static const struct { const char *log; fior_verdict v; } cases[] = {
-        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is 2000000 ns\n", FIOR_PASS},
-        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is 20000000 ns\n", FIOR_FAIL},
-        {"INFO: 99th percentile of fsync is 1000000 ns\nINFO: 99th percentile of fsync is null\n", FIOR_UNKNOWN},
-        {"INFO: 99th percentile of fsync is null\nINFO: 99th percentile of fsync is 20000000 ns\n", FIOR_FAIL},
+    /* the overall rule, on two-job fio JSON documents (p99 of job a, of job b; 0: no percentile) */
+    static const struct { uint64_t a, b; fior_verdict v; } cases[] = {
+        {1 * MS, 2 * MS, FIOR_PASS}, {1 * MS, 20 * MS, FIOR_FAIL}, {1 * MS, 0, FIOR_UNKNOWN}, {0, 20 * MS, FIOR_FAIL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[1024], pa[64] = "", pb[64] = "";
+        if (cases[i].a)
+            snprintf(pa, sizeof pa, ", \"percentile\": {\"99.000000\": %llu}", (unsigned long long)cases[i].a);
+        if (cases[i].b)
+            snprintf(pb, sizeof pb, ", \"percentile\": {\"99.000000\": %llu}", (unsigned long long)cases[i].b);
+        snprintf(doc, sizeof doc,
+                 "{\"jobs\": [{\"jobname\": \"a\", \"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 500, \"max\": 90000000%s}}},\n"
+                 "{\"jobname\": \"b\", \"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 500, \"max\": 90000000%s}}}]}\n",
+                 pa, pb);
         fior_report *r = fior_report_new();
-        assert_int_equal(fior_parse_buffer(r, "log", cases[i].log, strlen(cases[i].log)), FIOR_OK);
+        assert_int_equal(fior_parse_buffer(r, "doc", doc, strlen(doc)), FIOR_OK);
         fior_result *res = fior_judge(r, NULL);
         assert_int_equal(fior_result_verdict(res), cases[i].v);
         assert_int_equal(fior_result_count(res), 2);
