@@ -122,9 +122,11 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
             FZ_ASSERT(job->samples_known);
             FZ_ASSERT(job->samples >= fior_criteria_min_samples(NULL));
             FZ_ASSERT(job->error == 0);
-            int read = 0; /* the value is one the input gave */
+            int read = 0; /* the value is one the input gave: a percentile, or a histogram bucket's edge */
             for (size_t k = 0; k < job->npct && !read; k++)
                 read = job->pct[k].ns == jd->value_ns;
+            for (size_t k = 0; job->bucketed && k < job->nbuckets && !read; k++)
+                read = job->buckets[k].le_ns == jd->value_ns;
             FZ_ASSERT(read);
             passed++;
         } else if (jd->verdict == FIOR_FAIL) {

@@ -17,11 +17,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] [--min-samples N]\n"
-<<<<<<< HEAD
-"                        [--interval S] [--cacert F] [--cert F] [--key F] [FILE|-|URL]...\n"
-=======
-"                        [--max-input BYTES] [FILE|-]...\n"
->>>>>>> 91258e0 (No PASS without proof in the library (issue 11.3, 11.4, 11.6, 11.12 and beyond))
+"                        [--interval S] [--cacert F] [--cert F] [--key F] [--max-input BYTES]\n"
+"                        [FILE|-|URL]...\n"
 "\n"
 "Judges fio outputs and etcd-perf logs the way etcd needs a disk judged: the P-th percentile (default 99)\n"
 "of fsync/fdatasync latency must be below T ms: 10 ms for WAL jobs (any fio job), 25 ms for jobs of the\n"
@@ -48,15 +45,11 @@ static void usage(FILE *f)
 "  --percentile P    percentile to judge, 0 < P < 100 (default 99)\n"
 "  --wal-ms T        WAL threshold in ms (default 10)\n"
 "  --backend-ms T    backend commit threshold in ms (default 25)\n"
-<<<<<<< HEAD
-"  --min-samples N   fewer sync samples than N (where the count is known) is UNKNOWN (default 100)\n"
+"  --min-samples N   fewer sync samples than N, or an unknown count, is UNKNOWN (default 100)\n"
+"  --max-input BYTES read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)\n"
 "  --interval S      scrape every URL twice, S seconds apart, and judge the window between the scrapes\n"
 "  --cacert F, --cert F, --key F\n"
 "                    TLS for https URLs, as etcdctl takes them (CA bundle, client certificate and key)\n"
-=======
-"  --min-samples N   fewer sync samples than N, or an unknown count, is UNKNOWN (default 100)\n"
-"  --max-input BYTES read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)\n"
->>>>>>> 91258e0 (No PASS without proof in the library (issue 11.3, 11.4, 11.6, 11.12 and beyond))
 "  -h, --help        this help\n"
 "\n"
 "A job is UNKNOWN, never PASS, when: it has sync samples but no usable percentile; fio reported an\n"
@@ -223,7 +216,6 @@ int cmd_verdict(int argc, char **argv)
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, -1, 1e15, &v) || v != (double)(uint64_t)v)
                 goto usage_err;
             fior_criteria_set_min_samples(crit, (uint64_t)v);
-<<<<<<< HEAD
         } else if (!strcmp(a, "--interval")) {
             if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 86400, &v))
                 goto usage_err;
@@ -234,7 +226,6 @@ int cmd_verdict(int argc, char **argv)
                 goto usage_err;
             }
             *(!strcmp(a, "--cacert") ? &tls.cacert : !strcmp(a, "--cert") ? &tls.cert : &tls.key) = argv[++i];
-=======
         } else if (!strcmp(a, "--max-input")) {
             const char *val = i + 1 < argc ? argv[++i] : NULL;
             char *end = NULL;
@@ -248,7 +239,6 @@ int cmd_verdict(int argc, char **argv)
                 goto usage_err;
             }
             max_input = (uint64_t)b << shift;
->>>>>>> 91258e0 (No PASS without proof in the library (issue 11.3, 11.4, 11.6, 11.12 and beyond))
         } else if (!strcmp(a, "--")) {
             while (++i < argc)
                 files[nfiles++] = argv[i];
@@ -267,22 +257,12 @@ int cmd_verdict(int argc, char **argv)
         fprintf(stderr, "etcd-fio verdict: out of memory\n");
         goto out;
     }
-<<<<<<< HEAD
+    fior_report_set_max_input(r, max_input);
     char err[1024];
     if (scrape_load_inputs(r, files, nfiles, &tls, interval, err, sizeof err)) {
         fprintf(stderr, "etcd-fio verdict: %s\n", err);
         fior_report_free(r);
         goto out;
-=======
-    fior_report_set_max_input(r, max_input);
-    for (int f = 0; f < nfiles; f++) {
-        fior_status st = fior_parse_file(r, files[f]);
-        if (st != FIOR_OK) {
-            fprintf(stderr, "etcd-fio verdict: %s\n", fior_report_error(r));
-            fior_report_free(r);
-            goto out;
-        }
->>>>>>> 91258e0 (No PASS without proof in the library (issue 11.3, 11.4, 11.6, 11.12 and beyond))
     }
     fior_result *res = fior_judge(r, crit);
     if (!res) {
