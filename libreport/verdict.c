@@ -117,7 +117,9 @@ static void span_str(char *out, size_t n, uint64_t lo, uint64_t hi)
         return;
     }
     const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
-    if (ua && ub && !strcmp(ua, ub))
+    if (!strcmp(a, b)) /* edges closer than 3 significant digits tell apart */
+        snprintf(out, n, "between %llu and %llu ns", (unsigned long long)lo, (unsigned long long)hi);
+    else if (ua && ub && !strcmp(ua, ub))
         snprintf(out, n, "between %.*s and %s", (int)(ua - a), a, b);
     else
         snprintf(out, n, "between %s and %s", a, b);

@@ -5,7 +5,8 @@
 #      judges the window (libcurl path);
 #   2. two saved scrapes around another load: the verdict must be the one the bucket rule gives when
 #      computed here independently (python) from the same two files, with the same sample counts;
-#   3. etcd restarted between two scrapes: UNKNOWN, never a judgement of a mixed window.
+#   3. etcd restarted between two scrapes: UNKNOWN, never a judgement of a mixed window;
+#   4. real `etcdctl endpoint status`/`health` output and a URL nobody answers: one-line errors, exit 2.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/etcd-fio
@@ -59,7 +60,7 @@ start_etcd
 MIN=50
 
 # ---- 1. the URL, scraped twice by etcd-fio (libcurl) around a load ----
-"$BIN" verdict --json --min-samples $MIN --interval 6 "$URL" > "$T/url.json" 2> "$T/url.err" &
+"$BIN" verdict --json --min-samples $MIN --interval 5 "$URL" > "$T/url.json" 2> "$T/url.err" &
 VPID=$!
 sleep 1.5
 load 3 400 "$T/n1"
@@ -136,6 +137,28 @@ if [ $rc = 2 ] && [ "$(grep -c 'etcd restarted between the scrapes' "$T/restart.
   ok "restart between scrapes: unknown (exit 2)"
 else
   bad "restart between scrapes: exit $rc"; cat "$T/restart.out"
+fi
+# ---- 4. etcdctl's other output is refused clearly, and so is a URL nobody answers ----
+for w in table simple json; do
+  etcdctl --endpoints="127.0.0.1:$PC" endpoint status -w $w > "$T/status-$w.txt" 2>&1
+  "$BIN" verdict "$T/status-$w.txt" > "$T/out" 2> "$T/err"; rc=$?
+  if [ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q "status-$w.txt:[0-9]*: this is .*etcdctl endpoint status" "$T/err"; then
+    ok "endpoint status -w $w refused: $(cat "$T/err")"
+  else
+    bad "endpoint status -w $w: exit $rc"; cat "$T/status-$w.txt" "$T/err"
+  fi
+done
+etcdctl --endpoints="127.0.0.1:$PC" endpoint health > "$T/health.txt" 2>&1
+"$BIN" verdict "$T/health.txt" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "endpoint health" "$T/err" && ok "endpoint health refused" || { bad "endpoint health: exit $rc"; cat "$T/err"; }
+"$BIN" verdict --interval 1 "$T/before.prom" > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] && ok "--interval without a URL is a usage error" || bad "--interval without a URL: exit $rc"
+stop_etcd
+"$BIN" verdict "$URL" > "$T/out" 2> "$T/err"; rc=$?
+if [ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -qF "$URL" "$T/err"; then
+  ok "a stopped etcd: $(cat "$T/err")"
+else
+  bad "a stopped etcd: exit $rc"; cat "$T/out" "$T/err"
 fi
 echo "it_etcd_metrics: $fails failure(s)"
 [ $fails = 0 ]

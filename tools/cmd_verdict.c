@@ -251,6 +251,13 @@ int cmd_verdict(int argc, char **argv)
     }
     if (!nfiles)
         files[nfiles++] = "-";
+    int urls = 0;
+    for (int f = 0; f < nfiles; f++)
+        urls += scrape_is_url(files[f]);
+    if (interval > 0 && !urls) {
+        fprintf(stderr, "etcd-fio verdict: --interval scrapes URLs twice, and no input is an http(s) URL\n");
+        goto usage_err;
+    }
 
     fior_report *r = fior_report_new();
     if (!r) {
