@@ -198,7 +198,8 @@ static void from_jobs(void **state)
         "  fsync/fdatasync/sync_file_range:\n"
         "    sync (usec): min=200, max=48000, avg=600.00, stdev=100.00\n"
         "    sync percentiles (usec):\n"
-        "     |  1.00th=[  250], 50.00th=[  500], 99.00th=[ 2000], 99.90th=[20000]\n";
+        "     |  1.00th=[  250], 50.00th=[  500], 99.00th=[ 2000], 99.90th=[20000]\n"
+        "     issued rwts: total=0,45000,0,0 short=45000,0,0,0 dropped=0,0,0,0\n";
     r = fior_report_new();
     assert_int_equal(fior_parse_buffer(r, "n.txt", fio, strlen(fio)), FIOR_OK);
     res = fior_judge(r, NULL);
