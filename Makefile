@@ -16,6 +16,9 @@ CFLAGS_BASE := -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -fPIC -fvisibility=h
 LDFLAGS_BASE := $(SAN)
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+# libfioreport reads JSON with yajl's event parser (libreport/fmt_json.c); the CLI and tests use json-c.
+YAJL_CFLAGS  := $(shell pkg-config --cflags yajl 2>/dev/null)
+YAJL_LIBS    := $(shell pkg-config --libs yajl 2>/dev/null || echo -lyajl)
 CMOCKA_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # Filled in by the module fragments.

@@ -1,528 +1,833 @@
-/* fmt_json.c — reads fio's JSON and json+ output with json-c: whole files (possibly several documents of a
- * --status-interval run, stray "fio: …" text lines, or the JSON half of --output-format=normal,json) and,
- * through the same scanner, the incremental fior_stream_* API. A document starts at a line whose first
- * non-blank byte is '{'; json_tokener is fed incrementally, so documents may arrive split anywhere.
- * Keys follow fio's stat.c (show_thread_status_json / add_ddir_lat_json) and client.c (client_stats). */
-#include <limits.h>
+/* fmt_json.c — reads one fio JSON / json+ document as a stream of yajl events (no tree): only the keys the
+ * verdict needs are looked at, everything else is skipped as it goes by, so memory is bounded by what is
+ * kept per job (its percentiles and json+ bins), not by the input. json_stream.c finds the documents in the
+ * input and feeds them here; this file turns one document's events into jobs.
+ * Keys follow fio's stat.c (show_thread_status_json / add_ddir_lat_json) and client.c (client_stats).
+ *
+ * What the input says about itself is checked, not assumed: a key that repeats ("error":5,"error":0, two
+ * "sync" objects), a job without "error" or a sync block without "N", a percentile list that goes down
+ * anywhere: each makes the job's fior_job.defect say so (key and byte), and the verdict UNKNOWN. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "json_doc.h"
 
-#include "internal.h"
+/* ---- keys ---- */
 
-/* ---- one document → jobs ---- */
+enum {
+    K_NONE = 0,
+    /* document */
+    K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS, K_CLIENT_STATS,
+    /* job */
+    K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS, K_WRITE, K_SYNC,
+    /* write */
+    K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS,
+    /* sync, lat_ns, clat_ns */
+    K_LAT_NS, K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS,
+    /* options */
+    K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD,
+    K__COUNT
+};
 
-typedef struct jctx {
-    fior_report *r;
-    const char  *source;
-    size_t       off;       /* 1-based byte offset of the document */
-    char         where[96]; /* path of the value being read, for messages */
-} jctx;
+static const char *const key_name[K__COUNT] = {
+    "", "fio version", "timestamp", "timestamp_ms", "global options", "jobs", "client_stats",
+    "jobname", "groupid", "error", "hostname", "port", "job options", "write", "sync",
+    "iops", "bw_bytes", "total_ios", "clat_ns",
+    "lat_ns", "N", "min", "max", "mean", "stddev", "percentile", "bins",
+    "ioengine", "etcd_mode", "fdatasync", "fsync", "gtod_reduce",
+};
 
-static fior_status jbad(jctx *c, const char *what)
+static const unsigned char keys_root[] = {K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS,
+                                          K_CLIENT_STATS, 0};
+static const unsigned char keys_job[] = {K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS,
+                                         K_WRITE, K_SYNC, 0};
+static const unsigned char keys_write[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, 0};
+static const unsigned char keys_clat[] = {K_MEAN, 0};
+static const unsigned char keys_sync[] = {K_LAT_NS, 0};
+static const unsigned char keys_lat[] = {K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS, 0};
+static const unsigned char keys_opts[] = {K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD, 0};
+
+static const unsigned char *const frame_keys[] = {
+    [F_ROOT] = keys_root, [F_JOB] = keys_job, [F_WRITE] = keys_write, [F_CLAT] = keys_clat,
+    [F_SYNC] = keys_sync, [F_LAT] = keys_lat, [F_OPTS] = keys_opts,
+};
+
+static int key_id(int kind, const unsigned char *k, size_t n)
 {
-    fior__seterr(c->r, "%s: byte %zu: expected %s%s%s", c->source, c->off, what,
-                 c->where[0] ? " at " : "", c->where);
-    return FIOR_E_PARSE;
+    const unsigned char *ids = frame_keys[kind];
+    for (; ids && *ids; ids++) {
+        const char *name = key_name[*ids];
+        if (strlen(name) == n && !memcmp(name, k, n))
+            return *ids;
+    }
+    return K_NONE;
 }
 
-static fior_status jnomem(jctx *c)
+/* ---- positions and messages ---- */
+
+/* 1-based offset of a token whose text yajl hands over at p (n bytes): exact when p points into the chunk
+ * being parsed; a token split across two chunks was reassembled by yajl, and only its end is in the chunk.
+ * Strings with escapes are decoded into yajl's buffer: then the last exact position is the best we know. */
+static size_t tok_off(jdoc *d, const void *pv, size_t n)
 {
-    fior__seterr(c->r, "%s: out of memory", c->source);
-    return FIOR_E_NOMEM;
+    const char *p = pv;
+    if (p >= d->chunk && p <= d->chunk + d->chunk_len) {
+        d->last_off = d->chunk_abs + (size_t)(p - d->chunk) + 1;
+    } else if (d->num_tail) {
+        size_t tail = d->num_tail < n ? d->num_tail : n;
+        d->last_off = d->chunk_abs + tail - n + 1;
+    }
+    d->num_tail = 0;
+    return d->last_off;
 }
 
-static json_object *get(json_object *o, const char *key)
+static void path(const jdoc *d, char *out, size_t n)
 {
-    json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-        return v;
-    return NULL;
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i <= d->depth && at < n; i++) {
+        const jframe *f = &d->st[i];
+        int w = 0;
+        switch (f->kind) {
+        case F_JOBS:
+            w = snprintf(out + at, n - at, "%s[%zu]", f->array_name, f->count ? f->count - 1 : 0);
+            break;
+        case F_ROOT:
+        case F_JOB:
+            break;
+        default:
+            w = snprintf(out + at, n - at, "%s%s", at ? "." : "", f->name);
+        }
+        if (w > 0)
+            at += (size_t)w;
+    }
 }
 
-/* A non-negative number; 0 absent, 1 read, -1 wrong type or out of range. */
-static int get_num(json_object *o, const char *key, double *out)
+static int fail(jdoc *d, fior_status st, size_t off, const char *what)
 {
-    json_object *v = get(o, key);
-    if (!v)
-        return 0;
-    if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+    if (d->failed)
+        return 1;
+    char p[128];
+    path(d, p, sizeof p);
+    const jframe *f = &d->st[d->depth];
+    char k[48] = "";
+    if (f->key && f->kind != F_PCT && f->kind != F_BINS)
+        snprintf(k, sizeof k, "%s%s", p[0] ? "." : "", key_name[f->key]);
+    if (st == FIOR_E_NOMEM)
+        fior__seterr(d->out, "%s: out of memory", d->source);
+    else
+        fior__seterr(d->out, "%s: byte %zu: expected %s%s%s%s", d->source, off, what, p[0] || k[0] ? " at " : "",
+                     p, k);
+    d->failed = st;
+    return 1;  /* keep reading to the end of the document, so that the scanner resumes after it */
+}
+
+/* The first contradiction found in a job; the verdict reports it as the reason for UNKNOWN. */
+static void doubt(jdoc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void doubt(jdoc *d, const char *fmt, ...)
+{
+    if (d->b.j.defect)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (fior__job_set(&d->b.j.defect, msg, strlen(msg)))
+        fail(d, FIOR_E_NOMEM, 0, "");
+}
+
+static void dup_key(jdoc *d, int key, size_t off)
+{
+    char p[128];
+    path(d, p, sizeof p);
+    if (!d->in_job) {  /* the document's own keys, or its global options */
+        if (!d->doc_doubt[0])
+            snprintf(d->doc_doubt, sizeof d->doc_doubt, "two \"%s\" keys in %s (byte %zu): which one is fio's "
+                     "is unknown", key_name[key], p[0] ? p : "the document", off);
+        return;
+    }
+    doubt(d, "two \"%s\" keys in %s (byte %zu): which one is fio's is unknown", key_name[key], p, off);
+}
+
+/* ---- numbers (yajl hands over the text; read here without locale or strtod) ---- */
+
+typedef struct jnum {
+    int      neg, is_int, big; /* big: an integer beyond uint64 */
+    uint64_t u;
+    double   d;
+} jnum;
+
+static void num_read(const char *s, size_t n, jnum *v)
+{
+    size_t i = 0;
+    int frac = 0, exp = 0, eneg = 0;
+    memset(v, 0, sizeof *v);
+    v->is_int = 1;
+    if (i < n && s[i] == '-') {
+        v->neg = 1;
+        i++;
+    }
+    double d = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned dg = (unsigned)(s[i] - '0');
+        if (v->u > (UINT64_MAX - dg) / 10)
+            v->big = 1;
+        v->u = v->u * 10 + dg;
+        d = d * 10 + dg;
+    }
+    if (i < n && s[i] == '.') {
+        v->is_int = 0;
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, frac++)
+            d = d * 10 + (s[i] - '0');
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        v->is_int = 0;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            exp = exp < 100000 ? exp * 10 + (s[i] - '0') : exp;
+    }
+    int e10 = (eneg ? -exp : exp) - frac;
+    v->d = e10 ? d * pow(10, e10) : d;
+    if (v->neg)
+        v->d = -v->d;
+    if (v->big)
+        v->is_int = 0;
+}
+
+/* A non-negative finite number below 1.8e19 (a latency, a count). -0 is refused like any negative. */
+static int num_ok(const jnum *v)
+{
+    return !v->neg && isfinite(v->d) && v->d <= 1.8e19;
+}
+
+static uint64_t num_u64(const jnum *v)
+{
+    return v->is_int ? v->u : (uint64_t)llround(v->d);
+}
+
+/* ---- job building ---- */
+
+static int setstr(jdoc *d, const char **field, const unsigned char *s, size_t n)
+{
+    if (fior__job_set(field, (const char *)s, n)) {
+        fail(d, FIOR_E_NOMEM, 0, "");
         return -1;
-    double d = json_object_is_type(v, json_type_int) && json_object_get_int64(v) == INT64_MAX
-                   ? (double)json_object_get_uint64(v) : json_object_get_double(v);
-    if (!isfinite(d) || d < 0 || d > 1.8e19)
+    }
+    return 0;
+}
+
+static void job_begin(jdoc *d)
+{
+    fior__job_clear(&d->b);
+    memset(&d->x, 0, sizeof d->x);
+    d->x.fdatasync = d->x.fsync = d->x.gtod = -1;
+    d->in_job = 1;
+    d->b.j.line = d->doc_off;
+}
+
+/* Room for the job's extra facts beside its index in d->out. */
+static int aux_push(jdoc *d, const jjob *x)
+{
+    jjob *a = fior__grow(d->aux, &d->auxcap, d->naux, sizeof *a, 16);
+    if (!a)
         return -1;
-    *out = d;
+    d->aux = a;
+    d->aux[d->naux++] = *x;
+    return 0;
+}
+
+/* fio's own "All clients" sum (client.c handle_ts): the last entry of client_stats after two or more
+ * clients, without job options. Held back until the array ends, to see whether it was the last one. */
+static void push_held(jdoc *d)
+{
+    if (!d->held_valid)
+        return;
+    d->held_valid = 0;
+    if (fior__report_push(d->out, &d->held) || aux_push(d, &d->held_x))
+        fail(d, FIOR_E_NOMEM, 0, "");
+    fior__job_clear(&d->held);
+}
+
+static void job_end(jdoc *d, const jframe *f)
+{
+    fior__jobb *b = &d->b;
+    fior_job *j = &b->j;
+    const jframe *arr = &d->st[1];
+    d->in_job = 0;
+    if (d->failed)
+        return;
+    if (!(f->seen & (1ull << K_ERROR)))
+        doubt(d, "%s[%zu] (byte %zu) has no \"error\" key: fio always writes one", arr->array_name,
+              arr->count - 1, d->x.off);
+    if (!j->name && setstr(d, &j->name, (const unsigned char *)"(unnamed)", 9))
+        return;
+    if (setstr(d, &j->source, (const unsigned char *)d->source, strlen(d->source)))
+        return;
+    fior__job_sort(b);
+    /* fio prints percentiles in ascending order; a list that goes down anywhere is not fio's */
+    for (size_t i = 1; i < j->npct && !j->defect; i++) {
+        const fior_pct *a = &j->pct[i - 1], *c = &j->pct[i];
+        if (a->percent == c->percent)
+            doubt(d, "percentile \"%f\" twice in %s[%zu].sync.lat_ns.percentile (byte %zu)", c->percent,
+                  arr->array_name, arr->count - 1, d->x.pct_off);
+        else if (c->ns < a->ns)
+            doubt(d, "percentiles not ascending in %s[%zu].sync.lat_ns.percentile (byte %zu): p%g is %llu ns "
+                  "but p%g is %llu ns", arr->array_name, arr->count - 1, d->x.pct_off, a->percent,
+                  (unsigned long long)a->ns, c->percent, (unsigned long long)c->ns);
+    }
+    for (size_t i = 1; i < j->nbins && !j->defect; i++)
+        if (j->bins[i].ns == j->bins[i - 1].ns)
+            doubt(d, "bin \"%llu\" twice in %s[%zu].sync.lat_ns.bins (byte %zu)",
+                  (unsigned long long)j->bins[i].ns, arr->array_name, arr->count - 1, d->x.bins_off);
+    if (d->failed)
+        return;
+    push_held(d);
+    if (d->failed)
+        return;
+    if (arr->client_stats && arr->count >= 3 && !d->x.has_opts && j->name && !strcmp(j->name, "All clients")) {
+        d->held = *b;
+        d->held_x = d->x;
+        d->held_valid = 1;
+        fior__job_init(b);
+        return;
+    }
+    if (fior__report_push(d->out, b) || aux_push(d, &d->x))
+        fail(d, FIOR_E_NOMEM, 0, "");
+}
+
+/* ---- yajl callbacks ---- */
+
+#define D ((jdoc *)ctx)
+
+static jframe *top(jdoc *d)
+{
+    return &d->st[d->depth];
+}
+
+/* A value (scalar) arrived: which key of which frame it belongs to. Returns the frame or NULL to ignore. */
+static jframe *value_slot(jdoc *d)
+{
+    if (d->skip)
+        return NULL;
+    jframe *f = top(d);
+    if (f->kind == F_JOBS) {  /* a scalar where a job object belongs */
+        f->count++;
+        fail(d, FIOR_E_PARSE, d->last_off, "a job object");
+        return NULL;
+    }
+    return f;
+}
+
+static int push(jdoc *d, int kind, const char *name)
+{
+    if (d->depth + 1 >= JDOC_DEPTH) {  /* cannot happen with the frames above; skip rather than overflow */
+        d->skip++;
+        return 1;
+    }
+    jframe *f = &d->st[++d->depth];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->name = name;
     return 1;
 }
 
-static uint64_t to_u64(json_object *v, double d)
+static int cb_start_map(void *ctx)
 {
-    if (json_object_is_type(v, json_type_int))
-        return json_object_get_int64(v) == INT64_MAX ? json_object_get_uint64(v)
-                                                      : (uint64_t)json_object_get_int64(v);
-    return (uint64_t)llround(d);
-}
-
-static int get_u64(json_object *o, const char *key, uint64_t *out)
-{
-    double d;
-    int rc = get_num(o, key, &d);
-    if (rc == 1)
-        *out = to_u64(get(o, key), d);
-    return rc;
-}
-
-/* A job option as a string (fio writes every option value as a string). */
-static const char *opt(json_object *opts, const char *key)
-{
-    json_object *v = get(opts, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static const char *opt2(json_object *jopts, json_object *gopts, const char *key)
-{
-    const char *v = opt(jopts, key);
-    return v ? v : opt(gopts, key);
-}
-
-static int opt_true(const char *v)
-{
-    return v && (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "yes"));
-}
-
-static int setstr(const char **field, const char *s)
-{
-    return s ? fior__job_set(field, s, strlen(s)) : 0;
-}
-
-static fior_status read_sync(jctx *c, fior__jobb *b, json_object *lat, size_t idx)
-{
-    fior_job *j = &b->j;
-    uint64_t u;
-    double d;
-    int rc;
-    snprintf(c->where, sizeof c->where, "jobs[%zu].sync.lat_ns", idx);
-    if (!json_object_is_type(lat, json_type_object))
-        return jbad(c, "an object");
-    if ((rc = get_u64(lat, "N", &u)) < 0)
-        return jbad(c, "a sample count \"N\" >= 0");
-    if (rc == 1) {
-        j->samples_known = 1;
-        j->samples = u;
+    jdoc *d = D;
+    if (d->skip || d->failed) {
+        d->skip++;
+        return 1;
     }
-    if (get_u64(lat, "min", &j->min_ns) < 0 || get_u64(lat, "max", &j->max_ns) < 0)
-        return jbad(c, "\"min\"/\"max\" as numbers >= 0");
-    if ((rc = get_num(lat, "mean", &d)) < 0)
-        return jbad(c, "\"mean\" as a number >= 0");
-    j->mean_ns = rc ? d : 0;
-    if ((rc = get_num(lat, "stddev", &d)) < 0)
-        return jbad(c, "\"stddev\" as a number >= 0");
-    j->stddev_ns = rc ? d : 0;
-
-    json_object *pct = get(lat, "percentile");
-    if (pct) {
-        if (!json_object_is_type(pct, json_type_object))
-            return jbad(c, "\"percentile\" as an object");
-        json_object_object_foreach(pct, key, val) {
-            const char *k = key;
-            double p;
-            if (fior__parse_dec(&k, &p) || *k || p > 100.0)
-                return jbad(c, "percentile keys like \"99.000000\"");
-            if (!json_object_is_type(val, json_type_int) && !json_object_is_type(val, json_type_double))
-                return jbad(c, "percentile values as numbers");
-            d = json_object_get_double(val);
-            if (!isfinite(d) || d < 0 || d > 1.8e19)
-                return jbad(c, "percentile values >= 0 (nanoseconds)");
-            if (fior__job_add_pct(b, p, to_u64(val, d)))
-                return jnomem(c);
+    if (d->depth < 0) {  /* the document itself */
+        d->depth = 0;
+        memset(&d->st[0], 0, sizeof d->st[0]);
+        d->st[0].kind = F_ROOT;
+        return 1;
+    }
+    jframe *f = top(d);
+    int k = f->key;
+    f->key = K_NONE;
+    switch (f->kind) {
+    case F_JOBS:
+        f->count++;
+        push(d, F_JOB, "");
+        job_begin(d);
+        return 1;
+    case F_ROOT:
+        if (k == K_GLOBAL_OPTS) {
+            push(d, F_OPTS, "global options");
+            top(d)->global = 1;
+            return 1;
         }
-    }
-    json_object *bins = get(lat, "bins");
-    if (bins) {
-        if (!json_object_is_type(bins, json_type_object))
-            return jbad(c, "\"bins\" as an object");
-        json_object_object_foreach(bins, key, val) {
-            const char *k = key;
-            uint64_t ns;
-            if (fior__parse_u64(&k, &ns) || *k)
-                return jbad(c, "bin keys as whole nanoseconds");
-            if (!json_object_is_type(val, json_type_int) || json_object_get_int64(val) < 0)
-                return jbad(c, "bin counts as whole numbers >= 0");
-            if (fior__job_add_bin(b, ns, to_u64(val, 0)))
-                return jnomem(c);
+        if (k == K_JOBS || k == K_CLIENT_STATS)
+            fail(d, FIOR_E_PARSE, d->last_off, "a \"jobs\" or \"client_stats\" array");
+        break;
+    case F_JOB:
+        if (k == K_JOB_OPTS) {
+            d->x.has_opts = 1;
+            return push(d, F_OPTS, "job options");
         }
+        if (k == K_WRITE)
+            return push(d, F_WRITE, "write");
+        if (k == K_SYNC)
+            return push(d, F_SYNC, "sync");
+        break;
+    case F_WRITE:
+        if (k == K_CLAT_NS)
+            return push(d, F_CLAT, "clat_ns");
+        break;
+    case F_SYNC:
+        if (k == K_LAT_NS)
+            return push(d, F_LAT, "lat_ns");
+        break;
+    case F_LAT:
+        if (k == K_PERCENTILE) {
+            d->x.pct_off = d->last_off;
+            return push(d, F_PCT, "percentile");
+        }
+        if (k == K_BINS) {
+            d->x.bins_off = d->last_off;
+            return push(d, F_BINS, "bins");
+        }
+        if (k != K_NONE)
+            fail(d, FIOR_E_PARSE, d->last_off, "a number");
+        break;
+    case F_PCT:
+        fail(d, FIOR_E_PARSE, d->last_off, "percentile values as numbers");
+        break;
+    case F_BINS:
+        fail(d, FIOR_E_PARSE, d->last_off, "bin counts as whole numbers >= 0");
+        break;
     }
-    /* N counts the timed syncs; with N missing (hand-made input) a percentile still proves there were some */
+    d->skip++;
+    return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+    jdoc *d = D;
+    if (d->skip || d->failed) {
+        d->skip++;
+        return 1;
+    }
+    jframe *f = top(d);
+    int k = f->key;
+    f->key = K_NONE;
+    if (f->kind == F_ROOT && (k == K_JOBS || k == K_CLIENT_STATS)) {
+        d->has_jobs = 1;
+        push(d, F_JOBS, "");
+        top(d)->array_name = key_name[k];
+        top(d)->client_stats = k == K_CLIENT_STATS;
+        return 1;
+    }
+    if (f->kind == F_JOBS) {
+        f->count++;
+        fail(d, FIOR_E_PARSE, d->last_off, "a job object");
+    } else if (f->kind == F_LAT && k != K_NONE) {
+        fail(d, FIOR_E_PARSE, d->last_off, k == K_PERCENTILE ? "\"percentile\" as an object"
+                                          : k == K_BINS ? "\"bins\" as an object" : "a number");
+    } else if (f->kind == F_SYNC && k == K_LAT_NS) {
+        fail(d, FIOR_E_PARSE, d->last_off, "an object");
+    }
+    d->skip++;
+    return 1;
+}
+
+static void lat_end(jdoc *d, const jframe *f)
+{
+    fior_job *j = &d->b.j;
+    if (!(f->seen & (1ull << K_N)))
+        doubt(d, "no sample count \"N\" in %s[%zu].sync.lat_ns (byte %zu): fio always writes one",
+              d->st[1].array_name, d->st[1].count - 1, f->off);
+    /* N counts the timed syncs; with N missing a percentile still proves there were some */
     j->has_sync = j->samples_known ? j->samples > 0 : (j->npct > 0 || j->max_ns > 0);
-    c->where[0] = '\0';
-    return FIOR_OK;
 }
 
-static fior_status read_job(jctx *c, json_object *e, size_t idx, json_object *root, json_object *gopts)
+static int cb_end_container(void *ctx)
 {
-    snprintf(c->where, sizeof c->where, "jobs[%zu]", idx);
-    if (!json_object_is_type(e, json_type_object))
-        return jbad(c, "a job object");
-    json_object *nm = get(e, "jobname");
-    if (nm && !json_object_is_type(nm, json_type_string))
-        return jbad(c, "\"jobname\" as a string");
-    /* client/server: fio adds a sum over the clients; it has no sync percentiles of its own */
-    if (nm && !strcmp(json_object_get_string(nm), "All clients"))
-        return FIOR_OK;
-
-    fior__jobb b;
-    fior__job_init(&b);
-    fior_status st = FIOR_OK;
-    fior_job *j = &b.j;
-    json_object *jopts = get(e, "job options"), *h = get(e, "hostname"), *v = get(root, "fio version");
-    uint64_t u;
-    if (setstr(&j->source, c->source) || setstr(&j->name, nm ? json_object_get_string(nm) : "(unnamed)") ||
-        (h && json_object_is_type(h, json_type_string) && setstr(&j->host, json_object_get_string(h))) ||
-        (v && json_object_is_type(v, json_type_string) && setstr(&j->fio_version, json_object_get_string(v))) ||
-        setstr(&j->ioengine, opt2(jopts, gopts, "ioengine")) ||
-        setstr(&j->etcd_mode, opt2(jopts, gopts, "etcd_mode"))) {
-        st = jnomem(c);
-        goto out;
+    jdoc *d = D;
+    if (d->skip) {
+        d->skip--;
+        return 1;
     }
-    j->line = c->off;
-    if (get_u64(e, "groupid", &u) == 1 && u < 1000000)
-        j->group = (int)u;
-    json_object *err = get(e, "error");
-    if (err && !json_object_is_type(err, json_type_int)) {
-        st = jbad(c, "\"error\" as a whole number");
-        goto out;
+    if (d->depth < 0)
+        return 1;
+    jframe *f = top(d);
+    switch (f->kind) {
+    case F_ROOT:
+        d->depth = -1;
+        d->done = 1;
+        return 0;  /* the document is complete: stop yajl here, the scanner goes on after it */
+    case F_JOB:
+        d->depth--;
+        job_end(d, f);
+        return 1;
+    case F_LAT:
+        if (d->in_job && !d->failed)
+            lat_end(d, f);
+        break;
+    default:
+        break;
     }
-    /* missing "error" is not proof of success: only fio's own 0 is */
-    j->error = err ? (int)json_object_get_int(err) : 0;
-    if (get_u64(e, "port", &u) == 1 && u < 65536)
-        j->port = (int)u;
-    j->role = fior__job_role(j->ioengine, j->etcd_mode, opt(jopts, "etcd_mode") != NULL);
-    j->latency_untimed = opt_true(opt2(jopts, gopts, "gtod_reduce"));
-    json_object *w = get(e, "write");
-    double d;
-    /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
-    const char *fs = opt2(jopts, gopts, "fdatasync"), *fsy = opt2(jopts, gopts, "fsync");
-    j->sync_requested = ((fs && strcmp(fs, "0")) || (fsy && strcmp(fsy, "0"))) &&
-                        get_num(w, "total_ios", &d) == 1 && d > 0;
-    if (get_num(w, "iops", &d) == 1)
-        j->write_iops = d;
-    if (get_num(w, "bw_bytes", &d) == 1)
-        j->write_bw_bytes = d;
-    if (get_num(get(w, "clat_ns"), "mean", &d) == 1)
-        j->write_clat_mean_ns = d;
-
-    json_object *sync = get(e, "sync");
-    json_object *lat = sync ? get(sync, "lat_ns") : NULL;
-    if (sync && lat)
-        st = read_sync(c, &b, lat, idx);
-    if (st != FIOR_OK)
-        goto out;
-    fior__job_sort(&b);
-    if (fior__report_push(c->r, &b))
-        st = jnomem(c);
-out:
-    fior__job_clear(&b);
-    return st;
+    d->depth--;
+    return 1;
 }
 
-/* Reads one complete document into the (empty) report r. */
-static fior_status read_doc(fior_report *r, const char *source, json_object *root, size_t off)
+static int cb_end_array(void *ctx)
 {
-    jctx c = {r, source, off, ""};
-    json_object *arr = get(root, "jobs");
-    if (!arr)
-        arr = get(root, "client_stats");
-    if (!arr || !json_object_is_type(arr, json_type_array))
-        return jbad(&c, "a fio JSON document with a \"jobs\" or \"client_stats\" array");
-    json_object *gopts = get(root, "global options");
-    size_t n = json_object_array_length(arr);
-    for (size_t i = 0; i < n; i++) {
-        fior_status st = read_job(&c, json_object_array_get_idx(arr, i), i, root, gopts);
-        if (st != FIOR_OK)
-            return st;
+    jdoc *d = D;
+    if (!d->skip && d->depth >= 0 && top(d)->kind == F_JOBS && d->held_valid) {
+        d->held_valid = 0;  /* the held "All clients" was the last entry: fio's sum, not a job */
+        fior__job_clear(&d->held);
     }
-    if (!r->njobs)
-        return jbad(&c, "at least one job in \"jobs\"");
-    r->format = FIOR_FMT_JSON;
-    return FIOR_OK;
+    return cb_end_container(ctx);
 }
 
-/* ---- the document scanner shared by whole-buffer parsing and streams ---- */
-
-typedef struct jscan {
-    json_tokener *tok;
-    int           in_doc;
-    int           bol;        /* at the beginning of a line (only blanks so far) */
-    size_t        pos;        /* bytes scanned before the current chunk */
-    size_t        doc_start;  /* 0-based offset of the current document's '{' */
-} jscan;
-
-typedef fior_status (*doc_fn)(void *ctx, json_object *doc, size_t start, size_t end);
-
-static void scan_init(jscan *s, json_tokener *tok)
+static int cb_key(void *ctx, const unsigned char *k, size_t n)
 {
-    memset(s, 0, sizeof *s);
-    s->tok = tok;
-    s->bol = 1;
+    jdoc *d = D;
+    if (d->skip || d->failed)
+        return 1;
+    size_t off = tok_off(d, k, n);
+    jframe *f = top(d);
+    if (f->kind == F_PCT) {
+        char tmp[64];
+        const char *p = tmp;
+        double pc;
+        if (n >= sizeof tmp || (memcpy(tmp, k, n), tmp[n] = '\0', fior__parse_dec(&p, &pc)) || *p ||
+            pc > 100.0)
+            return fail(d, FIOR_E_PARSE, off, "percentile keys like \"99.000000\"");
+        f->pkey = pc;
+        f->key = K_PERCENTILE;
+        return 1;
+    }
+    if (f->kind == F_BINS) {
+        char tmp[32];
+        const char *p = tmp;
+        uint64_t ns;
+        if (n >= sizeof tmp || (memcpy(tmp, k, n), tmp[n] = '\0', fior__parse_u64(&p, &ns)) || *p)
+            return fail(d, FIOR_E_PARSE, off, "bin keys as whole nanoseconds");
+        f->bkey = ns;
+        f->key = K_BINS;
+        return 1;
+    }
+    if (f->kind == F_JOB && !d->x.off)
+        d->x.off = off;  /* a job is where its first key is */
+    int id = key_id(f->kind, k, n);
+    f->key = id;
+    if (id) {
+        if (f->seen & (1ull << id))
+            dup_key(d, id, off);
+        f->seen |= 1ull << id;
+        if (f->kind == F_LAT && !f->off)
+            f->off = off;
+    }
+    return 1;
 }
 
-/* Feeds one chunk. On a JSON syntax error the message goes to `errr`, the scanner skips to the next line
- * that starts a document, and the first error's status is returned once the chunk is done. */
-static fior_status scan_feed(jscan *s, const char *source, fior_report *errr, const char *buf, size_t len,
-                             doc_fn fn, void *ctx)
+static void opt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n)
 {
-    fior_status first = FIOR_OK;
-    size_t i = 0;
-    while (i < len) {
-        if (!s->in_doc) {
-            char ch = buf[i];
-            if (ch == '\n') {
-                s->bol = 1;
-            } else if (s->bol && ch == '{') {
-                s->in_doc = 1;
-                s->doc_start = s->pos + i;
-                json_tokener_reset(s->tok);
-                continue;
-            } else if (ch != ' ' && ch != '\t' && ch != '\r') {
-                s->bol = 0;
-            }
-            i++;
-            continue;
+    int on = !(n == 1 && s[0] == '0');
+    int truthy = (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
+                 (n == 3 && !memcmp(s, "yes", 3));
+    jjob *x = f->global ? &d->gx : &d->x;
+    switch (key) {
+    case K_O_IOENGINE:
+        setstr(d, f->global ? &d->g_ioengine : &d->b.j.ioengine, (const unsigned char *)s, n);
+        x->own_ioengine = 1;
+        break;
+    case K_O_ETCD_MODE:
+        setstr(d, f->global ? &d->g_etcd_mode : &d->b.j.etcd_mode, (const unsigned char *)s, n);
+        x->own_etcd_mode = 1;
+        break;
+    case K_O_FDATASYNC: x->fdatasync = (signed char)on; break;
+    case K_O_FSYNC:     x->fsync = (signed char)on; break;
+    case K_O_GTOD:      x->gtod = (signed char)truthy; break;
+    }
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    jdoc *d = D;
+    if (d->failed)
+        return 1;
+    jframe *f = value_slot(d);
+    if (!f)
+        return 1;
+    size_t off = tok_off(d, s, n);
+    int k = f->key;
+    f->key = K_NONE;
+    switch (f->kind) {
+    case F_ROOT:
+        if (k == K_FIO_VERSION)
+            setstr(d, &d->fio_version, s, n);
+        else if (k == K_JOBS || k == K_CLIENT_STATS)
+            fail(d, FIOR_E_PARSE, off, "a \"jobs\" or \"client_stats\" array");
+        return 1;
+    case F_JOB:
+        if (k == K_JOBNAME)
+            setstr(d, &d->b.j.name, s, n);
+        else if (k == K_HOSTNAME)
+            setstr(d, &d->b.j.host, s, n);
+        else if (k == K_ERROR)
+            fail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
+        return 1;
+    case F_OPTS:
+        opt_value(d, f, k, (const char *)s, n);
+        return 1;
+    case F_LAT:
+        if (k == K_N)
+            return fail(d, FIOR_E_PARSE, off, "a sample count \"N\" >= 0");
+        if (k == K_MIN || k == K_MAX)
+            return fail(d, FIOR_E_PARSE, off, "\"min\"/\"max\" as numbers >= 0");
+        if (k == K_MEAN || k == K_STDDEV)
+            return fail(d, FIOR_E_PARSE, off, k == K_MEAN ? "\"mean\" as a number >= 0"
+                                                          : "\"stddev\" as a number >= 0");
+        if (k != K_NONE)
+            return fail(d, FIOR_E_PARSE, off, k == K_PERCENTILE ? "\"percentile\" as an object"
+                                                                : "\"bins\" as an object");
+        return 1;
+    case F_SYNC:
+        if (k == K_LAT_NS)
+            return fail(d, FIOR_E_PARSE, off, "an object");
+        return 1;
+    case F_PCT:
+        return fail(d, FIOR_E_PARSE, off, "percentile values as numbers");
+    case F_BINS:
+        return fail(d, FIOR_E_PARSE, off, "bin counts as whole numbers >= 0");
+    }
+    return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    jdoc *d = D;
+    if (d->failed)
+        return 1;
+    jframe *f = value_slot(d);
+    if (!f)
+        return 1;
+    size_t off = tok_off(d, s, n);
+    int k = f->key;
+    f->key = K_NONE;
+    if (k == K_NONE)
+        return 1;
+    jnum v;
+    num_read(s, n, &v);
+    fior_job *j = &d->b.j;
+    switch (f->kind) {
+    case F_ROOT:
+        if (k == K_TIMESTAMP_MS && v.is_int && !v.neg) {
+            d->ts_ms = v.u;
+            d->ts_has_ms = 1;
+        } else if (k == K_TIMESTAMP && v.is_int && !v.neg && !d->ts_has_ms && v.u < UINT64_MAX / 1000) {
+            d->ts_ms = v.u * 1000;
+            d->ts_known = 1;
+        } else if (k == K_JOBS || k == K_CLIENT_STATS) {
+            fail(d, FIOR_E_PARSE, off, "a \"jobs\" or \"client_stats\" array");
         }
-        size_t chunk = len - i > (size_t)INT_MAX ? (size_t)INT_MAX : len - i;
-        json_object *obj = json_tokener_parse_ex(s->tok, buf + i, (int)chunk);
-        enum json_tokener_error e = json_tokener_get_error(s->tok);
-        size_t used = json_tokener_get_parse_end(s->tok);
-        if (obj) {
-            if (used == 0 || used > chunk)
-                used = chunk;
-            fior_status st = fn(ctx, obj, s->doc_start, s->pos + i + used);
-            json_object_put(obj);
-            s->in_doc = 0;
-            s->bol = 1;  /* "}{" back to back still starts a new document */
-            i += used;
-            if (st != FIOR_OK && first == FIOR_OK)
-                first = st;
-            if (st == FIOR_E_NOMEM)
-                return st;
-            continue;
+        return 1;
+    case F_JOB:
+        if (k == K_ERROR) {
+            if (!v.is_int || v.u > 1000000)
+                return fail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
+            j->error = v.neg ? -(int)v.u : (int)v.u;
+            if (v.neg && !v.u)
+                doubt(d, "\"error\" is -0 in %s[%zu] (byte %zu): not a value fio writes", d->st[1].array_name,
+                      d->st[1].count - 1, off);
+        } else if (k == K_GROUPID && v.is_int && !v.neg && v.u < 1000000) {
+            j->group = (int)v.u;
+        } else if (k == K_PORT && v.is_int && !v.neg && v.u < 65536) {
+            j->port = (int)v.u;
         }
-        if (e == json_tokener_continue) {
-            i += chunk;
-            continue;
+        return 1;
+    case F_OPTS:
+        opt_value(d, f, k, s, n);
+        return 1;
+    case F_WRITE:
+        if (!num_ok(&v))
+            return 1;
+        if (k == K_IOPS)
+            j->write_iops = v.d;
+        else if (k == K_BW_BYTES)
+            j->write_bw_bytes = v.d;
+        else if (k == K_TOTAL_IOS)
+            d->x.wrote = v.d > 0;
+        return 1;
+    case F_CLAT:
+        if (num_ok(&v))
+            j->write_clat_mean_ns = v.d;
+        return 1;
+    case F_LAT:
+        switch (k) {
+        case K_N:
+            if (!num_ok(&v))
+                return fail(d, FIOR_E_PARSE, off, "a sample count \"N\" >= 0");
+            j->samples_known = 1;
+            j->samples = num_u64(&v);
+            return 1;
+        case K_MIN:
+        case K_MAX:
+            if (!num_ok(&v))
+                return fail(d, FIOR_E_PARSE, off, "\"min\"/\"max\" as numbers >= 0");
+            *(k == K_MIN ? &j->min_ns : &j->max_ns) = num_u64(&v);
+            return 1;
+        case K_MEAN:
+        case K_STDDEV:
+            if (!num_ok(&v))
+                return fail(d, FIOR_E_PARSE, off, k == K_MEAN ? "\"mean\" as a number >= 0"
+                                                              : "\"stddev\" as a number >= 0");
+            *(k == K_MEAN ? &j->mean_ns : &j->stddev_ns) = v.d;
+            return 1;
+        default:
+            return fail(d, FIOR_E_PARSE, off, k == K_PERCENTILE ? "\"percentile\" as an object"
+                                                                : "\"bins\" as an object");
         }
-        if (used > chunk)
-            used = chunk;
-        if (first == FIOR_OK) {
-            fior__seterr(errr, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
-                         source, s->pos + i + used + 1, s->doc_start + 1, json_tokener_error_desc(e));
-            first = FIOR_E_PARSE;
-        }
-        s->in_doc = 0;
-        s->bol = 0;
-        i += used ? used : 1;
+    case F_PCT:
+        if (!num_ok(&v))
+            return fail(d, FIOR_E_PARSE, off, "percentile values >= 0 (nanoseconds; -0 is not one)");
+        if (fior__job_add_pct(&d->b, f->pkey, num_u64(&v)))
+            return fail(d, FIOR_E_NOMEM, off, "");
+        return 1;
+    case F_BINS:
+        if (!v.is_int || v.neg)
+            return fail(d, FIOR_E_PARSE, off, "bin counts as whole numbers >= 0");
+        if (fior__job_add_bin(&d->b, f->bkey, v.u))
+            return fail(d, FIOR_E_NOMEM, off, "");
+        return 1;
     }
-    s->pos += len;
-    return first;
+    return 1;
 }
 
-/* ---- whole buffer ---- */
-
-typedef struct bufctx {
-    fior_report *r;        /* receives the last document's jobs */
-    fior_report *scratch;
-    const char  *source;
-    const char  *buf;
-    size_t       prev_end; /* end of the previous document: text between documents is looked at there */
-    int          text_jobs;
-    unsigned long docs;
-} bufctx;
-
-/* fio's normal output beside the JSON (normal,json) shows as job headers outside every document. Only
- * the gaps are searched, so no copy of the input is needed. */
-static void gap_text(bufctx *b, size_t upto)
+/* null and booleans: only where a number or string was expected do they matter */
+static int cb_other(void *ctx)
 {
-    static const char hdr[] = ": (groupid=";
-    if (upto > b->prev_end && memmem(b->buf + b->prev_end, upto - b->prev_end, hdr, sizeof hdr - 1))
-        b->text_jobs = 1;
+    jdoc *d = D;
+    if (d->failed)
+        return 1;
+    jframe *f = value_slot(d);
+    if (!f)
+        return 1;
+    int k = f->key;
+    f->key = K_NONE;
+    if (k == K_NONE)
+        return 1;
+    size_t off = d->last_off;
+    switch (f->kind) {
+    case F_ROOT:
+        if (k == K_JOBS || k == K_CLIENT_STATS)
+            fail(d, FIOR_E_PARSE, off, "a \"jobs\" or \"client_stats\" array");
+        return 1;
+    case F_JOB:
+        if (k == K_ERROR)
+            fail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
+        return 1;
+    case F_LAT:
+        return fail(d, FIOR_E_PARSE, off, k == K_N ? "a sample count \"N\" >= 0" : "a number");
+    case F_SYNC:
+        return k == K_LAT_NS ? fail(d, FIOR_E_PARSE, off, "an object") : 1;
+    case F_PCT:
+        return fail(d, FIOR_E_PARSE, off, "percentile values as numbers");
+    case F_BINS:
+        return fail(d, FIOR_E_PARSE, off, "bin counts as whole numbers >= 0");
+    }
+    return 1;
 }
 
-static fior_status buf_doc(void *vctx, json_object *doc, size_t start, size_t end)
+static int cb_null(void *ctx)
 {
-    bufctx *b = vctx;
-    gap_text(b, start);
-    b->prev_end = end;
-    fior__report_clear(b->scratch);
-    fior_status st = read_doc(b->scratch, b->source, doc, start + 1);
-    if (st != FIOR_OK) {
-        memcpy(b->r->err, b->scratch->err, sizeof b->r->err);
-        return st;
-    }
-    /* the last complete document is the final result of a --status-interval run */
-    fior__report_clear(b->r);
-    if (fior__report_move(b->r, b->scratch)) {
-        fior__seterr(b->r, "%s: out of memory", b->source);
-        return FIOR_E_NOMEM;
-    }
-    b->docs++;
-    return FIOR_OK;
+    return cb_other(ctx);
 }
 
-fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
-                             int *text_jobs, unsigned long *ndocs)
+static int cb_bool(void *ctx, int b)
 {
-    bufctx b = {r, fior_report_new(), source, buf, 0, 0, 0};
-    json_tokener *tok = json_tokener_new();
-    fior_status st = FIOR_OK;
-    if (!b.scratch || !tok) {
-        st = FIOR_E_NOMEM;
-        fior__seterr(r, "%s: out of memory", source);
-    } else {
-        jscan sc;
-        scan_init(&sc, tok);
-        st = scan_feed(&sc, source, r, buf, len, buf_doc, &b);
-        if (st == FIOR_OK && sc.in_doc) {
-            fior__seterr(r, "%s: byte %zu: expected the rest of the JSON document starting at byte %zu "
-                         "(input cut short)", source, len + 1, sc.doc_start + 1);
-            st = FIOR_E_PARSE;
-        }
-        if (st == FIOR_OK && !b.docs) {
-            fior__seterr(r, "%s:1: expected a fio JSON document", source);
-            st = FIOR_E_FORMAT;
-        }
-        gap_text(&b, len);
-    }
-    if (tok)
-        json_tokener_free(tok);
-    fior_report_free(b.scratch);
-    if (st != FIOR_OK)
-        fior__report_clear(r);
-    if (text_jobs)
-        *text_jobs = st == FIOR_OK && b.text_jobs;
-    if (ndocs)
-        *ndocs = b.docs;
-    return st;
+    (void)b;
+    return cb_other(ctx);
 }
 
-/* ---- stream ---- */
-
-struct fior_stream {
-    char         *source;
-    json_tokener *tok;
-    jscan         sc;
-    fior_report  *cur;    /* latest complete document, or NULL */
-    fior_report  *err;    /* holds the last error message */
-    unsigned long docs;
-    char          carry[80]; /* a held-back number tail, see fior_stream_feed */
-    size_t        carry_len;
+const yajl_callbacks fior__jdoc_callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string, cb_start_map, cb_key, cb_end_container,
+    cb_start_array, cb_end_array,
 };
 
-static fior_status stream_doc(void *vctx, json_object *doc, size_t start, size_t end)
+/* ---- one document: begin, then the events, then end ---- */
+
+void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off)
 {
-    fior_stream *s = vctx;
-    (void)end;
-    fior_report *n = fior_report_new();
-    if (!n) {
-        fior__seterr(s->err, "%s: out of memory", s->source);
-        return FIOR_E_NOMEM;
+    fior__report_clear(out);
+    fior__job_clear(&d->b);
+    fior__job_clear(&d->held);
+    free((char *)d->fio_version);
+    free((char *)d->g_ioengine);
+    free((char *)d->g_etcd_mode);
+    jjob *aux = d->aux;
+    size_t auxcap = d->auxcap;
+    memset(d, 0, sizeof *d);
+    fior__job_init(&d->b);
+    fior__job_init(&d->held);
+    d->aux = aux;
+    d->auxcap = auxcap;
+    d->out = out;
+    d->source = source;
+    d->doc_off = doc_off;
+    d->last_off = doc_off;
+    d->depth = -1;
+    d->gx.fdatasync = d->gx.fsync = d->gx.gtod = -1;
+}
+
+void fior__jdoc_free(jdoc *d)
+{
+    fior__job_clear(&d->b);
+    fior__job_clear(&d->held);
+    free((char *)d->fio_version);
+    free((char *)d->g_ioengine);
+    free((char *)d->g_etcd_mode);
+    free(d->aux);
+    memset(d, 0, sizeof *d);
+}
+
+/* The document is complete: options of [global] fill in what a job's own options leave out. */
+fior_status fior__jdoc_end(jdoc *d)
+{
+    if (d->failed)
+        return d->failed;
+    if (!d->has_jobs) {
+        fior__seterr(d->out, "%s: byte %zu: expected a fio JSON document with a \"jobs\" or \"client_stats\" "
+                     "array", d->source, d->doc_off);
+        return FIOR_E_PARSE;
     }
-    fior_status st = read_doc(n, s->source, doc, start + 1);
-    if (st != FIOR_OK) {
-        memcpy(s->err->err, n->err, sizeof n->err);
-        fior_report_free(n);
-        return st;
+    if (!d->out->njobs) {
+        fior__seterr(d->out, "%s: byte %zu: expected at least one job in \"jobs\"", d->source, d->doc_off);
+        return FIOR_E_PARSE;
     }
-    fior_report_free(s->cur);
-    s->cur = n;
-    s->docs++;
+    for (size_t i = 0; i < d->out->njobs; i++) {
+        fior_job *j = &d->out->jobs[i];
+        const jjob *x = &d->aux[i];
+        if ((d->fio_version && fior__job_set(&j->fio_version, d->fio_version, strlen(d->fio_version))) ||
+            (!x->own_ioengine && d->g_ioengine && fior__job_set(&j->ioengine, d->g_ioengine, strlen(d->g_ioengine))) ||
+            (!x->own_etcd_mode && d->g_etcd_mode &&
+             fior__job_set(&j->etcd_mode, d->g_etcd_mode, strlen(d->g_etcd_mode))) ||
+            (d->doc_doubt[0] && !j->defect && fior__job_set(&j->defect, d->doc_doubt, strlen(d->doc_doubt)))) {
+            fior__seterr(d->out, "%s: out of memory", d->source);
+            return FIOR_E_NOMEM;
+        }
+        j->role = fior__job_role(j->ioengine, j->etcd_mode, x->own_etcd_mode);
+        signed char gt = x->gtod >= 0 ? x->gtod : d->gx.gtod;
+        signed char fds = x->fdatasync >= 0 ? x->fdatasync : d->gx.fdatasync;
+        signed char fs = x->fsync >= 0 ? x->fsync : d->gx.fsync;
+        j->latency_untimed = gt == 1;
+        /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
+        j->sync_requested = (fds == 1 || fs == 1) && x->wrote;
+    }
     return FIOR_OK;
-}
-
-fior_stream *fior_stream_new(const char *source)
-{
-    fior_stream *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->source = strdup(source ? source : "(stream)");
-    s->tok = json_tokener_new();
-    s->err = fior_report_new();
-    if (!s->source || !s->tok || !s->err) {
-        fior_stream_free(s);
-        return NULL;
-    }
-    scan_init(&s->sc, s->tok);
-    return s;
-}
-
-void fior_stream_free(fior_stream *s)
-{
-    if (!s)
-        return;
-    if (s->tok)
-        json_tokener_free(s->tok);
-    fior_report_free(s->cur);
-    fior_report_free(s->err);
-    free(s->source);
-    free(s);
-}
-
-/* Characters that may continue a JSON number (or a literal like true/false: harmless to hold back too). */
-static int num_char(char c)
-{
-    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
-}
-
-#define CARRY_RUN 64  /* longest number tail held back; longer runs are no number fio prints */
-
-/* json-c 0.16 mis-reads a number split across two parse calls: "135" then "-680" parses as 135, so a
- * stream would accept what the whole buffer rejects. A chunk therefore never ends inside a run of number
- * characters: that tail is held back (bounded, no allocation) and handed over together with the bytes
- * that end it, so every boundary json-c sees falls after a non-number character. */
-fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
-{
-    if (!s || (!buf && len))
-        return FIOR_E_INVAL;
-    s->err->err[0] = '\0';
-    fior_status first = FIOR_OK;
-    size_t i = 0;
-    if (s->carry_len) {
-        while (i < len && num_char(buf[i]) && s->carry_len < CARRY_RUN)
-            s->carry[s->carry_len++] = buf[i++];
-        if (i == len && s->carry_len < CARRY_RUN)
-            return FIOR_OK;  /* the run goes on: wait for its end */
-        if (i < len)
-            s->carry[s->carry_len++] = buf[i++];  /* the character that ends the run */
-        first = scan_feed(&s->sc, s->source, s->err, s->carry, s->carry_len, stream_doc, s);
-        s->carry_len = 0;
-        if (first == FIOR_E_NOMEM)
-            return first;
-    }
-    size_t tail = 0;
-    while (tail < len - i && tail < CARRY_RUN && num_char(buf[len - 1 - tail]))
-        tail++;
-    if (tail == CARRY_RUN)
-        tail = 0;
-    fior_status st = scan_feed(&s->sc, s->source, s->err, buf + i, len - i - tail, stream_doc, s);
-    memcpy(s->carry, buf + len - tail, tail);
-    s->carry_len = tail;
-    return first != FIOR_OK ? first : st;
-}
-
-unsigned long fior_stream_documents(const fior_stream *s)
-{
-    return s ? s->docs : 0;
-}
-
-const fior_report *fior_stream_report(const fior_stream *s)
-{
-    return s ? s->cur : NULL;
-}
-
-const char *fior_stream_error(const fior_stream *s)
-{
-    return s ? s->err->err : "no stream";
 }

@@ -63,6 +63,8 @@ void        fior__report_replace(fior_report *r, size_t i, fior__jobb *b);
 void        fior__report_clear(fior_report *r);
 /* Moves every job of src to the end of dst (src left empty). 0 ok, -1 nomem. */
 int         fior__report_move(fior_report *dst, fior_report *src);
+/* Frees the jobs from index n on. */
+void        fior__report_truncate(fior_report *r, size_t n);
 void        fior__seterr(fior_report *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -97,11 +99,14 @@ int         fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const
  * fio's stat.c and Prometheus' histogram_quantile pick it). *lo_ns is its lower edge (0 for the first),
  * *hi_ns its upper edge (UINT64_MAX for +Inf). -1 when the histogram has no samples. */
 int         fior__bucket_locate(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns, uint64_t *hi_ns);
-/* Reads the JSON documents of buf into r (the last complete one wins). *text_jobs (when not NULL) says
- * whether fio job headers of its normal output stand outside the documents (normal,json output), and
- * *ndocs the number of documents. */
+/* Reads the JSON documents of buf into r: every run's last document (json_stream.c). *text_jobs (when not
+ * NULL) says whether fio job headers of its normal output stand outside the documents (normal,json
+ * output), and *ndocs the number of documents. */
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
                              int *text_jobs, unsigned long *ndocs);
+/* After the last fior_stream_feed of a whole input: the input's first error, a document cut short or no
+ * document at all is an error (message in into->err, nothing added); else the runs' jobs move into `into`. */
+fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs);
 
 /* The etcd-fio engine by its fio name: "etcdwal", "libetcdwal", "[external:][…/]libetcdwal.so". */
 int         fior__is_etcd_engine(const char *ioengine);

@@ -183,11 +183,17 @@ void fior__report_replace(fior_report *r, size_t i, fior__jobb *b)
     fior__job_init(b);
 }
 
+void fior__report_truncate(fior_report *r, size_t n)
+{
+    for (size_t i = n; i < r->njobs; i++)
+        job_free_fields(&r->jobs[i]);
+    if (n < r->njobs)
+        r->njobs = n;
+}
+
 void fior__report_clear(fior_report *r)
 {
-    for (size_t i = 0; i < r->njobs; i++)
-        job_free_fields(&r->jobs[i]);
-    r->njobs = 0;
+    fior__report_truncate(r, 0);
 }
 
 int fior__report_move(fior_report *dst, fior_report *src)
@@ -398,24 +404,35 @@ uint64_t fior_report_max_input(const fior_report *r)
     return r && r->max_input ? r->max_input : FIOR_MAX_INPUT_DEFAULT;
 }
 
-/* Reads all of f, at most `max` bytes: one byte more is the error (naming that byte), so /dev/zero or an
- * endless pipe stops at the cap instead of taking the memory. A regular file's size is known up front. */
-static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t max, char **out, size_t *outlen)
+static fior_status too_big(fior_report *r, const char *path, uint64_t max)
+{
+    fior__seterr(r, "%s: byte %llu: input larger than the cap of %llu bytes", path, (unsigned long long)max + 1,
+                 (unsigned long long)max);
+    return FIOR_E_TOOBIG;
+}
+
+#define FIOR__CHUNK 65536
+
+/* Reads f, at most `max` bytes: one byte more is the error (naming that byte), so /dev/zero or an endless
+ * pipe stops at the cap instead of taking the memory. With *json (not NULL), reading stops as soon as a line
+ * starts a JSON document (the JSON reader is the first in the table, so the input is JSON then): *json says
+ * so, and the rest of f is streamed by parse_json_file. */
+static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t max, char **out, size_t *outlen,
+                            int *json)
 {
     struct stat sb;
-    size_t len = 0, cap = 65536;
+    size_t len = 0, cap = FIOR__CHUNK, line = 0;
     uint64_t lim = max < (uint64_t)SIZE_MAX - 1 ? max + 1 : SIZE_MAX; /* the byte that is one too many */
+    const fior__reader *js = json ? fior__reader_named("json") : NULL;
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
-        if ((uint64_t)sb.st_size > max) {
-            fior__seterr(r, "%s: byte %llu: input larger than the cap of %llu bytes", path,
-                         (unsigned long long)max + 1, (unsigned long long)max);
-            return FIOR_E_TOOBIG;
-        }
-        cap = (size_t)sb.st_size + 1; /* + 1: the read that sees the end */
+        if ((uint64_t)sb.st_size > max)
+            return too_big(r, path, max);
+        if (!js)
+            cap = (size_t)sb.st_size + 1; /* + 1: the read that sees the end */
     }
     if ((uint64_t)cap > lim)
         cap = (size_t)lim;
-    char *buf = malloc(cap);
+    char *buf = malloc(cap < FIOR__CHUNK ? FIOR__CHUNK : cap); /* a chunk at least: parse_json_file reads into it */
     if (!buf) {
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
@@ -423,10 +440,8 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
     for (;;) {
         if (len == cap) {
             if ((uint64_t)len > max) {
-                fior__seterr(r, "%s: byte %llu: input larger than the cap of %llu bytes", path,
-                             (unsigned long long)max + 1, (unsigned long long)max);
                 free(buf);
-                return FIOR_E_TOOBIG;
+                return too_big(r, path, max);
             }
             size_t nc = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
             if ((uint64_t)nc > lim)
@@ -450,10 +465,66 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
             }
             break;
         }
+        if (js && js->detect(buf + line, len - line)) { /* only the lines not looked at yet */
+            *json = 1;
+            break;
+        }
+        const char *nl = json ? memrchr(buf + line, '\n', len - line) : NULL;
+        if (nl)
+            line = (size_t)(nl - buf) + 1;
     }
     *out = buf;
     *outlen = len;
     return FIOR_OK;
+}
+
+/* JSON from the first line that starts a document on: fed to a stream chunk by chunk, so memory stays
+ * bounded by the jobs read, not by the file (bench/parser.sh: a 74 MB, 20k-job file). `buf` holds what
+ * was read before (stray lines and that first line), `len` bytes of it, and has room for a chunk. */
+static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, char *buf, size_t len, uint64_t max)
+{
+    fior_report *tmp = fior_report_new();
+    fior_stream *s = fior_stream_new(path);
+    fior_status st = FIOR_OK;
+    if (!tmp || !s) {
+        fior_stream_free(s);
+        fior_report_free(tmp);
+        fior__seterr(r, "%s: out of memory", path);
+        return FIOR_E_NOMEM;
+    }
+    int bad = fior_stream_feed(s, buf, len) != FIOR_OK; /* the stream keeps the input's first error */
+    uint64_t total = len;
+    while (!bad) {
+        size_t n = fread(buf, 1, FIOR__CHUNK, f);
+        if (n == 0) {
+            if (ferror(f)) {
+                fior__seterr(tmp, "%s: read error after %llu bytes: %s", path, (unsigned long long)total,
+                             strerror(errno));
+                st = FIOR_E_IO;
+            }
+            break;
+        }
+        total += n;
+        if (total > max) {
+            st = too_big(tmp, path, max);
+            break;
+        }
+        bad = fior_stream_feed(s, buf, n) != FIOR_OK;
+    }
+    int text_jobs = 0;
+    if (st == FIOR_OK)
+        st = fior__stream_finish(s, tmp, &text_jobs, NULL);
+    fior_stream_free(s);
+    if (st == FIOR_OK && fior__report_move(r, tmp)) {
+        fior__seterr(tmp, "%s: out of memory", path);
+        st = FIOR_E_NOMEM;
+    }
+    if (st != FIOR_OK)
+        memcpy(r->err, tmp->err, sizeof r->err);
+    else
+        r->format = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
+    fior_report_free(tmp);
+    return st;
 }
 
 fior_status fior_parse_file(fior_report *r, const char *path)
@@ -468,11 +539,15 @@ fior_status fior_parse_file(fior_report *r, const char *path)
     }
     char *buf = NULL;
     size_t len = 0;
-    fior_status st = read_all(r, path, f, fior_report_max_input(r), &buf, &len);
+    int json = 0;
+    uint64_t max = fior_report_max_input(r);
+    fior_status st = read_all(r, path, f, max, &buf, &len, &json);
+    if (st == FIOR_OK && json)
+        st = parse_json_file(r, path, f, buf, len, max);
+    else if (st == FIOR_OK)
+        st = fior_parse_buffer(r, path, buf, len);
     if (f != stdin)
         fclose(f);
-    if (st == FIOR_OK)
-        st = fior_parse_buffer(r, path, buf, len);
     free(buf);
     return st;
 }

@@ -7,7 +7,7 @@ FIOR_SOVER   := $(firstword $(subst ., ,$(FIOR_VERSION)))
 FIOR_MAP     := libreport/fioreport.map
 FIOR_SRCS    := $(wildcard libreport/*.c)
 FIOR_OBJS    := $(patsubst libreport/%.c,$(BUILD)/libreport/%.o,$(FIOR_SRCS))
-FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(JSONC_CFLAGS)
+FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(YAJL_CFLAGS)
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
@@ -17,7 +17,7 @@ $(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/includ
 
 $(FIOR_SO).$(FIOR_SOVER): $(FIOR_OBJS) $(FIOR_MAP)
 	$(CC) -shared -Wl,-soname,libfioreport.so.$(FIOR_SOVER) -Wl,--version-script=$(FIOR_MAP) $(LDFLAGS_BASE) \
-	  -o $@ $(FIOR_OBJS) $(JSONC_LIBS) -lm
+	  -o $@ $(FIOR_OBJS) $(YAJL_LIBS) -lm
 $(FIOR_SO): $(FIOR_SO).$(FIOR_SOVER)
 	ln -sf libfioreport.so.$(FIOR_SOVER) $@
 $(FIOR_A): $(FIOR_OBJS)

@@ -195,6 +195,8 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
 
     if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
         return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
+    if (j->defect && !j->bucketed) /* a bucketed job's defect is told with its histogram below */
+        return say(o, FIOR_UNKNOWN, "%s", j->defect);
     if (j->error)
         return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
     if (j->bucketed)

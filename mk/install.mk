@@ -13,9 +13,9 @@ FIOR_PC    := $(BUILD)/fioreport.pc
 MAN_PAGES  := man/etcd-fio.1 man/libfioreport.3 man/etcdwal.7
 
 # The .pc is generated so that it names the real PREFIX (and the header's version, FIOR_VERSION in
-# libreport/rules.mk) (not the DESTDIR staging path). json-c only goes
-# into Libs.private: fioreport.h exposes no json-c type, so shared-library users need neither its headers
-# nor its .pc, while static links (pkg-config --static) still get -ljson-c.
+# libreport/rules.mk) (not the DESTDIR staging path). yajl only goes into Requires.private: fioreport.h
+# exposes no yajl type, so shared-library users need neither its headers nor its .pc, while static links
+# (pkg-config --static) still get -lyajl.
 $(FIOR_PC): mk/install.mk $(FIOR_HEADER)
 	@mkdir -p $(dir $@)
 	{ echo 'prefix=$(PREFIX)'; \
@@ -28,7 +28,8 @@ $(FIOR_PC): mk/install.mk $(FIOR_HEADER)
 	  echo 'Version: $(FIOR_VERSION)'; \
 	  echo 'Cflags: -I$${includedir}'; \
 	  echo 'Libs: -L$${libdir} -lfioreport'; \
-	  echo 'Libs.private: -ljson-c -lm'; \
+	  echo 'Requires.private: yajl'; \
+	  echo 'Libs.private: -lm'; \
 	} > $@.tmp && mv $@.tmp $@
 
 ALL_TARGETS += $(FIOR_PC)

@@ -63,11 +63,11 @@ case "$flags" in *"-I$D$P/include"*"-L$D$P/lib"*-lfioreport*) ok "pkg-config fla
 flags2=$(pkg-config --define-variable=prefix="$D$P" --cflags --libs fioreport)
 [ "$(echo $flags2)" = "$(echo $flags)" ] || fail "--define-variable=prefix gives '$flags2', sysroot gave '$flags'"
 static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs fioreport)
-case "$static" in *-ljson-c*) ;; *) fail "static link flags lack json-c: $static" ;; esac
+case "$static" in *-lyajl*) ;; *) fail "static link flags lack yajl: $static" ;; esac
 
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $flags -o "$tmp/embed" || fail "embed.c does not build against the install"
-# static: the same pc file, with the archive picked by name (-l:) and json-c from Libs.private
+# static: the same pc file, with the archive picked by name (-l:) and yajl from Requires.private
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $(echo "$static" | sed 's/-lfioreport/-l:libfioreport.a/') \
   $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags fioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"

@@ -8,7 +8,7 @@ TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(YAJL_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
 
 UNIT_TESTS  += $(TEST_BINS)
 INTEG_TESTS += $(sort $(wildcard tests/it_*.sh))

@@ -18,6 +18,6 @@ $(TOOLS_A): $(TOOLS_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(ETCD_FIO_BIN): $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
+	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(YAJL_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
 
 ALL_TARGETS += $(ETCD_FIO_BIN)

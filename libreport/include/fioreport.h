@@ -139,7 +139,9 @@ typedef struct fior_job {
     size_t      nbuckets;
     const fior_bucket *buckets;    /* ascending by le_ns, cumulative; the last one is +Inf */
     const char *defect;            /* why the reader could not make this job judgeable (e.g. "no le=\"+Inf\"
-                                    * bucket"), or NULL: the verdict is then UNKNOWN with this reason */
+                                    * bucket"; JSON that contradicts itself about the job: a key given twice,
+                                    * "error" or "N" missing, percentiles going down, named with its byte),
+                                    * or NULL: the verdict is then UNKNOWN with this reason */
     const char *etcd_member;       /* scrape: etcd_server_id's server_id label, or NULL */
     double      process_start_s;   /* scrape: process_start_time_seconds, 0 when absent */
     int         window;            /* 1: the buckets are the difference of two scrapes (fior_report_window) */
@@ -147,6 +149,12 @@ typedef struct fior_job {
                                     * FIOR_UNKNOWN when its final PASS/FAIL line is missing; else -1 */
     const char *summary;           /* etcdctl check perf: "throughput 974 writes/s, slowest request 468 ms,
                                     * stddev 28.2 ms" (the failing checks marked), or NULL */
+
+    /* added for several fio outputs in one input */
+    unsigned    run;               /* which fio run of its input the job comes from, 0-based. Several fio outputs
+                                    * in one input (concatenated files) are separate runs and every run is
+                                    * judged; a --status-interval stream (the same jobs, later timestamps)
+                                    * is one run, read from its last document. */
 } fior_job;
 
 typedef struct fior_report fior_report;
@@ -198,7 +206,9 @@ FIOR_API fior_status fior_bucket_bounds(const fior_bucket *b, size_t n, double p
                                         uint64_t *hi_ns);
 
 /* ---- incremental reading of a --status-interval json/json+ stream (as fio writes it) ----
- * Feed bytes as they arrive; every complete JSON document replaces the stream's current report.
+ * Feed bytes as they arrive (split anywhere); every complete JSON document replaces its run's jobs in the
+ * stream's report, and a document of another fio run (other jobs, a timestamp that does not go up, counters
+ * that went down, another fio start) adds a run: every run stays and is judged (fior_job.run).
  * Stray text lines between documents are skipped. */
 typedef struct fior_stream fior_stream;
 
@@ -206,7 +216,7 @@ FIOR_API fior_stream *fior_stream_new(const char *source);  /* NULL when out of 
 FIOR_API void         fior_stream_free(fior_stream *s);
 FIOR_API fior_status  fior_stream_feed(fior_stream *s, const char *buf, size_t len);
 FIOR_API unsigned long fior_stream_documents(const fior_stream *s);  /* complete documents seen */
-/* The latest complete document, or NULL. Owned by the stream. It dies at the next complete document: the
+/* Every run's latest complete document, or NULL before the first. Owned by the stream. It dies at the next complete document: the
  * pointer (and every fior_job in it) is valid only until the next fior_stream_feed() call that completes
  * a document (fior_stream_documents() grows), or fior_stream_free(). A fior_result made from it with
  * fior_judge() does not refer to it and may outlive it. */

@@ -1,0 +1,72 @@
+/* json_doc.h — between json_stream.c (finds fio JSON documents in the input, feeds them to yajl, groups
+ * documents into runs) and fmt_json.c (the yajl callbacks that turn one document's events into jobs). */
+#ifndef FIOR_JSON_DOC_H
+#define FIOR_JSON_DOC_H
+
+#include <yajl/yajl_parse.h>
+
+#include "internal.h"
+
+/* The objects whose keys are read; every other value is skipped as it goes by. */
+enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_WRITE, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS };
+
+#define JDOC_DEPTH 8  /* root > jobs[] > job > sync > lat_ns > percentile is the deepest path read */
+
+typedef struct jframe {
+    int         kind;
+    int         key;           /* the key whose value comes next (K_*), K_NONE to skip it */
+    uint64_t    seen;          /* keys met in this object (bit K_*): a second one is a contradiction */
+    const char *name;          /* for messages: "sync", "lat_ns", … */
+    const char *array_name;    /* F_JOBS: "jobs" or "client_stats" */
+    size_t      count;         /* F_JOBS: elements started so far */
+    size_t      off;           /* F_LAT: byte of its first key */
+    int         client_stats;  /* F_JOBS of client_stats */
+    int         global;        /* F_OPTS of "global options" */
+    double      pkey;          /* F_PCT: the percentile of the value that comes next */
+    uint64_t    bkey;          /* F_BINS: the bin of the value that comes next */
+} jframe;
+
+/* What a job's options say, kept until the document ends ("global options" may come after the jobs). */
+typedef struct jjob {
+    signed char fdatasync, fsync, gtod;  /* -1 not given, 0, 1 */
+    int         own_ioengine, own_etcd_mode, wrote, has_opts;
+    size_t      off, pct_off, bins_off;  /* bytes, for messages */
+} jjob;
+
+typedef struct jdoc {
+    fior_report *out;          /* jobs of this document */
+    const char  *source;
+    size_t       doc_off;      /* 1-based byte of the document's '{' */
+    /* where yajl is reading, for byte offsets */
+    const char  *chunk;
+    size_t       chunk_len, chunk_abs; /* chunk_abs: 0-based offset of chunk[0] in the input */
+    size_t       num_tail;     /* number characters at the chunk's start (a token split across chunks) */
+    size_t       last_off;     /* 1-based byte of the last token whose position is known */
+    fior_status  failed;       /* first error (message in out->err); the rest of the document is skipped */
+    int          done;         /* the document's closing '}' was read */
+    int          depth;        /* -1 before the document's '{' */
+    unsigned     skip;         /* nesting depth inside a skipped value */
+    jframe       st[JDOC_DEPTH];
+    int          has_jobs, in_job;
+    fior__jobb   b;            /* the job being read */
+    jjob         x;
+    fior__jobb   held;         /* a client_stats "All clients" entry, until we know it was the last */
+    jjob         held_x;
+    int          held_valid;
+    jjob        *aux;          /* x of every job in out, by index */
+    size_t       naux, auxcap;
+    jjob         gx;           /* global options */
+    const char  *g_ioengine, *g_etcd_mode, *fio_version;
+    uint64_t     ts_ms;        /* "timestamp_ms", else "timestamp" × 1000 */
+    int          ts_known, ts_has_ms;
+    char         doc_doubt[192]; /* a contradiction in the document's own keys: every job gets it */
+} jdoc;
+
+extern const yajl_callbacks fior__jdoc_callbacks;
+
+/* d must be zeroed before its first use. begin clears `out` and starts a document at byte doc_off. */
+void        fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off);
+fior_status fior__jdoc_end(jdoc *d);  /* after the closing '}': applies global options, checks */
+void        fior__jdoc_free(jdoc *d);
+
+#endif

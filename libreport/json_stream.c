@@ -1,0 +1,316 @@
+/* json_stream.c — finds fio JSON documents in any input (a document starts at a line whose first non-blank
+ * byte is '{'; stray "fio: …" lines and the normal half of normal,json output lie between them), feeds each
+ * to yajl's event parser chunk by chunk (fmt_json.c turns the events into jobs), and groups the documents
+ * into runs: one fio run's --status-interval documents (the same jobs, timestamps going up) are one run,
+ * judged by its last document; any other document starts a new run, and every run is kept and judged.
+ * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_stream_* API,
+ * so where an input is split never changes what is read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_doc.h"
+
+struct fior_stream {
+    char          *source;
+    fior_report   *rep;       /* the finished runs, then the current run's latest document */
+    size_t         ndone;     /* jobs of finished runs at the front of rep */
+    unsigned       run;       /* index of the current run */
+    int            have_cur;
+    uint64_t       cur_ts;
+    int            cur_ts_known, cur_ts_ms;
+    fior_report   *doc;       /* the document being read */
+    fior_report   *err;       /* message of this feed's first error */
+    fior_status    first_st;  /* the input's first error (whole-input use), message in first_err */
+    char           first_err[FIOR__ERRLEN];
+    jdoc           d;
+    yajl_handle    h;
+    int            in_doc, bol, text_jobs;
+    unsigned       hdr_match;
+    size_t         pos, doc_start;
+    unsigned long  docs;
+};
+
+/* fio's normal output beside the JSON (normal,json) shows as job headers outside every document */
+static const char HDR[] = ": (groupid=";
+
+/* ---- runs ---- */
+
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A --status-interval document repeats the same jobs, in the same order, a little later. */
+static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
+{
+    if (!s->have_cur || s->rep->njobs - s->ndone != doc->njobs)
+        return 0;
+    for (size_t i = 0; i < doc->njobs; i++) {
+        const fior_job *a = &s->rep->jobs[s->ndone + i], *b = &doc->jobs[i];
+        if (!same_str(a->name, b->name) || !same_str(a->host, b->host) || a->group != b->group ||
+            a->port != b->port)
+            return 0;
+    }
+    int known = d->ts_has_ms || d->ts_known;
+    if (!known || !s->cur_ts_known)
+        return 0;
+    /* to the millisecond (fio ≥ 3.?'s timestamp_ms) the next document is strictly later; client/server
+     * output only has whole seconds, where two status documents may share one */
+    if (d->ts_has_ms && s->cur_ts_ms)
+        return d->ts_ms > s->cur_ts;
+    return d->ts_ms >= s->cur_ts;
+}
+
+static fior_status commit_doc(fior_stream *s)
+{
+    jdoc *d = &s->d;
+    fior_report *doc = s->doc;
+    if (same_run(s, d, doc)) {
+        fior__report_truncate(s->rep, s->ndone);
+    } else if (s->have_cur) {
+        s->ndone = s->rep->njobs;
+        s->run++;
+    }
+    for (size_t i = 0; i < doc->njobs; i++)
+        doc->jobs[i].run = s->run;
+    if (fior__report_move(s->rep, doc)) {
+        fior__report_clear(doc);
+        fior__seterr(s->err, "%s: out of memory", s->source);
+        return FIOR_E_NOMEM;
+    }
+    s->have_cur = 1;
+    s->cur_ts = d->ts_ms;
+    s->cur_ts_known = d->ts_has_ms || d->ts_known;
+    s->cur_ts_ms = d->ts_has_ms;
+    s->docs++;
+    return FIOR_OK;
+}
+
+/* ---- the scanner ---- */
+
+static void set_first(fior_stream *s, fior_status *first, fior_status st)
+{
+    if (*first == FIOR_OK)
+        *first = st;
+    if (s->first_st == FIOR_OK) {
+        s->first_st = st;
+        memcpy(s->first_err, s->err->err, sizeof s->first_err);
+    }
+}
+
+/* yajl's messages end in a newline: one line, without its "parse error: " prefix */
+static void yajl_msg(yajl_handle h, char *out, size_t n)
+{
+    unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+    const char *p = m ? (const char *)m : "syntax error";
+    if (!strncmp(p, "parse error: ", 13))
+        p += 13;
+    else if (!strncmp(p, "lexical error: ", 15))
+        p += 15;
+    snprintf(out, n, "%s", p);
+    for (char *c = out; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    size_t l = strlen(out);
+    while (l && out[l - 1] == ' ')
+        out[--l] = '\0';
+    if (m)
+        yajl_free_error(h, m);
+}
+
+static int num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+static void doc_close(fior_stream *s)
+{
+    if (s->h)
+        yajl_free(s->h);
+    s->h = NULL;
+    s->in_doc = 0;
+}
+
+/* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
+ * the next line that starts a document, and the chunk's first error status is returned. */
+static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
+{
+    fior_status first = FIOR_OK;
+    size_t i = 0;
+    while (i < len) {
+        if (!s->in_doc) {
+            char ch = buf[i];
+            if (ch == HDR[s->hdr_match]) {
+                if (++s->hdr_match == sizeof HDR - 1) {
+                    s->text_jobs = 1;
+                    s->hdr_match = 0;
+                }
+            } else {
+                s->hdr_match = ch == HDR[0];
+            }
+            if (ch == '\n') {
+                s->bol = 1;
+            } else if (s->bol && ch == '{') {
+                s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
+                if (!s->h) {
+                    fior__seterr(s->err, "%s: out of memory", s->source);
+                    set_first(s, &first, FIOR_E_NOMEM);
+                    return first;
+                }
+                yajl_config(s->h, yajl_dont_validate_strings, 1);  /* as fio writes them, any bytes */
+                s->in_doc = 1;
+                s->hdr_match = 0;
+                s->doc_start = s->pos + i;
+                fior__jdoc_begin(&s->d, s->doc, s->source, s->doc_start + 1);
+                continue;
+            } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+                s->bol = 0;
+            }
+            i++;
+            continue;
+        }
+        jdoc *d = &s->d;
+        d->chunk = buf + i;
+        d->chunk_len = len - i;
+        d->chunk_abs = s->pos + i;
+        d->num_tail = 0;
+        while (d->num_tail < 64 && i + d->num_tail < len && num_char(buf[i + d->num_tail]))
+            d->num_tail++;
+        yajl_status ys = yajl_parse(s->h, (const unsigned char *)buf + i, len - i);
+        if (ys == yajl_status_ok) {
+            i = len;
+            continue;
+        }
+        size_t used = yajl_get_bytes_consumed(s->h);
+        if (used > len - i)
+            used = len - i;
+        if (ys == yajl_status_client_canceled && d->done) {
+            i += used;
+            doc_close(s);
+            s->bol = 1;  /* "}{" back to back still starts a new document */
+            fior_status st = fior__jdoc_end(d);
+            if (st == FIOR_OK)
+                st = commit_doc(s);
+            else
+                memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+            fior__report_clear(s->doc);
+            if (st != FIOR_OK)
+                set_first(s, &first, st);
+            if (st == FIOR_E_NOMEM)
+                return first;
+            continue;
+        }
+        char msg[160];
+        yajl_msg(s->h, msg, sizeof msg);
+        fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
+                     s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
+        set_first(s, &first, FIOR_E_PARSE);
+        doc_close(s);
+        fior__report_clear(s->doc);
+        s->bol = 0;
+        i += used ? used : 1;
+    }
+    s->pos += len;
+    return first;
+}
+
+/* ---- the public stream ---- */
+
+fior_stream *fior_stream_new(const char *source)
+{
+    fior_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->source = strdup(source ? source : "(stream)");
+    s->rep = fior_report_new();
+    s->doc = fior_report_new();
+    s->err = fior_report_new();
+    if (!s->source || !s->rep || !s->doc || !s->err) {
+        fior_stream_free(s);
+        return NULL;
+    }
+    s->bol = 1;
+    return s;
+}
+
+void fior_stream_free(fior_stream *s)
+{
+    if (!s)
+        return;
+    doc_close(s);
+    fior__jdoc_free(&s->d);
+    fior_report_free(s->rep);
+    fior_report_free(s->doc);
+    fior_report_free(s->err);
+    free(s->source);
+    free(s);
+}
+
+fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
+{
+    if (!s || (!buf && len))
+        return FIOR_E_INVAL;
+    s->err->err[0] = '\0';
+    return scan_feed(s, buf, len);
+}
+
+unsigned long fior_stream_documents(const fior_stream *s)
+{
+    return s ? s->docs : 0;
+}
+
+const fior_report *fior_stream_report(const fior_stream *s)
+{
+    return s && s->docs ? s->rep : NULL;
+}
+
+const char *fior_stream_error(const fior_stream *s)
+{
+    return s ? s->err->err : "no stream";
+}
+
+/* ---- whole inputs ---- */
+
+fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
+{
+    fior_status st = s->first_st;
+    if (st != FIOR_OK) {
+        memcpy(into->err, s->first_err, sizeof into->err);
+    } else if (s->in_doc) {
+        fior__seterr(into, "%s: byte %zu: expected the rest of the JSON document starting at byte %zu "
+                     "(input cut short)", s->source, s->pos + 1, s->doc_start + 1);
+        st = FIOR_E_PARSE;
+    } else if (!s->docs) {
+        fior__seterr(into, "%s:1: expected a fio JSON document", s->source);
+        st = FIOR_E_FORMAT;
+    } else if (fior__report_move(into, s->rep)) {
+        fior__seterr(into, "%s: out of memory", s->source);
+        st = FIOR_E_NOMEM;
+    }
+    if (st != FIOR_OK)
+        fior__report_clear(into);
+    if (text_jobs)
+        *text_jobs = st == FIOR_OK && s->text_jobs;
+    if (ndocs)
+        *ndocs = s->docs;
+    return st;
+}
+
+fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len, int *text_jobs,
+                             unsigned long *ndocs)
+{
+    fior_stream *s = fior_stream_new(source);
+    if (!s) {
+        fior__seterr(r, "%s: out of memory", source);
+        if (text_jobs)
+            *text_jobs = 0;
+        if (ndocs)
+            *ndocs = 0;
+        return FIOR_E_NOMEM;
+    }
+    scan_feed(s, buf, len);
+    fior_status st = fior__stream_finish(s, r, text_jobs, ndocs);
+    fior_stream_free(s);
+    return st;
+}
