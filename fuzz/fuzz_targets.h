@@ -128,6 +128,8 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
             for (size_t k = 0; job->bucketed && k < job->nbuckets && !read; k++)
                 read = job->buckets[k].le_ns == jd->value_ns;
             FZ_ASSERT(read);
+            /* nor when the input contradicts itself about the job */
+            FZ_ASSERT(job->defect == NULL);
             passed++;
         } else if (jd->verdict == FIOR_FAIL) {
             failed++;

@@ -22,7 +22,7 @@ enum {
     /* document */
     K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS, K_CLIENT_STATS,
     /* job */
-    K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS, K_WRITE, K_SYNC,
+    K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS, K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME,
     /* write */
     K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS,
     /* sync, lat_ns, clat_ns */
@@ -34,7 +34,7 @@ enum {
 
 static const char *const key_name[K__COUNT] = {
     "", "fio version", "timestamp", "timestamp_ms", "global options", "jobs", "client_stats",
-    "jobname", "groupid", "error", "hostname", "port", "job options", "write", "sync",
+    "jobname", "groupid", "error", "hostname", "port", "job options", "write", "sync", "elapsed", "job_runtime",
     "iops", "bw_bytes", "total_ios", "clat_ns",
     "lat_ns", "N", "min", "max", "mean", "stddev", "percentile", "bins",
     "ioengine", "etcd_mode", "fdatasync", "fsync", "gtod_reduce",
@@ -43,7 +43,7 @@ static const char *const key_name[K__COUNT] = {
 static const unsigned char keys_root[] = {K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS,
                                           K_CLIENT_STATS, 0};
 static const unsigned char keys_job[] = {K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS,
-                                         K_WRITE, K_SYNC, 0};
+                                         K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME, 0};
 static const unsigned char keys_write[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, 0};
 static const unsigned char keys_clat[] = {K_MEAN, 0};
 static const unsigned char keys_sync[] = {K_LAT_NS, 0};
@@ -68,19 +68,37 @@ static int key_id(int kind, const unsigned char *k, size_t n)
 
 /* ---- positions and messages ---- */
 
-/* 1-based offset of a token whose text yajl hands over at p (n bytes): exact when p points into the chunk
- * being parsed; a token split across two chunks was reassembled by yajl, and only its end is in the chunk.
- * Strings with escapes are decoded into yajl's buffer: then the last exact position is the best we know. */
-static size_t tok_off(jdoc *d, const void *pv, size_t n)
+/* 1-based offset of a token whose text yajl hands over at p (n bytes; for a string, its content after the
+ * quote). Exact when p points into the chunk being parsed. yajl hands the first token of every chunk over
+ * from its own buffer (it may have begun in the chunk before): then where it ends in this chunk tells
+ * where it began. Strings with escapes are decoded into yajl's buffer too: the last exact position is the
+ * best known then. */
+static size_t tok_off(jdoc *d, const void *pv, size_t n, int is_str)
 {
     const char *p = pv;
     if (p >= d->chunk && p <= d->chunk + d->chunk_len) {
         d->last_off = d->chunk_abs + (size_t)(p - d->chunk) + 1;
-    } else if (d->num_tail) {
-        size_t tail = d->num_tail < n ? d->num_tail : n;
-        d->last_off = d->chunk_abs + tail - n + 1;
+    } else if (d->first_tok) {
+        const char *c = d->chunk;
+        size_t w = 0, len = d->chunk_len;
+        while (w < len && (c[w] == ' ' || c[w] == '\t' || c[w] == '\n' || c[w] == '\r'))
+            w++;
+        if (w > 0 || (is_str && len && c[0] == '"')) {  /* the token begins in this chunk */
+            d->last_off = d->chunk_abs + w + 1 + (is_str ? 1 : 0);
+        } else {  /* its tail opens the chunk */
+            size_t m = 0;
+            if (is_str)
+                while (m < len && m < 4096 && c[m] != '"' && c[m] != '\\')
+                    m++;
+            else
+                while (m < len && m < 64 && ((c[m] >= '0' && c[m] <= '9') || c[m] == '.' || c[m] == 'e' ||
+                                             c[m] == 'E' || c[m] == '+' || c[m] == '-'))
+                    m++;
+            if (m <= n && (!is_str || (m < len && c[m] == '"')))
+                d->last_off = d->chunk_abs + m - n + 1;
+        }
     }
-    d->num_tail = 0;
+    d->first_tok = 0;
     return d->last_off;
 }
 
@@ -498,7 +516,7 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
     jdoc *d = D;
     if (d->skip || d->failed)
         return 1;
-    size_t off = tok_off(d, k, n);
+    size_t off = tok_off(d, k, n, 1);
     jframe *f = top(d);
     if (f->kind == F_PCT) {
         char tmp[64];
@@ -564,7 +582,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     jframe *f = value_slot(d);
     if (!f)
         return 1;
-    size_t off = tok_off(d, s, n);
+    size_t off = tok_off(d, s, n, 1);
     int k = f->key;
     f->key = K_NONE;
     switch (f->kind) {
@@ -617,7 +635,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
     jframe *f = value_slot(d);
     if (!f)
         return 1;
-    size_t off = tok_off(d, s, n);
+    size_t off = tok_off(d, s, n, 0);
     int k = f->key;
     f->key = K_NONE;
     if (k == K_NONE)
@@ -649,6 +667,11 @@ static int cb_number(void *ctx, const char *s, size_t n)
             j->group = (int)v.u;
         } else if (k == K_PORT && v.is_int && !v.neg && v.u < 65536) {
             j->port = (int)v.u;
+        } else if (k == K_ELAPSED && v.is_int && !v.neg && v.u < 1000000000) {
+            d->x.elapsed_s = v.u;
+            d->x.has_elapsed = 1;
+        } else if (k == K_JOB_RUNTIME && v.is_int && !v.neg) {
+            d->x.runtime_ms = v.u;
         }
         return 1;
     case F_OPTS:
@@ -662,7 +685,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
         else if (k == K_BW_BYTES)
             j->write_bw_bytes = v.d;
         else if (k == K_TOTAL_IOS)
-            d->x.wrote = v.d > 0;
+            d->x.writes = num_u64(&v);
         return 1;
     case F_CLAT:
         if (num_ok(&v))
@@ -827,7 +850,7 @@ fior_status fior__jdoc_end(jdoc *d)
         signed char fs = x->fsync >= 0 ? x->fsync : d->gx.fsync;
         j->latency_untimed = gt == 1;
         /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
-        j->sync_requested = (fds == 1 || fs == 1) && x->wrote;
+        j->sync_requested = (fds == 1 || fs == 1) && x->writes > 0;
     }
     return FIOR_OK;
 }

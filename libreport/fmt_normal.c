@@ -127,6 +127,8 @@ typedef struct nstate {
     size_t       pct_rows, pct_start;
     int          pct_open;     /* last entry ended with ',' */
     int          sync_lines, issued_lines;  /* of the current job: each at most once */
+    unsigned     run;          /* fior_job.run of the jobs being read */
+    size_t       run_first;    /* index in r->jobs of the current run's first job */
 } nstate;
 
 static fior_status nomem(nstate *s)
@@ -241,6 +243,7 @@ static fior_status finish_job(nstate *s)
     }
     /* a --status-interval normal output repeats every job: the later print of the same process wins */
     fior_job *j = &s->job.j;
+    j->run = s->run;
     char *key = NULL;
     if (j->pid >= 0) {
         if (!(key = job_key(j))) {
@@ -302,8 +305,13 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     return FIOR_OK;
 }
 
+static fior_status new_run(nstate *s);
+
 static fior_status desc_line(nstate *s, const char *line, const char *mark)
 {
+    fior_status st = new_run(s);
+    if (st != FIOR_OK)
+        return st;
     const char *e = find_key(mark, "ioengine");
     s->fio_seen = 1;
     if (!e)
@@ -487,6 +495,9 @@ static fior_status one_line(nstate *s)
             return desc_line(s, line, mark);
     }
     if (starts(p, "fio-") && p[4] >= '0' && p[4] <= '9' && !strpbrk(p, " \t")) {
+        fior_status st = new_run(s);
+        if (st != FIOR_OK)
+            return st;
         free(s->version);
         s->version = strdup(p);
         s->fio_seen = 1;
@@ -561,6 +572,37 @@ static fior_status finish_input(nstate *s)
     return FIOR_OK;
 }
 
+static void descs_free(nstate *s)
+{
+    for (size_t d = 0; d < s->ndescs; d++) {
+        free(s->descs[d].name);
+        free(s->descs[d].ioengine);
+    }
+    s->ndescs = 0;
+    kidx_free(&s->didx);
+    memset(&s->didx, 0, sizeof s->didx);
+}
+
+/* Job descriptions or fio's version banner after job results: another fio run's output starts (files
+ * concatenated). The finished run's jobs get its version and engines now, and the same job name and pid
+ * in the new run is a new job to judge, not a later status print of the old one. */
+static fior_status new_run(nstate *s)
+{
+    fior_status st = finish_job(s);
+    if (st != FIOR_OK || s->r->njobs == s->run_first)
+        return st;
+    if ((st = finish_input(s)) != FIOR_OK)
+        return st;
+    kidx_free(&s->jidx);
+    memset(&s->jidx, 0, sizeof s->jidx);
+    descs_free(s);
+    free(s->version);
+    s->version = NULL;
+    s->run++;
+    s->run_first = s->r->njobs;
+    return FIOR_OK;
+}
+
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len)
 {
     nstate s;
@@ -598,12 +640,8 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     if (st == FIOR_OK)
         st = finish_input(&s);
     fior__job_clear(&s.job);
-    for (size_t d = 0; d < s.ndescs; d++) {
-        free(s.descs[d].name);
-        free(s.descs[d].ioengine);
-    }
+    descs_free(&s);
     free(s.descs);
-    kidx_free(&s.didx);
     kidx_free(&s.jidx);
     free(s.line);
     free(s.version);

@@ -29,7 +29,9 @@ typedef struct jframe {
 /* What a job's options say, kept until the document ends ("global options" may come after the jobs). */
 typedef struct jjob {
     signed char fdatasync, fsync, gtod;  /* -1 not given, 0, 1 */
-    int         own_ioengine, own_etcd_mode, wrote, has_opts;
+    int         own_ioengine, own_etcd_mode, has_opts, has_elapsed;
+    uint64_t    writes;                  /* write "total_ios" */
+    uint64_t    elapsed_s, runtime_ms;   /* "elapsed" (s since fio started), "job_runtime": see same_run() */
     size_t      off, pct_off, bins_off;  /* bytes, for messages */
 } jjob;
 
@@ -40,7 +42,7 @@ typedef struct jdoc {
     /* where yajl is reading, for byte offsets */
     const char  *chunk;
     size_t       chunk_len, chunk_abs; /* chunk_abs: 0-based offset of chunk[0] in the input */
-    size_t       num_tail;     /* number characters at the chunk's start (a token split across chunks) */
+    int          first_tok;    /* no token of this chunk handed over yet (see tok_off) */
     size_t       last_off;     /* 1-based byte of the last token whose position is known */
     fior_status  failed;       /* first error (message in out->err); the rest of the document is skipped */
     int          done;         /* the document's closing '}' was read */

@@ -1,8 +1,9 @@
 /* json_stream.c — finds fio JSON documents in any input (a document starts at a line whose first non-blank
  * byte is '{'; stray "fio: …" lines and the normal half of normal,json output lie between them), feeds each
  * to yajl's event parser chunk by chunk (fmt_json.c turns the events into jobs), and groups the documents
- * into runs: one fio run's --status-interval documents (the same jobs, timestamps going up) are one run,
- * judged by its last document; any other document starts a new run, and every run is kept and judged.
+ * into runs: one fio run's --status-interval documents (the same jobs, later timestamps, counters that only
+ * grow, the same fio start) are one run, judged by its last document; any other document starts a new
+ * run, and every run is kept and judged (a later run never hides an earlier one).
  * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_stream_* API,
  * so where an input is split never changes what is read. */
 #include <stdio.h>
@@ -19,6 +20,8 @@ struct fior_stream {
     int            have_cur;
     uint64_t       cur_ts;
     int            cur_ts_known, cur_ts_ms;
+    jjob          *cur_x;     /* what the current run's latest document said of its jobs (d.aux) */
+    size_t         cur_xcap;
     fior_report   *doc;       /* the document being read */
     fior_report   *err;       /* message of this feed's first error */
     fior_status    first_st;  /* the input's first error (whole-input use), message in first_err */
@@ -41,25 +44,46 @@ static int same_str(const char *a, const char *b)
     return a == b || (a && b && !strcmp(a, b));
 }
 
-/* A --status-interval document repeats the same jobs, in the same order, a little later. */
+/* A --status-interval document repeats the same jobs, in the same order, a little later, with counters
+ * that only grow. Two separate runs of one job file look much the same, so all of this must hold, and a
+ * doubt splits (judging an interim document on its own can only cost a PASS, never make one):
+ * - the same jobs (name, group, host, port), and a later timestamp: to the millisecond (timestamp_ms)
+ *   strictly later; client/server output has whole seconds only, where two documents may share one;
+ * - per job, I/O counts (write total_ios + sync N) and job_runtime never go down, and their sum goes up
+ *   (a run that did no I/O in between is split: harmless, see above);
+ * - the same fio process: timestamp − "elapsed" (seconds since fio started, rounded up, eta.c) is fio's
+ *   start, so two documents of one run agree on it to within a second. */
 static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
 {
-    if (!s->have_cur || s->rep->njobs - s->ndone != doc->njobs)
+    if (!s->have_cur || s->rep->njobs - s->ndone != doc->njobs || d->naux != doc->njobs)
         return 0;
-    for (size_t i = 0; i < doc->njobs; i++) {
-        const fior_job *a = &s->rep->jobs[s->ndone + i], *b = &doc->jobs[i];
-        if (!same_str(a->name, b->name) || !same_str(a->host, b->host) || a->group != b->group ||
-            a->port != b->port)
-            return 0;
-    }
     int known = d->ts_has_ms || d->ts_known;
     if (!known || !s->cur_ts_known)
         return 0;
-    /* to the millisecond (fio ≥ 3.?'s timestamp_ms) the next document is strictly later; client/server
-     * output only has whole seconds, where two status documents may share one */
-    if (d->ts_has_ms && s->cur_ts_ms)
-        return d->ts_ms > s->cur_ts;
-    return d->ts_ms >= s->cur_ts;
+    int ms = d->ts_has_ms && s->cur_ts_ms;
+    if (ms ? d->ts_ms <= s->cur_ts : d->ts_ms < s->cur_ts)
+        return 0;
+    uint64_t before = 0, after = 0;
+    for (size_t i = 0; i < doc->njobs; i++) {
+        const fior_job *a = &s->rep->jobs[s->ndone + i], *b = &doc->jobs[i];
+        const jjob *xa = &s->cur_x[i], *xb = &d->aux[i];
+        if (!same_str(a->name, b->name) || !same_str(a->host, b->host) || a->group != b->group ||
+            a->port != b->port)
+            return 0;
+        uint64_t ia = xa->writes + a->samples, ib = xb->writes + b->samples;
+        if (ib < ia || xb->runtime_ms < xa->runtime_ms)
+            return 0;
+        before += ia;
+        after += ib;
+        if (xa->has_elapsed && xb->has_elapsed) {
+            int64_t ga = (int64_t)s->cur_ts - (int64_t)xa->elapsed_s * 1000;
+            int64_t gb = (int64_t)d->ts_ms - (int64_t)xb->elapsed_s * 1000;
+            int64_t slack = ms ? 1000 : 2000;
+            if (ga - gb >= slack || gb - ga >= slack)
+                return 0;
+        }
+    }
+    return after > before;
 }
 
 static fior_status commit_doc(fior_stream *s)
@@ -79,6 +103,14 @@ static fior_status commit_doc(fior_stream *s)
         fior__seterr(s->err, "%s: out of memory", s->source);
         return FIOR_E_NOMEM;
     }
+    jjob *x = fior__grow(s->cur_x, &s->cur_xcap, d->naux ? d->naux - 1 : 0, sizeof *x, 8);
+    if (!x) {
+        fior__seterr(s->err, "%s: out of memory", s->source);
+        return FIOR_E_NOMEM;
+    }
+    s->cur_x = x;
+    if (d->naux)
+        memcpy(x, d->aux, d->naux * sizeof *x);
     s->have_cur = 1;
     s->cur_ts = d->ts_ms;
     s->cur_ts_known = d->ts_has_ms || d->ts_known;
@@ -117,11 +149,6 @@ static void yajl_msg(yajl_handle h, char *out, size_t n)
         out[--l] = '\0';
     if (m)
         yajl_free_error(h, m);
-}
-
-static int num_char(char c)
-{
-    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }
 
 static void doc_close(fior_stream *s)
@@ -174,9 +201,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
         d->chunk = buf + i;
         d->chunk_len = len - i;
         d->chunk_abs = s->pos + i;
-        d->num_tail = 0;
-        while (d->num_tail < 64 && i + d->num_tail < len && num_char(buf[i + d->num_tail]))
-            d->num_tail++;
+        d->first_tok = 1;
         yajl_status ys = yajl_parse(s->h, (const unsigned char *)buf + i, len - i);
         if (ys == yajl_status_ok) {
             i = len;
@@ -240,6 +265,7 @@ void fior_stream_free(fior_stream *s)
         return;
     doc_close(s);
     fior__jdoc_free(&s->d);
+    free(s->cur_x);
     fior_report_free(s->rep);
     fior_report_free(s->doc);
     fior_report_free(s->err);
