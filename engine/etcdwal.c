@@ -334,6 +334,10 @@ static int etcdwal_init(struct thread_data *td)
             .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
             .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
             .dir_label = c->pd.path,
+            /* fio queues the sync right after every write here, before it touches that write's buffer
+             * again (io_u.c get_io_u: a sync io_u is neither refilled nor scrambled), so the Save's writev
+             * may take the payload from fio's buffer; etcdwal_close_file copies a payload still lent */
+            .lend_payload = td->o.fdatasync_blocks == 1 || td->o.fsync_blocks == 1,
         };
         c->have_wal = 1;
         if (wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err) != 0) {
@@ -406,6 +410,11 @@ static int etcdwal_open_file(struct thread_data *td, struct fio_file *f)
 
 static int etcdwal_close_file(struct thread_data *td, struct fio_file *f)
 {
+    struct etcdwal_ctx *c = td->io_ops_data;
+    /* fio closes its files before it frees the io_u buffers (backend.c): a payload still lent to the WAL
+     * (a last write without its sync) is copied now */
+    if (c && c->have_wal)
+        wal_take_back(&c->w);
     f->fd = -1;
     return 0;
 }

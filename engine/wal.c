@@ -49,46 +49,79 @@ static void retarget(wal *w, int fd, uint64_t off)
     w->pw_base_out = w->pw.bytes_out;
 }
 
-/* encoder.encode: CRC over the data, marshal into the one buffer, then the length field and the padded
- * record as two page-writer writes, as etcd does. */
-static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, char *err,
+/* encoder.encode: CRC over the data, then the length field and the padded record into the page writer.
+ * etcd marshals the record into its own buffer and hands the length field and the record to the page
+ * writer in two writes; while both fit under the watermark those are two copies into the page buffer, so
+ * the frame is built in place there instead (pw_reserve), and with lend the payload is not copied at all
+ * (pw_lend: the Save's flush writes it from the caller's buffer with the same single system call). A frame
+ * that would pass the watermark goes the way etcd's does: marshal, then two writes through the flush rule. */
+static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, int lend, char *err,
                   size_t errlen)
 {
+    static const unsigned char zeros[8];
     int has_data = type != WAL_REC_CRC;
     if (l1)
         w->crc = crc32c_update(w->crc, d1, l1);
     if (l2)
         w->crc = crc32c_update(w->crc, d2, l2);
-    size_t n = walrec_frame(w->scratch, w->scratch_cap, type, w->crc, has_data, d1, l1, d2, l2);
-    if (!n) {
-        w->failed = 1;
-        snprintf(err, errlen, "etcdwal: record of %zu bytes exceeds the encode buffer", l1 + l2);
-        return -EINVAL;
+    unsigned char head[WALREC_FRAME_HEAD_MAX];
+    unsigned pad;
+    size_t total;
+    size_t hn = walrec_frame_head(head, type, w->crc, has_data, l1 + l2, &pad, &total);
+    if (total <= pw_room(&w->pw)) {
+        unsigned char *p = pw_reserve(&w->pw, lend ? hn + l1 : total);
+        memcpy(p, head, hn);
+        if (l1)
+            memcpy(p + hn, d1, l1);
+        if (lend) {
+            pw_lend(&w->pw, d2, l2); /* fits: total did; an earlier lent payload was copied in first */
+            p = pw_reserve(&w->pw, pad);
+        } else {
+            if (l2)
+                memcpy(p + hn + l1, d2, l2);
+            p += hn + l1 + l2;
+        }
+        memcpy(p, zeros, pad);
+        goto done;
     }
-    int rc = pw_write(&w->pw, w->scratch, 8);
-    if (!rc)
-        rc = pw_write(&w->pw, w->scratch + 8, n - 8);
-    if (rc)
-        return fail(w, rc, err, errlen, "write", w->tail_name);
-    w->unsynced_bytes += n;
+    {
+        size_t n = walrec_frame(w->scratch, w->scratch_cap, type, w->crc, has_data, d1, l1, d2, l2);
+        if (!n) {
+            w->failed = 1;
+            snprintf(err, errlen, "etcdwal: record of %zu bytes exceeds the encode buffer", l1 + l2);
+            return -EINVAL;
+        }
+        int rc = pw_write(&w->pw, w->scratch, 8);
+        if (!rc)
+            rc = pw_write(&w->pw, w->scratch + 8, n - 8);
+        if (rc)
+            return fail(w, rc, err, errlen, "write", w->tail_name);
+    }
+done:
+    w->unsynced_bytes += total;
     w->st.records++;
     return 0;
+}
+
+void wal_take_back(wal *w)
+{
+    pw_take_back(&w->pw);
 }
 
 static int save_state(wal *w, char *err, size_t errlen)
 {
     unsigned char hs[WALREC_HEAD_MAX];
     size_t n = walrec_hardstate(hs, w->term, w->vote, w->last_index);
-    return encode(w, WAL_REC_STATE, hs, n, NULL, 0, err, errlen);
+    return encode(w, WAL_REC_STATE, hs, n, NULL, 0, 0, err, errlen);
 }
 
 static int save_crc_meta(wal *w, char *err, size_t errlen)
 {
     unsigned char md[WALREC_HEAD_MAX];
-    int rc = encode(w, WAL_REC_CRC, NULL, 0, NULL, 0, err, errlen);
+    int rc = encode(w, WAL_REC_CRC, NULL, 0, NULL, 0, 0, err, errlen);
     if (!rc) {
         size_t n = walrec_metadata(md, w->cfg.node_id, w->cfg.cluster_id);
-        rc = encode(w, WAL_REC_METADATA, md, n, NULL, 0, err, errlen);
+        rc = encode(w, WAL_REC_METADATA, md, n, NULL, 0, 0, err, errlen);
     }
     return rc;
 }
@@ -162,7 +195,7 @@ int wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errle
 
     unsigned char snap[WALREC_HEAD_MAX];
     size_t sn = walrec_snapshot(snap, 0, 0);
-    if ((rc = save_crc_meta(w, err, errlen)) || (rc = encode(w, WAL_REC_SNAPSHOT, snap, sn, NULL, 0, err, errlen)) ||
+    if ((rc = save_crc_meta(w, err, errlen)) || (rc = encode(w, WAL_REC_SNAPSHOT, snap, sn, NULL, 0, 0, err, errlen)) ||
         (rc = wal_sync(w, err, errlen)))
         return rc;
     w->unsynced_bytes = 0;
@@ -189,7 +222,7 @@ int wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen)
     }
     unsigned char head[WALREC_HEAD_MAX];
     size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, len);
-    int rc = encode(w, WAL_REC_ENTRY, head, hn, data, len, err, errlen);
+    int rc = encode(w, WAL_REC_ENTRY, head, hn, data, len, w->cfg.lend_payload && len > 0, err, errlen);
     if (rc)
         return rc;
     w->last_index++;

@@ -94,15 +94,11 @@ size_t walrec_frame_size(int type, uint32_t crc, int has_data, size_t data_len)
     return 8 + rec + pad;
 }
 
-size_t walrec_frame(uint8_t *out, size_t cap, int type, uint32_t crc, int has_data,
-                    const void *d1, size_t l1, const void *d2, size_t l2)
+size_t walrec_frame_head(uint8_t *out, int type, uint32_t crc, int has_data, size_t dlen, unsigned *pad,
+                         size_t *total)
 {
-    size_t dlen = l1 + l2;
     size_t rec = record_size(type, crc, has_data, dlen);
-    unsigned pad;
-    uint64_t lf = walrec_len_field(rec, &pad);
-    if (8 + rec + pad > cap)
-        return 0;
+    uint64_t lf = walrec_len_field(rec, pad);
     for (int i = 0; i < 8; i++)
         out[i] = (uint8_t)(lf >> (8 * i));
     size_t n = 8;
@@ -111,6 +107,22 @@ size_t walrec_frame(uint8_t *out, size_t cap, int type, uint32_t crc, int has_da
     if (has_data) {
         out[n++] = (3 << 3) | 2;
         n += walrec_put_varint(out + n, dlen);
+    }
+    *total = 8 + rec + *pad;
+    return n;
+}
+
+size_t walrec_frame(uint8_t *out, size_t cap, int type, uint32_t crc, int has_data,
+                    const void *d1, size_t l1, const void *d2, size_t l2)
+{
+    uint8_t head[WALREC_FRAME_HEAD_MAX];
+    unsigned pad;
+    size_t total;
+    size_t n = walrec_frame_head(head, type, crc, has_data, l1 + l2, &pad, &total);
+    if (total > cap)
+        return 0;
+    memcpy(out, head, n);
+    if (has_data) {
         if (l1)
             memcpy(out + n, d1, l1);
         n += l1;

@@ -34,6 +34,12 @@ uint64_t walrec_len_field(uint64_t rec_len, unsigned *pad);
 /* Size of the whole frame (length field + record + pad) for a record whose data is data_len bytes
  * (has_data = 0 for CRC records, which carry no data field). */
 size_t   walrec_frame_size(int type, uint32_t crc, int has_data, size_t data_len);
+/* Longest walrec_frame_head: length field, type and crc keys, data key and length. */
+#define WALREC_FRAME_HEAD_MAX 40
+/* The frame's bytes before the record's data (length field, type, crc, data key and length) for a data of
+ * dlen bytes; *pad gets the zero bytes after the data and *total the whole frame's size. */
+size_t   walrec_frame_head(uint8_t *out, int type, uint32_t crc, int has_data, size_t dlen, unsigned *pad,
+                           size_t *total);
 /* Writes the frame for Record{type, crc, data = d1 ++ d2} into out (cap bytes). Returns the frame size,
  * or 0 if cap is too small. */
 size_t   walrec_frame(uint8_t *out, size_t cap, int type, uint32_t crc, int has_data,

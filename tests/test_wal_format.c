@@ -56,11 +56,12 @@ static void test_crc32c_vectors(void **state)
     assert_int_equal(crc32c_update_table(0, buf, 32), 0x113FDB5Cu);
 }
 
-/* The hardware path and the table walk agree at every length 0..300 and every start alignment, chained. */
+/* The hardware path and the table walk agree at every length 0..300 and every start alignment, chained;
+ * and around the sizes where the three-chain path starts (3 × 168 and 3 × 1344 bytes) and beyond. */
 static void test_crc32c_hw_equals_table(void **state)
 {
     (void)state;
-    unsigned char buf[320];
+    static unsigned char buf[9000];
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (size_t i = 0; i < sizeof buf; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -70,6 +71,13 @@ static void test_crc32c_hw_equals_table(void **state)
         for (size_t len = 0; len + off <= 300; len++) {
             uint32_t seed = (uint32_t)(len * 2654435761u);
             assert_int_equal(crc32c_update(seed, buf + off, len), crc32c_update_table(seed, buf + off, len));
+        }
+    static const size_t big[] = {503, 504, 505, 511, 1007, 1008, 1009, 2300, 2317, 4031, 4032, 4033, 4536, 8064, 8990};
+    for (size_t off = 0; off < 8; off++)
+        for (size_t k = 0; k < sizeof big / sizeof big[0]; k++) {
+            uint32_t seed = (uint32_t)(big[k] * 2654435761u + off);
+            assert_int_equal(crc32c_update(seed, buf + off, big[k]),
+                             crc32c_update_table(seed, buf + off, big[k]));
         }
 }
 
