@@ -3,14 +3,11 @@
 
 #include <string.h>
 
+/* 7 bits per byte: (significant bits + 6) / 7, from one count of leading zeros (this runs several times
+ * per WAL record, bench/overhead.sh) */
 size_t walrec_varint_len(uint64_t v)
 {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
+    return v < 0x80 ? 1 : (size_t)(70 - __builtin_clzll(v)) / 7;
 }
 
 size_t walrec_put_varint(uint8_t *p, uint64_t v)
@@ -99,8 +96,10 @@ size_t walrec_frame_head(uint8_t *out, int type, uint32_t crc, int has_data, siz
 {
     size_t rec = record_size(type, crc, has_data, dlen);
     uint64_t lf = walrec_len_field(rec, pad);
-    for (int i = 0; i < 8; i++)
-        out[i] = (uint8_t)(lf >> (8 * i));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    lf = __builtin_bswap64(lf);
+#endif
+    memcpy(out, &lf, 8); /* little-endian, as etcd's binary.LittleEndian.PutUint64 */
     size_t n = 8;
     n += put_key_varint(out + n, 1, (uint64_t)(int64_t)type);
     n += put_key_varint(out + n, 2, crc);
