@@ -108,10 +108,11 @@ static void result_outlives_report(void **state)
 static void result_outlives_stream_document(void **state)
 {
     (void)state;
-    static const char doc1[] = "{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"a\",\"groupid\":0,"
+    /* two status documents of one fio run: the same job, a later timestamp, the same fio start, more syncs */
+    static const char doc1[] = "{\"fio version\":\"fio-3.33\",\"timestamp_ms\":5000,\"jobs\":[{\"jobname\":\"a\",\"groupid\":0,\"elapsed\":1,"
                                "\"error\":0,\"sync\":{\"lat_ns\":{\"N\":500,\"min\":1,\"max\":3000000,"
                                "\"mean\":1000,\"percentile\":{\"99.000000\":2000000}}}}]}\n";
-    static const char doc2[] = "{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"a\",\"groupid\":0,"
+    static const char doc2[] = "{\"fio version\":\"fio-3.33\",\"timestamp_ms\":6000,\"jobs\":[{\"jobname\":\"a\",\"groupid\":0,\"elapsed\":2,"
                                "\"error\":0,\"sync\":{\"lat_ns\":{\"N\":900,\"min\":1,\"max\":90000000,"
                                "\"mean\":1000,\"percentile\":{\"99.000000\":50000000}}}}]}\n";
     fior_stream *s = fior_stream_new("stream");

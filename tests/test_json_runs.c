@@ -57,23 +57,27 @@ static fior_report *parse(const char *src, const char *buf, size_t len, fior_sta
     return r;
 }
 
-/* Judges every job against a WAL threshold; per[] (may be NULL) gets each job's verdict. */
+/* Judges every job against a WAL threshold; per[] (may be NULL) gets each job's verdict, reason[] (may be
+ * NULL) its reason. */
 static fior_verdict judge_at(const fior_report *r, uint64_t wal_ns, fior_verdict *per, char reason[][256])
 {
-    fior_criteria c;
-    fior_criteria_default(&c);
-    c.wal_threshold_ns = wal_ns;
+    fior_criteria *c = fior_criteria_new();
+    assert_non_null(c);
+    assert_int_equal(fior_criteria_set_threshold(c, FIOR_ROLE_WAL, wal_ns), FIOR_OK);
+    fior_result *res = fior_judge(r, c);
+    assert_non_null(res);
     size_t n = fior_report_njobs(r);
-    fior_judgement *j = calloc(n ? n : 1, sizeof *j);
-    assert_non_null(j);
-    fior_verdict v = fior_judge_report(r, &c, j);
+    assert_int_equal(fior_result_count(res), n);
     for (size_t i = 0; i < n; i++) {
+        const fior_judgement *j = fior_result_job(res, i);
         if (per)
-            per[i] = j[i].verdict;
+            per[i] = j->verdict;
         if (reason)
-            memcpy(reason[i], j[i].reason, sizeof reason[i]);
+            snprintf(reason[i], 256, "%s", j->reason);
     }
-    free(j);
+    fior_verdict v = fior_result_verdict(res);
+    fior_result_free(res);
+    fior_criteria_free(c);
     return v;
 }
 

@@ -319,7 +319,7 @@ static void json_cases(void **state)
     /* after a single entry fio writes no sum: an "All clients" there is a job like any other, and judged */
     r = parse_str("{\"client_stats\": [\n" CLIENT("h1") ALLCLIENTS "]}\n", FIOR_OK);
     assert_int_equal(fior_report_njobs(r), 2);
-    assert_int_equal(fior_judge_report(r, NULL, NULL), FIOR_UNKNOWN);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     fior_report_free(r);
 
     /* deep nesting is refused, not a crash */
