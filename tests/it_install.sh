@@ -61,7 +61,10 @@ echo "pkg-config (sysroot): $flags"
 case "$flags" in *"-I$D$P/include"*"-L$D$P/lib"*-lfioreport*) ok "pkg-config flags point into DESTDIR" ;;
   *) fail "unexpected pkg-config flags: $flags" ;; esac
 flags2=$(pkg-config --define-variable=prefix="$D$P" --cflags --libs fioreport)
-[ "$(echo $flags2)" = "$(echo $flags)" ] || fail "--define-variable=prefix gives '$flags2', sysroot gave '$flags'"
+# yajl's own -I (Requires.private: pkg-config adds its Cflags) is the system's: the sysroot moves it, the
+# prefix does not; our flags must agree
+ours() { for f in $*; do case $f in *yajl*) ;; *) printf '%s ' "$f" ;; esac; done; }
+[ "$(ours $flags2)" = "$(ours $flags)" ] || fail "--define-variable=prefix gives '$flags2', sysroot gave '$flags'"
 static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs fioreport)
 case "$static" in *-lyajl*) ;; *) fail "static link flags lack yajl: $static" ;; esac
 
