@@ -49,10 +49,11 @@ static int same_str(const char *a, const char *b)
  * doubt splits (judging an interim document on its own can only cost a PASS, never make one):
  * - the same jobs (name, group, host, port), and a later timestamp: to the millisecond (timestamp_ms)
  *   strictly later; client/server output has whole seconds only, where two documents may share one;
- * - per job, I/O counts (write total_ios + sync N) and job_runtime never go down, and their sum goes up
- *   (a run that did no I/O in between is split: harmless, see above);
- * - the same fio process: timestamp − "elapsed" (seconds since fio started, rounded up, eta.c) is fio's
- *   start, so two documents of one run agree on it to within a second. */
+ * - per job, I/O counts (write total_ios + sync N) and job_runtime never go down, and one of the two sums
+ *   goes up (a stalled disk does no I/O between two documents, but the jobs' runtime still grows);
+ * - the same fio process: timestamp − "elapsed" (seconds since fio started, rounded up, eta.c; read a
+ *   moment after the timestamp, stat.c) is fio's start, so two documents of one run agree on it to within
+ *   a second, two when the status thread was held up (whole-second timestamps: one more). */
 static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
 {
     if (!s->have_cur || s->rep->njobs - s->ndone != doc->njobs || d->naux != doc->njobs)
@@ -63,7 +64,7 @@ static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
     int ms = d->ts_has_ms && s->cur_ts_ms;
     if (ms ? d->ts_ms <= s->cur_ts : d->ts_ms < s->cur_ts)
         return 0;
-    uint64_t before = 0, after = 0;
+    uint64_t before = 0, after = 0, rt_before = 0, rt_after = 0;
     for (size_t i = 0; i < doc->njobs; i++) {
         const fior_job *a = &s->rep->jobs[s->ndone + i], *b = &doc->jobs[i];
         const jjob *xa = &s->cur_x[i], *xb = &d->aux[i];
@@ -75,15 +76,17 @@ static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
             return 0;
         before += ia;
         after += ib;
+        rt_before += xa->runtime_ms;
+        rt_after += xb->runtime_ms;
         if (xa->has_elapsed && xb->has_elapsed) {
             int64_t ga = (int64_t)s->cur_ts - (int64_t)xa->elapsed_s * 1000;
             int64_t gb = (int64_t)d->ts_ms - (int64_t)xb->elapsed_s * 1000;
-            int64_t slack = ms ? 1000 : 2000;
+            int64_t slack = ms ? 2000 : 3000;
             if (ga - gb >= slack || gb - ga >= slack)
                 return 0;
         }
     }
-    return after > before;
+    return after > before || rt_after > rt_before;
 }
 
 static fior_status commit_doc(fior_stream *s)

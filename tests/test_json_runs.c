@@ -168,6 +168,26 @@ static void status_interval_is_one_run_unless_time_goes_back(void **state)
     free(si);
 }
 
+/* A status document written while the disk stalled repeats the counts of the one before; the jobs' runtime
+ * still grows, and fio's start (timestamp - elapsed) is the same: one run. A document whose fio started
+ * later (elapsed back to 1 s) is another run even though its counts and runtime grew. */
+#define SDOC(ts, el, rt, n) "{\"timestamp_ms\": " #ts ", \"jobs\": [{\"jobname\": \"w\", \"error\": 0, \"elapsed\": " \
+    #el ", \"job_runtime\": " #rt ", \"write\": {\"total_ios\": " #n "}, \"sync\": {\"lat_ns\": {\"N\": " #n \
+    ", \"max\": 9000, \"percentile\": {\"99.000000\": 2000}}}}]}\n"
+static void stalled_status_document_same_run(void **state)
+{
+    (void)state;
+    const char *stall = SDOC(100500, 1, 900, 300) SDOC(101500, 2, 1900, 300) SDOC(102400, 3, 2800, 400);
+    fior_report *r = parse("stall.json", stall, strlen(stall), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 1);
+    assert_int_equal(fior_report_job(r, 0)->samples, 400);
+    fior_report_free(r);
+    const char *again = SDOC(100500, 1, 900, 300) SDOC(103000, 1, 950, 310);
+    r = parse("again.json", again, strlen(again), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    fior_report_free(r);
+}
+
 /* Normal text: fio-3.33-normal.txt (p99 7.57 ms) then fio-3.33-two-jobs.txt (627 us / …) and the other way
  * round: against 1 ms the first run fails whichever comes last. The same output twice is two runs even
  * though its job has the same name and pid (a status-interval normal stream prints no second banner). */
@@ -436,6 +456,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(concatenated_json_runs_worst_wins),
         cmocka_unit_test(status_interval_is_one_run_unless_time_goes_back),
+        cmocka_unit_test(stalled_status_document_same_run),
         cmocka_unit_test(concatenated_normal_runs),
         cmocka_unit_test(contradictions_are_unknown),
         cmocka_unit_test(jobs_and_client_stats_and_all_clients),
