@@ -413,26 +413,39 @@ static fior_status too_big(fior_report *r, const char *path, uint64_t max)
 
 #define FIOR__CHUNK 65536
 
+/* fior_parse_buffer takes the first reader of the table whose detect() says yes; the readers before JSON
+ * look at the whole input. A file is only streamed as JSON while none of them claims what was read. */
+static int earlier_claims(const char *buf, size_t len)
+{
+    size_t n;
+    const fior__reader *rd = fior__readers(&n);
+    for (size_t k = 0; k < n && strcmp(rd[k].name, "json"); k++)
+        if (rd[k].detect(buf, len))
+            return 1;
+    return 0;
+}
+
 /* Reads f, at most `max` bytes: one byte more is the error (naming that byte), so /dev/zero or an endless
- * pipe stops at the cap instead of taking the memory. With *json (not NULL), reading stops as soon as a line
- * starts a JSON document (the JSON reader is the first in the table, so the input is JSON then): *json says
- * so, and the rest of f is streamed by parse_json_file. */
+ * pipe stops at the cap instead of taking the memory. With *json (not NULL) and a regular file, reading
+ * stops as soon as a line starts a JSON document and no reader before JSON claims the input so far: *json
+ * says so, and parse_json_file streams the rest. */
 static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t max, char **out, size_t *outlen,
                             int *json)
 {
     struct stat sb;
     size_t len = 0, cap = FIOR__CHUNK, line = 0;
     uint64_t lim = max < (uint64_t)SIZE_MAX - 1 ? max + 1 : SIZE_MAX; /* the byte that is one too many */
-    const fior__reader *js = json ? fior__reader_named("json") : NULL;
+    const fior__reader *js = NULL;
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
         if ((uint64_t)sb.st_size > max)
             return too_big(r, path, max);
+        js = json ? fior__reader_named("json") : NULL; /* seekable: parse_file can start over */
         if (!js)
             cap = (size_t)sb.st_size + 1; /* + 1: the read that sees the end */
     }
     if ((uint64_t)cap > lim)
         cap = (size_t)lim;
-    char *buf = malloc(cap < FIOR__CHUNK ? FIOR__CHUNK : cap); /* a chunk at least: parse_json_file reads into it */
+    char *buf = malloc(cap);
     if (!buf) {
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
@@ -466,10 +479,13 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
             break;
         }
         if (js && js->detect(buf + line, len - line)) { /* only the lines not looked at yet */
-            *json = 1;
-            break;
+            if (!earlier_claims(buf, len)) {
+                *json = 1;
+                break;
+            }
+            js = NULL; /* another reader's input: read it all */
         }
-        const char *nl = json ? memrchr(buf + line, '\n', len - line) : NULL;
+        const char *nl = js ? memrchr(buf + line, '\n', len - line) : NULL;
         if (nl)
             line = (size_t)(nl - buf) + 1;
     }
@@ -479,23 +495,33 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
 }
 
 /* JSON from the first line that starts a document on: fed to a stream chunk by chunk, so memory stays
- * bounded by the jobs read, not by the file (bench/parser.sh: a 74 MB, 20k-job file). `buf` holds what
- * was read before (stray lines and that first line), `len` bytes of it, and has room for a chunk. */
-static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, char *buf, size_t len, uint64_t max)
+ * bounded by the jobs read, not by the file (bench/parser.sh: a 74 MB, 20k-job file). head holds what was
+ * read before (stray lines and that first line), hlen bytes of it. Each chunk is also shown, with the
+ * unfinished line before it, to the readers before JSON: when one claims the input, *again is set and
+ * the caller reads the file once more as a whole. */
+static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, const char *head, size_t hlen,
+                                   uint64_t max, int *again)
 {
     fior_report *tmp = fior_report_new();
     fior_stream *s = fior_stream_new(path);
+    char *buf = malloc(2 * FIOR__CHUNK);
     fior_status st = FIOR_OK;
-    if (!tmp || !s) {
+    if (!tmp || !s || !buf) {
         fior_stream_free(s);
         fior_report_free(tmp);
+        free(buf);
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
     }
-    int bad = fior_stream_feed(s, buf, len) != FIOR_OK; /* the stream keeps the input's first error */
-    uint64_t total = len;
+    int bad = fior_stream_feed(s, head, hlen) != FIOR_OK; /* the stream keeps the input's first error */
+    const char *nl = memrchr(head, '\n', hlen);
+    size_t carry = hlen - (nl ? (size_t)(nl - head) + 1 : 0);
+    if (carry > FIOR__CHUNK)
+        carry = FIOR__CHUNK;
+    memcpy(buf, head + hlen - carry, carry);
+    uint64_t total = hlen;
     while (!bad) {
-        size_t n = fread(buf, 1, FIOR__CHUNK, f);
+        size_t n = fread(buf + carry, 1, FIOR__CHUNK, f);
         if (n == 0) {
             if (ferror(f)) {
                 fior__seterr(tmp, "%s: read error after %llu bytes: %s", path, (unsigned long long)total,
@@ -509,19 +535,30 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, ch
             st = too_big(tmp, path, max);
             break;
         }
-        bad = fior_stream_feed(s, buf, n) != FIOR_OK;
+        if (earlier_claims(buf, carry + n)) {
+            *again = 1;
+            break;
+        }
+        bad = fior_stream_feed(s, buf + carry, n) != FIOR_OK;
+        size_t all = carry + n;
+        nl = memrchr(buf, '\n', all);
+        carry = all - (nl ? (size_t)(nl - buf) + 1 : 0);
+        if (carry > FIOR__CHUNK)
+            carry = FIOR__CHUNK;
+        memmove(buf, buf + all - carry, carry);
     }
+    free(buf);
     int text_jobs = 0;
-    if (st == FIOR_OK)
+    if (st == FIOR_OK && !*again)
         st = fior__stream_finish(s, tmp, &text_jobs, NULL);
     fior_stream_free(s);
-    if (st == FIOR_OK && fior__report_move(r, tmp)) {
+    if (st == FIOR_OK && !*again && fior__report_move(r, tmp)) {
         fior__seterr(tmp, "%s: out of memory", path);
         st = FIOR_E_NOMEM;
     }
     if (st != FIOR_OK)
         memcpy(r->err, tmp->err, sizeof r->err);
-    else
+    else if (!*again)
         r->format = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
     fior_report_free(tmp);
     return st;
@@ -539,12 +576,24 @@ fior_status fior_parse_file(fior_report *r, const char *path)
     }
     char *buf = NULL;
     size_t len = 0;
-    int json = 0;
+    int json = 0, again = 0;
     uint64_t max = fior_report_max_input(r);
     fior_status st = read_all(r, path, f, max, &buf, &len, &json);
-    if (st == FIOR_OK && json)
-        st = parse_json_file(r, path, f, buf, len, max);
-    else if (st == FIOR_OK)
+    if (st == FIOR_OK && json) {
+        st = parse_json_file(r, path, f, buf, len, max, &again);
+        if (st == FIOR_OK && again) { /* another reader claims the file after all: read it whole */
+            free(buf);
+            buf = NULL;
+            if (fseek(f, 0, SEEK_SET) == 0) {
+                st = read_all(r, path, f, max, &buf, &len, NULL);
+            } else {
+                fior__seterr(r, "%s: cannot read it again: %s", path, strerror(errno));
+                st = FIOR_E_IO;
+            }
+            json = 0;
+        }
+    }
+    if (st == FIOR_OK && !json)
         st = fior_parse_buffer(r, path, buf, len);
     if (f != stdin)
         fclose(f);
