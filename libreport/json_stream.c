@@ -32,6 +32,9 @@ struct fior_stream {
     unsigned       hdr_match;
     size_t         pos, doc_start;
     unsigned long  docs;
+    int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
+    char          *gap;
+    size_t         gaplen, gapcap;
 };
 
 /* fio's normal output beside the JSON (normal,json) shows as job headers outside every document */
@@ -162,12 +165,26 @@ static void doc_close(fior_stream *s)
     s->in_doc = 0;
 }
 
+static void keep_gap(fior_stream *s, const char *p, size_t n)
+{
+    if (!s->keep_gaps || !n || s->keep_gaps < 0)
+        return;
+    char *g = fior__grow(s->gap, &s->gapcap, s->gaplen + n - 1, 1, 4096);
+    if (!g) {
+        s->keep_gaps = -1; /* out of memory: fior__stream_gaps says so */
+        return;
+    }
+    s->gap = g;
+    memcpy(g + s->gaplen, p, n);
+    s->gaplen += n;
+}
+
 /* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
  * the next line that starts a document, and the chunk's first error status is returned. */
 static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
 {
     fior_status first = FIOR_OK;
-    size_t i = 0;
+    size_t i = 0, g0 = 0; /* g0: where the bytes outside documents began in this chunk */
     while (i < len) {
         if (!s->in_doc) {
             char ch = buf[i];
@@ -182,6 +199,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             if (ch == '\n') {
                 s->bol = 1;
             } else if (s->bol && ch == '{') {
+                keep_gap(s, buf + g0, i - g0);
                 s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
                 if (!s->h) {
                     fior__seterr(s->err, "%s: out of memory", s->source);
@@ -215,6 +233,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             used = len - i;
         if (ys == yajl_status_client_canceled && d->done) {
             i += used;
+            g0 = i;
             doc_close(s);
             s->bol = 1;  /* "}{" back to back still starts a new document */
             fior_status st = fior__jdoc_end(d);
@@ -238,7 +257,10 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
         fior__report_clear(s->doc);
         s->bol = 0;
         i += used ? used : 1;
+        g0 = i;
     }
+    if (!s->in_doc)
+        keep_gap(s, buf + g0, len - g0);
     s->pos += len;
     return first;
 }
@@ -269,6 +291,7 @@ void fior_stream_free(fior_stream *s)
     doc_close(s);
     fior__jdoc_free(&s->d);
     free(s->cur_x);
+    free(s->gap);
     fior_report_free(s->rep);
     fior_report_free(s->doc);
     fior_report_free(s->err);
@@ -300,6 +323,17 @@ const char *fior_stream_error(const fior_stream *s)
 }
 
 /* ---- whole inputs ---- */
+
+void fior__stream_keep_gaps(fior_stream *s)
+{
+    s->keep_gaps = 1;
+}
+
+const char *fior__stream_gaps(const fior_stream *s, size_t *len)
+{
+    *len = s->gaplen;
+    return s->keep_gaps < 0 ? NULL : s->gap ? s->gap : "";
+}
 
 fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
 {

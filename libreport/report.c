@@ -445,7 +445,7 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
     }
     if ((uint64_t)cap > lim)
         cap = (size_t)lim;
-    char *buf = malloc(cap);
+    char *buf = malloc(cap < FIOR__CHUNK ? FIOR__CHUNK : cap); /* a chunk at least: parse_json_file reads into it */
     if (!buf) {
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
@@ -495,33 +495,29 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
 }
 
 /* JSON from the first line that starts a document on: fed to a stream chunk by chunk, so memory stays
- * bounded by the jobs read, not by the file (bench/parser.sh: a 74 MB, 20k-job file). head holds what was
- * read before (stray lines and that first line), hlen bytes of it. Each chunk is also shown, with the
- * unfinished line before it, to the readers before JSON: when one claims the input, *again is set and
- * the caller reads the file once more as a whole. */
-static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, const char *head, size_t hlen,
-                                   uint64_t max, int *again)
+ * bounded by the jobs read, not by the file (bench/parser.sh: a 74 MB, 20k-job file). buf holds what was
+ * read before (stray lines and that first line), len bytes of it, and has room for a chunk. The bytes
+ * outside the documents are kept and shown at the end to the readers the table tries before JSON: when
+ * one claims them (a Prometheus scrape or `etcdctl check perf` output beside the JSON), *again is set and
+ * the caller reads the file once more as a whole, as fior_parse_buffer would. (Text inside a document,
+ * e.g. a job name, is never another format's: there the two may differ.) */
+static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, char *buf, size_t len, uint64_t max,
+                                   int *again)
 {
     fior_report *tmp = fior_report_new();
     fior_stream *s = fior_stream_new(path);
-    char *buf = malloc(2 * FIOR__CHUNK);
     fior_status st = FIOR_OK;
-    if (!tmp || !s || !buf) {
+    if (!tmp || !s) {
         fior_stream_free(s);
         fior_report_free(tmp);
-        free(buf);
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
     }
-    int bad = fior_stream_feed(s, head, hlen) != FIOR_OK; /* the stream keeps the input's first error */
-    const char *nl = memrchr(head, '\n', hlen);
-    size_t carry = hlen - (nl ? (size_t)(nl - head) + 1 : 0);
-    if (carry > FIOR__CHUNK)
-        carry = FIOR__CHUNK;
-    memcpy(buf, head + hlen - carry, carry);
-    uint64_t total = hlen;
+    fior__stream_keep_gaps(s);
+    int bad = fior_stream_feed(s, buf, len) != FIOR_OK; /* the stream keeps the input's first error */
+    uint64_t total = len;
     while (!bad) {
-        size_t n = fread(buf + carry, 1, FIOR__CHUNK, f);
+        size_t n = fread(buf, 1, FIOR__CHUNK, f);
         if (n == 0) {
             if (ferror(f)) {
                 fior__seterr(tmp, "%s: read error after %llu bytes: %s", path, (unsigned long long)total,
@@ -535,19 +531,12 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, co
             st = too_big(tmp, path, max);
             break;
         }
-        if (earlier_claims(buf, carry + n)) {
-            *again = 1;
-            break;
-        }
-        bad = fior_stream_feed(s, buf + carry, n) != FIOR_OK;
-        size_t all = carry + n;
-        nl = memrchr(buf, '\n', all);
-        carry = all - (nl ? (size_t)(nl - buf) + 1 : 0);
-        if (carry > FIOR__CHUNK)
-            carry = FIOR__CHUNK;
-        memmove(buf, buf + all - carry, carry);
+        bad = fior_stream_feed(s, buf, n) != FIOR_OK;
     }
-    free(buf);
+    size_t glen;
+    const char *gap = fior__stream_gaps(s, &glen);
+    if (st == FIOR_OK && (!gap || earlier_claims(gap, glen)))
+        *again = 1;
     int text_jobs = 0;
     if (st == FIOR_OK && !*again)
         st = fior__stream_finish(s, tmp, &text_jobs, NULL);
