@@ -29,7 +29,7 @@ if etcd_start "$MNT/etcd-data" "$OUT/etcd.log"; then
   cp=$!
   sleep 3
   bench_scrape "$ETCD_EP/metrics" "$OUT/metrics.before"
-  timeout -s INT "$SECS" $TR -o "$OUT/etcd.strace" -p "$ETCD_PID" 2>/dev/null
+  timeout -s INT "$SECS" $NICE $TR -o "$OUT/etcd.strace" -p "$ETCD_PID" 2>/dev/null
   bench_scrape "$ETCD_EP/metrics" "$OUT/metrics.after"
   wait $cp
   etcd_stop

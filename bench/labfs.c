@@ -31,6 +31,7 @@
 
 typedef struct lf_opts {
     char *backing, *model, *stats, *trace;
+    int no_writeback;
 } lf_opts;
 
 typedef struct lf_dirty {
@@ -47,6 +48,7 @@ typedef struct lf_state {
     lf_dirty dirty[LF_DIRTY_SLOTS];
     FILE *trace;
     const char *stats_path;
+    int writeback;
 } lf_state;
 
 static lf_state S;
@@ -108,8 +110,10 @@ static int device_sync(int fd, int kind)
 static void *lf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     cfg->use_ino = 1;
-    if (conn->capable & FUSE_CAP_WRITEBACK_CACHE)
+    if (S.writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
         conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+    else
+        S.writeback = 0;
     return NULL;
 }
 
@@ -118,6 +122,8 @@ static void *lf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
  * O_APPEND (libfuse's passthrough examples do the same). */
 static int lf_flags(int flags)
 {
+    if (!S.writeback)
+        return flags;
     if ((flags & O_ACCMODE) == O_WRONLY)
         flags = (flags & ~O_ACCMODE) | O_RDWR;
     return flags & ~O_APPEND;
@@ -324,7 +330,7 @@ static const struct fuse_operations lf_ops = {
 #define LF_OPT(t, p) {t, offsetof(lf_opts, p), 1}
 static const struct fuse_opt lf_optspec[] = {
     LF_OPT("passthrough=%s", backing), LF_OPT("model=%s", model), LF_OPT("stats=%s", stats),
-    LF_OPT("trace=%s", trace), FUSE_OPT_END,
+    LF_OPT("trace=%s", trace), {"no_writeback", offsetof(lf_opts, no_writeback), 1}, FUSE_OPT_END,
 };
 
 int main(int argc, char **argv)
@@ -352,6 +358,7 @@ int main(int argc, char **argv)
         return 2;
     }
     S.stats_path = o.stats;
+    S.writeback = !o.no_writeback;
     pthread_mutex_init(&S.mu, NULL);
     S.epoch = now_ns();
     S.dev = labdev_new(&S.cfg, S.epoch);
