@@ -99,6 +99,154 @@ def decided(wal, be):
     return bw[1] <= LIMITS["wal"] and bb[1] <= LIMITS["be"]
 
 
+def prom_mean(d, metric):
+    """(mean ms, count) of metric over the part from the _sum/_count deltas, or (None, 0)."""
+    vals = []
+    for name in ("metrics.before", "metrics.after"):
+        got = {}
+        try:
+            with open(os.path.join(d, name), encoding="utf-8") as f:
+                for line in f:
+                    for k in ("_sum", "_count"):
+                        if line.startswith(metric + k + " "):
+                            got[k] = float(line.split()[1])
+        except OSError:
+            return None, 0
+        vals.append(got)
+    try:
+        n = vals[1]["_count"] - vals[0]["_count"]
+        return ((vals[1]["_sum"] - vals[0]["_sum"]) / n * 1e3 if n > 0 else None), int(n)
+    except KeyError:
+        return None, 0
+
+
+SPLIT = [("commit", "etcd_disk_backend_commit_duration_seconds"),
+         ("write", "etcd_debugging_disk_backend_commit_write_duration_seconds"),
+         ("spill", "etcd_debugging_disk_backend_commit_spill_duration_seconds"),
+         ("rebalance", "etcd_debugging_disk_backend_commit_rebalance_duration_seconds")]
+
+
+def split_table(points):
+    """etcd's own split of a commit (means over the runs' parts): bbolt's CPU phases (rebalance, spill)
+    against its write phase (page pwrites, fdatasync, meta pwrite, fdatasync)."""
+    lines = ["etcd's backend commit split by its own histograms (mean ms over all runs; sums / counts): "
+             "`write` is bbolt's write phase (the pwrites and both fdatasyncs, with whatever waits between "
+             "them), `spill` + `rebalance` its CPU work before it.", "",
+             "| point | load | commits | commit | write | spill | rebalance | commit - write - spill - rebalance |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in points:
+        runs = sorted(glob.glob(os.path.join(p, "run*")))
+        for ld in ("s", "m"):
+            tot = {k: [0.0, 0] for k, _ in SPLIT}
+            for r in runs:
+                d = os.path.join(r, f"etcd-{ld}")
+                for k, m in SPLIT:
+                    mean, n = prom_mean(d, m)
+                    if mean is not None:
+                        tot[k][0] += mean * n
+                        tot[k][1] += n
+            if not tot["commit"][1]:
+                continue
+            mn = {k: (v[0] / v[1] if v[1] else 0.0) for k, v in tot.items()}
+            lines.append(f"| {os.path.basename(p)} | {ld} | {tot['commit'][1]} | {mn['commit']:.2f} | {mn['write']:.2f} "
+                         f"| {mn['spill']:.2f} | {mn['rebalance']:.2f} "
+                         f"| {mn['commit'] - mn['write'] - mn['spill'] - mn['rebalance']:.2f} |")
+    return lines
+
+
+def trace_commits(pdir):
+    """Per part (etcd-s, ours-s, etcd-m, ours-m of each run, in that order), the device time of each
+    backend commit from labfs's trace: its two db syncs (page sync + meta sync), arrival to finish, so
+    queueing behind WAL syncs included. The db file of a part is the inode whose syncs carry > 12 KiB on
+    average (the WAL's carry one or two pages, the classic job's 2,300 bytes)."""
+    seen, order = {}, []
+    for t in sorted(glob.glob(os.path.join(pdir, "labfs.trace.*"))):
+        with open(t, encoding="utf-8") as f:
+            for line in f:
+                r = line.split()
+                if len(r) != 6:
+                    continue
+                ino = (t, r[4])
+                if ino not in seen:
+                    seen[ino] = []
+                    order.append(ino)
+                seen[ino].append((int(r[0]), int(r[2]), int(r[3])))
+    dbs = [i for i in order if len(seen[i]) >= 100 and sum(x[2] for x in seen[i]) / len(seen[i]) > 12288]
+    out = []
+    for i in dbs:
+        v, commits, k = seen[i], [], 0
+        while k + 1 < len(v):
+            if v[k + 1][2] <= 4096 < v[k][2] or (v[k][2] > 4096 and v[k + 1][2] <= 8192):
+                commits.append((v[k][1] - v[k][0] + v[k + 1][1] - v[k + 1][0]) / 1e6)
+                k += 2
+            else:
+                k += 1
+        out.append(commits)
+    return out
+
+
+def device_table(points):
+    lines = ["Backend commits against their device time (labfs trace: the commit's two db syncs from "
+             "arrival to finish, queueing behind WAL syncs included; all runs pooled; p99 by the same buckets):", "",
+             "| point | load | etcd commit p99 | etcd device p99 | etcd commit mean / device mean | ours commit p99 "
+             "| ours device p99 | ours commit mean / device mean |", "|---|---|---|---|---|---|---|---|"]
+    for p in points:
+        parts = trace_commits(p)
+        runs = sorted(glob.glob(os.path.join(p, "run*")))
+        names = [(r, who, ld) for r in runs for ld in ("s", "m") for who in ("etcd", "ours")
+                 if os.path.isdir(os.path.join(r, f"{who}-{ld}"))]
+        if len(parts) != len(names):
+            lines.append(f"| {os.path.basename(p)} | - | trace has {len(parts)} db files for {len(names)} parts: "
+                         "not matched | | | | | |")
+            continue
+        pool = {}
+        for (r, who, ld), dev in zip(names, parts):
+            pool.setdefault((who, ld), []).extend(dev)
+        for ld in ("s", "m"):
+            cells = []
+            for who in ("etcd", "ours"):
+                dev = pool.get((who, ld), [])
+                cm, n, cp = [], 0, []
+                for r in runs:
+                    d = os.path.join(r, f"{who}-{ld}")
+                    if who == "etcd":
+                        mean, k = prom_mean(d, "etcd_disk_backend_commit_duration_seconds")
+                    else:
+                        mean, k = engine_mean(os.path.join(d, "backend.stats.json"))
+                    if mean is not None:
+                        cm.append(mean * k)
+                        n += k
+                    cp.append(num(read_env(os.path.join(d, "result.env")).get("be_p99")))
+                dq = bucket_q(dev, 0.99)
+                cells += [fmt(cp), f"{dq:.2f}" if dq is not None else "-",
+                          f"{sum(cm) / n:.2f} / {sum(dev) / len(dev):.2f}" if n and dev else "-"]
+            lines.append(f"| {os.path.basename(p)} | {ld} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def bucket_q(vals, q):
+    if not vals:
+        return None
+    cum = [sum(1 for v in vals if v <= e) for e in EDGES] + [len(vals)]
+    rank, below, lower = q * len(vals), 0, 0.0
+    for i, e in enumerate(EDGES):
+        if cum[i] >= rank:
+            inb = cum[i] - below
+            return e if inb <= 0 else lower + (e - lower) * (rank - below) / inb
+        below, lower = cum[i], e
+    return EDGES[-1]
+
+
+def engine_mean(path):
+    import json
+    try:
+        with open(path, encoding="utf-8") as f:
+            c = json.load(f)["backend"]["commit"]
+        return c["mean_ns"] / 1e6, c["count"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, 0
+
+
 def within(r_a, r_b):
     return r_a is not None and r_b and 1 / 1.5 <= r_a / r_b <= 1.5
 
@@ -165,6 +313,8 @@ def main(argv):
         lines, miss = point_table(p)
         text += lines + [""]
         allmiss += miss
+    text += split_table(sorted(points, key=lambda p: order.get(p, p))) + [""]
+    text += device_table(sorted(points, key=lambda p: order.get(p, p))) + [""]
     text.append("Per run: three letters etcd/ours/classic, p = pass, f = fail, - = no value. p99s in ms, "
                 "median (min-max) of the runs, from 1 ms x 2^k buckets (buckets.py).")
     text.append("")
