@@ -1,34 +1,27 @@
 /* cmd_verdict.c — `etcd-fio verdict`: judges saved fio outputs and etcd-perf logs with libfioreport and
- * prints a table (or one JSON object) and the overall verdict. The exit status is the verdict, so scripts
- * can gate on it: 0 PASS, 1 FAIL, 2 anything that is not a proven answer (UNKNOWN, nothing judged, bad
- * input, usage error). */
-#include <errno.h>
+ * writes the result model (one host per host:port in the inputs) as a table or JSON. The exit status is the
+ * verdict: 0 PASS, 1 FAIL, 2 anything that is not a proven answer (unknown, nothing judged, bad input,
+ * usage error). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
-#include "cmds.h"
-#include "fioreport.h"
+#include "cli.h"
+#include "out.h"
 #include "scrape.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-"usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] [--min-samples N]\n"
-"                        [--interval S] [--cacert F] [--cert F] [--key F] [--max-input BYTES]\n"
-"                        [FILE|-|URL]...\n"
+static const char help[] =
+"usage: etcd-fio verdict [OPTIONS] [FILE|-|URL]...\n"
 "\n"
 "Judges fio outputs and etcd-perf logs the way etcd needs a disk judged: the P-th percentile (default 99)\n"
 "of fsync/fdatasync latency must be below T ms: 10 ms for WAL jobs (any fio job), 25 ms for jobs of the\n"
 "etcd-fio engine run with etcd_mode=backend (bbolt commits).\n"
 "\n"
 "Inputs (detected from the content; '-' or no FILE reads stdin): fio normal output (any fio 3.x, also\n"
-"client/server), fio JSON and json+, --output-format=normal,json, --status-interval streams (the last\n"
-"complete document counts), etcd-perf container logs ('INFO: 99th percentile of fsync is N ns'),\n"
-"Prometheus scrapes of etcd's /metrics (saved files, or URLs like https://HOST:2379/metrics, fetched with\n"
-"libcurl) and `etcdctl check perf` output.\n"
+"client/server), fio JSON and json+, --output-format=normal,json, --status-interval streams,\n"
+"etcd-perf container logs ('INFO: 99th percentile of fsync is N ns'), Prometheus scrapes of etcd's\n"
+"/metrics (saved files, or URLs like https://HOST:2379/metrics, fetched with libcurl) and\n"
+"`etcdctl check perf` output.\n"
 "\n"
 "etcd's own histograms (etcd_disk_wal_fsync_duration_seconds, etcd_disk_backend_commit_duration_seconds)\n"
 "only say which bucket (a factor of 2 wide) the P-th percentile lies in: PASS when the bucket's upper edge\n"
@@ -37,11 +30,8 @@ static void usage(FILE *f)
 "window between them is judged; a restart or counter reset between them is UNKNOWN. One scrape is judged\n"
 "since etcd started. `etcdctl check perf` judges etcd as a whole: its FAIL fails, its PASS is no disk PASS.\n"
 "\n"
-"Options:\n"
-"  --json            print one JSON object instead of the table:\n"
-"                    {\"verdict\": \"pass|fail|unknown\", \"jobs\": [{\"source\", \"host\", \"port\", \"job\",\n"
-"                    \"role\", \"samples\", \"p99_ns\", \"threshold_ns\", \"verdict\", \"reason\"}]}\n"
-"                    (null where unknown; p99_ns is the value of the judged percentile)\n"
+"Options (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n"
+"  --json            print one JSON object (doc/etcd-fio.schema.json, \"command\": \"verdict\")\n"
 "  --percentile P    percentile to judge, 0 < P < 100 (default 99)\n"
 "  --wal-ms T        WAL threshold in ms (default 10)\n"
 "  --backend-ms T    backend commit threshold in ms (default 25)\n"
@@ -62,236 +52,158 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 PASS, 1 FAIL, 2 UNKNOWN / nothing judged / unreadable or unparseable input / usage error.\n"
 "An unreadable or unparseable input prints one line on stderr naming the file and the line (text) or\n"
-"byte (JSON), and nothing on stdout.\n");
+"byte (JSON), and nothing on stdout.\n";
+
+static int run(const cli_cmd *cmd, int argc, char **argv);
+const cli_cmd cmd_verdict_def = {"verdict", run, "judge existing fio outputs / etcd-perf logs", help};
+
+/* The host entry of the model for a job's host:port (jobs without one share the entry with host ""). */
+static rm_host *host_for(rm_run *r, const fior_job *j)
+{
+    const char *h = j->host ? j->host : "";
+    int port = j->host ? j->port : -1;
+    for (size_t i = 0; i < r->nhosts; i++)
+        if (!strcmp(r->hosts[i].host, h) && r->hosts[i].port == port)
+            return &r->hosts[i];
+    rm_host *nh = rm_add_host(r);
+    if (nh) {
+        snprintf(nh->host, sizeof nh->host, "%s", h);
+        nh->port = port;
+        nh->basis = RM_BASIS_VALUE;
+    }
+    return nh;
 }
 
-static int num_arg(const char *opt, const char *val, double lo_excl, double hi_excl, double *out)
+static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    char *end;
-    if (!val) {
-        fprintf(stderr, "etcd-fio verdict: %s needs a value\n", opt);
-        return -1;
-    }
-    errno = 0;
-    double v = strtod(val, &end);
-    if (errno || end == val || *end || !(v > lo_excl && v < hi_excl)) {
-        fprintf(stderr, "etcd-fio verdict: %s: '%s' is not a number in (%g, %g)\n", opt, val, lo_excl, hi_excl);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static const char *lower_verdict(fior_verdict v)
-{
-    switch (v) {
-    case FIOR_PASS: return "pass";
-    case FIOR_FAIL: return "fail";
-    case FIOR_NOT_JUDGED: return "not judged";
-    default: return "unknown";
-    }
-}
-
-static int print_json(const fior_report *r, const fior_result *res, fior_verdict overall)
-{
-    json_object *root = json_object_new_object(), *jobs = json_object_new_array();
-    if (!root || !jobs)
-        return -1;
-    json_object_object_add(root, "verdict", json_object_new_string(lower_verdict(overall)));
-    for (size_t i = 0; i < fior_report_njobs(r); i++) {
-        const fior_job *j = fior_report_job(r, i);
-        const fior_judgement *jv = fior_result_job(res, i);
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "source", j->source ? json_object_new_string(j->source) : NULL);
-        json_object_object_add(o, "host", j->host ? json_object_new_string(j->host) : NULL);
-        json_object_object_add(o, "port", j->port >= 0 ? json_object_new_int(j->port) : NULL);
-        json_object_object_add(o, "job", j->name ? json_object_new_string(j->name) : NULL);
-        json_object_object_add(o, "role",
-                               json_object_new_string(j->role == FIOR_ROLE_BACKEND ? "backend" : "wal"));
-        json_object_object_add(o, "samples", j->samples_known ? json_object_new_uint64(j->samples) : NULL);
-        json_object_object_add(o, "p99_ns", jv->value_known ? json_object_new_uint64(jv->value_ns) : NULL);
-        json_object_object_add(o, "threshold_ns", json_object_new_uint64(jv->threshold_ns));
-        json_object_object_add(o, "verdict", json_object_new_string(lower_verdict(jv->verdict)));
-        json_object_object_add(o, "reason", json_object_new_string(jv->reason));
-        json_object_array_add(jobs, o);
-    }
-    json_object_object_add(root, "jobs", jobs);
-    puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(root);
-    return 0;
-}
-
-enum { C_SRC, C_HOST, C_JOB, C_N, C_P, C_T, C_V, C_R, NCOL };
-
-static void print_table(const fior_report *r, const fior_result *res, fior_verdict overall, double pct)
-{
-    size_t n = fior_report_njobs(r);
-    char head_p[32];
-    snprintf(head_p, sizeof head_p, "P%g", pct);
-    const char *head[NCOL] = {"SOURCE", "HOST", "JOB", "SAMPLES", head_p, "THRESHOLD", "VERDICT", "REASON"};
-    int w[NCOL];
-    for (int c = 0; c < NCOL; c++)
-        w[c] = (int)strlen(head[c]);
-    char (*cells)[NCOL][64] = calloc(n ? n : 1, sizeof *cells);
-    if (!cells)
-        return;
-    int pass = 0, fail = 0, unk = 0, nj = 0;
-    for (size_t i = 0; i < n; i++) {
-        const fior_job *j = fior_report_job(r, i);
-        const fior_judgement *jv = fior_result_job(res, i);
-        snprintf(cells[i][C_SRC], 64, "%s", j->source ? j->source : "-");
-        if (j->host && j->port >= 0)
-            snprintf(cells[i][C_HOST], 64, "%s:%d", j->host, j->port);
-        else
-            snprintf(cells[i][C_HOST], 64, "%s", j->host ? j->host : "-");
-        snprintf(cells[i][C_JOB], 64, "%s", j->name ? j->name : "-");
-        if (j->samples_known)
-            snprintf(cells[i][C_N], 64, "%llu", (unsigned long long)j->samples);
-        else
-            snprintf(cells[i][C_N], 64, "?");
-        if (jv->value_known)
-            fior_format_ns(cells[i][C_P], 64, jv->value_ns);
-        else
-            snprintf(cells[i][C_P], 64, "-");
-        fior_format_ns(cells[i][C_T], 64, jv->threshold_ns);
-        snprintf(cells[i][C_V], 64, "%s", fior_verdict_name(jv->verdict));
-        for (int c = 0; c < C_R; c++)
-            if ((int)strlen(cells[i][c]) > w[c])
-                w[c] = (int)strlen(cells[i][c]);
-        switch (jv->verdict) {
-        case FIOR_PASS: pass++; break;
-        case FIOR_FAIL: fail++; break;
-        case FIOR_UNKNOWN: unk++; break;
-        case FIOR_NOT_JUDGED: nj++; break;
-        }
-    }
-    for (int c = 0; c < C_R; c++)
-        printf("%-*s  ", w[c], head[c]);
-    printf("%s\n", head[C_R]);
-    for (size_t i = 0; i < n; i++) {
-        for (int c = 0; c < C_R; c++)
-            printf("%-*s  ", w[c], cells[i][c]);
-        printf("%s\n", fior_result_job(res, i)->reason);
-    }
-    printf("overall: %s (%d pass, %d fail, %d unknown, %d not judged)\n", fior_verdict_name(overall), pass,
-           fail, unk, nj);
-    free(cells);
-}
-
-int cmd_verdict(int argc, char **argv)
-{
+    static const struct option lo[] = {
+        {"json", no_argument, 0, 'j'},           {"percentile", required_argument, 0, 'p'},
+        {"wal-ms", required_argument, 0, 'w'},   {"backend-ms", required_argument, 0, 'b'},
+        {"min-samples", required_argument, 0, 'n'}, {"interval", required_argument, 0, 'i'},
+        {"cacert", required_argument, 0, 'A'},   {"cert", required_argument, 0, 'C'},
+        {"key", required_argument, 0, 'K'},      {"max-input", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     fior_criteria *crit = fior_criteria_new();
-    uint64_t max_input = FIOR_MAX_INPUT_DEFAULT;
-    int json = 0, nfiles = 0;
+    fior_report *rep = fior_report_new();
+    fior_result *res = NULL;
+    rm_run r;
+    int json = 0, rc = 2, c, inited = 0;
     double interval = 0;
+    uint64_t max_input = FIOR_MAX_INPUT_DEFAULT;
     scrape_tls tls = {0};
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    if (!files || !crit) {
-        free(files);
-        fior_criteria_free(crit);
-        return 2;
+    if (!crit || !rep) {
+        cli_err(cmd, "out of memory");
+        goto out;
     }
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    cli_parse p;
+    cli_parse_init(&p, cmd, argc, argv, lo);
+    while ((c = cli_next(&p)) > 0) {
         double v;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            rc = 0;
-            goto out;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--percentile")) {
-            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 100, &v))
-                goto usage_err;
-            fior_criteria_set_percentile(crit, v);  /* (0, 100) checked above */
-        } else if (!strcmp(a, "--wal-ms") || !strcmp(a, "--backend-ms")) {
-            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 1e9, &v))
-                goto usage_err;
-            uint64_t ns = (uint64_t)(v * 1e6 + 0.5);
-            if (!ns)
-                ns = 1;
-            fior_criteria_set_threshold(crit, a[2] == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, ns);
-        } else if (!strcmp(a, "--min-samples")) {
-            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, -1, 1e15, &v) || v != (double)(uint64_t)v)
-                goto usage_err;
-            fior_criteria_set_min_samples(crit, (uint64_t)v);
-        } else if (!strcmp(a, "--interval")) {
-            if (num_arg(a, i + 1 < argc ? argv[++i] : NULL, 0, 86400, &v))
-                goto usage_err;
-            interval = v;
-        } else if (!strcmp(a, "--cacert") || !strcmp(a, "--cert") || !strcmp(a, "--key")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "etcd-fio verdict: %s needs a file\n", a);
-                goto usage_err;
-            }
-            *(!strcmp(a, "--cacert") ? &tls.cacert : !strcmp(a, "--cert") ? &tls.cert : &tls.key) = argv[++i];
-        } else if (!strcmp(a, "--max-input")) {
-            const char *val = i + 1 < argc ? argv[++i] : NULL;
-            char *end = NULL;
-            errno = 0;
-            unsigned long long b = val && *val >= '0' && *val <= '9' ? strtoull(val, &end, 10) : 0;
-            int shift = !end ? -1 : !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20
-                      : !strcmp(end, "G") ? 30 : -1;
-            if (errno || shift < 0 || b == 0 || b > (UINT64_MAX >> shift)) {
-                fprintf(stderr, "etcd-fio verdict: --max-input: '%s' is not a byte count > 0 (K, M, G allowed)\n",
-                        val ? val : "");
-                goto usage_err;
-            }
-            max_input = (uint64_t)b << shift;
-        } else if (!strcmp(a, "--")) {
-            while (++i < argc)
-                files[nfiles++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "etcd-fio verdict: unknown option '%s'\n", a);
-            goto usage_err;
-        } else {
-            files[nfiles++] = argv[i];
+        uint64_t n;
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'p':
+            if (cli_double(&p, 1e-9, 100 - 1e-9, &v))
+                goto out;
+            fior_criteria_set_percentile(crit, v);
+            break;
+        case 'w':
+        case 'b':
+            if (cli_double(&p, 1e-6, 1e9, &v))
+                goto out;
+            fior_criteria_set_threshold(crit, c == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, (uint64_t)(v * 1e6 + 0.5));
+            break;
+        case 'n':
+            if (cli_uint(&p, 0, UINT64_MAX - 1, &n))
+                goto out;
+            fior_criteria_set_min_samples(crit, n);
+            break;
+        case 'i':
+            if (cli_double(&p, 1e-3, 86400, &interval))
+                goto out;
+            break;
+        case 'A': tls.cacert = p.arg; break;
+        case 'C': tls.cert = p.arg; break;
+        case 'K': tls.key = p.arg; break;
+        case 'M':
+            if (cli_bytes(&p, &max_input))
+                goto out;
+            break;
         }
     }
-    if (!nfiles)
-        files[nfiles++] = "-";
+    if (c == CLI_HELP)
+        rc = 0;
+    if (c < 0)
+        goto out;
+    char *stdin_only[] = {"-"};
+    char **files = p.optind < argc ? argv + p.optind : stdin_only;
+    int nfiles = p.optind < argc ? argc - p.optind : 1;
     int urls = 0;
     for (int f = 0; f < nfiles; f++)
         urls += scrape_is_url(files[f]);
     if (interval > 0 && !urls) {
-        fprintf(stderr, "etcd-fio verdict: --interval scrapes URLs twice, and no input is an http(s) URL\n");
-        goto usage_err;
-    }
-
-    fior_report *r = fior_report_new();
-    if (!r) {
-        fprintf(stderr, "etcd-fio verdict: out of memory\n");
+        cli_err(cmd, "--interval scrapes URLs twice, and no input is an http(s) URL");
         goto out;
     }
-    fior_report_set_max_input(r, max_input);
+    fior_report_set_max_input(rep, max_input);
     char err[1024];
-    if (scrape_load_inputs(r, files, nfiles, &tls, interval, err, sizeof err)) {
-        fprintf(stderr, "etcd-fio verdict: %s\n", err);
-        fior_report_free(r);
+    if (scrape_load_inputs(rep, files, nfiles, &tls, interval, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
         goto out;
     }
-    fior_result *res = fior_judge(r, crit);
+    res = fior_judge(rep, crit);
     if (!res) {
-        fprintf(stderr, "etcd-fio verdict: out of memory\n");
-        fior_report_free(r);
+        cli_err(cmd, "out of memory");
         goto out;
     }
-    fior_verdict overall = fior_result_verdict(res);
+    rm_init(&r, "verdict", crit);
+    inited = 1;
+    for (size_t i = 0; i < fior_report_njobs(rep); i++) {
+        const fior_job *j = fior_report_job(rep, i);
+        rm_host *h = host_for(&r, j);
+        rm_job *o = h ? rm_add_job(h) : NULL;
+        if (!o) {
+            cli_err(cmd, "out of memory");
+            goto out;
+        }
+        rm_job_fill(o, j, fior_result_job(res, i));
+        if (j->fio_version && !r.fio_version[0])
+            snprintf(r.fio_version, sizeof r.fio_version, "%s", j->fio_version);
+        if (j->fio_version && !h->fio_version[0])
+            snprintf(h->fio_version, sizeof h->fio_version, "%s", j->fio_version);
+    }
+    size_t count[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < r.nhosts; i++) {
+        rm_host *h = &r.hosts[i];
+        h->verdict = rm_jobs_verdict(h);
+        for (size_t k = 0; k < h->njobs; k++)
+            count[rm_rank(h->jobs[k].verdict)]++;
+        const rm_job *worst = NULL;
+        for (size_t k = 0; k < h->njobs; k++)
+            if (!worst || rm_rank(h->jobs[k].verdict) < rm_rank(worst->verdict))
+                worst = &h->jobs[k];
+        cli_msg(h->reason, sizeof h->reason, "%s%s%s", worst ? worst->name : "no jobs", worst ? ": " : "",
+                worst ? worst->reason : "");
+    }
+    rm_finish(&r);
+    r.basis = r.nhosts ? RM_BASIS_VALUE : RM_BASIS_NONE;
+    /* the library's overall verdict is the contract: the model's may only be worse */
+    fior_verdict lv = fior_result_verdict(res) == FIOR_NOT_JUDGED ? FIOR_UNKNOWN : fior_result_verdict(res);
+    if (rm_rank(lv) < rm_rank(r.verdict))
+        r.verdict = lv;
+    cli_msg(r.reason, sizeof r.reason, "%zu jobs: %zu fail, %zu unknown, %zu not judged, %zu pass",
+            fior_report_njobs(rep), count[0], count[1], count[2], count[3]);
     if (json)
-        print_json(r, res, overall);
-    else
-        print_table(r, res, overall, fior_criteria_percentile(crit));
-    rc = overall == FIOR_PASS ? 0 : overall == FIOR_FAIL ? 1 : 2;
-    fior_result_free(res);
-    fior_report_free(r);
-    goto out;
-usage_err:
-    fprintf(stderr, "usage: etcd-fio verdict [--json] [--percentile P] [--wal-ms T] [--backend-ms T] "
-                    "[FILE|-]...  (--help for more)\n");
-    rc = 2;
+        rc = out_json(stdout, &r) ? 2 : cli_exit_status(r.verdict);
+    else {
+        out_table(stdout, &r);
+        rc = cli_exit_status(r.verdict);
+    }
 out:
-    free(files);
+    if (inited)
+        rm_free(&r);
+    fior_result_free(res);
+    fior_report_free(rep);
     fior_criteria_free(crit);
     return rc;
 }

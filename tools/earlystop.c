@@ -22,8 +22,15 @@ static void side_init(es_side *s, uint64_t thr, const es_params *p)
     s->threshold_ns = thr;
     s->hi_ns = UINT64_MAX;
     s->next_fail_look = p->min_syncs ? p->min_syncs : 1;
-    uint64_t first_pass = n_for_upper(p->q, (1.0 - p->confidence) / 4.0);
-    s->next_pass_look = first_pass > s->next_fail_look ? first_pass : s->next_fail_look;
+    s->next_pass_look = es_first_pass_look(p->q, p->confidence, s->next_fail_look);
+    s->look_hi_ns = UINT64_MAX;
+    s->look_confidence = p->confidence;
+}
+
+uint64_t es_first_pass_look(double q, double confidence, uint64_t min_syncs)
+{
+    uint64_t first_pass = n_for_upper(q, (1.0 - confidence) / 4.0);
+    return first_pass > min_syncs ? first_pass : (min_syncs ? min_syncs : 1);
 }
 
 void es_init(es_ctl *c, const es_params *p, uint64_t wal_threshold_ns, uint64_t backend_threshold_ns,
@@ -73,6 +80,9 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
             s->next_fail_look *= 2;
         uint64_t llo = 0, lpt, lhi;
         fior_quantile_bound(bins, nbins, p->q, 1.0 - 2.0 * tail, &llo, &lpt, &lhi);
+        s->look_lo_ns = llo;
+        s->look_hi_ns = lhi;
+        s->look_confidence = 1.0 - 2.0 * tail;
         if (llo > s->threshold_ns) {
             s->state = ES_FAIL;
             s->decided_n = n;
@@ -86,8 +96,11 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
         while (s->next_pass_look <= n && s->next_pass_look < UINT64_MAX / 2)
             s->next_pass_look *= 2;
         uint64_t llo, lpt, lhi = UINT64_MAX;
-        if (fior_quantile_bound(bins, nbins, p->q, 1.0 - 2.0 * tail, &llo, &lpt, &lhi) == FIOR_OK &&
-            lhi < s->threshold_ns) {
+        fior_status st = fior_quantile_bound(bins, nbins, p->q, 1.0 - 2.0 * tail, &llo, &lpt, &lhi);
+        s->look_lo_ns = llo;
+        s->look_hi_ns = st == FIOR_OK ? lhi : UINT64_MAX;
+        s->look_confidence = 1.0 - 2.0 * tail;
+        if (st == FIOR_OK && lhi < s->threshold_ns) {
             s->state = ES_PASS;
             s->decided_n = n;
             s->decided_tail = tail;
@@ -142,8 +155,8 @@ const char *es_state_name(es_state s)
     case ES_ABSENT: return "absent";
     case ES_TOO_FEW: return "too few samples";
     case ES_UNDECIDED: return "undecided";
-    case ES_PASS: return "PASS";
-    case ES_FAIL: return "FAIL";
+    case ES_PASS: return "pass";
+    case ES_FAIL: return "fail";
     }
     return "?";
 }

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fioreport.h"
+#include "fior2.h"
 
 typedef enum es_state {
     ES_ABSENT = 0,  /* job not in the run (or not seen yet) */
@@ -43,6 +43,8 @@ typedef struct es_side {
     uint64_t lo_ns, point_ns, hi_ns; /* bound at the nominal confidence at the last update (hi UINT64_MAX: none) */
     unsigned fail_looks, pass_looks;      /* looks spent on each side */
     uint64_t next_fail_look, next_pass_look; /* sample count of the next look of each side */
+    uint64_t look_lo_ns, look_hi_ns; /* the bound the last look used (its spent-error confidence) */
+    double   look_confidence;    /* that bound's confidence (the nominal one before the first look) */
     uint64_t decided_n;          /* samples when decided (0: not decided) */
     double   decided_tail;       /* one-sided error spent at the deciding look */
 } es_side;
@@ -66,5 +68,8 @@ es_state es_final(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *b
 /* Overall state: ES_FAIL if any job failed, ES_PASS if all expected jobs passed, else the weakest state. */
 es_state es_overall(const es_ctl *c);
 const char *es_state_name(es_state s);
+/* The sample count of the first PASS look (the first n where an upper bound at the first look's spent
+ * error exists, at least min_syncs): a run that cannot reach it can never decide a PASS. */
+uint64_t es_first_pass_look(double q, double confidence, uint64_t min_syncs);
 
 #endif

@@ -1,27 +1,27 @@
-/* etcd-fio — command-line entry: dispatches to one subcommand per file (cmd_*.c). */
+/* etcd-fio — command-line entry: dispatches to one subcommand per cmd_*.c (each a cli_cmd, see cli.h);
+ * `etcd-fio help CMD` and `etcd-fio CMD --help` print the same help text. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "fioreport.h"
+#include "cli.h"
 
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} cmds[] = {
-    {"check",   cmd_check,   "run the etcd profile with fio on DIR and give the verdict"},
-    {"verdict", cmd_verdict, "judge existing fio outputs / etcd-perf logs"},
-    {"job",     cmd_job,     "print the etcd profile as a fio job file"},
-    {"fleet",   cmd_fleet,   "run the etcd profile on fio servers (client/server mode) and judge each host"},
-};
+static const cli_cmd *const cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_job_def, &cmd_fleet_def};
+#define NCMDS (sizeof cmds / sizeof cmds[0])
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: etcd-fio COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
-    fprintf(f, "\n'etcd-fio COMMAND --help' describes each. Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
+    for (size_t i = 0; i < NCMDS; i++)
+        fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
+    fprintf(f, "\n'etcd-fio help COMMAND' describes each. Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
+}
+
+static const cli_cmd *find(const char *name)
+{
+    for (size_t i = 0; i < NCMDS; i++)
+        if (!strcmp(name, cmds[i]->name))
+            return cmds[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -31,16 +31,26 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            const cli_cmd *c = find(argv[2]);
+            if (!c) {
+                fprintf(stderr, "etcd-fio: no command '%s'\n", argv[2]);
+                usage(stderr);
+                return 2;
+            }
+            fputs(c->help, stdout);
+            return 0;
+        }
         usage(stdout);
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("etcd-fio %s\n", fior_version());  /* one version for the CLI, the library and its .pc */
+        printf("etcd-fio %s (libfioreport %s)\n", ETCD_FIO_VERSION, fior_version());
         return 0;
     }
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name))
-            return cmds[i].run(argc - 1, argv + 1);
+    const cli_cmd *c = find(argv[1]);
+    if (c)
+        return c->run(c, argc - 1, argv + 1);
     fprintf(stderr, "etcd-fio: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

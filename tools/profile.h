@@ -17,6 +17,12 @@ typedef struct prof_opts {
     int         wal_only;        /* 1: leave the backend job out */
 } prof_opts;
 
+/* The shortest run a verdict can come from: the backend job commits every 100 ms and the library wants
+ * 100 samples (10 s), plus fio's start-up. */
+#define PROF_MIN_RUNTIME_S   12u
+#define PROF_MIN_RUNTIME_STR "12"
+#define PROF_BACKEND_COMMITS_PER_S 10.0
+
 /* Returns 0, or -1 with a one-line message in err. */
 int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen);
 /* 1 if name is a known load level. */

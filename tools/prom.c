@@ -1,6 +1,8 @@
 /* prom.c — node_exporter textfile writer (see prom.h). */
 #include "prom.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -116,34 +118,23 @@ static void put_value(FILE *f, double v)
         fputs("NaN", f);
     else if (isinf(v))
         fputs(v > 0 ? "+Inf" : "-Inf", f);
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        fprintf(f, "%.0f", v); /* integers exact (Unix timestamps, counts): %.9g would round them */
     else
         fprintf(f, "%.9g", v);
 }
 
-int prom_write(const prom_file *p, const char *path, char *err, size_t errlen)
+int prom_render(const prom_file *p, char **buf, size_t *len)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
+    *buf = NULL;
+    FILE *f = open_memstream(buf, len);
     char *done = calloc(p->n ? p->n : 1, 1);
-    if (!done) {
-        fclose(f);
-        unlink(tmp);
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (!f || !done) {
+        if (f)
+            fclose(f);
+        free(done);
+        free(*buf);
+        *buf = NULL;
         return -1;
     }
     for (size_t i = 0; i < p->n; i++) {
@@ -162,18 +153,24 @@ int prom_write(const prom_file *p, const char *path, char *err, size_t errlen)
         }
     }
     free(done);
-    int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad || rename(tmp, path) != 0) {
-        if (!bad)
-            e = errno;
-        snprintf(err, errlen, "%s: %s", bad ? tmp : path, strerror(e));
-        unlink(tmp);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(*buf);
+        *buf = NULL;
         return -1;
     }
     return 0;
+}
+
+int prom_write(const prom_file *p, const char *path, char *err, size_t errlen)
+{
+    char *buf;
+    size_t len;
+    if (prom_render(p, &buf, &len) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = out_write(path, buf, len, err, errlen);
+    free(buf);
+    return rc;
 }

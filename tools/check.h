@@ -1,0 +1,99 @@
+/* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: spawn fio, read its
+ * status stream, stop it early), judge (check_judge.c: pure, unit-tested in tests/test_check_judge.c) and
+ * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
+ * and the refusals made before fio starts. */
+#ifndef ETCD_FIO_CHECK_H
+#define ETCD_FIO_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earlystop.h"
+#include "fsinfo.h"
+#include "proc.h"
+#include "result.h"
+
+#define CHECK_SEGMENT_BYTES 64000000ull
+
+typedef struct check_opts {
+    const char *dir, *load, *prom, *svg, *keep;
+    double      max_time, confidence;
+    uint64_t    min_syncs;
+    int         full, json, ionice, classic, force, accept_point;
+} check_opts;
+
+/* What the engine's stats file says about one job (present 0 when absent or not ours). */
+typedef struct engine_stats {
+    int      present;
+    uint64_t segments, rollovers, segment_bytes, io_errors;
+    uint64_t cut_max_ns, prealloc_mean_ns, prealloc_max_ns, prealloc_count;
+} engine_stats;
+
+/* How the fio run ended. */
+typedef enum check_stop {
+    CHECK_RAN_OUT = 0,  /* fio ended by itself (runtime= reached) */
+    CHECK_DECIDED,      /* we stopped it: the bounds decided */
+    CHECK_TIME_NET,     /* we stopped it: it ran past --max-time + margin */
+    CHECK_USER          /* the operator interrupted us (we passed SIGINT on) */
+} check_stop;
+
+typedef struct check_end {
+    int         started;        /* fio could be started */
+    proc_state  state;          /* PROC_EXITED / PROC_SIGNALED */
+    int         code;           /* exit status or signal */
+    int         stop_level;     /* 0 no signal from us; 1 SIGINT, 2 TERM, 3 KILL */
+    check_stop  stop;
+    int         complete;       /* fio's final document arrived (after our stop, if any) */
+    int         job_signal;     /* a job process died of this signal ("fio: pid=N, got signal=S") */
+    unsigned    runtime_s;      /* the runtime= fio was given */
+    double      duration_s, decided_at_s;
+    uint64_t    decided_syncs;
+    char        fio_said[512];  /* last line of fio's stderr */
+    char        stream_error[512];
+} check_end;
+
+/* check_run.c */
+typedef struct check_run_out {
+    char        *raw;           /* fio's stdout, all of it */
+    size_t       rawlen;
+    fior_stream *stream;        /* its last complete document: fior_stream_report() */
+    es_ctl       es;
+    check_end    end;
+} check_run_out;
+/* Runs fio on jobpath (stderr into errpath); returns 0, or -1 when fio could not be started (err). */
+int  check_run(const check_opts *o, const char *jobpath, const char *errpath, check_run_out *out, char *err,
+               size_t errlen);
+void check_run_free(check_run_out *out);
+int  check_job_signal(const char *errpath);
+/* Set by the SIGINT/SIGTERM handler that check installs. */
+extern volatile int check_interrupted;
+/* The first job of the role: by the engine's etcd_mode, else by the profile's job name. */
+const fior_job *check_find_job(const fior_report *r, fior_role role);
+/* The shortest --max-time that can decide a PASS (backend upper bound at the first look). */
+double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
+
+/* check_judge.c: pure */
+void check_parse_stats(const char *json_text, engine_stats *es);
+/* Judges the final document `fin` (NULL when there is none) with the library, the early-stop state and
+ * how fio ended, into host h (jobs WAL then backend) and the run's basis/verdict. */
+void check_judge(const fior_report *fin, const es_ctl *es, const check_end *end, const check_opts *o,
+                 const fior_criteria *c, rm_host *h);
+
+/* check_classic.c: the classic fio job (sync, fdatasync=1, bs=2300, 22 MiB) in a private directory. */
+typedef struct classic_out {
+    int      ran, ok;
+    uint64_t syncs, p99;
+    fior_verdict verdict;
+    double   seconds;
+    char     err[512];
+} classic_out;
+void check_classic(const char *dir, const char *tmp, const fior_criteria *c, classic_out *out);
+
+/* check_out.c */
+void check_details(rm_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
+                   const engine_stats *be, const classic_out *classic, const fsinfo *fi);
+int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
+int  check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,
+                size_t errlen);
+
+#endif

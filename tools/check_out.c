@@ -1,0 +1,148 @@
+/* check_out.c — the output step of `etcd-fio check`: the check-only details of the result model (engine
+ * statistics, duration, the filesystem, the classic job), the SVG picture, and the kept raw output. Every
+ * file goes through outfile.h. */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "outfile.h"
+#include "svg.h"
+
+static json_object *i64(uint64_t v) { return json_object_new_int64((int64_t)v); }
+
+void check_details(rm_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
+                   const engine_stats *bs, const classic_out *cl, const fsinfo *fi)
+{
+    char a[32], b[32];
+    if (ws->present) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "segments", i64(ws->segments));
+        json_object_object_add(j, "rollovers", i64(ws->rollovers));
+        json_object_object_add(j, "rollover_worst_ns", i64(ws->cut_max_ns));
+        json_object_object_add(j, "segment_prealloc_ns", ws->prealloc_count ? i64(ws->prealloc_mean_ns) : NULL);
+        json_object_object_add(j, "segment_bytes", i64(ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES));
+        json_object_object_add(j, "io_errors", i64(ws->io_errors + bs->io_errors));
+        cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
+        cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
+        rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
+                      ws->rollovers ? ", worst " : " (the run did not fill a 64 MB segment)", ws->rollovers ? a : "",
+                      ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
+                      ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
+    } else {
+        rm_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
+    }
+    const char *how = e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
+                      : e->stop == CHECK_TIME_NET ? "stopped: past --max-time" : o->full ? "--full" : "ran to --max-time";
+    json_object *d = json_object_new_object();
+    json_object_object_add(d, "seconds", json_object_new_double(e->duration_s));
+    json_object_object_add(d, "end", json_object_new_string(how));
+    json_object_object_add(d, "syncs_at_decision", e->decided_syncs ? i64(e->decided_syncs) : NULL);
+    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, how);
+    rm_add_detail(r, "ionice", "ionice", json_object_new_boolean(o->ionice), "%s",
+                  o->ionice ? "WAL job at best-effort level 0 (prioclass=2 prio=0)" : "not used");
+    if (cl->ran) {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "ok", json_object_new_boolean(cl->ok));
+        if (cl->ok) {
+            json_object_object_add(c, "p99_ns", i64(cl->p99));
+            json_object_object_add(c, "syncs", i64(cl->syncs));
+            json_object_object_add(c, "verdict", json_object_new_string(fior_verdict_name(cl->verdict)));
+            json_object_object_add(c, "duration_s", json_object_new_double(cl->seconds));
+            rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
+                          cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
+                          cli_verdict_upper(cl->verdict));
+        } else {
+            json_object_object_add(c, "error", json_object_new_string(cl->err));
+            rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
+        }
+    }
+    json_object *fs = json_object_new_object();
+    char mm[32], desc[1024];
+    cli_msg(mm, sizeof mm, "%u:%u", fi->dev_major, fi->dev_minor);
+    json_object_object_add(fs, "path", json_object_new_string(fi->path));
+    json_object_object_add(fs, "type", json_object_new_string(fi->fstype));
+    json_object_object_add(fs, "device", json_object_new_string(fi->source));
+    json_object_object_add(fs, "dev", json_object_new_string(mm));
+    json_object_object_add(fs, "mountpoint", json_object_new_string(fi->mountpoint));
+    json_object_object_add(fs, "free_bytes", i64(fi->free_bytes));
+    fsinfo_describe(fi, desc, sizeof desc);
+    rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
+}
+
+int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+{
+    const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
+    svg_series s[2];
+    char lab[2][128], p99[2][32], title[1024], sub[1300];
+    size_t ns = 0;
+    cli_msg(p99[0], 32, "-");
+    cli_msg(p99[1], 32, "-");
+    static const char *const colour[2] = {"#1f77b4", "#ff7f0e"};
+    for (size_t i = 0; h && i < h->njobs && ns < 2; i++) {
+        const rm_job *j = &h->jobs[i];
+        int k = j->role == FIOR_ROLE_BACKEND;
+        cli_fmt_ns(p99[k], 32, j->p99_ns);
+        cli_msg(lab[ns], sizeof lab[ns], "%s: p99 %s over %llu", k ? "backend commit" : "WAL fdatasync", p99[k],
+                (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples));
+        if (j->nbins)
+            s[ns] = (svg_series){lab[ns], colour[k], j->bins, j->nbins}, ns++;
+    }
+    char wt[32], bt[32], wl[64], bl[64];
+    cli_fmt_ns(wt, sizeof wt, r->wal_threshold_ns);
+    cli_fmt_ns(bt, sizeof bt, r->backend_threshold_ns);
+    cli_msg(wl, sizeof wl, "%s: WAL fdatasync p99 limit", wt);
+    cli_msg(bl, sizeof bl, "%s: backend commit p99 limit", bt);
+    svg_vline v[2] = {{wl, r->wal_threshold_ns, "#d62728"}, {bl, r->backend_threshold_ns, "#9467bd"}};
+    cli_msg(title, sizeof title, "%s — WAL fdatasync p99 %s, backend commit p99 %s", cli_verdict_upper(r->verdict),
+            p99[0], p99[1]);
+    cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
+    svg_plot p = {title, sub, s, ns, v, 2};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int rc = m ? svg_write(m, &p) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    if (rc) {
+        cli_msg(err, errlen, "%s: out of memory", path);
+        free(buf);
+        return -1;
+    }
+    rc = out_write(path, buf, len, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,
+               size_t errlen)
+{
+    static const char *const files[] = {"etcd-profile.fio", "fio.stderr", "wal-stats.json", "backend-stats.json"};
+    if (out_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
+        return -1;
+    char readme[1024];
+    /* the criteria check used, so the re-judged verdict is the same one */
+    cli_msg(readme, sizeof readme,
+            "etcd-fio check output (load %s, confidence %g, min-syncs %llu).\n"
+            "fio-output.json: fio's --output-format=json+ --status-interval=1 stream (the last document is\n"
+            "the final one); etcd-profile.fio: the job file; *-stats.json: the engine's own statistics.\n"
+            "Re-judge: etcd-fio verdict --min-samples %llu fio-output.json\n",
+            o->load, o->confidence, (unsigned long long)o->min_syncs,
+            (unsigned long long)(o->min_syncs < 100 ? o->min_syncs : 100));
+    if (out_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
+        return -1;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char src[4200], e2[64];
+        size_t n = 0;
+        cli_msg(src, sizeof src, "%s/%s", tmp, files[i]);
+        char *d = cli_read_file(src, 256 << 20, &n, e2, sizeof e2);
+        if (!d)
+            continue;
+        int rc = out_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
+        free(d);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}

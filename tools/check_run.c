@@ -1,0 +1,193 @@
+/* check_run.c — the run step of `etcd-fio check`: starts the installed fio on the profile (proc.h), reads its
+ * --status-interval json+ stream as it comes, feeds each document's cumulative bins to the early-stop rule
+ * (earlystop.h) and stops fio with SIGINT as soon as both p99s are decided (fio then ends its jobs and still
+ * prints the final document). It records exactly how fio ended (check_end) for the judge step. */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+
+volatile int check_interrupted;
+
+/* fio's own runtime= ends it at --max-time; past this margin we stop it; a fio that does not end within
+ * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). */
+#define TIME_NET_S   20.0
+#define STOP_GRACE_S 30.0
+
+const fior_job *check_find_job(const fior_report *r, fior_role role)
+{
+    const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
+    const char *name = role == FIOR_ROLE_BACKEND ? "etcd-backend" : "etcd-wal";
+    for (size_t i = 0; r && i < fior_report_njobs(r); i++) {
+        const fior_job *j = fior_report_job(r, i);
+        if (j->etcd_mode && !strcmp(j->etcd_mode, mode))
+            return j;
+    }
+    for (size_t i = 0; r && i < fior_report_njobs(r); i++) {
+        const fior_job *j = fior_report_job(r, i);
+        if (j->name && !strcmp(j->name, name))
+            return j;
+    }
+    return NULL;
+}
+
+double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
+{
+    /* the backend's first PASS look needs an upper bound: 0.99^n <= (1-confidence)/4 (earlystop.h) */
+    uint64_t n = accept_point ? min_syncs : es_first_pass_look(0.99, confidence, min_syncs);
+    if (n < min_syncs)
+        n = min_syncs;
+    return ceil((double)n / 10.0) + 5.0; /* 10 commits/s; fio's start and the first status interval */
+}
+
+static void progress(const es_ctl *es, double elapsed, int final)
+{
+    char b[2][4][32];
+    const es_side *s[2] = {&es->wal, &es->backend};
+    for (int i = 0; i < 2; i++) {
+        cli_fmt_ns(b[i][0], 32, s[i]->n ? s[i]->point_ns : CLI_NS_UNKNOWN);
+        /* the bound the decision used at its last look (not the nominal one) */
+        cli_fmt_ns(b[i][1], 32, s[i]->look_lo_ns);
+        cli_fmt_ns(b[i][2], 32, s[i]->look_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : s[i]->look_hi_ns);
+        cli_msg(b[i][3], 32, "%.4g%%", s[i]->look_confidence * 100);
+    }
+    fprintf(stderr, "\r\033[K%5.0f s  syncs %llu  WAL p99 %s [%s..%s @%s] %s  backend p99 %s [%s..%s @%s] %s%s",
+            elapsed, (unsigned long long)(es->wal.n + es->backend.n), b[0][0], b[0][1], b[0][2], b[0][3],
+            es_state_name(es->wal.state), b[1][0], b[1][1], b[1][2], b[1][3], es_state_name(es->backend.state),
+            final ? "\n" : "");
+    fflush(stderr);
+}
+
+int check_run(const check_opts *o, const char *jobpath, const char *errpath, check_run_out *out, char *err,
+              size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    es_params ep = {.q = 0.99, .confidence = o->confidence, .min_syncs = o->min_syncs, .full = o->full};
+    es_init(&out->es, &ep, 10000000, 25000000, 1);
+    out->stream = fior_stream_new("fio");
+    if (!out->stream) {
+        cli_msg(err, errlen, "out of memory");
+        return -1;
+    }
+    const char *argv[] = {cli_fio(), "--output-format=json+", "--status-interval=1", jobpath, NULL};
+    proc p;
+    double t0 = proc_now();
+    if (proc_start(&p, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_FILE, errpath}, err, errlen))
+        return -1;
+    check_end *e = &out->end;
+    e->started = 1;
+    e->runtime_s = (unsigned)ceil(o->max_time);
+    unsigned long seen = 0, at_stop = 0;
+    size_t cap = 0;
+    int tty = isatty(2), stopped = 0;
+    for (;;) {
+        struct pollfd pf = {p.out_fd, POLLIN, 0};
+        int pr = poll(&pf, 1, 250);
+        double el = proc_now() - t0;
+        int why = -1;
+        if (check_interrupted && !stopped)
+            why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
+        else if (!stopped && el > o->max_time + TIME_NET_S)
+            why = CHECK_TIME_NET;
+        if (why >= 0) {
+            e->stop = (check_stop)why;
+            stopped = 1;
+            at_stop = seen;
+        }
+        if (stopped)
+            proc_stop_step(&p, STOP_GRACE_S);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (pr <= 0)
+            continue;
+        if (out->rawlen + 65536 > cap) {
+            size_t nc = cap ? cap * 2 : 1 << 20;
+            char *nb = realloc(out->raw, nc + 1);
+            if (!nb)
+                break;
+            out->raw = nb;
+            cap = nc;
+        }
+        ssize_t n = read(p.out_fd, out->raw + out->rawlen, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        fior_stream_feed(out->stream, out->raw + out->rawlen, (size_t)n);
+        out->rawlen += (size_t)n;
+        out->raw[out->rawlen] = '\0';
+        if (fior_stream_documents(out->stream) == seen)
+            continue;
+        seen = fior_stream_documents(out->stream);
+        const fior_report *rep = fior_stream_report(out->stream);
+        const fior_job *wj = check_find_job(rep, FIOR_ROLE_WAL), *bj = check_find_job(rep, FIOR_ROLE_BACKEND);
+        int stop = es_update(&out->es, wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL,
+                             bj ? bj->nbins : 0);
+        if (tty)
+            progress(&out->es, el, 0);
+        if (stop && !stopped) {
+            e->stop = CHECK_DECIDED;
+            stopped = 1;
+            at_stop = seen;
+            e->decided_at_s = el;
+            e->decided_syncs = out->es.wal.n + out->es.backend.n;
+            proc_stop_step(&p, STOP_GRACE_S);
+        }
+    }
+    close(p.out_fd);
+    p.out_fd = -1;
+    while (!proc_wait(&p, 1000))
+        if (stopped || check_interrupted) {
+            stopped = 1;
+            proc_stop_step(&p, STOP_GRACE_S);
+        }
+    e->state = p.state;
+    e->code = p.code;
+    e->stop_level = p.stop_level;
+    e->duration_s = proc_now() - t0;
+    if (tty)
+        progress(&out->es, e->duration_s, 1);
+    /* fio's final document is the last thing it prints: one more document after our stop, and the output
+     * ends with its closing brace (a truncated final document leaves the stream on an older one) */
+    size_t end = out->rawlen;
+    while (end && (out->raw[end - 1] == '\n' || out->raw[end - 1] == ' ' || out->raw[end - 1] == '\r'))
+        end--;
+    e->complete = fior_stream_report(out->stream) && (!stopped || seen > at_stop) && end && out->raw[end - 1] == '}';
+    cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
+    e->job_signal = check_job_signal(errpath);
+    const char *se = fior_stream_error(out->stream);
+    cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");
+    proc_release(&p);
+    return 0;
+}
+
+/* fio's backend (backend.c) reports a job process that died of a signal as "fio: pid=N, got signal=S" on
+ * stderr — and fio 3.33 still exits 0 with a final document. */
+int check_job_signal(const char *errpath)
+{
+    char err[16];
+    char *t = cli_read_file(errpath, 16 << 20, NULL, err, sizeof err);
+    int sig = 0;
+    for (char *p = t; p && (p = strstr(p, "fio: pid=")); p++) {
+        int pid, s;
+        if (sscanf(p, "fio: pid=%d, got signal=%d", &pid, &s) == 2 && s > 0) {
+            sig = s;
+            break;
+        }
+    }
+    free(t);
+    return sig;
+}
+
+void check_run_free(check_run_out *out)
+{
+    fior_stream_free(out->stream);
+    free(out->raw);
+    memset(out, 0, sizeof *out);
+}

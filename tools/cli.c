@@ -1,0 +1,274 @@
+/* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
+#include "cli.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cli_msg(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
+
+void cli_err(const cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "etcd-fio %s: ", cmd ? cmd->name : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv, const struct option *lo)
+{
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd;
+    p->argc = argc;
+    p->argv = argv;
+    p->lo = lo;
+    optind = 0; /* 0: full re-initialisation of GNU getopt (a test may parse several command lines) */
+    opterr = 0;
+}
+
+static int last_index = -1;
+
+int cli_next(cli_parse *p)
+{
+    /* ':' first: a missing value is reported as ':' (not '?'); no '+': GNU getopt permutes, so options
+     * may follow the operands (`check DIR --json`), and `--` ends the options. */
+    int li = -1;
+    int c = getopt_long(p->argc, p->argv, ":h", p->lo, &li);
+    last_index = li;
+    p->optind = optind;
+    p->arg = optarg;
+    if (c == -1)
+        return 0;
+    if (c == 'h') {
+        fputs(p->cmd->help, stdout);
+        return CLI_HELP;
+    }
+    if (c == ':') {
+        cli_err(p->cmd, "option '%s' needs a value (see etcd-fio help %s)", p->argv[optind - 1], p->cmd->name);
+        return CLI_ERR;
+    }
+    if (c == '?') {
+        const char *a = p->argv[optind - 1];
+        if (optopt && !(a[0] == '-' && a[1] == '-'))
+            cli_err(p->cmd, "unknown option '-%c' (see etcd-fio help %s)", optopt, p->cmd->name);
+        else
+            cli_err(p->cmd, "unknown or ambiguous option '%s' (see etcd-fio help %s)", a, p->cmd->name);
+        return CLI_ERR;
+    }
+    return c;
+}
+
+const char *cli_optname(const cli_parse *p)
+{
+    static char buf[64];
+    for (const struct option *o = p->lo; o->name; o++)
+        if (last_index >= 0 && o == &p->lo[last_index]) {
+            snprintf(buf, sizeof buf, "--%s", o->name);
+            return buf;
+        }
+    return "option";
+}
+
+int cli_double(const cli_parse *p, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(p->arg, &end);
+    if (errno || end == p->arg || *end || !isfinite(v) || v < lo || v > hi) {
+        cli_err(p->cmd, "%s %s: expected a number from %g to %g", cli_optname(p), p->arg, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_uint(const cli_parse *p, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p->arg, &end, 10);
+    if (errno || end == p->arg || *end || !isdigit((unsigned char)p->arg[0]) || v < lo || v > hi) {
+        cli_err(p->cmd, "%s %s: expected a whole number from %llu to %llu", cli_optname(p), p->arg,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_bytes(const cli_parse *p, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long b = isdigit((unsigned char)p->arg[0]) ? strtoull(p->arg, &end, 10) : 0;
+    int shift = !end ? -1 : !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
+    if (errno || shift < 0 || b == 0 || b > (UINT64_MAX >> shift)) {
+        cli_err(p->cmd, "%s %s: expected a byte count > 0 (K, M, G allowed)", cli_optname(p), p->arg);
+        return -1;
+    }
+    *out = (uint64_t)b << shift;
+    return 0;
+}
+
+char *cli_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+{
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+    if (fd < 0) {
+        cli_msg(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (!buf) {
+            cli_msg(err, errlen, "%s: out of memory", path);
+            break;
+        }
+        if (n == cap) {
+            if (cap >= max) {
+                cli_msg(err, errlen, "%s: larger than %zu bytes", path, max);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            size_t nc = cap * 2 > max ? max : cap * 2;
+            char *nb = realloc(buf, nc + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                continue;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cli_msg(err, errlen, "%s: %s", path, strerror(errno));
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        if (r == 0) {
+            buf[n] = '\0';
+            if (len)
+                *len = n;
+            break;
+        }
+        n += (size_t)r;
+    }
+    if (fd > 0)
+        close(fd);
+    return buf;
+}
+
+void cli_last_line(const char *path, char *buf, size_t len)
+{
+    char err[16];
+    size_t n = 0;
+    buf[0] = '\0';
+    char *t = cli_read_file(path, 1 << 20, &n, err, sizeof err);
+    if (!t)
+        return;
+    while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' '))
+        t[--n] = '\0';
+    char *l = strrchr(t, '\n');
+    cli_msg(buf, len, "%s", l ? l + 1 : t);
+    free(t);
+}
+
+int cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen)
+{
+    const char *base = getenv("TMPDIR");
+    cli_msg(dir, len, "%s/etcd-fio-%s.XXXXXX", base && *base ? base : "/tmp", what);
+    if (!mkdtemp(dir)) {
+        cli_msg(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void cli_tmpdir_remove(const char *dir)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dfd, e->d_name, 0); /* files only: a directory fails, and is left */
+        closedir(d);
+    } else if (dfd >= 0) {
+        close(dfd);
+    }
+    rmdir(dir);
+}
+
+int cli_exit_status(fior_verdict v)
+{
+    return v == FIOR_PASS ? 0 : v == FIOR_FAIL ? 1 : 2;
+}
+
+const char *cli_verdict_upper(fior_verdict v)
+{
+    switch (v) {
+    case FIOR_PASS: return "PASS";
+    case FIOR_FAIL: return "FAIL";
+    case FIOR_NOT_JUDGED: return "NOT JUDGED";
+    default: return "UNKNOWN";
+    }
+}
+
+char *cli_fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+    if (ns == CLI_NS_UNKNOWN) {
+        cli_msg(buf, n, "?");
+        return buf;
+    }
+    return fior_format_ns(buf, n, ns);
+}
+
+int cli_dir_ok(const char *dir, char *err, size_t errlen)
+{
+    /* fio's parser (parse.c/init.c): ';' and '#' start a comment anywhere on a job-file line, a newline
+     * ends the value; ':' is fio's directory separator and is escaped by the profile writer instead. */
+    static const struct { char c; const char *name; } bad[] = {{'#', "'#'"}, {';', "';'"}, {'\n', "a newline"},
+                                                               {'\r', "a carriage return"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (strchr(dir, bad[i].c)) {
+            cli_msg(err, errlen, "%.*s: a directory with %s cannot be given to fio (its job-file parser cuts "
+                    "the value there); rename it or use a symlink without it", (int)strcspn(dir, "\r\n"), dir,
+                    bad[i].name);
+            return -1;
+        }
+    return 0;
+}
+
+const char *cli_fio(void)
+{
+    const char *f = getenv("FIO");
+    return f && *f ? f : "fio";
+}
+
+void cli_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len) != 0)
+        buf[0] = '\0';
+    buf[len - 1] = '\0';
+}

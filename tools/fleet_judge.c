@@ -1,0 +1,139 @@
+/* fleet_judge.c — the judge step of `etcd-fio fleet`, pure (tests/test_fleet.c): the library judges every
+ * job of fio's client_stats; each job is given to its host by host name and port; a host keeps one job per
+ * role (the worse one, should a server report two); a host with no WAL job is unknown with the server's own
+ * message; an interrupted run, or a server that went away mid-run, leaves its hosts unknown (never a PASS
+ * from a shortened run). Hosts are listed worst first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleet.h"
+
+static double ratio(const rm_job *j)
+{
+    uint64_t v = j->p99_ns != RM_UNKNOWN ? j->p99_ns : j->judged_ns;
+    return v != RM_UNKNOWN && j->threshold_ns && j->threshold_ns != RM_UNKNOWN ? (double)v / (double)j->threshold_ns
+                                                                                : 0.0;
+}
+
+/* "no results; <server> said: fio: ..." from the servers' "<name> fio: ..." lines in the run's output */
+static void explain_missing(const fleet_host *fh, const char *raw, char *msg, size_t len)
+{
+    if (!raw || !fh->server_name[0])
+        return;
+    char prefix[160];
+    int plen = snprintf(prefix, sizeof prefix, "<%s> ", fh->server_name);
+    for (const char *p = raw; *p;) {
+        const char *nl = strchr(p, '\n'), *line = p;
+        p = nl ? nl + 1 : p + strlen(p);
+        if (!strncmp(line, prefix, (size_t)plen) && strstr(line + plen, "fio:")) {
+            int n = (int)strcspn(line + plen, "\r\n");
+            cli_msg(msg, len, "no results from the run; %.100s said: %.*s", fh->server_name, n > 350 ? 350 : n,
+                    line + plen);
+            return;
+        }
+    }
+}
+
+static int host_cmp(const void *a, const void *b)
+{
+    const rm_host *x = a, *y = b;
+    int rx = rm_rank(x->verdict), ry = rm_rank(y->verdict);
+    if (rx != ry)
+        return rx - ry;
+    double bx = 0, by = 0; /* within one verdict: the host closest to (or furthest over) its limit first */
+    for (size_t i = 0; i < x->njobs; i++)
+        bx = ratio(&x->jobs[i]) > bx ? ratio(&x->jobs[i]) : bx;
+    for (size_t i = 0; i < y->njobs; i++)
+        by = ratio(&y->jobs[i]) > by ? ratio(&y->jobs[i]) : by;
+    if (bx != by)
+        return bx < by ? 1 : -1;
+    int c = strcmp(x->host, y->host);
+    return c ? c : x->port - y->port;
+}
+
+void fleet_judge(fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
+                 const char *why, rm_run *r)
+{
+    fior_result *res = rep ? fior_judge(rep, c) : NULL;
+    for (size_t i = 0; i < f->n; i++) {
+        fleet_host *fh = &f->h[i];
+        rm_host *h = rm_add_host(r);
+        if (!h)
+            break;
+        cli_msg(h->host, sizeof h->host, "%s", fh->name);
+        h->port = fh->port;
+        cli_msg(h->dir, sizeof h->dir, "%s", fh->dir[0] ? fh->dir : f->dir);
+        cli_msg(h->server_hostname, sizeof h->server_hostname, "%s", fh->server_name);
+        cli_msg(h->fio_version, sizeof h->fio_version, "%s", fh->fio_version);
+        if (fh->st != HS_OK) {
+            cli_msg(h->status, sizeof h->status, "%s", fleet_status_name(fh->st));
+            cli_msg(h->reason, sizeof h->reason, "%s", fh->msg);
+            continue;
+        }
+        for (size_t k = 0; res && k < fior_report_njobs(rep); k++) {
+            const fior_job *j = fior_report_job(rep, k);
+            const fior_judgement *jd = fior_result_job(res, k);
+            /* fio's aggregate carries the last client's host and port; it is not a host */
+            if (j->name && !strcmp(j->name, "All clients"))
+                continue;
+            if (!j->host || strcmp(j->host, fh->name) || j->port != fh->port || jd->verdict == FIOR_NOT_JUDGED)
+                continue;
+            rm_job tmp;
+            rm_job_init(&tmp);
+            rm_job *slot = NULL;
+            for (size_t s = 0; s < h->njobs; s++)
+                if (h->jobs[s].role == j->role)
+                    slot = &h->jobs[s];
+            rm_job *o = slot ? &tmp : rm_add_job(h);
+            if (!o)
+                continue;
+            rm_job_fill(o, j, jd);
+            /* two jobs of one role on a host (not what the profile makes): keep the worse one */
+            if (slot && (rm_rank(o->verdict) < rm_rank(slot->verdict) ||
+                         (o->verdict == slot->verdict && ratio(o) > ratio(slot))))
+                *slot = *o;
+        }
+        int has_wal = 0;
+        for (size_t s = 0; s < h->njobs; s++)
+            has_wal |= h->jobs[s].role == FIOR_ROLE_WAL;
+        if (interrupted) {
+            fh->st = HS_INTERRUPTED;
+            cli_msg(h->status, sizeof h->status, "interrupted");
+            cli_msg(h->reason, sizeof h->reason, "%s; a shortened run is not judged", why && *why ? why : "interrupted");
+            for (size_t s = 0; s < h->njobs; s++)
+                h->jobs[s].verdict = FIOR_UNKNOWN;
+            continue;
+        }
+        if (!has_wal) {
+            fh->st = HS_NO_RESULTS;
+            cli_msg(h->status, sizeof h->status, "no-results");
+            cli_msg(h->reason, sizeof h->reason, "no WAL job results from this host");
+            explain_missing(fh, raw, h->reason, sizeof h->reason);
+            continue;
+        }
+        fh->st = HS_JUDGED;
+        cli_msg(h->status, sizeof h->status, "judged");
+        h->basis = RM_BASIS_VALUE;
+        h->verdict = rm_jobs_verdict(h);
+        /* the reason of the job that decided the host's verdict */
+        const rm_job *dec = NULL;
+        for (size_t s = 0; s < h->njobs; s++) {
+            const rm_job *j = &h->jobs[s];
+            if (!dec || rm_rank(j->verdict) < rm_rank(dec->verdict) ||
+                (j->verdict == dec->verdict && ratio(j) > ratio(dec)))
+                dec = j;
+        }
+        cli_msg(h->reason, sizeof h->reason, "%s: %s", dec->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", dec->reason);
+    }
+    fior_result_free(res);
+    qsort(r->hosts, r->nhosts, sizeof *r->hosts, host_cmp);
+    rm_finish(r);
+    r->basis = r->verdict == FIOR_UNKNOWN ? RM_BASIS_NONE : RM_BASIS_VALUE;
+    size_t n[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < r->nhosts; i++)
+        n[rm_rank(r->hosts[i].verdict)]++;
+    cli_msg(r->reason, sizeof r->reason, "%zu hosts: %zu fail, %zu unknown, %zu pass%s%s", r->nhosts, n[0],
+            n[1] + n[2], n[3], interrupted ? "; " : "", interrupted ? (why && *why ? why : "interrupted") : "");
+}

@@ -1,0 +1,124 @@
+/* out_table.c — the human-readable writer of the result model (see out.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "out.h"
+
+enum { C_HOST, C_JOB, C_ROLE, C_N, C_P50, C_P99, C_P999, C_MAX, C_BOUND, C_LIMIT, C_V, C_R, NCOL };
+#define CELL 400
+
+static void host_cell(char *b, size_t n, const rm_host *h)
+{
+    if (!h->host[0])
+        cli_msg(b, n, "-");
+    else if (h->port < 0)
+        cli_msg(b, n, "%s", h->host);
+    else /* [v6]:port, as URLs write it, so the port stays readable */
+        cli_msg(b, n, strchr(h->host, ':') ? "[%s]:%d" : "%s:%d", h->host, h->port);
+}
+
+static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const rm_job *j)
+{
+    host_cell(cells[C_HOST], CELL, h);
+    if (!j) {
+        for (int c = C_JOB; c < C_V; c++)
+            cli_msg(cells[c], CELL, "-");
+        cli_msg(cells[C_V], CELL, "%s", cli_verdict_upper(h->verdict));
+        cli_msg(cells[C_R], CELL, "%s: %s", h->status, h->reason);
+        return;
+    }
+    if (j->source[0] && !strcmp(r->command, "verdict")) {
+        size_t n = strlen(j->source); /* the end of a long path names the file */
+        cli_msg(cells[C_JOB], CELL, "%s%s:%.100s", n > 60 ? "..." : "", j->source + (n > 60 ? n - 57 : 0),
+                j->name[0] ? j->name : "-");
+    } else {
+        cli_msg(cells[C_JOB], CELL, "%.100s", j->name[0] ? j->name : "-");
+    }
+    cli_msg(cells[C_ROLE], CELL, "%s", j->role == FIOR_ROLE_BACKEND ? "backend" : "wal");
+    if (j->samples == RM_UNKNOWN)
+        cli_msg(cells[C_N], CELL, "?");
+    else
+        cli_msg(cells[C_N], CELL, "%llu", (unsigned long long)j->samples);
+    cli_fmt_ns(cells[C_P50], CELL, j->p50_ns);
+    cli_fmt_ns(cells[C_P99], CELL, j->p99_ns);
+    cli_fmt_ns(cells[C_P999], CELL, j->p999_ns);
+    cli_fmt_ns(cells[C_MAX], CELL, j->max_ns);
+    char lo[32], hi[32];
+    if (j->bound_lo_ns == RM_UNKNOWN)
+        cli_msg(cells[C_BOUND], CELL, "-");
+    else
+        cli_msg(cells[C_BOUND], CELL, "%s..%s", cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns),
+                j->bound_hi_ns == RM_UNKNOWN ? "?" : cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
+    cli_fmt_ns(cells[C_LIMIT], CELL, j->threshold_ns);
+    cli_msg(cells[C_V], CELL, "%s", cli_verdict_upper(j->verdict));
+    cli_msg(cells[C_R], CELL, "%s", j->reason);
+}
+
+void out_table(FILE *f, const rm_run *r)
+{
+    fprintf(f, "%s: %s\n", cli_verdict_upper(r->verdict), r->reason);
+    char head_b[48], head_p[16];
+    cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
+    cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);
+    const char *head[NCOL] = {"HOST", "JOB", "ROLE", "SAMPLES", "P50", "P99", "P99.9", "MAX", head_b, "LIMIT",
+                              "VERDICT", "REASON"};
+    int show[NCOL];
+    for (int c = 0; c < NCOL; c++)
+        show[c] = 1;
+    int several = strcmp(r->command, "check") != 0;
+    show[C_HOST] = several;
+    show[C_BOUND] = r->confidence > 0;
+    size_t nrows = 0;
+    for (size_t i = 0; i < r->nhosts; i++)
+        nrows += r->hosts[i].njobs ? r->hosts[i].njobs : 1;
+    char (*cells)[NCOL][CELL] = calloc(nrows ? nrows : 1, sizeof *cells);
+    if (!cells)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < r->nhosts; i++) {
+        const rm_host *h = &r->hosts[i];
+        if (!h->njobs)
+            row(cells[k++], r, h, NULL);
+        for (size_t j = 0; j < h->njobs; j++)
+            row(cells[k++], r, h, &h->jobs[j]);
+    }
+    int w[NCOL];
+    for (int c = 0; c < NCOL; c++) {
+        w[c] = (int)strlen(head[c]);
+        for (size_t i = 0; i < nrows; i++)
+            if ((int)strlen(cells[i][c]) > w[c])
+                w[c] = (int)strlen(cells[i][c]);
+    }
+    fputs(" ", f);
+    for (int c = 0; c < C_R; c++)
+        if (show[c])
+            fprintf(f, " %-*s", w[c], head[c]);
+    fprintf(f, " %s\n", head[C_R]);
+    for (size_t i = 0; i < nrows; i++) {
+        fputs(" ", f);
+        for (int c = 0; c < C_R; c++)
+            if (show[c])
+                fprintf(f, " %-*s", w[c], cells[i][c]);
+        fprintf(f, " %s\n", cells[i][C_R]);
+    }
+    free(cells);
+    /* fleet: each host's verdict and why (the jobs' rows say what each measured) */
+    for (size_t i = 0; !strcmp(r->command, "fleet") && i < r->nhosts; i++) {
+        const rm_host *h = &r->hosts[i];
+        char hc[300];
+        host_cell(hc, sizeof hc, h);
+        if (h->njobs)
+            fprintf(f, "  %s: %s (%s): %s\n", hc, cli_verdict_upper(h->verdict), h->status, h->reason);
+    }
+    for (size_t i = 0; i < r->ndetails; i++)
+        fprintf(f, "  %-17s %s\n", r->details[i].label, r->details[i].text);
+    if (several) {
+        size_t n[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < r->nhosts; i++)
+            n[rm_rank(r->hosts[i].verdict)]++;
+        fprintf(f, "%s: %s (%zu hosts: %zu fail, %zu unknown, %zu pass%s%s%s%s)\n", r->command,
+                cli_verdict_upper(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
+                r->load ? r->load : "", r->fio_version[0] ? ", " : "", r->fio_version);
+    }
+}

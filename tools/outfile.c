@@ -1,0 +1,166 @@
+/* outfile.c — safe creation of the files the user names (see outfile.h). */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* dirname/basename of path into dir and base; 0, or -1 when it has no file name (ends in '/'). */
+static int split(const char *path, char *dir, size_t dlen, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
+        return -1;
+    if (!slash)
+        snprintf(dir, dlen, ".");
+    else if (slash == path)
+        snprintf(dir, dlen, "/");
+    else
+        snprintf(dir, dlen, "%.*s", (int)(slash - path), path);
+    return 0;
+}
+
+/* The target must not be a symlink (we would replace the link, but an operator planting one expects it
+ * to be written through: refusing says so) nor a directory. */
+static int target_ok(int dirfd, const char *shown, const char *name, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", shown, strerror(errno)), -1);
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a symbolic link; refusing to write through it", shown);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: exists and is not a regular file", shown);
+        return -1;
+    }
+    return 0;
+}
+
+int out_check(const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    if (split(path, dir, sizeof dir, &base) != 0) {
+        snprintf(err, errlen, "%s: expected a file name", path);
+        return -1;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+        return -1;
+    }
+    int rc = target_ok(dfd, path, base, err, errlen);
+    if (!rc && faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
+        snprintf(err, errlen, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
+        rc = -1;
+    }
+    close(dfd);
+    return rc;
+}
+
+int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
+                 size_t errlen)
+{
+    if (target_ok(dirfd, shown, name, err, errlen))
+        return -1;
+    char tmp[NAME_MAX + 1];
+    int fd = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long seed = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16);
+    for (int i = 0; i < 100 && fd < 0; i++) {
+        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+        snprintf(tmp, sizeof tmp, ".%.200s.%06lx.tmp", name, (seed >> 20) & 0xffffff);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a file beside it: %s", shown, strerror(errno));
+        return -1;
+    }
+    const char *p = data;
+    size_t left = len;
+    int e = 0;
+    while (left && !e) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            e = w < 0 ? errno : EIO;
+        else
+            p += w, left -= (size_t)w;
+    }
+    if (!e && (fchmod(fd, 0644) != 0 || fsync(fd) != 0))
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    /* checked again just before: a symlink planted during the run is refused too */
+    if (!e && target_ok(dirfd, shown, name, err, errlen)) {
+        unlinkat(dirfd, tmp, 0);
+        return -1;
+    }
+    if (!e && renameat(dirfd, tmp, dirfd, name) != 0)
+        e = errno;
+    if (e) {
+        unlinkat(dirfd, tmp, 0);
+        snprintf(err, errlen, "%s: %s", shown, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+int out_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    if (split(path, dir, sizeof dir, &base) != 0) {
+        snprintf(err, errlen, "%s: expected a file name", path);
+        return -1;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+        return -1;
+    }
+    int rc = out_write_at(dfd, path, base, data, len, err, errlen);
+    close(dfd);
+    return rc;
+}
+
+int out_dir_open(const char *path, char *err, size_t errlen)
+{
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path,
+                 errno == ELOOP || errno == ENOTDIR ? "not a directory (or a symbolic link); refusing it"
+                                                    : strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        snprintf(err, errlen, "%s: refusing a directory %s", path,
+                 st.st_uid != geteuid() ? "owned by another user" : "writable by group or others");
+        close(fd);
+        return -1;
+    }
+    if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}

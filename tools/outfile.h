@@ -1,0 +1,25 @@
+/* outfile.h — the one way etcd-fio creates a file the user named (--json FILE, --svg, --prometheus, the
+ * --keep-output directory and what goes in it). Safe as root in a directory others can write to: the data
+ * goes into a fresh temp file beside the target (O_CREAT|O_EXCL|O_NOFOLLOW, so a planted symlink is never
+ * followed), is fsynced and renamed over the target; a target that is a symlink is refused, and a
+ * keep-output directory must be owned by the caller and not writable by group or others.
+ * Every path is checked with out_check()/out_dir_open() before fio starts, so a typo fails at once. */
+#ifndef ETCD_FIO_OUTFILE_H
+#define ETCD_FIO_OUTFILE_H
+
+#include <stddef.h>
+
+/* The target can be written later: its directory exists and is writable, and the target is not a
+ * directory or a symlink. 0, or -1 with "PATH: why" in err. */
+int out_check(const char *path, char *err, size_t errlen);
+/* Writes data to path (temp + fsync + rename, mode 0644). 0, or -1 with "PATH: why" in err. */
+int out_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+/* Opens (creating it 0700 if missing) a directory for kept outputs; refuses a symlink, one not owned by
+ * the caller, or one writable by group/others. Returns an O_DIRECTORY fd, or -1 with a message in err. */
+int out_dir_open(const char *path, char *err, size_t errlen);
+/* Writes dirfd/name as out_write does; `shown` names the directory in messages. */
+int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
+                 size_t errlen);
+
+#endif

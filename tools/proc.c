@@ -1,0 +1,199 @@
+/* proc.c — posix_spawnp + pidfd process runner (see proc.h). */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+double proc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+static int send_sig(const proc *p, int sig)
+{
+#ifdef SYS_pidfd_send_signal
+    if (p->pidfd >= 0)
+        return (int)syscall(SYS_pidfd_send_signal, p->pidfd, sig, NULL, 0);
+#endif
+    return kill(p->pid, sig);
+}
+
+int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->pid = -1;
+    p->pidfd = p->out_fd = -1;
+    int pfd[2] = {-1, -1};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    /* the child starts with default SIGINT/SIGTERM/SIGPIPE handling and nothing blocked, whatever ours are */
+    sigset_t def, none;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigaddset(&def, SIGPIPE);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    const int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int rc = 0;
+    if (out.kind == PROC_PIPE) {
+        if (pipe2(pfd, O_CLOEXEC) != 0) {
+            snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+            rc = -1;
+        } else {
+            posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+        }
+    } else if (out.kind == PROC_FILE) {
+        posix_spawn_file_actions_addopen(&fa, 1, out.path, fl & ~O_CLOEXEC, 0600);
+    }
+    if (err_io.kind == PROC_FILE)
+        posix_spawn_file_actions_addopen(&fa, 2, err_io.path, fl & ~O_CLOEXEC, 0600);
+    else if (err_io.kind == PROC_TO_STDOUT)
+        posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if (!rc) {
+        int e = posix_spawnp(&p->pid, argv[0], &fa, &at, (char *const *)argv, environ);
+        if (e) {
+            snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
+            p->pid = -1;
+            rc = -1;
+        }
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    if (rc) {
+        if (pfd[0] >= 0)
+            close(pfd[0]);
+        return -1;
+    }
+    p->out_fd = pfd[0];
+    p->pidfd = pidfd_open_(p->pid);
+    if (p->pidfd >= 0)
+        fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+static int reap(proc *p, int flags)
+{
+    int st;
+    pid_t r;
+    while ((r = waitpid(p->pid, &st, flags)) < 0 && errno == EINTR)
+        ;
+    if (r != p->pid)
+        return 0;
+    if (WIFSIGNALED(st)) {
+        p->state = PROC_SIGNALED;
+        p->code = WTERMSIG(st);
+    } else {
+        p->state = PROC_EXITED;
+        p->code = WEXITSTATUS(st);
+    }
+    if (p->pidfd >= 0) {
+        close(p->pidfd);
+        p->pidfd = -1;
+    }
+    return 1;
+}
+
+int proc_wait(proc *p, int timeout_ms)
+{
+    if (p->pid <= 0 || p->state != PROC_RUNNING)
+        return 1;
+    if (p->pidfd >= 0) {
+        struct pollfd pf = {p->pidfd, POLLIN, 0};
+        int r = poll(&pf, 1, timeout_ms);
+        if (r <= 0)
+            return 0; /* timeout, or a signal for the caller to look at */
+        return reap(p, 0);
+    }
+    /* no pidfd (kernel < 5.3): poll waitpid */
+    double end = proc_now() + timeout_ms / 1000.0;
+    for (;;) {
+        if (reap(p, WNOHANG))
+            return 1;
+        if (timeout_ms >= 0 && proc_now() >= end)
+            return 0;
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        if (nanosleep(&nap, NULL) != 0)
+            return 0;
+    }
+}
+
+void proc_stop_step(proc *p, double grace_s)
+{
+    if (p->pid <= 0 || p->state != PROC_RUNNING)
+        return;
+    double now = proc_now();
+    if (p->stop_level && now - p->stop_since < grace_s)
+        return;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGKILL};
+    if (p->stop_level >= 3)
+        return;
+    send_sig(p, sigs[p->stop_level]);
+    p->stop_level++;
+    p->stop_since = now;
+}
+
+void proc_stop(proc *p, double grace_s)
+{
+    while (p->pid > 0 && p->state == PROC_RUNNING) {
+        proc_stop_step(p, grace_s);
+        int ms = p->stop_level >= 3 ? -1 : (int)(grace_s * 1000) / 4 + 1;
+        proc_wait(p, ms);
+    }
+}
+
+void proc_release(proc *p)
+{
+    if (p->out_fd >= 0) {
+        close(p->out_fd);
+        p->out_fd = -1;
+    }
+    if (p->pid > 0 && p->state == PROC_RUNNING) {
+        proc_stop(p, 5);
+    }
+    if (p->pidfd >= 0) {
+        close(p->pidfd);
+        p->pidfd = -1;
+    }
+}
+
+void proc_describe(const proc *p, char *buf, size_t len)
+{
+    if (p->state == PROC_EXITED)
+        snprintf(buf, len, "exited with status %d", p->code);
+    else if (p->state == PROC_SIGNALED)
+        snprintf(buf, len, "was killed by signal %d (%s)", p->code, strsignal(p->code));
+    else
+        snprintf(buf, len, "is still running");
+}

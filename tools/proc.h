@@ -1,0 +1,53 @@
+/* proc.h — the one process runner of etcd-fio (as git's run-command.h): start a program with
+ * posix_spawnp (stdin from /dev/null, stdout/stderr to a pipe, a file, or inherited), wait for it with a
+ * timeout on a pidfd, and stop it in escalating steps SIGINT -> SIGTERM -> SIGKILL (fio ends its jobs and
+ * still prints its results on SIGINT; TERM and KILL are for a fio that hangs). Signals go through the pidfd,
+ * so a recycled pid is never signalled. Used by check, fleet and check --classic. */
+#ifndef ETCD_FIO_PROC_H
+#define ETCD_FIO_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef enum proc_io_kind {
+    PROC_INHERIT = 0,  /* the parent's descriptor */
+    PROC_PIPE,         /* stdout only: a pipe whose read end is proc.out_fd */
+    PROC_FILE,         /* path, created 0600 with O_EXCL|O_NOFOLLOW (in our private directory) */
+    PROC_TO_STDOUT     /* stderr only: the same as the child's stdout */
+} proc_io_kind;
+
+typedef struct proc_io {
+    proc_io_kind kind;
+    const char  *path;
+} proc_io;
+
+typedef enum proc_state { PROC_RUNNING = 0, PROC_EXITED, PROC_SIGNALED } proc_state;
+
+typedef struct proc {
+    pid_t      pid;
+    int        pidfd;     /* -1 when the kernel has no pidfd_open (then waitpid is polled) */
+    int        out_fd;    /* read end of the stdout pipe, or -1 */
+    proc_state state;
+    int        code;      /* exit status (PROC_EXITED) or signal number (PROC_SIGNALED) */
+    int        stop_level; /* 0 not stopped by us; 1 SIGINT, 2 SIGTERM, 3 SIGKILL sent */
+    double     stop_since; /* monotonic seconds of the last stop step */
+} proc;
+
+/* 0, or -1 with "cannot run ARGV0: why" in err. */
+int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, char *err, size_t errlen);
+/* Waits up to timeout_ms (-1: no limit) for the end. Returns 1 when it has ended (state/code set), 0 on
+ * timeout or when a signal interrupted the wait (the caller checks its flags and calls again). */
+int proc_wait(proc *p, int timeout_ms);
+/* One stop step: the first call sends SIGINT; later calls escalate (SIGTERM, then SIGKILL) when
+ * grace_s has passed since the previous step. No-op once it ended. */
+void proc_stop_step(proc *p, double grace_s);
+/* Stops it and reaps it: SIGINT, SIGTERM after grace_s, SIGKILL after another grace_s. */
+void proc_stop(proc *p, double grace_s);
+/* Closes the pipe (if any); reaps a process that has not been waited for (after a SIGKILL). */
+void proc_release(proc *p);
+/* "exited with status 3", "was killed by signal 11 (Segmentation fault)". */
+void proc_describe(const proc *p, char *buf, size_t len);
+/* Monotonic seconds. */
+double proc_now(void);
+
+#endif

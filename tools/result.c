@@ -1,0 +1,168 @@
+/* result.c — the judged-run model shared by check, fleet and verdict (see result.h). */
+#include "result.h"
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *rm_basis_name(rm_basis b)
+{
+    switch (b) {
+    case RM_BASIS_VALUE: return "value";
+    case RM_BASIS_BOUND: return "bound";
+    case RM_BASIS_POINT: return "point-estimate";
+    case RM_BASIS_UNDECIDED: return "undecided";
+    default: return "none";
+    }
+}
+
+void rm_init(rm_run *r, const char *command, const fior_criteria *c)
+{
+    memset(r, 0, sizeof *r);
+    r->command = command;
+    snprintf(r->tool_version, sizeof r->tool_version, "%s", ETCD_FIO_VERSION);
+    cli_hostname(r->hostname, sizeof r->hostname);
+    r->timestamp = time(NULL);
+    r->percentile = fior_criteria_percentile(c);
+    r->wal_threshold_ns = fior_criteria_threshold(c, FIOR_ROLE_WAL);
+    r->backend_threshold_ns = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    r->min_samples = fior_criteria_min_samples(c);
+    r->verdict = FIOR_UNKNOWN;
+}
+
+void rm_free(rm_run *r)
+{
+    for (size_t i = 0; i < r->nhosts; i++)
+        free(r->hosts[i].jobs);
+    free(r->hosts);
+    for (size_t i = 0; i < r->ndetails; i++)
+        json_object_put(r->details[i].json);
+    r->hosts = NULL;
+    r->nhosts = r->cap = r->ndetails = 0;
+}
+
+rm_host *rm_add_host(rm_run *r)
+{
+    if (r->nhosts == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 4;
+        rm_host *nh = realloc(r->hosts, nc * sizeof *nh);
+        if (!nh)
+            return NULL;
+        r->hosts = nh;
+        r->cap = nc;
+    }
+    rm_host *h = &r->hosts[r->nhosts++];
+    memset(h, 0, sizeof *h);
+    h->port = -1;
+    h->rollovers = RM_UNKNOWN;
+    h->duration_s = -1;
+    h->verdict = FIOR_UNKNOWN;
+    snprintf(h->status, sizeof h->status, "judged");
+    return h;
+}
+
+rm_job *rm_add_job(rm_host *h)
+{
+    if (h->njobs == h->cap) {
+        size_t nc = h->cap ? h->cap * 2 : 2;
+        rm_job *nj = realloc(h->jobs, nc * sizeof *nj);
+        if (!nj)
+            return NULL;
+        h->jobs = nj;
+        h->cap = nc;
+    }
+    rm_job *j = &h->jobs[h->njobs++];
+    rm_job_init(j);
+    return j;
+}
+
+void rm_job_init(rm_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->samples = j->p50_ns = j->p99_ns = j->p999_ns = j->max_ns = RM_UNKNOWN;
+    j->judged_ns = j->bound_lo_ns = j->bound_hi_ns = j->threshold_ns = RM_UNKNOWN;
+    j->verdict = FIOR_UNKNOWN;
+}
+
+void rm_add_detail(rm_run *r, const char *key, const char *label, void *json, const char *fmt, ...)
+{
+    if (r->ndetails == sizeof r->details / sizeof r->details[0]) {
+        json_object_put(json);
+        return;
+    }
+    rm_detail *d = &r->details[r->ndetails++];
+    snprintf(d->key, sizeof d->key, "%s", key);
+    snprintf(d->label, sizeof d->label, "%s", label);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->text, sizeof d->text, fmt, ap);
+    va_end(ap);
+    d->json = json;
+}
+
+uint64_t rm_job_pct(const fior_job *j, double percent)
+{
+    for (size_t i = 0; j && i < j->npct; i++)
+        if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
+            return j->pct[i].ns;
+    uint64_t lo, pt = RM_UNKNOWN, hi;
+    if (j && j->nbins) { /* the point estimate is set even when there are too few samples for a bound */
+        fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, 0.95, &lo, &pt, &hi);
+        if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
+            pt = RM_UNKNOWN;
+    }
+    return pt;
+}
+
+void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
+{
+    snprintf(o->name, sizeof o->name, "%s", j->name ? j->name : "");
+    snprintf(o->source, sizeof o->source, "%s", j->source ? j->source : "");
+    o->role = j->role;
+    o->samples = j->samples_known ? j->samples : RM_UNKNOWN;
+    if (j->has_sync) {
+        o->p50_ns = rm_job_pct(j, 50.0);
+        o->p99_ns = rm_job_pct(j, 99.0);
+        o->p999_ns = rm_job_pct(j, 99.9);
+        o->max_ns = j->max_ns;
+    }
+    o->bins = j->bins;
+    o->nbins = j->nbins;
+    if (jd) {
+        o->verdict = jd->verdict;
+        o->judged_ns = jd->value_known ? jd->value_ns : RM_UNKNOWN;
+        o->threshold_ns = jd->threshold_ns;
+        snprintf(o->reason, sizeof o->reason, "%s", jd->reason ? jd->reason : "");
+    }
+}
+
+int rm_rank(fior_verdict v)
+{
+    return v == FIOR_FAIL ? 0 : v == FIOR_UNKNOWN ? 1 : v == FIOR_NOT_JUDGED ? 2 : 3;
+}
+
+fior_verdict rm_jobs_verdict(const rm_host *h)
+{
+    int fail = 0, unknown = 0, pass = 0;
+    for (size_t i = 0; i < h->njobs; i++) {
+        fail |= h->jobs[i].verdict == FIOR_FAIL;
+        unknown |= h->jobs[i].verdict == FIOR_UNKNOWN;
+        pass |= h->jobs[i].verdict == FIOR_PASS;
+    }
+    return fail ? FIOR_FAIL : unknown || !pass ? FIOR_UNKNOWN : FIOR_PASS;
+}
+
+void rm_finish(rm_run *r)
+{
+    fior_verdict v = r->nhosts ? FIOR_PASS : FIOR_UNKNOWN;
+    for (size_t i = 0; i < r->nhosts; i++) {
+        fior_verdict hv = r->hosts[i].verdict == FIOR_NOT_JUDGED ? FIOR_UNKNOWN : r->hosts[i].verdict;
+        if (rm_rank(hv) < rm_rank(v))
+            v = hv;
+    }
+    r->verdict = v;
+}
