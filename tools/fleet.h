@@ -69,7 +69,7 @@ int  fleet_run(fleet *f, const char *out_path, int *interrupted, char *why, size
 /* fleet_judge.c: fills r (one rm_host per fleet host, worst first) from fio's report of the run (NULL when
  * there is none) and its raw text (server messages); interrupted marks every host that ran as
  * HS_INTERRUPTED (unknown). */
-void fleet_judge(fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
+void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
                  const char *why, rm_run *r);
 
 #endif

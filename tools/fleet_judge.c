@@ -53,12 +53,12 @@ static int host_cmp(const void *a, const void *b)
     return c ? c : x->port - y->port;
 }
 
-void fleet_judge(fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
+void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
                  const char *why, rm_run *r)
 {
     fior_result *res = rep ? fior_judge(rep, c) : NULL;
     for (size_t i = 0; i < f->n; i++) {
-        fleet_host *fh = &f->h[i];
+        const fleet_host *fh = &f->h[i];
         rm_host *h = rm_add_host(r);
         if (!h)
             break;
@@ -99,7 +99,6 @@ void fleet_judge(fleet *f, const fior_report *rep, const char *raw, const fior_c
         for (size_t s = 0; s < h->njobs; s++)
             has_wal |= h->jobs[s].role == FIOR_ROLE_WAL;
         if (interrupted) {
-            fh->st = HS_INTERRUPTED;
             cli_msg(h->status, sizeof h->status, "interrupted");
             cli_msg(h->reason, sizeof h->reason, "%s; a shortened run is not judged", why && *why ? why : "interrupted");
             for (size_t s = 0; s < h->njobs; s++)
@@ -107,13 +106,11 @@ void fleet_judge(fleet *f, const fior_report *rep, const char *raw, const fior_c
             continue;
         }
         if (!has_wal) {
-            fh->st = HS_NO_RESULTS;
             cli_msg(h->status, sizeof h->status, "no-results");
             cli_msg(h->reason, sizeof h->reason, "no WAL job results from this host");
             explain_missing(fh, raw, h->reason, sizeof h->reason);
             continue;
         }
-        fh->st = HS_JUDGED;
         cli_msg(h->status, sizeof h->status, "judged");
         h->basis = RM_BASIS_VALUE;
         h->verdict = rm_jobs_verdict(h);

@@ -1,0 +1,264 @@
+/* test_check_judge.c — check's judge step (tools/check_judge.c) on generated fio json+ documents and the
+ * early-stop state they lead to: a decided PASS and FAIL rest on the bound; fio killed, a job process dead
+ * of a signal (fio still exits 0 then), an early end not asked for, a missing final document and an
+ * interruption are UNKNOWN; a bound that still straddles at the end is UNKNOWN with the point estimate in
+ * the reason, unless --accept-point-estimate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "check.h"
+#include "fiojson.h"
+
+static const uint64_t fast_wal[][2] = {{1000000, 3000}, {2000000, 15}};
+static const uint64_t fast_be[][2] = {{3000000, 1000}, {5000000, 5}};
+static const uint64_t few_be[][2] = {{3000000, 148}, {5000000, 2}};     /* < 436: no upper bound yet */
+static const uint64_t slow_wal[][2] = {{1000000, 400}, {50000000, 100}}; /* 20 % at 50 ms */
+
+typedef struct fx {
+    fior_report *rep;
+    es_ctl es;
+    check_end end;
+    check_opts o;
+    fior_criteria *c;
+    rm_run run;
+    rm_host *h;
+} fx;
+
+static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2], size_t nb)
+{
+    memset(x, 0, sizeof *x);
+    fj_job jobs[2] = {{"etcd-wal", "wal", NULL, 0, wal, nw}, {"etcd-backend", "backend", NULL, 0, be, nb}};
+    char *doc = fj_doc(jobs, 2, 0);
+    x->rep = fior_report_new();
+    assert_int_equal(fior_parse_buffer(x->rep, "t.json", doc, strlen(doc)), FIOR_OK);
+    free(doc);
+    x->o.confidence = 0.95;
+    x->o.min_syncs = 100;
+    x->o.max_time = 40;
+    es_params ep = {.q = 0.99, .confidence = 0.95, .min_syncs = 100};
+    es_init(&x->es, &ep, 10000000, 25000000, 1);
+    const fior_job *wj = check_find_job(x->rep, FIOR_ROLE_WAL), *bj = check_find_job(x->rep, FIOR_ROLE_BACKEND);
+    assert_non_null(wj);
+    assert_non_null(bj);
+    es_update(&x->es, wj->bins, wj->nbins, bj->bins, bj->nbins);
+    /* a normal end: fio ran its runtime and exited 0 with its final document */
+    x->end = (check_end){.started = 1, .state = PROC_EXITED, .code = 0, .stop = CHECK_RAN_OUT, .complete = 1,
+                         .duration_s = 40.5, .runtime_s = 40};
+    x->c = fior_criteria_new();
+    rm_init(&x->run, "check", x->c);
+    x->h = rm_add_host(&x->run);
+}
+
+static void judge(fx *x)
+{
+    check_judge(x->rep, &x->es, &x->end, &x->o, x->c, x->h);
+}
+
+static void done(fx *x)
+{
+    rm_free(&x->run);
+    fior_criteria_free(x->c);
+    fior_report_free(x->rep);
+}
+
+static void test_decided_pass(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    assert_int_equal(es_overall(&x.es), ES_PASS);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 1;
+    x.end.duration_s = 12;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_PASS);
+    assert_int_equal(x.h->basis, RM_BASIS_BOUND);
+    assert_int_equal(x.h->njobs, 2);
+    assert_int_equal(x.h->jobs[0].role, FIOR_ROLE_WAL);
+    assert_int_equal(x.h->jobs[0].samples, 3015);
+    assert_int_equal(x.h->jobs[0].p99_ns, 1000000);
+    assert_true(x.h->jobs[0].bound_lo_ns <= 1000000 && x.h->jobs[0].bound_hi_ns != RM_UNKNOWN);
+    assert_int_equal(x.h->jobs[1].threshold_ns, 25000000);
+    done(&x);
+}
+
+static void test_decided_fail(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, slow_wal, 2, fast_be, 2);
+    assert_int_equal(es_overall(&x.es), ES_FAIL);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 1;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_FAIL);
+    assert_int_equal(x.h->basis, RM_BASIS_BOUND);
+    done(&x);
+}
+
+static void test_job_signal_is_unknown(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.job_signal = 11; /* "fio: pid=N, got signal=11" and exit 0: 11.1 */
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_int_equal(x.h->basis, RM_BASIS_NONE);
+    assert_non_null(strstr(x.h->reason, "signal 11"));
+    assert_int_equal(x.h->jobs[0].verdict, FIOR_UNKNOWN);
+    done(&x);
+}
+
+static void test_fio_killed_is_unknown(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, slow_wal, 2); /* even a measured FAIL is not given from a killed run */
+    x.end.state = PROC_SIGNALED;
+    x.end.code = 9;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "fio was killed by signal 9"));
+    done(&x);
+}
+
+static void test_early_end_not_ours_is_unknown(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.duration_s = 12; /* runtime was 40, nobody asked it to stop */
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "before its runtime of 40 s"));
+    done(&x);
+}
+
+static void test_exit_status_and_missing_final(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.code = 1;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "exited with status 1"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 1;
+    x.end.complete = 0;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "final output is missing"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 3; /* it had to be killed */
+    x.end.state = PROC_SIGNALED;
+    x.end.code = 9;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    done(&x);
+}
+
+static void test_straddle_is_unknown_with_point_estimate(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, few_be, 2);
+    judge(&x); /* ran to --max-time: es_final's look cannot give 150 samples an upper bound */
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_int_equal(x.h->basis, RM_BASIS_UNDECIDED);
+    assert_non_null(strstr(x.h->reason, "backend commit p99 5 ms looks fine, but 150 samples cannot show it with "
+                                        "95 % confidence"));
+    assert_non_null(strstr(x.h->reason, "run longer"));
+    assert_int_equal(x.h->jobs[1].verdict, FIOR_UNKNOWN);
+    done(&x);
+
+    build(&x, fast_wal, 2, few_be, 2);
+    x.o.accept_point = 1;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_PASS);
+    assert_int_equal(x.h->basis, RM_BASIS_POINT);
+    assert_non_null(strstr(x.h->reason, "--accept-point-estimate"));
+    done(&x);
+}
+
+static void test_interrupted_undecided(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, few_be, 2);
+    x.end.stop = CHECK_USER;
+    x.end.stop_level = 1;
+    x.end.duration_s = 7;
+    x.o.accept_point = 1; /* an interruption is never a point-estimate verdict */
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "interrupted after 7 s"));
+    done(&x);
+}
+
+static void test_no_document(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    check_judge(NULL, &x.es, &x.end, &x.o, x.c, x.h);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_int_equal(x.h->njobs, 0);
+    done(&x);
+}
+
+static void test_stats(void **state)
+{
+    (void)state;
+    engine_stats es;
+    check_parse_stats("{\"engine\":\"etcdwal\",\"segments\":3,\"rollovers\":2,\"hist\":{\"cut\":{\"max_ns\":5000},"
+                      "\"prealloc\":{\"mean_ns\":700,\"max_ns\":900,\"count\":2}}}", &es);
+    assert_int_equal(es.present, 1);
+    assert_int_equal(es.rollovers, 2);
+    assert_int_equal(es.cut_max_ns, 5000);
+    assert_int_equal(es.prealloc_count, 2);
+    check_parse_stats("{\"engine\":\"other\"}", &es);
+    assert_int_equal(es.present, 0);
+    check_parse_stats("not json", &es);
+    assert_int_equal(es.present, 0);
+    check_parse_stats(NULL, &es);
+    assert_int_equal(es.present, 0);
+}
+
+static void test_min_time(void **state)
+{
+    (void)state;
+    /* 436 backend commits at 10/s for a PASS at 95 % (earlystop.h) */
+    assert_true(check_min_time(0.95, 100, 0) >= 44);
+    assert_true(check_min_time(0.95, 100, 1) >= 10 && check_min_time(0.95, 100, 1) < 20);
+    assert_true(check_min_time(0.5, 100, 0) < check_min_time(0.95, 100, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decided_pass),
+        cmocka_unit_test(test_decided_fail),
+        cmocka_unit_test(test_job_signal_is_unknown),
+        cmocka_unit_test(test_fio_killed_is_unknown),
+        cmocka_unit_test(test_early_end_not_ours_is_unknown),
+        cmocka_unit_test(test_exit_status_and_missing_final),
+        cmocka_unit_test(test_straddle_is_unknown_with_point_estimate),
+        cmocka_unit_test(test_interrupted_undecided),
+        cmocka_unit_test(test_no_document),
+        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_min_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

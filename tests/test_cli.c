@@ -1,0 +1,242 @@
+/* test_cli.c — the shared CLI layer: the option loop (options anywhere, --opt=value, --opt value, `--`,
+ * unknown and incomplete options), the value parsers, the directory check for fio job files, the reader's
+ * cap, and outfile.c: a planted symlink at the output path or in the keep-output directory is refused and
+ * its target untouched, a keep-output directory writable by others is refused, existing files are replaced
+ * atomically. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli.h"
+#include "outfile.h"
+
+static const cli_cmd cmd = {"test", NULL, "", "help text\n"};
+static const struct option lo[] = {{"json", no_argument, 0, 'j'},
+                                   {"max-time", required_argument, 0, 't'},
+                                   {"help", no_argument, 0, 'h'},
+                                   {0, 0, 0, 0}};
+
+/* Parses argv; returns the last cli_next value; *json, *t and the operands are filled. */
+static int parse(int argc, char **argv, int *json, double *t, char **ops, int *nops)
+{
+    cli_parse p;
+    cli_parse_init(&p, &cmd, argc, argv, lo);
+    int c;
+    *json = 0;
+    *t = -1;
+    while ((c = cli_next(&p)) > 0) {
+        if (c == 'j')
+            *json = 1;
+        else if (c == 't' && cli_double(&p, 1, 100, t))
+            return CLI_ERR;
+    }
+    *nops = 0;
+    for (int i = p.optind; c == 0 && i < argc; i++)
+        ops[(*nops)++] = argv[i];
+    return c;
+}
+
+static void test_options_anywhere(void **state)
+{
+    (void)state;
+    char *a[] = {"test", "DIR", "--json", "--max-time=7", "OTHER", NULL};
+    int json, n;
+    double t;
+    char *ops[8];
+    assert_int_equal(parse(5, a, &json, &t, ops, &n), 0);
+    assert_int_equal(json, 1);
+    assert_true(t == 7);
+    assert_int_equal(n, 2);
+    assert_string_equal(ops[0], "DIR");
+    assert_string_equal(ops[1], "OTHER");
+
+    char *b[] = {"test", "--max-time", "9", "--", "--json", NULL};
+    assert_int_equal(parse(5, b, &json, &t, ops, &n), 0);
+    assert_int_equal(json, 0); /* after --: an operand */
+    assert_true(t == 9);
+    assert_int_equal(n, 1);
+    assert_string_equal(ops[0], "--json");
+}
+
+static void test_option_errors(void **state)
+{
+    (void)state;
+    int json, n;
+    double t;
+    char *ops[8];
+    char *a[] = {"test", "--bogus", NULL};
+    assert_int_equal(parse(2, a, &json, &t, ops, &n), CLI_ERR);
+    char *b[] = {"test", "DIR", "--max-time", NULL};
+    assert_int_equal(parse(3, b, &json, &t, ops, &n), CLI_ERR);
+    char *c[] = {"test", "--max-time=abc", NULL};
+    assert_int_equal(parse(2, c, &json, &t, ops, &n), CLI_ERR);
+    char *d[] = {"test", "--max-time=1000", NULL}; /* out of range */
+    assert_int_equal(parse(2, d, &json, &t, ops, &n), CLI_ERR);
+    char *e[] = {"test", "x", "--help", NULL};
+    assert_int_equal(parse(3, e, &json, &t, ops, &n), CLI_HELP);
+    char *f[] = {"test", "--json=1", NULL}; /* a flag takes no value */
+    assert_int_equal(parse(2, f, &json, &t, ops, &n), CLI_ERR);
+}
+
+static void test_dir_ok(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_int_equal(cli_dir_ok("/var/lib/etcd", err, sizeof err), 0);
+    assert_int_equal(cli_dir_ok("/x/etcd:new", err, sizeof err), 0); /* ':' is escaped by the profile */
+    assert_int_equal(cli_dir_ok("/x/etcd#new", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'#'"));
+    assert_int_equal(cli_dir_ok("/x/etcd;new", err, sizeof err), -1);
+    assert_non_null(strstr(err, "';'"));
+    assert_int_equal(cli_dir_ok("/x/etcd\nnew", err, sizeof err), -1);
+    assert_null(strchr(err, '\n')); /* one line */
+}
+
+static void test_exit_and_format(void **state)
+{
+    (void)state;
+    assert_int_equal(cli_exit_status(FIOR_PASS), 0);
+    assert_int_equal(cli_exit_status(FIOR_FAIL), 1);
+    assert_int_equal(cli_exit_status(FIOR_UNKNOWN), 2);
+    assert_int_equal(cli_exit_status(FIOR_NOT_JUDGED), 2);
+    char b[32];
+    assert_string_equal(cli_fmt_ns(b, sizeof b, CLI_NS_UNKNOWN), "?");
+    assert_string_equal(cli_fmt_ns(b, sizeof b, 2540000), "2.54 ms");
+}
+
+static char dir[64];
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_cli.XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    char cmdline[128];
+    snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
+    return system(cmdline) == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+    char err[256];
+    return cli_read_file(path, 1 << 20, NULL, err, sizeof err);
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_outfile_symlink_refused(void **state)
+{
+    (void)state;
+    char victim[128], out[128], err[512];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(out, sizeof out, "%s/out.prom", dir);
+    put(victim, "precious\n");
+    assert_int_equal(symlink(victim, out), 0);
+    assert_int_equal(out_check(out, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_int_equal(out_write(out, "x\n", 2, err, sizeof err), -1);
+    char *t = slurp(victim);
+    assert_string_equal(t, "precious\n");
+    free(t);
+    struct stat st;
+    assert_int_equal(lstat(out, &st), 0);
+    assert_true(S_ISLNK(st.st_mode)); /* the link itself is left as it was */
+    unlink(out);
+    /* a regular file is replaced; no temp file is left beside it */
+    put(out, "old\n");
+    assert_int_equal(out_write(out, "new\n", 4, err, sizeof err), 0);
+    t = slurp(out);
+    assert_string_equal(t, "new\n");
+    free(t);
+    char cmdline[256];
+    snprintf(cmdline, sizeof cmdline, "test $(ls -A '%s' | wc -l) -eq 2", dir);
+    assert_int_equal(system(cmdline), 0);
+    /* a missing directory fails at once (before any run) */
+    assert_int_equal(out_check("/nonexistent/x.svg", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent"));
+    assert_int_equal(out_check(dir, err, sizeof err), -1); /* a directory is no output file */
+}
+
+static void test_keep_dir(void **state)
+{
+    (void)state;
+    char keep[128], victim[128], link[160], err[512];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    snprintf(victim, sizeof victim, "%s/victim2", dir);
+    put(victim, "precious\n");
+    int fd = out_dir_open(keep, err, sizeof err); /* created 0700 */
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(stat(keep, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    snprintf(link, sizeof link, "%s/README", keep);
+    assert_int_equal(symlink(victim, link), 0);
+    assert_int_equal(out_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symbolic link"));
+    char *t = slurp(victim);
+    assert_string_equal(t, "precious\n");
+    free(t);
+    assert_int_equal(out_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
+    close(fd);
+    /* writable by others: refused */
+    chmod(keep, 0777);
+    assert_int_equal(out_dir_open(keep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "writable by group or others"));
+    chmod(keep, 0700);
+    /* the keep directory itself a symlink: refused */
+    char klink[160];
+    snprintf(klink, sizeof klink, "%s/keeplink", dir);
+    assert_int_equal(symlink(keep, klink), 0);
+    assert_int_equal(out_dir_open(klink, err, sizeof err), -1);
+}
+
+static void test_read_cap(void **state)
+{
+    (void)state;
+    char p[128], err[256];
+    snprintf(p, sizeof p, "%s/big", dir);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 200000; i++)
+        fputc('a', f);
+    fclose(f);
+    size_t n;
+    assert_null(cli_read_file(p, 100000, &n, err, sizeof err));
+    assert_non_null(strstr(err, "larger than"));
+    char *t = cli_read_file(p, 300000, &n, err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(n, 200000);
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_anywhere),
+        cmocka_unit_test(test_option_errors),
+        cmocka_unit_test(test_dir_ok),
+        cmocka_unit_test(test_exit_and_format),
+        cmocka_unit_test_setup_teardown(test_outfile_symlink_refused, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_keep_dir, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* test_proc.c — the process runner (tools/proc.c) with /bin/sh -c: exit codes, death by a signal, the
+ * pipe, a file, the timeout of proc_wait, and the stop escalation SIGINT -> SIGTERM -> SIGKILL on a child
+ * that ignores the first two (the escalation is observed from what the child got, not from timings). */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli.h"
+#include "proc.h"
+
+static void sh(proc *p, const char *script, proc_io out, proc_io err)
+{
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    char e[256];
+    assert_int_equal(proc_start(p, argv, out, err, e, sizeof e), 0);
+}
+
+static void test_exit_code(void **state)
+{
+    (void)state;
+    proc p;
+    sh(&p, "exit 3", (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL});
+    assert_int_equal(proc_wait(&p, -1), 1);
+    assert_int_equal(p.state, PROC_EXITED);
+    assert_int_equal(p.code, 3);
+    assert_int_equal(p.stop_level, 0);
+    char d[128];
+    proc_describe(&p, d, sizeof d);
+    assert_string_equal(d, "exited with status 3");
+    proc_release(&p);
+}
+
+static void test_signal_death(void **state)
+{
+    (void)state;
+    proc p;
+    sh(&p, "kill -SEGV $$", (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL});
+    assert_int_equal(proc_wait(&p, -1), 1);
+    assert_int_equal(p.state, PROC_SIGNALED);
+    assert_int_equal(p.code, SIGSEGV);
+    char d[128];
+    proc_describe(&p, d, sizeof d);
+    assert_non_null(strstr(d, "killed by signal 11"));
+    proc_release(&p);
+}
+
+static void test_pipe_and_stdin(void **state)
+{
+    (void)state;
+    proc p;
+    /* stdin is /dev/null: cat ends at once; stderr goes to the same pipe */
+    sh(&p, "cat; echo out; echo err >&2", (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_TO_STDOUT, NULL});
+    char buf[256];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(p.out_fd, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+    assert_string_equal(buf, "out\nerr\n");
+    assert_int_equal(proc_wait(&p, -1), 1);
+    assert_int_equal(p.code, 0);
+    proc_release(&p);
+}
+
+static void test_file_output_refuses_existing(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_proc.XXXXXX", path[64], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out", dir);
+    proc p;
+    sh(&p, "echo hello", (proc_io){PROC_FILE, path}, (proc_io){PROC_INHERIT, NULL});
+    assert_int_equal(proc_wait(&p, -1), 1);
+    assert_int_equal(p.code, 0);
+    proc_release(&p);
+    char *t = cli_read_file(path, 100, NULL, err, sizeof err);
+    assert_string_equal(t, "hello\n");
+    free(t);
+    /* O_EXCL: an existing file (or a planted symlink) is never written through: the start fails */
+    const char *argv[] = {"/bin/sh", "-c", "echo again", NULL};
+    assert_int_equal(proc_start(&p, argv, (proc_io){PROC_FILE, path}, (proc_io){PROC_INHERIT, NULL}, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot run /bin/sh"));
+    t = cli_read_file(path, 100, NULL, err, sizeof err);
+    assert_string_equal(t, "hello\n");
+    free(t);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_wait_timeout(void **state)
+{
+    (void)state;
+    proc p;
+    /* exec: a shell waiting for a child defers SIGINT until the child ends (POSIX shells' cooperative exit) */
+    sh(&p, "exec sleep 5", (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL});
+    assert_int_equal(proc_wait(&p, 50), 0);
+    assert_int_equal(p.state, PROC_RUNNING);
+    proc_stop(&p, 0.2); /* sh dies of SIGINT at once */
+    assert_int_equal(p.state, PROC_SIGNALED);
+    assert_int_equal(p.code, SIGINT);
+    assert_int_equal(p.stop_level, 1);
+    proc_release(&p);
+}
+
+static void test_stop_escalates(void **state)
+{
+    (void)state;
+    proc p;
+    /* ignores INT and TERM (and says so on the pipe); only KILL ends it */
+    sh(&p, "trap 'echo INT' INT; trap 'echo TERM' TERM; echo ready; while :; do sleep 0.05; done",
+       (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_INHERIT, NULL});
+    char buf[256];
+    size_t n = 0;
+    while (n < 6) {
+        ssize_t r = read(p.out_fd, buf + n, 6 - n);
+        assert_true(r > 0);
+        n += (size_t)r;
+    }
+    assert_memory_equal(buf, "ready\n", 6);
+    proc_stop(&p, 0.3);
+    assert_int_equal(p.state, PROC_SIGNALED);
+    assert_int_equal(p.code, SIGKILL);
+    assert_int_equal(p.stop_level, 3);
+    n = 0;
+    ssize_t r;
+    while ((r = read(p.out_fd, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+    assert_non_null(strstr(buf, "INT\n"));
+    assert_non_null(strstr(buf, "TERM\n"));
+    assert_true(strstr(buf, "INT\n") < strstr(buf, "TERM\n"));
+    proc_release(&p);
+}
+
+static void test_missing_program(void **state)
+{
+    (void)state;
+    proc p;
+    const char *argv[] = {"/nonexistent/etcd-fio-no-such-program", NULL};
+    char e[256];
+    assert_int_equal(proc_start(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL}, e, sizeof e), -1);
+    assert_non_null(strstr(e, "cannot run /nonexistent/etcd-fio-no-such-program"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_code),        cmocka_unit_test(test_signal_death),
+        cmocka_unit_test(test_pipe_and_stdin),   cmocka_unit_test(test_file_output_refuses_existing),
+        cmocka_unit_test(test_wait_timeout),     cmocka_unit_test(test_stop_escalates),
+        cmocka_unit_test(test_missing_program),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
