@@ -31,10 +31,11 @@ has() {  # has FILE TEXT DESCRIPTION
 
 expect 0 "fio-3.23 seed passes" -- "$SEEDS/fio-3.23-normal-rke.txt"
 has "$T/out" "p99 2.54 ms < 10 ms (WAL fdatasync)" "fio-3.23 reason"
-has "$T/out" "overall: pass" "fio-3.23 overall line"
+has "$T/out" "PASS: 1 jobs: 0 fail, 0 unknown, 0 not judged, 1 pass" "fio-3.23 first line"
 expect 1 "fio-3.7 msec seed fails" -- "$SEEDS/fio-3.7-normal-msec.txt"
 has "$T/out" "159 ms" "fio-3.7 p99 with unit"
-has "$T/out" "overall: fail" "fio-3.7 overall line"
+has "$T/out" "FAIL: 1 jobs: 1 fail" "fio-3.7 first line"
+head -n1 "$T/out" | grep -q "^FAIL: " && echo "ok: verdict is the first line" || { echo "FAIL: first line"; fails=$((fails+1)); }
 # etcd-perf prints the p99 only: without a sample count there is no proof (issue 11.3)
 expect 2 "etcd-perf log (no sample count) is unknown" -- "$SEEDS/etcd-perf-container.log"
 has "$T/out" "number of sync samples is not in the input" "etcd-perf reason names the missing count"
@@ -43,7 +44,7 @@ expect 2 "10 writes in normal output are too few" -- "$FX/fio-3.33-ten-writes.tx
 has "$T/out" "only 9 sync samples (need 100)" "ten-writes reason"
 # [global] etcd_mode=backend does not make a sync job a backend job (issue 11.4): its 20 ms p99 fails 10 ms
 expect 1 "a sync job under [global] etcd_mode=backend is judged as WAL" -- "$FX/fio-3.33-global-backend.json"
-grep -E ' plain .* 10 ms +fail ' "$T/out" >/dev/null && echo "ok: plain job against 10 ms" \
+grep -E ':plain .* 10 ms +fail ' "$T/out" >/dev/null && echo "ok: plain job against 10 ms" \
   || { echo "FAIL: plain job not judged against 10 ms"; cat "$T/out"; fails=$((fails+1)); }
 # the input cap (issue 11.12): /dev/zero stops at the cap with the file and byte named
 expect 2 "--max-input stops /dev/zero" -- --max-input 4K /dev/zero
@@ -53,25 +54,38 @@ expect 0 "--max-input=... as large as the file" -- --max-input "$(wc -c < "$SEED
   "$SEEDS/fio-3.23-normal-rke.txt"
 expect 1 "one failing input fails the lot" -- "$SEEDS/fio-3.23-normal-rke.txt" "$SEEDS/fio-3.7-normal-msec.txt"
 expect 2 "missing percentile is unknown, never pass" -- "$FX/fio-3.33-nopct.json"
-has "$T/out" "unknown" "nopct verdict"
+has "$T/out" "UNKNOWN" "nopct verdict"
 expect 2 "libaio garbage is unknown" -- "$FX/hand-libaio-garbage.txt"
 expect 2 "nothing judged" -- "$FX/fio-3.33-nosync.json"
 has "$T/out" "not judged" "nosync row"
 expect 2 "unknown beats pass" -- "$SEEDS/fio-3.23-normal-rke.txt" "$FX/fio-3.33-nopct.json"
 
-# --json: the object the issue specifies
+# --json: the result model (doc/etcd-fio.schema.json), one host per host:port of the inputs
 expect 0 "--json" -- --json "$SEEDS/fio-3.23-normal-rke.txt" "$FX/fio-3.33-client.json"
-if jq -e '.verdict == "pass" and (.jobs | length) == 2
-          and .jobs[0].p99_ns == 2540000 and .jobs[0].threshold_ns == 10000000 and .jobs[0].samples == 45590
-          and .jobs[0].host == null and .jobs[0].port == null and .jobs[0].role == "wal"
-          and .jobs[0].verdict == "pass" and .jobs[0].job == "mytest"
-          and (.jobs[0].reason | startswith("p99 2.54 ms"))
-          and .jobs[1].host == "127.0.0.1" and .jobs[1].port == 18765 and .jobs[1].samples == 911
-          and ([.jobs[0] | keys[]] == ["host","job","p99_ns","port","reason","role","samples","source","threshold_ns","verdict"])' \
+if jq -e '.schema == 1 and .command == "verdict" and .verdict == "pass" and .exit_status == 0 and (.hosts | length) == 2
+          and .hosts[0].host == "" and .hosts[0].port == null
+          and .hosts[0].jobs[0].p99_ns == 2540000 and .hosts[0].jobs[0].judged_ns == 2540000
+          and .hosts[0].jobs[0].threshold_ns == 10000000 and .hosts[0].jobs[0].samples == 45590
+          and .hosts[0].jobs[0].role == "wal" and .hosts[0].jobs[0].verdict == "pass" and .hosts[0].jobs[0].name == "mytest"
+          and (.hosts[0].jobs[0].reason | startswith("p99 2.54 ms"))
+          and .hosts[1].host == "127.0.0.1" and .hosts[1].port == 18765 and .hosts[1].jobs[0].samples == 911
+          and .criteria.percentile == 99 and .criteria.min_samples == 100' \
      "$T/out" > /dev/null; then echo "ok: --json content"; else echo "FAIL: --json content"; cat "$T/out"; fails=$((fails+1)); fi
+cp "$T/out" "$T/v1.json"
 expect 2 "--json unknown" -- --json "$FX/fio-3.33-nopct.json"
-jq -e '.verdict == "unknown" and .jobs[0].p99_ns == null' "$T/out" > /dev/null && echo "ok: --json null p99" \
-  || { echo "FAIL: --json null p99"; fails=$((fails+1)); }
+jq -e '.verdict == "unknown" and .hosts[0].jobs[0].judged_ns == null' "$T/out" > /dev/null && echo "ok: --json null value" \
+  || { echo "FAIL: --json null value"; fails=$((fails+1)); }
+cp "$T/out" "$T/v2.json"
+expect 2 "--json nothing judged" -- --json "$FX/fio-3.33-nosync.json"
+jq -e '.verdict == "unknown" and .hosts[0].jobs[0].verdict == "not judged"' "$T/out" > /dev/null && echo "ok: lower-case not judged" \
+  || { echo "FAIL: not judged"; fails=$((fails+1)); }
+cp "$T/out" "$T/v3.json"
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+  /usr/bin/python3 "$HERE/validate_json.py" "$T"/v*.json && echo "ok: verdict --json matches doc/etcd-fio.schema.json" \
+    || { echo "FAIL: schema"; fails=$((fails+1)); }
+else
+  echo "FAIL: python3-jsonschema missing (make deps-test)"; fails=$((fails+1))
+fi
 
 # options
 expect 1 "--wal-ms 2 makes 2.54 ms fail" -- --wal-ms 2 "$SEEDS/fio-3.23-normal-rke.txt"
@@ -86,6 +100,12 @@ has "$T/out" "--backend-ms" "--help documents options"
 expect 2 "unknown option" -- --bogus "$SEEDS/fio-3.23-normal-rke.txt"
 expect 2 "percentile out of range" -- --percentile 100 "$SEEDS/fio-3.23-normal-rke.txt"
 expect 2 "missing option value" -- --wal-ms
+# one option parser: options after the files, --opt=value, -- ends options
+expect 0 "options after the file, --opt=value" -- "$SEEDS/fio-3.23-normal-rke.txt" --json --min-samples=5
+jq -e '.criteria.min_samples == 5' "$T/out" > /dev/null && echo "ok: --min-samples=5" || { echo "FAIL: --min-samples=5"; fails=$((fails+1)); }
+expect 2 "-- ends the options" -- --json -- --min-samples=5
+has "$T/err" "--min-samples=5: cannot open" "file named like an option after --"
+"$BIN" help verdict > "$T/out" 2>&1 && has "$T/out" "--backend-ms" "etcd-fio help verdict"
 
 # stdin
 "$BIN" verdict - < "$SEEDS/fio-3.7-normal-msec.txt" > /dev/null 2>&1; rc=$?
@@ -111,7 +131,7 @@ expect 2 "empty input" -- "$T/empty"
 for f in "$SEEDS"/*.txt "$SEEDS"/*.log "$FX"/*; do
   "$BIN" verdict --json "$f" > "$T/j" 2>/dev/null; rc=$?
   [ "$rc" = 0 ] || continue
-  if ! jq -e '.verdict == "pass" and all(.jobs[]; .verdict == "not judged" or (.verdict == "pass" and .p99_ns != null and .p99_ns < .threshold_ns)) and any(.jobs[]; .verdict == "pass")' "$T/j" > /dev/null; then
+  if ! jq -e '.verdict == "pass" and all(.hosts[].jobs[]; .verdict == "not judged" or (.verdict == "pass" and .judged_ns != null and .judged_ns < .threshold_ns)) and any(.hosts[].jobs[]; .verdict == "pass")' "$T/j" > /dev/null; then
     echo "FAIL: $f exits 0 without a proven p99"; fails=$((fails+1))
   fi
 done

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "out.h"
 
-enum { C_HOST, C_JOB, C_ROLE, C_N, C_P50, C_P99, C_P999, C_MAX, C_BOUND, C_LIMIT, C_V, C_R, NCOL };
+enum { C_HOST, C_JOB, C_ROLE, C_N, C_P50, C_P99, C_P999, C_MAX, C_JUDGED, C_BOUND, C_LIMIT, C_V, C_R, NCOL };
 #define CELL 400
 
 static void host_cell(char *b, size_t n, const rm_host *h)
@@ -44,6 +44,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     cli_fmt_ns(cells[C_P99], CELL, j->p99_ns);
     cli_fmt_ns(cells[C_P999], CELL, j->p999_ns);
     cli_fmt_ns(cells[C_MAX], CELL, j->max_ns);
+    cli_fmt_ns(cells[C_JUDGED], CELL, j->judged_ns);
     char lo[32], hi[32];
     if (j->bound_lo_ns == RM_UNKNOWN)
         cli_msg(cells[C_BOUND], CELL, "-");
@@ -61,7 +62,7 @@ void out_table(FILE *f, const rm_run *r)
     char head_b[48], head_p[16];
     cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
     cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);
-    const char *head[NCOL] = {"HOST", "JOB", "ROLE", "SAMPLES", "P50", "P99", "P99.9", "MAX", head_b, "LIMIT",
+    const char *head[NCOL] = {"HOST", "JOB", "ROLE", "SAMPLES", "P50", "P99", "P99.9", "MAX", head_p, head_b, "LIMIT",
                               "VERDICT", "REASON"};
     int show[NCOL];
     for (int c = 0; c < NCOL; c++)
@@ -69,6 +70,7 @@ void out_table(FILE *f, const rm_run *r)
     int several = strcmp(r->command, "check") != 0;
     show[C_HOST] = several;
     show[C_BOUND] = r->confidence > 0;
+    show[C_JUDGED] = r->percentile != 99.0; /* the judged percentile, when it is not the p99 column */
     size_t nrows = 0;
     for (size_t i = 0; i < r->nhosts; i++)
         nrows += r->hosts[i].njobs ? r->hosts[i].njobs : 1;
