@@ -52,7 +52,7 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
             json_object_object_add(c, "duration_s", json_object_new_double(cl->seconds));
             rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
                           cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
-                          cli_verdict_upper(cl->verdict));
+                          fior_verdict_name(cl->verdict));
         } else {
             json_object_object_add(c, "error", json_object_new_string(cl->err));
             rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);

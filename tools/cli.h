@@ -11,11 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fior2.h"
+#include "fioreport.h"
 
-#ifndef ETCD_FIO_VERSION
-#define ETCD_FIO_VERSION "2.0.0"
-#endif
+/* One version number for the CLI, the library and its .pc: the library's (FIOR_VERSION). */
 
 typedef struct cli_cmd {
     const char *name;

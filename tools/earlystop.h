@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fior2.h"
+#include "fioreport.h"
 
 typedef enum es_state {
     ES_ABSENT = 0,  /* job not in the run (or not seen yet) */

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("etcd-fio %s (libfioreport %s)\n", ETCD_FIO_VERSION, fior_version());
+        printf("etcd-fio %s\n", fior_version()); /* one version for the CLI, the library and its .pc */
         return 0;
     }
     const cli_cmd *c = find(argv[1]);

@@ -24,7 +24,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     if (!j) {
         for (int c = C_JOB; c < C_V; c++)
             cli_msg(cells[c], CELL, "-");
-        cli_msg(cells[C_V], CELL, "%s", cli_verdict_upper(h->verdict));
+        cli_msg(cells[C_V], CELL, "%s", fior_verdict_name(h->verdict));
         cli_msg(cells[C_R], CELL, "%s: %s", h->status, h->reason);
         return;
     }
@@ -52,7 +52,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
         cli_msg(cells[C_BOUND], CELL, "%s..%s", cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns),
                 j->bound_hi_ns == RM_UNKNOWN ? "?" : cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
     cli_fmt_ns(cells[C_LIMIT], CELL, j->threshold_ns);
-    cli_msg(cells[C_V], CELL, "%s", cli_verdict_upper(j->verdict));
+    cli_msg(cells[C_V], CELL, "%s", fior_verdict_name(j->verdict));
     cli_msg(cells[C_R], CELL, "%s", j->reason);
 }
 
@@ -111,7 +111,7 @@ void out_table(FILE *f, const rm_run *r)
         char hc[300];
         host_cell(hc, sizeof hc, h);
         if (h->njobs)
-            fprintf(f, "  %s: %s (%s): %s\n", hc, cli_verdict_upper(h->verdict), h->status, h->reason);
+            fprintf(f, "  %s: %s (%s): %s\n", hc, fior_verdict_name(h->verdict), h->status, h->reason);
     }
     for (size_t i = 0; i < r->ndetails; i++)
         fprintf(f, "  %-17s %s\n", r->details[i].label, r->details[i].text);
@@ -120,7 +120,7 @@ void out_table(FILE *f, const rm_run *r)
         for (size_t i = 0; i < r->nhosts; i++)
             n[rm_rank(r->hosts[i].verdict)]++;
         fprintf(f, "%s: %s (%zu hosts: %zu fail, %zu unknown, %zu pass%s%s%s%s)\n", r->command,
-                cli_verdict_upper(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
+                fior_verdict_name(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
                 r->load ? r->load : "", r->fio_version[0] ? ", " : "", r->fio_version);
     }
 }

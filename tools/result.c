@@ -24,7 +24,7 @@ void rm_init(rm_run *r, const char *command, const fior_criteria *c)
 {
     memset(r, 0, sizeof *r);
     r->command = command;
-    snprintf(r->tool_version, sizeof r->tool_version, "%s", ETCD_FIO_VERSION);
+    snprintf(r->tool_version, sizeof r->tool_version, "%s", fior_version());
     cli_hostname(r->hostname, sizeof r->hostname);
     r->timestamp = time(NULL);
     r->percentile = fior_criteria_percentile(c);

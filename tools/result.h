@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "fior2.h"
+#include "fioreport.h"
 
 #define RM_UNKNOWN UINT64_MAX
 #define RM_SCHEMA  1

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fior2.h"
+#include "fioreport.h"
 
 typedef struct svg_series {
     const char     *label;   /* legend text, e.g. "WAL fdatasync (p99 2.1 ms)" */
