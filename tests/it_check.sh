@@ -1,9 +1,12 @@
 #!/bin/sh
 # it_check.sh — `etcd-fio check` end to end with the real fio and our engine on a temp directory:
 # the text result (verdict line first, the table), --json (parsed), --prometheus, --svg (well-formed XML),
-# --keep-output (re-judged by `etcd-fio verdict` when that command is built), --classic, nothing left behind
-# in DIR, and the refusals (missing dir, memory filesystem, unknown option) with exit 2.
-# Short runs: --max-time 8 with --min-syncs 50 so both jobs have enough samples to be judged.
+# --keep-output (re-judged by `etcd-fio verdict`), --classic, nothing left behind in DIR, options after DIR
+# (as the k8s manifests pass them), the JSON against doc/etcd-fio.schema.json, the textfile through
+# `promtool check metrics`, and the refusals made before fio starts (exit 2, one line): missing dir, memory
+# filesystem, unknown option, a run too short to decide, '#'/';' in DIR, an unwritable or symlinked output.
+# Short runs: --max-time 10 --min-syncs 50 --accept-point-estimate (a 10 s run cannot bound the backend's
+# p99 from above: without it the answer would rightly be UNKNOWN; tests/test_check_judge.c covers that).
 set -u
 BUILD=${BUILD:-build}
 BIN="$BUILD/etcd-fio"
@@ -19,54 +22,65 @@ fail() { echo "FAIL: $*"; exit 1; }
 # 1. text output
 # --force: where this node's etcd data directory is on another disk the check would (rightly) refuse a
 # directory under the build tree; the refusal itself is tested in it_check_throttled.sh.
-"$BIN" check --force --max-time 8 --min-syncs 50 "$dir" > "$work/out.txt" 2> "$work/err.txt"
+SHORT="--max-time 10 --min-syncs 50 --accept-point-estimate"
+# shellcheck disable=SC2086
+"$BIN" check "$dir" --force $SHORT > "$work/out.txt" 2> "$work/err.txt"
 rc=$?
 cat "$work/out.txt"
 case $rc in 0|1) ;; *) cat "$work/err.txt"; fail "exit $rc, expected 0 or 1" ;; esac
-head -n1 "$work/out.txt" | grep -Eq '^(pass|fail)( \(borderline\))?: WAL fdatasync p99 ' || fail "first line is not the verdict"
+head -n1 "$work/out.txt" | grep -Eq '^(pass|fail): WAL fdatasync p99 ' || fail "first line is not the verdict"
 want=pass; [ $rc = 1 ] && want=fail
 head -n1 "$work/out.txt" | grep -q "^$want" || fail "verdict line does not match exit status $rc"
-for row in 'WAL fdatasync     p50 .* p99 .* p99.9 .* max ' 'backend commit    p50 .* p99 ' 'WAL rollovers' \
-           'segment prealloc' 'syncs             [0-9]+ WAL fdatasyncs \+ [0-9]+ backend commits' 'duration' \
+for row in 'JOB +ROLE +SAMPLES +P50 +P99 +P99.9 +MAX +P99 95% BOUND +LIMIT +VERDICT +REASON' \
+           'etcd-wal +wal +[0-9]+ ' 'etcd-backend +backend +[0-9]+ ' 'WAL rollovers' 'duration' \
            'ionice            not used' 'filesystem        .* on '; do
-  grep -Eq "^  $row" "$work/out.txt" || fail "table row missing: $row"
+  grep -Eq "^ +$row" "$work/out.txt" || fail "table row missing: $row"
 done
 grep -v '^etcd-fio check: warning: ' "$work/err.txt" && fail "stderr has more than the --force warning although it is not a TTY"
 left=$(ls -A "$dir")
 [ -z "$left" ] || fail "left behind in DIR: $left"
 
 # 2. --json, --prometheus, --svg, --keep-output, --classic, --ionice
-"$BIN" check --force --max-time 8 --min-syncs 50 --json --ionice --classic --prometheus "$work/etcd.prom" \
-  --svg "$work/check.svg" --keep-output "$work/kept" "$dir" > "$work/out.json" 2> "$work/err.txt"
+# shellcheck disable=SC2086
+"$BIN" check --force $SHORT --json --ionice --classic --prometheus="$work/etcd.prom" \
+  "$dir" --svg "$work/check.svg" --keep-output "$work/kept" > "$work/out.json" 2> "$work/err.txt"
 rc=$?
 case $rc in 0|1) ;; *) cat "$work/out.json" "$work/err.txt"; fail "json run: exit $rc" ;; esac
 python3 - "$work/out.json" "$rc" "$work/etcd.prom" "$work/check.svg" <<'PY' || fail "json/prom/svg checks"
 import json, sys, re, xml.etree.ElementTree as ET
 d = json.load(open(sys.argv[1]))
 rc = int(sys.argv[2])
+assert d["schema"] == 1 and d["command"] == "check", d
 assert d["verdict"] == ("pass" if rc == 0 else "fail"), (d["verdict"], rc)
 assert d["exit_status"] == rc
-for side in ("wal_fdatasync", "backend_commit"):
-    s = d[side]
-    assert s["samples"] >= 50, (side, s)
-    assert 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"], (side, s)
-    assert s["p99_bound_lo_ns"] <= s["p99_ns"], (side, s)
-assert d["wal_fdatasync"]["threshold_ns"] == 10_000_000
-assert d["backend_commit"]["threshold_ns"] == 25_000_000
-assert d["ionice"] is True
-assert d["filesystem"]["type"] and d["filesystem"]["device"]
-assert d["wal_segments"] >= 1 and d["wal_rollovers"] >= 0
-assert d["segment_prealloc_ns"] is None or d["segment_prealloc_ns"] > 0
-c = d["classic"]
+assert d["basis"] in ("bound", "point-estimate"), d["basis"]
+h = d["hosts"][0]
+assert len(d["hosts"]) == 1 and h["dir"] and h["verdict"] == d["verdict"]
+jobs = {j["role"]: j for j in h["jobs"]}
+for role in ("wal", "backend"):
+    s = jobs[role]
+    assert s["samples"] >= 50, (role, s)
+    assert 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"], (role, s)
+    assert s["bound_lo_ns"] <= s["p99_ns"], (role, s)
+assert jobs["wal"]["threshold_ns"] == 10_000_000
+assert jobs["backend"]["threshold_ns"] == 25_000_000
+det = d["details"]
+assert det["ionice"] is True
+assert det["filesystem"]["type"] and det["filesystem"]["device"]
+assert det["engine"]["segments"] >= 1 and det["engine"]["rollovers"] >= 0 and h["rollovers"] == det["engine"]["rollovers"]
+c = det["classic"]
 assert c["ok"], c
 assert 10000 <= c["syncs"] <= 10100, c   # 22 MiB / 2300 B = 10029 fdatasyncs
 assert c["p99_ns"] > 0 and c["verdict"] in ("pass", "fail")
 prom = open(sys.argv[3]).read()
-m = re.search(r'^etcd_fio_wal_fsync_p99_seconds\{device="[^"]+",path="[^"]+",fstype="[^"]+"\} ([0-9.e-]+)$', prom, re.M)
+m = re.search(r'^etcd_fio_wal_fsync_p99_seconds\{host="[^"]+",dir="[^"]+"\} ([0-9.e-]+)$', prom, re.M)
 assert m, prom
-assert abs(float(m.group(1)) - d["wal_fdatasync"]["p99_ns"] / 1e9) < 1e-6
-assert re.search(r'^etcd_fio_verdict\{.*\} %d$' % rc, prom, re.M)
+assert abs(float(m.group(1)) - jobs["wal"]["p99_ns"] / 1e9) < 1e-6
+assert re.search(r'^etcd_fio_verdict\{host="[^"]+",dir="[^"]+",basis="%s"\} %d$' % (d["basis"], rc), prom, re.M), prom
 assert prom.count("# TYPE etcd_fio_wal_fsync_p99_seconds gauge") == 1
+ts = re.search(r'^etcd_fio_timestamp_seconds\{.*\} ([0-9]+)$', prom, re.M)
+assert ts and int(ts.group(1)) == d["timestamp"], "integer-exact timestamp"
+assert not re.search(r'^etcd_fio_\w*_total', prom, re.M), "no gauge ends in _total"
 svg = ET.parse(sys.argv[4]).getroot()
 ns = "{http://www.w3.org/2000/svg}"
 paths = [p for p in svg.iter(ns + "path") if p.get("class") == "series"]
@@ -75,8 +89,12 @@ assert len(paths) == 2, len(paths)
 assert sorted(l.get("data-ns") for l in lines) == ["10000000", "25000000"]
 title = next(t for t in svg.iter(ns + "text") if t.get("class") == "title").text
 assert title.startswith(d["verdict"]), title
-print("ok: json, prometheus and svg agree:", d["verdict"], d["wal_fdatasync"]["p99_ns"], "ns")
+print("ok: json, prometheus and svg agree:", d["verdict"], jobs["wal"]["p99_ns"], "ns")
 PY
+/usr/bin/python3 "$(dirname "$0")/validate_json.py" "$work/out.json" && echo "ok: check --json matches the schema" \
+  || fail "check --json does not match doc/etcd-fio.schema.json"
+command -v promtool >/dev/null || fail "promtool missing (make deps-test)"
+promtool check metrics < "$work/etcd.prom" && echo "ok: promtool check metrics" || fail "promtool check metrics"
 grep -q '^prioclass=2' "$work/kept/etcd-profile.fio" || fail "--ionice: no prioclass=2 in the kept job file"
 [ -s "$work/kept/fio-output.json" ] || fail "--keep-output: no fio-output.json"
 grep -q 'etcd-fio verdict --min-samples 50 ' "$work/kept/README" || fail "--keep-output: README lacks the re-judge command"
@@ -104,4 +122,38 @@ fi
 "$BIN" check --confidence 2 "$dir" > /dev/null 2> "$work/e4"; r4=$?
 [ $r4 = 2 ] || fail "--confidence 2: exit $r4"
 "$BIN" check --help | grep -q -- "--max-time" || fail "--help"
+"$BIN" help check | grep -q -- "--accept-point-estimate" || fail "etcd-fio help check"
+refused() {  # DESCRIPTION EXPECTED-TEXT ARGS...: exit 2 at once (before fio), one line naming it
+  what=$1; want=$2; shift 2
+  t0=$(date +%s)
+  "$BIN" check "$@" > "$work/r.out" 2> "$work/r.err"; rc=$?
+  took=$(( $(date +%s) - t0 ))
+  if [ $rc = 2 ] && grep -qF -- "$want" "$work/r.err" && [ "$(wc -l < "$work/r.err")" = 1 ] && [ $took -le 3 ] \
+     && [ ! -s "$work/r.out" ]; then
+    echo "ok: refused: $what: $(cat "$work/r.err")"
+  else
+    cat "$work/r.out" "$work/r.err"; fail "$what: exit $rc after $took s"
+  fi
+}
+refused "--max-time 3 (11.9)" "use --max-time 49 or more" --force --max-time 3 "$dir"
+refused "--max-time 8 with the point estimate" "use --max-time 15 or more" --force --max-time 8 --accept-point-estimate "$dir"
+for c in '#' ';'; do
+  mkdir -p "$work/etcd${c}new"
+  refused "'$c' in DIR (11.5)" "cannot be given to fio" --force "$work/etcd${c}new"
+done
+refused "--svg in a missing directory (12.5)" "/nonexistent/x.svg" --force "$dir" --svg /nonexistent/x.svg
+echo precious > "$work/victim"
+ln -s "$work/victim" "$work/planted.prom"
+refused "--prometheus at a planted symlink (12.4)" "symbolic link" --force --prometheus "$work/planted.prom" "$dir"
+[ "$(cat "$work/victim")" = precious ] || fail "the symlink's target was written"
+mkdir -m 777 "$work/open"
+refused "--keep-output writable by others (12.4)" "writable by group or others" --force --keep-output "$work/open" "$dir"
+# a symlink planted in a kept directory: refused at the end, its target untouched (FIO=false: no run needed)
+mkdir -m 700 "$work/kept2" && ln -s "$work/victim" "$work/kept2/README"
+FIO=/bin/false "$BIN" check --force $SHORT --keep-output "$work/kept2" "$dir" > "$work/k.out" 2> "$work/k.err"; rc=$?
+[ $rc = 2 ] && grep -q "kept2.*README.*symbolic link" "$work/k.err" && [ "$(cat "$work/victim")" = precious ] \
+  && echo "ok: planted README symlink refused, victim untouched" || { cat "$work/k.out" "$work/k.err"; fail "planted README: exit $rc"; }
+head -n1 "$work/k.out" | grep -q '^unknown: ' || fail "fio that does not run: not UNKNOWN"
+left=$(ls -A "$dir")
+[ -z "$left" ] || fail "left behind in DIR after the refusals: $left"
 echo "ok: etcd-fio check end to end"

@@ -138,6 +138,8 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
     fior_verdict lib = res ? fior_result_verdict(res) : FIOR_UNKNOWN;
     h->verdict = FIOR_UNKNOWN;
     h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "%s", problem[0] ? (e->stop == CHECK_USER ? "interrupted" : "fio-failed")
+                                               : !wj || !bj ? "no-results" : "judged");
     if (problem[0]) {
         cli_msg(h->reason, sizeof h->reason, "%s; the run did not end normally, so it is not judged (point "
                 "estimates: %s; %s)", problem, ws[0], ws[1]);
@@ -163,6 +165,7 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
                     e->stop == CHECK_DECIDED ? e->decided_at_s : e->duration_s);
         }
     } else if (e->stop == CHECK_USER) {
+        cli_msg(h->status, sizeof h->status, "interrupted");
         cli_msg(h->reason, sizeof h->reason, "interrupted after %.0f s before the p99 was decided (point "
                 "estimates: %s; %s)", e->duration_s, ws[0], ws[1]);
     } else if (o->accept_point) {

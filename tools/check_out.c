@@ -95,7 +95,7 @@ int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, 
     cli_msg(wl, sizeof wl, "%s: WAL fdatasync p99 limit", wt);
     cli_msg(bl, sizeof bl, "%s: backend commit p99 limit", bt);
     svg_vline v[2] = {{wl, r->wal_threshold_ns, "#d62728"}, {bl, r->backend_threshold_ns, "#9467bd"}};
-    cli_msg(title, sizeof title, "%s — WAL fdatasync p99 %s, backend commit p99 %s", cli_verdict_upper(r->verdict),
+    cli_msg(title, sizeof title, "%s — WAL fdatasync p99 %s, backend commit p99 %s", fior_verdict_name(r->verdict),
             p99[0], p99[1]);
     cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
     svg_plot p = {title, sub, s, ns, v, 2};

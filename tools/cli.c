@@ -225,16 +225,6 @@ int cli_exit_status(fior_verdict v)
     return v == FIOR_PASS ? 0 : v == FIOR_FAIL ? 1 : 2;
 }
 
-const char *cli_verdict_upper(fior_verdict v)
-{
-    switch (v) {
-    case FIOR_PASS: return "PASS";
-    case FIOR_FAIL: return "FAIL";
-    case FIOR_NOT_JUDGED: return "NOT JUDGED";
-    default: return "UNKNOWN";
-    }
-}
-
 char *cli_fmt_ns(char *buf, size_t n, uint64_t ns)
 {
     if (ns == CLI_NS_UNKNOWN) {
@@ -253,7 +243,7 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (strchr(dir, bad[i].c)) {
             cli_msg(err, errlen, "%.*s: a directory with %s cannot be given to fio (its job-file parser cuts "
-                    "the value there); rename it or use a symlink without it", (int)strcspn(dir, "\r\n"), dir,
+                    "the value there); rename it", (int)strcspn(dir, "\r\n"), dir,
                     bad[i].name);
             return -1;
         }

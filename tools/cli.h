@@ -66,8 +66,6 @@ void cli_tmpdir_remove(const char *dir);
 
 /* 0 PASS, 1 FAIL, 2 anything else: the exit status of every subcommand. */
 int cli_exit_status(fior_verdict v);
-/* "PASS", "FAIL", "UNKNOWN", "NOT JUDGED": the word for people; machine outputs use fior_verdict_name. */
-const char *cli_verdict_upper(fior_verdict v);
 /* The library's formatter, "?" for an unknown value (CLI_NS_UNKNOWN). Returns buf. */
 #define CLI_NS_UNKNOWN UINT64_MAX
 char *cli_fmt_ns(char *buf, size_t n, uint64_t ns);

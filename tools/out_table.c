@@ -58,7 +58,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
 
 void out_table(FILE *f, const rm_run *r)
 {
-    fprintf(f, "%s: %s\n", cli_verdict_upper(r->verdict), r->reason);
+    fprintf(f, "%s: %s\n", fior_verdict_name(r->verdict), r->reason);
     char head_b[48], head_p[16];
     cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
     cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);

@@ -31,15 +31,16 @@ static int split(const char *path, char *dir, size_t dlen, const char **base)
  * to be written through: refusing says so) nor a directory. */
 static int target_ok(int dirfd, const char *shown, const char *name, char *err, size_t errlen)
 {
+    /* shown: the directory as the user named it */
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", shown, strerror(errno)), -1);
+        return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s/%s: %s", shown, name, strerror(errno)), -1);
     if (S_ISLNK(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a symbolic link; refusing to write through it", shown);
+        snprintf(err, errlen, "%s/%s: is a symbolic link; refusing to write through it", shown, name);
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: exists and is not a regular file", shown);
+        snprintf(err, errlen, "%s/%s: exists and is not a regular file", shown, name);
         return -1;
     }
     return 0;
@@ -58,7 +59,7 @@ int out_check(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
         return -1;
     }
-    int rc = target_ok(dfd, path, base, err, errlen);
+    int rc = target_ok(dfd, dir, base, err, errlen);
     if (!rc && faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
         snprintf(err, errlen, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
         rc = -1;
@@ -85,7 +86,7 @@ int out_write_at(int dirfd, const char *shown, const char *name, const void *dat
             break;
     }
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a file beside it: %s", shown, strerror(errno));
+        snprintf(err, errlen, "%s/%s: cannot create a file beside it: %s", shown, name, strerror(errno));
         return -1;
     }
     const char *p = data;
@@ -113,7 +114,7 @@ int out_write_at(int dirfd, const char *shown, const char *name, const void *dat
         e = errno;
     if (e) {
         unlinkat(dirfd, tmp, 0);
-        snprintf(err, errlen, "%s: %s", shown, strerror(e));
+        snprintf(err, errlen, "%s/%s: %s", shown, name, strerror(e));
         return -1;
     }
     return 0;
@@ -132,7 +133,7 @@ int out_write(const char *path, const void *data, size_t len, char *err, size_t 
         snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
         return -1;
     }
-    int rc = out_write_at(dfd, path, base, data, len, err, errlen);
+    int rc = out_write_at(dfd, dir, base, data, len, err, errlen);
     close(dfd);
     return rc;
 }

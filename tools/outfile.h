@@ -18,7 +18,7 @@ int out_write(const char *path, const void *data, size_t len, char *err, size_t 
 /* Opens (creating it 0700 if missing) a directory for kept outputs; refuses a symlink, one not owned by
  * the caller, or one writable by group/others. Returns an O_DIRECTORY fd, or -1 with a message in err. */
 int out_dir_open(const char *path, char *err, size_t errlen);
-/* Writes dirfd/name as out_write does; `shown` names the directory in messages. */
+/* Writes dirfd/name as out_write does; messages name "shown/name" (shown: the directory as given). */
 int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen);
 
