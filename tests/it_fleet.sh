@@ -166,15 +166,15 @@ EOF
 chmod +x "$tmp/fio-other"
 set -- --client 127.0.0.1,$P_NONE --client 127.0.0.1,$P_OLD
 [ $noeng = 1 ] && set -- "$@" --client 127.0.0.1,$P_NOENG
-out=$(FIO="$tmp/fio-other" "$EF" fleet "$@" --dir "$tmp/plain" --runtime 2 2>"$tmp/pre.err"); rc=$?
+out=$(FIO="$tmp/fio-other" "$EF" fleet "$@" --dir "$tmp/plain" --runtime 12 2>"$tmp/pre.err"); rc=$?
 echo "$out"; cat "$tmp/pre.err"
 [ $rc -eq 2 ] && ok "preflight failures exit 2" || fail "preflight-only run exited $rc, expected 2"
-echo "$out" | grep -q "^127.0.0.1:$P_NONE .*unknown  unreachable: .*Connection refused" \
+echo "$out" | grep -Eq "^ +127.0.0.1:$P_NONE .*unknown +unreachable: .*Connection refused" \
   && ok "unreachable host named" || fail "no unreachable row for port $P_NONE"
-echo "$out" | grep -q "^127.0.0.1:$P_OLD .*unknown  fio-version: runs fio-3.99, this client and the engine are fio-" \
+echo "$out" | grep -Eq "^ +127.0.0.1:$P_OLD .*unknown +fio-version: runs fio-3.99, this client and the engine are fio-" \
   && ok "other fio version named" || fail "no fio-version row for port $P_OLD"
 if [ $noeng = 1 ]; then
-  echo "$out" | grep -q "^127.0.0.1:$P_NOENG .*unknown  no-engine: engine not installed at $tmp/engine/libetcdwal.so" \
+  echo "$out" | grep -Eq "^ +127.0.0.1:$P_NOENG .*unknown +no-engine: engine not installed at $tmp/engine/libetcdwal.so" \
     && ok "host without the engine named" || fail "no no-engine row for port $P_NOENG"
 fi
 grep -q "127.0.0.1,$P_NONE: unreachable" "$tmp/pre.err" || fail "stderr does not name the unreachable host"
@@ -182,10 +182,48 @@ echo "$out" | tail -1 | grep -q "^fleet: unknown" || fail "summary line is not U
 [ -z "$(ls "$tmp/plain")" ] || fail "preflight wrote into the servers' directory: $(ls "$tmp/plain")"
 
 # a directory the server does not have passes the parse-only probe; the run then names the server's error
-out=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/missing" --runtime 2 2>/dev/null); rc=$?
+out=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/missing" --runtime 12 2>/dev/null); rc=$?
 echo "$out"
-[ $rc -eq 2 ] && echo "$out" | grep -q "^127.0.0.1:$P_PLAIN .*unknown  no-results: .*$tmp/missing is not a directory" \
+[ $rc -eq 2 ] && echo "$out" | grep -Eq "^ +127.0.0.1:$P_PLAIN .*unknown +no-results: .*$tmp/missing is not a directory" \
   && ok "missing directory on the server named" || fail "missing directory: rc=$rc"
+
+# ---------- 1b. refused at once: '#'/';' in a directory (fio's job-file parser cuts values there) ----------
+err=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/etcd#new" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "'#'" && ok "'#' in --dir refused: $err" || fail "'#' in --dir: rc=$rc: $err"
+printf '127.0.0.1,%s /srv/a;b\n' $P_PLAIN > "$tmp/semi-hosts"
+err=$("$EF" fleet --clients "$tmp/semi-hosts" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "semi-hosts:1: .*';'" && ok "';' in a --clients directory refused" || fail "';' in --clients: rc=$rc: $err"
+err=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --runtime 1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "use --runtime 12 or more" && ok "--runtime 1 refused (11.9)" || fail "--runtime 1: rc=$rc: $err"
+
+# ---------- 1c. a run cut short is never a PASS (11.10), nor one whose server went away (11.1) ----------
+# Two runs at once (12 s): SIGINT to fleet after 4 s; the other server's connection process killed after 4 s.
+mkdir -p "$tmp/int" "$tmp/gone"
+"$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/int" --runtime 12 --json >"$tmp/int.json" 2>"$tmp/int.err" &
+fint=$!
+"$EF" fleet --client 127.0.0.1,$P_OLD --dir "$tmp/gone" --runtime 12 --json >"$tmp/gone.json" 2>"$tmp/gone.err" &
+fgone=$!
+sleep 4
+kill -INT $fint
+for p in $pids; do
+  grep -q "127.0.0.1,$P_OLD" "/proc/$p/cmdline" 2>/dev/null || continue
+  for c in $(pgrep -P "$p"); do kill -9 "$c"; done
+done
+wait $fint; rint=$?
+wait $fgone; rgone=$?
+"$PY" - "$tmp/int.json" "$rint" "$tmp/gone.json" "$rgone" <<'PYEOF' || fails=$((fails + 1))
+import json, sys
+bad = 0
+for path, rc, status in ((sys.argv[1], int(sys.argv[2]), 'interrupted'), (sys.argv[3], int(sys.argv[4]), None)):
+    d = json.load(open(path))
+    h = d['hosts'][0]
+    good = rc == 2 and d['verdict'] == 'unknown' and h['verdict'] == 'unknown' and (status is None or h['status'] == status) \
+        and all(j['verdict'] == 'unknown' for j in h['jobs'])
+    print(('ok: ' if good else 'FAIL: ') + '%s: exit %d, host %s (%s): %s' % (path.split('/')[-1], rc, h['verdict'], h['status'], h['reason']))
+    bad |= not good
+sys.exit(bad)
+PYEOF
+wait_kids
 
 # ---------- 2. the run: plain (+ throttled) + the unreachable one, from a --clients file ----------
 {
@@ -214,6 +252,10 @@ def check(cond, msg):
     if not cond:
         bad.append(msg)
 hosts = {h['port']: h for h in fleet['hosts']}
+def job(h, role):
+    js = [j for j in h['jobs'] if j['role'] == role]
+    return js[0] if js else None
+check(fleet['schema'] == 1 and fleet['command'] == 'fleet', 'schema 1, command fleet')
 check(set(hosts) == ({pp, pn} | ({ps} if slow else set())), 'one row per listed host: %s' % sorted(hosts))
 rank = {'fail': 0, 'unknown': 1, 'pass': 2}
 order = [rank[h['verdict']] for h in fleet['hosts']]
@@ -233,41 +275,52 @@ for port in [pp] + ([ps] if slow else []):
     check(h['dir'] == want_dir, 'port %d ran in the DIR of the clients file (%s)' % (port, h['dir']))
     for mode in ('wal', 'backend'):
         c = stats.get((port, mode))
-        check(c is not None, 'fio client_stats has the %s job of port %d' % (mode, port))
-        if c is None:
+        j = job(h, mode)
+        check(c is not None and j is not None, 'fio client_stats and the result have the %s job of port %d' % (mode, port))
+        if c is None or j is None:
             continue
         lat = c['sync']['lat_ns']
         want = lat.get('percentile', {}).get('99.000000')
-        check(h[mode + '_p99_ns'] == want, 'port %d %s p99 %s == client_stats %s' % (port, mode, h[mode + '_p99_ns'], want))
-        check(h[mode + '_samples'] == lat['N'], 'port %d %s samples %s == N %s' % (port, mode, h[mode + '_samples'], lat['N']))
+        check(j['p99_ns'] == want, 'port %d %s p99 %s == client_stats %s' % (port, mode, j['p99_ns'], want))
+        check(j['samples'] == lat['N'], 'port %d %s samples %s == N %s' % (port, mode, j['samples'], lat['N']))
         thr = 10_000_000 if mode == 'wal' else 25_000_000
-        if h[mode + '_verdict'] in ('pass', 'fail') and want is not None:
-            check((want < thr) == (h[mode + '_verdict'] == 'pass'), 'port %d %s verdict agrees with p99 vs %d ns' % (port, mode, thr))
+        check(j['threshold_ns'] == thr, 'port %d %s threshold' % (port, mode))
+        if j['verdict'] in ('pass', 'fail') and want is not None:
+            check((want < thr) == (j['verdict'] == 'pass'), 'port %d %s verdict agrees with p99 vs %d ns' % (port, mode, thr))
 plain = hosts[pp]
-check(plain['wal_verdict'] in ('pass', 'fail'), 'plain host WAL judged (%s)' % plain['wal_verdict'])
+check(job(plain, 'wal')['verdict'] in ('pass', 'fail'), 'plain host WAL judged (%s)' % job(plain, 'wal')['verdict'])
 if slow:
     s = hosts[ps]
-    check(s['wal_verdict'] == 'fail' and s['wal_p99_ns'] >= 10_000_000, 'throttled host WAL FAIL (p99 %s ns)' % s['wal_p99_ns'])
+    check(job(s, 'wal')['verdict'] == 'fail' and job(s, 'wal')['p99_ns'] >= 10_000_000, 'throttled host WAL FAIL (p99 %s ns)' % job(s, 'wal')['p99_ns'])
     check(s['verdict'] == 'fail' and fleet['hosts'][0]['port'] == ps, 'throttled host FAIL, listed first')
     check(fleet['verdict'] == 'fail' and rc == 1, 'overall FAIL, exit 1 (got %s, %d)' % (fleet['verdict'], rc))
 else:
     # the unreachable host keeps the fleet from passing; a failing plain disk makes it FAIL
     want = 'fail' if plain['verdict'] == 'fail' else 'unknown'
     check(fleet['verdict'] == want and rc == {'fail': 1, 'unknown': 2}[want], 'overall %s (got %s, exit %d)' % (want, fleet['verdict'], rc))
-# Prometheus: one verdict series per host with the row's value
+# Prometheus: the same metric table as check: one verdict series per host with the row's value
 code = {'pass': 0, 'fail': 1, 'unknown': 2}
 for port, h in hosts.items():
-    line = 'etcd_fio_verdict{host="127.0.0.1",port="%d"} %d' % (port, code[h['verdict']])
+    line = 'etcd_fio_verdict{host="127.0.0.1:%d",dir="%s",basis="%s"} %d' % (port, h['dir'], h['basis'], code[h['verdict']])
     check(line in prom, 'prometheus: ' + line)
-    if h['wal_p99_ns'] is not None:
-        vals = [l for l in prom if l.startswith('etcd_fio_wal_fsync_p99_seconds{host="127.0.0.1",port="%d"}' % port)]
-        check(len(vals) == 1 and abs(float(vals[0].split()[-1]) - h['wal_p99_ns'] / 1e9) < 1e-9, 'prometheus WAL p99 of %d' % port)
-check('etcd_fio_fleet_verdict %d' % code[fleet['verdict']] in prom, 'prometheus fleet verdict')
-import time
-ts = [float(l.split()[1]) for l in prom if l.startswith('etcd_fio_fleet_timestamp_seconds ')]
-check(len(ts) == 1 and abs(ts[0] - time.time()) < 300, 'prometheus fleet timestamp is now (%s)' % ts)
+    j = job(h, 'wal')
+    if j and j['p99_ns'] is not None:
+        vals = [l for l in prom if l.startswith('etcd_fio_wal_fsync_p99_seconds{host="127.0.0.1:%d",' % port)]
+        check(len(vals) == 1 and abs(float(vals[0].split()[-1]) - j['p99_ns'] / 1e9) < 1e-9, 'prometheus WAL p99 of %d' % port)
+check(any(l.startswith('etcd_fio_overall_verdict{command="fleet",') and l.endswith(' %d' % code[fleet['verdict']]) for l in prom),
+      'prometheus overall verdict')
+ts = [int(l.split()[-1]) for l in prom if l.startswith('etcd_fio_timestamp_seconds{')]
+check(len(ts) == len(hosts) and all(t == fleet['timestamp'] for t in ts), 'prometheus timestamps are the run\'s, integer-exact (%s)' % ts)
+check(not any(l.split('{')[0].split(' ')[0].endswith('_total') for l in prom if not l.startswith('#')), 'no metric ends in _total')
 sys.exit(1 if bad else 0)
 EOF
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null && /usr/bin/python3 "$top/tests/validate_json.py" "$tmp/fleet.json"; then
+  ok "fleet --json matches doc/etcd-fio.schema.json"
+else
+  fail "fleet --json schema (python3-jsonschema installed?)"
+fi
+promtool check metrics < "$tmp/fleet.prom" && ok "promtool check metrics (fleet)" || fail "promtool check metrics (fleet)"
+
 # the engine cleaned up after itself on both servers
 wait_kids
 [ -z "$(ls "$tmp/plain")" ] || fail "files left in the plain server's directory: $(ls "$tmp/plain")"
