@@ -156,4 +156,37 @@ FIO=/bin/false "$BIN" check --force $SHORT --keep-output "$work/kept2" "$dir" > 
 head -n1 "$work/k.out" | grep -q '^unknown: ' || fail "fio that does not run: not UNKNOWN"
 left=$(ls -A "$dir")
 [ -z "$left" ] || fail "left behind in DIR after the refusals: $left"
+
+# 4. fio dies mid-run (11.1): a job process killed with SIGSEGV (fio 3.33 then still exits 0 with a final
+# document) and, at the same time in another directory, fio's main process killed with SIGKILL: both UNKNOWN.
+# --full: no early decision may end the run before the kill.
+mkdir -p "$work/segv" "$work/kill"
+# shellcheck disable=SC2086
+"$BIN" check --force $SHORT --full --json "$work/segv" > "$work/segv.json" 2> "$work/segv.err" & csegv=$!
+# shellcheck disable=SC2086
+"$BIN" check --force $SHORT --full --json "$work/kill" > "$work/kill.json" 2> "$work/kill.err" & ckill=$!
+fio_of() {  # the fio that etcd-fio $1 started (once its jobs run)
+  i=0; while [ $i -lt 50 ]; do
+    f=$(pgrep -P "$1" | head -n1); [ -n "$f" ] && [ -n "$(pgrep -P "$f")" ] && { echo "$f"; return; }
+    sleep 0.1; i=$((i + 1))
+  done
+}
+fs=$(fio_of $csegv); fk=$(fio_of $ckill)
+sleep 2
+[ -n "$fs" ] && kill -SEGV "$(pgrep -P "$fs" | head -n1)"
+[ -n "$fk" ] && kill -KILL "$fk"
+wait $csegv; rs=$?
+wait $ckill; rk=$?
+for k in segv kill; do
+  [ $k = segv ] && r=$rs || r=$rk
+  [ $k = segv ] && want='signal 11' || want='fio was killed by signal 9'
+  if [ "$r" = 2 ] && jq -e --arg w "$want" '.verdict == "unknown" and .basis == "none" and (.reason | contains($w))
+        and all(.hosts[0].jobs[]; .verdict == "unknown")' "$work/$k.json" > /dev/null; then
+    echo "ok: fio $k mid-run: unknown: $(jq -r .reason "$work/$k.json")"
+  else
+    cat "$work/$k.json" "$work/$k.err"; fail "fio $k mid-run: exit $r"
+  fi
+done
+# (a killed job cannot remove its private directory: the next run's stale-directory reaping does, see
+# it_safety.sh; nothing of etcd-fio's own is left in TMPDIR)
 echo "ok: etcd-fio check end to end"

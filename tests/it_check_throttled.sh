@@ -38,6 +38,15 @@ echo "$majmin 60" > "$cg/blkio.throttle.write_iops_device" || skip "cannot set w
 "$BIN" check --force --max-time 3000 "$mnt" > /dev/null 2> "$work/e1"; r1=$?
 cat "$work/e1"
 [ $r1 = 2 ] && grep -q "MiB free on ext4 on $loop" "$work/e1" || { echo "FAIL: space refusal: exit $r1"; exit 1; }
+# The reserve a live etcd needs (11.11): a run that would leave less than 2 x 64 MB + 5 % of the filesystem
+# free is refused before anything is written (here: ~480 MiB free, the run needs ~380 MiB).
+"$BIN" check --max-time 200 "$mnt" > /dev/null 2> "$work/e3"; r3=$?
+cat "$work/e3"
+[ $r3 = 2 ] && grep -q "less than the [0-9]* MiB a live etcd should keep (2 x 64 MB + 5 % of the filesystem)" "$work/e3" \
+  && [ "$(wc -l < "$work/e3")" = 1 ] || { echo "FAIL: free-space reserve refusal: exit $r3"; exit 1; }
+left=$(ls -A "$mnt" | grep -v '^lost+found$' || true)
+[ -z "$left" ] || { echo "FAIL: the refused run wrote to $mnt: $left"; exit 1; }
+echo "ok: free-space reserve refused before starting"
 for d in /var/lib/etcd /var/lib/rancher/rke2/server/db/etcd; do
   [ -d "$d" ] || continue
   "$BIN" check "$mnt" > /dev/null 2> "$work/e2"; r2=$?
@@ -61,11 +70,12 @@ python3 - "$work/out.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "fail", d["verdict"]
-assert d["decided_early"] is True, "expected an early decision"
-w = d["wal_fdatasync"]
+assert d["basis"] == "bound", d["basis"]
+assert d["details"]["run"]["end"] == "stopped early: decided", "expected an early decision"
+w = [j for j in d["hosts"][0]["jobs"] if j["role"] == "wal"][0]
 assert w["p99_ns"] > 10_000_000, w
-assert d["filesystem"]["type"] == "ext4", d["filesystem"]
-print("ok: FAIL decided after", d["syncs_at_decision"], "syncs; WAL p99", w["p99_ns"] / 1e6, "ms")
+assert d["details"]["filesystem"]["type"] == "ext4", d["details"]["filesystem"]
+print("ok: FAIL decided after", d["details"]["run"]["syncs_at_decision"], "syncs; WAL p99", w["p99_ns"] / 1e6, "ms")
 PY
 # nothing of the run is left on the tested filesystem
 left=$(ls -A "$mnt" | grep -v '^lost+found$' || true)

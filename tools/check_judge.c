@@ -54,7 +54,7 @@ static void end_problem(const check_end *e, const check_opts *o, char *b, size_t
     if (!e->started)
         cli_msg(b, n, "fio did not start");
     else if (e->state == PROC_SIGNALED)
-        cli_msg(b, n, "fio was killed by signal %d (%s)%s%s", e->code, strsignal(e->code), said[0] ? ": " : "", said);
+        cli_msg(b, n, "fio was killed by signal %d (%s)", e->code, strsignal(e->code));
     else if (e->job_signal)
         cli_msg(b, n, "a fio job process died of signal %d (%s) during the run", e->job_signal,
                 strsignal(e->job_signal));

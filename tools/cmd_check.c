@@ -149,13 +149,6 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
                 desc);
         return 2;
     }
-    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
-        if (!o->force) {
-            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
-            return 2;
-        }
-        cli_err(cmd, "warning: %s (--force)", why);
-    }
     uint64_t need = space_needed(o);
     if (fi->free_bytes < need) {
         cli_err(cmd, "%s: %llu MiB free on %s, the run needs about %llu MiB", fi->path,
@@ -175,6 +168,13 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
         }
         cli_err(cmd, "warning: the run may leave less than %llu MiB free on %s (--force)",
                 (unsigned long long)(reserve >> 20), fi->path);
+    }
+    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
+        if (!o->force) {
+            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
+            return 2;
+        }
+        cli_err(cmd, "warning: %s (--force)", why);
     }
     const char *files[2] = {o->prom, o->svg};
     for (int i = 0; i < 2; i++)
