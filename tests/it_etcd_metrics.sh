@@ -67,12 +67,12 @@ load 3 400 "$T/n1"
 wait $VPID; rc=$?
 n1=$(cat "$T/n1")
 echo "url window: $n1 puts; etcd-fio exit $rc"
-jq -c '.jobs[] | {job, samples, p99_ns, verdict, reason}' "$T/url.json" 2>/dev/null || cat "$T/url.err"
+jq -c '.hosts[].jobs[] | {name, samples, p99_ns, verdict, reason}' "$T/url.json" 2>/dev/null || cat "$T/url.err"
 want=$(jq -r '.verdict' "$T/url.json" 2>/dev/null)
 case "$want:$rc" in pass:0|fail:1|unknown:2) ok "URL: exit $rc matches verdict $want" ;; *) bad "URL: exit $rc, verdict '$want'" ;; esac
-if jq -e --arg u "$URL" --argjson n "$n1" '(.jobs | length) == 2 and all(.jobs[]; .source == $u)
-      and all(.jobs[]; .reason | test("in the window"))
-      and ([.jobs[] | select(.role == "wal")][0].samples >= $n)' "$T/url.json" >/dev/null; then
+if jq -e --arg u "$URL" --argjson n "$n1" '([.hosts[].jobs[]] | length) == 2 and all(.hosts[].jobs[]; .source == $u)
+      and all(.hosts[].jobs[]; .reason | test("in the window"))
+      and ([.hosts[].jobs[] | select(.role == "wal")][0].samples >= $n)' "$T/url.json" >/dev/null; then
   ok "URL: two windowed jobs, WAL fsyncs >= the $n1 puts"
 else
   bad "URL: window content"; cat "$T/url.json"
@@ -96,7 +96,7 @@ def hist(path):
             h.setdefault(m.group(1), []).append((le, int(float(m.group(3)))))
     return {k: sorted(v) for k, v in h.items()}
 before, after = hist(sys.argv[1]), hist(sys.argv[2])
-got = {j["job"]: j for j in json.load(open(sys.argv[3]))["jobs"]}
+got = {j["name"]: j for h in json.load(open(sys.argv[3]))["hosts"] for j in h["jobs"]}
 minn, puts, fails = int(sys.argv[4]), int(sys.argv[5]), 0
 for name, T in (("etcd_disk_wal_fsync_duration_seconds", 0.010), ("etcd_disk_backend_commit_duration_seconds", 0.025)):
     win = [(le, a - b) for (le, a), (_, b) in zip(after[name], before[name])]
