@@ -71,6 +71,8 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
 }
 
+static int render_svg(FILE *f, const void *plot) { return svg_write(f, plot); }
+
 int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
 {
     const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
@@ -99,20 +101,7 @@ int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, 
             p99[0], p99[1]);
     cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
     svg_plot p = {title, sub, s, ns, v, 2};
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int rc = m ? svg_write(m, &p) : -1;
-    if (m && fclose(m) != 0)
-        rc = -1;
-    if (rc) {
-        cli_msg(err, errlen, "%s: out of memory", path);
-        free(buf);
-        return -1;
-    }
-    rc = out_write(path, buf, len, err, errlen);
-    free(buf);
-    return rc;
+    return out_write_with(path, render_svg, &p, err, errlen);
 }
 
 int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,

@@ -112,25 +112,20 @@ int out_json(FILE *f, const rm_run *r)
     return rc;
 }
 
-int out_file(const char *path, enum out_kind kind, const rm_run *r, char *err, size_t errlen)
+static int render_json(FILE *f, const void *r) { return out_json(f, r); }
+
+static int render_prom(FILE *f, const void *r)
 {
     char *buf = NULL;
     size_t len = 0;
-    int rc;
-    if (kind == OUT_PROM) {
-        rc = out_prom(r, &buf, &len);
-    } else {
-        FILE *m = open_memstream(&buf, &len);
-        rc = m ? out_json(m, r) : -1;
-        if (m && fclose(m) != 0)
-            rc = -1;
-    }
-    if (rc) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        free(buf);
-        return -1;
-    }
-    rc = out_write(path, buf, len, err, errlen);
+    int rc = out_prom(r, &buf, &len);
+    if (!rc && fwrite(buf, 1, len, f) != len)
+        rc = -1;
     free(buf);
     return rc;
+}
+
+int out_file(const char *path, enum out_kind kind, const rm_run *r, char *err, size_t errlen)
+{
+    return out_write_with(path, kind == OUT_JSON ? render_json : render_prom, r, err, errlen);
 }

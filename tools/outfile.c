@@ -46,19 +46,26 @@ static int target_ok(int dirfd, const char *shown, const char *name, char *err, 
     return 0;
 }
 
-int out_check(const char *path, char *err, size_t errlen)
+/* The directory of path, opened; its name in dir, the file name in *base. -1 with a message. */
+static int open_parent(const char *path, char *dir, size_t dlen, const char **base, char *err, size_t errlen)
 {
-    char dir[PATH_MAX];
-    const char *base;
-    if (split(path, dir, sizeof dir, &base) != 0) {
+    if (split(path, dir, dlen, base) != 0) {
         snprintf(err, errlen, "%s: expected a file name", path);
         return -1;
     }
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
+    if (dfd < 0)
         snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+    return dfd;
+}
+
+int out_check(const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    int dfd = open_parent(path, dir, sizeof dir, &base, err, errlen);
+    if (dfd < 0)
         return -1;
-    }
     int rc = target_ok(dfd, dir, base, err, errlen);
     if (!rc && faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
         snprintf(err, errlen, "%s: cannot create files in %s: %s", path, dir, strerror(errno));
@@ -124,17 +131,28 @@ int out_write(const char *path, const void *data, size_t len, char *err, size_t 
 {
     char dir[PATH_MAX];
     const char *base;
-    if (split(path, dir, sizeof dir, &base) != 0) {
-        snprintf(err, errlen, "%s: expected a file name", path);
+    int dfd = open_parent(path, dir, sizeof dir, &base, err, errlen);
+    if (dfd < 0)
         return -1;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
-        return -1;
-    }
     int rc = out_write_at(dfd, dir, base, data, len, err, errlen);
     close(dfd);
+    return rc;
+}
+
+int out_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
+                   size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int rc = m ? render(m, ctx) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    if (rc)
+        snprintf(err, errlen, "%s: out of memory", path);
+    else
+        rc = out_write(path, buf, len, err, errlen);
+    free(buf);
     return rc;
 }
 

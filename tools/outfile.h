@@ -8,12 +8,17 @@
 #define ETCD_FIO_OUTFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The target can be written later: its directory exists and is writable, and the target is not a
  * directory or a symlink. 0, or -1 with "PATH: why" in err. */
 int out_check(const char *path, char *err, size_t errlen);
 /* Writes data to path (temp + fsync + rename, mode 0644). 0, or -1 with "PATH: why" in err. */
 int out_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+/* Renders with render(memstream, ctx) (0 or -1) and writes the result with out_write. */
+int out_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
+                   size_t errlen);
 
 /* Opens (creating it 0700 if missing) a directory for kept outputs; refuses a symlink, one not owned by
  * the caller, or one writable by group/others. Returns an O_DIRECTORY fd, or -1 with a message in err. */

@@ -45,16 +45,25 @@ void rm_free(rm_run *r)
     r->nhosts = r->cap = r->ndetails = 0;
 }
 
+/* arr with room for one more element (n used of *cap): arr itself, a larger copy, or NULL (no memory;
+ * arr is still valid then). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? *cap * 2 : 4;
+    void *na = realloc(arr, nc * elem);
+    if (na)
+        *cap = nc;
+    return na;
+}
+
 rm_host *rm_add_host(rm_run *r)
 {
-    if (r->nhosts == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 4;
-        rm_host *nh = realloc(r->hosts, nc * sizeof *nh);
-        if (!nh)
-            return NULL;
-        r->hosts = nh;
-        r->cap = nc;
-    }
+    rm_host *nh = grow(r->hosts, r->nhosts, &r->cap, sizeof *r->hosts);
+    if (!nh)
+        return NULL;
+    r->hosts = nh;
     rm_host *h = &r->hosts[r->nhosts++];
     memset(h, 0, sizeof *h);
     h->port = -1;
@@ -67,14 +76,10 @@ rm_host *rm_add_host(rm_run *r)
 
 rm_job *rm_add_job(rm_host *h)
 {
-    if (h->njobs == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 2;
-        rm_job *nj = realloc(h->jobs, nc * sizeof *nj);
-        if (!nj)
-            return NULL;
-        h->jobs = nj;
-        h->cap = nc;
-    }
+    rm_job *nj = grow(h->jobs, h->njobs, &h->cap, sizeof *h->jobs);
+    if (!nj)
+        return NULL;
+    h->jobs = nj;
     rm_job *j = &h->jobs[h->njobs++];
     rm_job_init(j);
     return j;
