@@ -32,7 +32,7 @@ vrc=$?
 [ "$(jq -r .verdict "$WORK/verdict.json" 2>/dev/null)" = fail ] || fail "verdict --json: overall is not \"fail\""
 for spec in "wal 15000000 10000000" "backend 30000000 25000000"; do
   set -- $spec
-  row=$(jq -c --arg j "$1" '.jobs[] | select(.job == $j)' "$WORK/verdict.json" 2>/dev/null)
+  row=$(jq -c --arg j "$1" '.hosts[].jobs[] | select(.name == $j)' "$WORK/verdict.json" 2>/dev/null)
   [ -n "$row" ] || { fail "verdict --json has no row for job $1"; continue; }
   v=$(echo "$row" | jq -r .verdict) p99=$(echo "$row" | jq -r .p99_ns) thr=$(echo "$row" | jq -r .threshold_ns)
   echo "$v" | grep -qi '^fail$' || fail "$1: verdict $v (want FAIL): $row"
@@ -50,7 +50,7 @@ if "$CLI" check --help >/dev/null 2>&1; then
   chmod +x "$WORK/bin/fio"
   # shellcheck disable=SC2086
   env PATH="$WORK/bin:$PATH" FIO="$WORK/bin/fio" FAULT_LOG="$WORK/check-shim.log" $SLOW \
-    timeout -k 5 150 "$CLI" check --max-time 30 "$WORK/c" > "$WORK/check.out" 2> "$WORK/check.err"
+    timeout -k 5 150 "$CLI" check --max-time 60 "$WORK/c" > "$WORK/check.out" 2> "$WORK/check.err"
   crc=$?
   [ $crc -eq 1 ] || { fail "etcd-fio check exited $crc under 15 ms fdatasync delays (want 1 = FAIL)";
     head -n 20 "$WORK/check.out" "$WORK/check.err"; }
