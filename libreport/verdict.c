@@ -102,6 +102,36 @@ static uint64_t lower(uint64_t v, uint64_t res)
     return res <= 1 ? v : (v > res ? v - res + 1 : 0);
 }
 
+/* fio keeps every latency in a log-linear histogram (stat.h: FIO_IO_U_PLAT_BITS 6: exact below 128 ns, then
+ * 64 buckets per power of two) and prints a percentile as the middle of the bucket that holds the sample
+ * at that rank (stat.c plat_idx_to_val, "Return the mean of the range of the bucket"): the sample itself
+ * can be anywhere in the bucket, up to 1/128 of the value either way ("the maximum statistical error" in
+ * fio's stat.h). So a JSON p99 of 9.95 ms may stand for 10.01 ms: these are the bucket's edges. */
+static unsigned msb(uint64_t v)
+{
+    unsigned m = 0;
+    while (v >>= 1)
+        m++;
+    return m;
+}
+
+static uint64_t fio_bucket_lo(uint64_t v)
+{
+    if (v < 128)
+        return v;
+    unsigned m = msb(v);
+    uint64_t base = 1ULL << m, w = 1ULL << (m - 6);
+    return base + (v - base) / w * w;
+}
+
+static uint64_t fio_bucket_hi(uint64_t v)
+{
+    if (v < 128)
+        return v;
+    uint64_t w = 1ULL << (msb(v) - 6), lo = fio_bucket_lo(v);
+    return lo > UINT64_MAX - (w - 1) ? UINT64_MAX : lo + w - 1;
+}
+
 /* "8 ms"/"16 ms" → "between 8 and 16 ms"; the unit once when both share it. */
 static void span_str(char *out, size_t n, uint64_t lo, uint64_t hi)
 {
@@ -233,8 +263,8 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
         return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
     /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
     if (!j->samples_known)
-        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input, so it cannot show the %s "
-                   "rests on at least %llu (fio's JSON output has it)", ps, (unsigned long long)c.min_samples);
+        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
+                   "handful (need %llu; fio's JSON output has the count)", ps, (unsigned long long)c.min_samples);
     if (j->samples < c.min_samples)
         return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
                    (unsigned long long)c.min_samples);
@@ -267,15 +297,18 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
             below = p;
     }
     /* a value at or above the percentile that is below T proves PASS; one at or below it that is at or
-     * above T proves FAIL. Both at once means the list contradicts itself. */
+     * above T proves FAIL. Both at once means the list contradicts itself. "Below" means the whole range
+     * the printed value can stand for: its print unit, then fio's histogram bucket. */
+#define HI(p) fio_bucket_hi(upper((p)->ns, res))
+#define LO(p) fio_bucket_lo(lower((p)->ns, res))
     const fior_pct *pass = NULL, *fail = NULL;
-    if (exact && upper(exact->ns, res) < T)
+    if (exact && HI(exact) < T)
         pass = exact;
-    else if (above && upper(above->ns, res) < T)
+    else if (above && HI(above) < T)
         pass = above;
-    if (exact && lower(exact->ns, res) >= T)
+    if (exact && LO(exact) >= T)
         fail = exact;
-    else if (below && lower(below->ns, res) >= T)
+    else if (below && LO(below) >= T)
         fail = below;
     if (pass && fail)
         return say(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
@@ -295,11 +328,13 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     if (fail)
         return say(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
     if (exact) {
-        char rs[32];
-        fior_format_ns(rs, sizeof rs, res);
-        return say(o, FIOR_UNKNOWN, "%s %s is within the print resolution (%s) of the %s threshold (%s)", ps, vs,
-                   rs, ts, what);
+        char span[80];
+        span_str(span, sizeof span, LO(exact), HI(exact));
+        return say(o, FIOR_UNKNOWN, "%s %s may be anywhere %s (fio's histogram bucket%s), across the %s "
+                   "threshold (%s)", ps, vs, span, res > 1 ? " and print unit" : "", ts, what);
     }
+#undef HI
+#undef LO
     return say(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
                ps, ts, what);
 }

@@ -5,8 +5,8 @@
  *   11.4  [global] etcd_mode=backend does not make a job of another engine a backend job;
  *   11.6  etcd-perf percentiles with decimals ("90.99th", "99.9th") are read whole;
  * and the same class of defect found beyond the list (a later or duplicate value winning, "no syncs"
- * beside sync latencies, a percentile list that goes down, fio's aggregate name on a real job, counts
- * that wrap in the quantile bound). */
+ * beside sync latencies, a percentile list that goes down, fio's aggregate name on a real job, a value
+ * taken as exact that fio only knows to its histogram bucket, counts that wrap in the quantile bound). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,6 +273,25 @@ static void real_job_named_all_clients(void **state)
     fior_report_free(r);
 }
 
+/* fio prints a percentile as the middle of its histogram bucket; the sample may be anywhere in it. With a
+ * 10.05 ms threshold, fio's 10027008 (bucket 9961472..10092543) would have passed. */
+static void fio_histogram_bucket(void **state)
+{
+    (void)state;
+    const char *doc = "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"w\", \"error\": 0, \"sync\": "
+                      "{\"lat_ns\": {\"N\": 5000, \"max\": 30000000, \"percentile\": {\"99.000000\": 10027008}}}}]}\n";
+    fior_report *r = parse("doc", doc, FIOR_OK);
+    fior_criteria *c = fior_criteria_new();
+    assert_int_equal(fior_criteria_set_threshold(c, FIOR_ROLE_WAL, 10050000), FIOR_OK);
+    assert_int_equal(tj_judge(r, c), FIOR_UNKNOWN);
+    assert_non_null(strstr(JV(0).reason, "between 9.96 and 10.1 ms (fio's histogram bucket)"));
+    assert_int_equal(fior_criteria_set_threshold(c, FIOR_ROLE_WAL, 10092544), FIOR_OK); /* above the bucket */
+    assert_int_equal(tj_judge(r, c), FIOR_PASS);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN); /* 10 ms: not a FAIL either, the sample may be 9.97 ms */
+    fior_criteria_free(c);
+    fior_report_free(r);
+}
+
 static void quantile_counts_that_wrap(void **state)
 {
     (void)state;
@@ -292,6 +311,7 @@ int main(void)
         cmocka_unit_test(later_value_never_wins),
         cmocka_unit_test(no_syncs_beside_latencies),
         cmocka_unit_test(real_job_named_all_clients),
+        cmocka_unit_test(fio_histogram_bucket),
         cmocka_unit_test(quantile_counts_that_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,21 +53,32 @@ static void thresholds_by_role(void **state)
     (void)state;
     tjob t;
     fior__judged o;
-    mk(&t, 1, (double[]){99.0}, (uint64_t[]){9999999});
+    /* fio's values are middles of its histogram buckets (131072 ns wide between 8.4 and 16.8 ms):
+     * 9895936 is the bucket [9830400, 9961471], all below 10 ms */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){9895936});
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
     assert_true(o.j.value_known);
-    assert_int_equal(o.j.value_ns, 9999999);
+    assert_int_equal(o.j.value_ns, 9895936);
     assert_int_equal(o.j.threshold_ns, 10 * MS);
-    t.p[0].ns = 10 * MS;  /* not below the threshold */
+    /* 10027008 is the bucket [9961472, 10092543]: its sample may be on either side of 10 ms */
+    t.p[0].ns = 10027008;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_string_equal(o.reason, "p99 10 ms may be anywhere between 9.96 and 10.1 ms (fio's histogram bucket), "
+                                  "across the 10 ms threshold (WAL fdatasync)");
+    t.p[0].ns = 9999999;  /* not a bucket middle (hand-made): its bucket is the same, so it cannot pass */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 10158080;  /* [10092544, 10223615]: all at or above 10 ms */
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
-    assert_string_equal(o.reason, "p99 10 ms >= 10 ms (WAL fdatasync)");
+    assert_string_equal(o.reason, "p99 10.2 ms >= 10 ms (WAL fdatasync)");
     t.p[0].ns = 20 * MS;
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
     t.j.role = FIOR_ROLE_BACKEND;
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
     assert_int_equal(o.j.threshold_ns, 25 * MS);
     assert_string_equal(o.reason, "p99 20 ms < 25 ms (backend commit)");
-    t.p[0].ns = 25 * MS;
+    t.p[0].ns = 25 * MS;  /* [24903680, 25165823] straddles 25 ms */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 25427968 + 131072;  /* [25427968, 25690111] */
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
 }
 
@@ -216,21 +227,29 @@ static void print_resolution(void **state)
     (void)state;
     tjob t;
     fior__judged o;
-    /* "99.00th=[   10]" in msec: the true value is anywhere in (9, 11) ms -> cannot decide against 10 ms */
+    /* "99.00th=[   10]" in msec: fio's value is anywhere in (9, 11) ms -> cannot decide against 10 ms */
     mk(&t, 1, (double[]){99.0}, (uint64_t[]){10 * MS});
     t.j.pct_resolution_ns = MS;
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "(fio's histogram bucket and print unit)"));
+    /* "9": fio's value below 10 ms, but its bucket may reach 10.09 ms */
     t.p[0].ns = 9 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 8 * MS;  /* below 9 ms, bucket below 9.05 ms */
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    t.p[0].ns = 11 * MS;
+    t.p[0].ns = 11 * MS;  /* above 10 ms, but its bucket may start at 9.96 ms */
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 12 * MS;
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
-    /* usec: 9999 usec printed is at most 9.999999 ms */
+    /* usec: 9999 usec printed is at most 9.999999 ms, in a bucket that reaches 10.09 ms */
     t.j.pct_resolution_ns = 1000;
     t.p[0].ns = 9999000;
-    assert_int_equal(judge1(&t, &o), FIOR_PASS);
-    t.p[0].ns = 10000000;
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 9900000;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
     t.p[0].ns = 10001000;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    t.p[0].ns = 10100000;
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
 }
 

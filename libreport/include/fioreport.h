@@ -127,7 +127,9 @@ typedef struct fior_job {
 
     /* (after the fields above, so the layout above never moves; new fields only ever go at the end) */
     uint64_t    pct_resolution_ns; /* pct values were printed rounded to this unit (normal output: 1000 for
-                                    * usec, 1000000 for msec); 1 when exact (JSON) */
+                                    * usec, 1000000 for msec); 1 when not rounded (JSON). Either way
+                                    * each value is the middle of a fio histogram bucket (1/64 of a power
+                                    * of two wide), which the verdict allows for */
     int         latency_untimed;   /* the job's options turn latency timing off (gtod_reduce=1) */
     int         sync_requested;    /* the job's options ask for fsync/fdatasync (JSON job options) */
     long        pid;               /* normal output: pid= of the job header, else -1 */
