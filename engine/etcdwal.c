@@ -264,27 +264,29 @@ static void etcdwal_cleanup(struct thread_data *td)
         if (wal_close(&c->w, c->err, sizeof c->err) != 0)
             log_err("etcdwal: %s\n", c->err);
     }
-    if (c->pd.fd >= 0 || c->pd.path[0]) {
-        int rc;
-        if (o->keep_files) {
-            if ((rc = privdir_keep(&c->pd)) != 0)
-                log_err("etcdwal: rename(%s): %s\n", c->pd.path, strerror(-rc));
-            else
-                say("etcdwal: %s: files kept in %s\n", job_name(td), c->pd.path);
-        } else if ((rc = privdir_remove(&c->pd)) != 0) {
-            log_err("etcdwal: rmdir(%s): %s\n", c->pd.path, strerror(-rc));
-        }
+    /* Every file is closed before the directory is emptied (an open file unlinked on NFS or FUSE is
+     * renamed .nfsXXXX / .fuse_hiddenXXXX and the directory cannot be removed): the WAL above, the
+     * backend db after its stats are read; the lock file last, in privdir_remove. */
+    if (o->keep_files && c->pd.fd >= 0) {
+        int rc = privdir_keep(&c->pd);
+        if (rc != 0)
+            log_err("etcdwal: rename(%s): %s\n", c->pd.path, strerror(-rc));
+        else
+            say("etcdwal: %s: files kept in %s\n", job_name(td), c->pd.path);
     }
     if (c->have_wal || c->db) {
         summary(td, c);
         if (o->stats_file)
             write_stats(td, c, o->stats_file);
     }
-    /* Closed only after summary()/write_stats() have read its stats; the directory
-     * removal above already unlinked the file, which is fine while it is open. */
     if (c->db)
         bb_close(c->db, 0);
     c->db = NULL;
+    if (c->pd.fd >= 0) {
+        int rc = privdir_remove(&c->pd);
+        if (rc != 0)
+            log_err("etcdwal: rmdir(%s): %s\n", c->pd.path, strerror(-rc));
+    }
     free(c);
     td->io_ops_data = NULL;
 }
@@ -309,7 +311,7 @@ static int etcdwal_init(struct thread_data *td)
         log_err("etcdwal: out of memory\n");
         return 1;
     }
-    c->pd.fd = -1;
+    c->pd.fd = c->pd.lock_fd = -1;
     c->mode = (int)o->mode;
     td->io_ops_data = c;
 
@@ -362,6 +364,10 @@ fail:
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
         c->have_wal = 0;
+    }
+    if (c->db) {
+        bb_close(c->db, 0);
+        c->db = NULL;
     }
     if (c->pd.fd >= 0)
         privdir_remove(&c->pd);

@@ -148,8 +148,10 @@ void pipeline_stop(pipeline *p)
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
     if (p->ready_fd >= 0) {
-        unlinkat(p->dirfd, p->ready_name, 0);
+        /* closed before unlinked: NFS and FUSE rename an open unlinked file (.nfsXXXX, .fuse_hiddenXXXX)
+         * and the private directory could not be removed */
         close(p->ready_fd);
+        unlinkat(p->dirfd, p->ready_name, 0);
         p->ready_fd = -1;
     }
     pthread_cond_destroy(&p->cv);

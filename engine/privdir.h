@@ -1,30 +1,48 @@
 /* privdir.h — the engine's private directory "etcd-fio.<pid>.<job>.<n>" under fio's directory. It is the
  * only place the engine creates or writes files, so a run inside /var/lib/etcd can never touch etcd's own
- * member/wal or member/snap files. Stale directories of dead processes are reaped by name + pid check. */
+ * member/wal or member/snap files. Liveness is a lock, not a pid: the directory holds a file "lock" on
+ * which its run keeps an open-file-description lock from before the directory gets its name until the
+ * run ends; a directory whose lock anyone can take is stale, whatever pid its name carries (pids repeat
+ * across pid namespaces: a container's fio is pid 2 in every pod). */
 #ifndef ETCDWAL_PRIVDIR_H
 #define ETCDWAL_PRIVDIR_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
+#define PRIVDIR_LOCK "lock"
+
 typedef struct privdir {
     char parent[4096];
     char name[160];      /* etcd-fio.<pid>.<job>.<n> */
     char path[4096 + 160];
     int fd;              /* O_DIRECTORY handle of the private dir, -1 when closed */
+    int lock_fd;         /* the locked "lock" file, -1 when released */
 } privdir;
 
-/* mkdir with O_EXCL semantics (EEXIST → next n). job is reduced to [A-Za-z0-9_-]. 0 or -errno + err. */
+/* Creates and locks the directory: mkdtemp "etcd-fio.<pid>.<job>.tmp-XXXXXX", create "lock" (O_EXCL,
+ * O_NOFOLLOW), lock it, then rename to the first free etcd-fio.<pid>.<job>.<n> (RENAME_NOREPLACE). Only
+ * a locked directory ever carries the reaper's name. job is reduced to [A-Za-z0-9_-]; pid is only a
+ * label. 0 or -errno + err. */
 int  privdir_create(privdir *pd, const char *parent, const char *job, pid_t pid, char *err, size_t errlen);
-/* Removes the files the engine creates (segments, spares, db) and the directory; closes fd. 0 or -errno. */
+/* The steps of privdir_create, for tests that interleave a reaper between them (hook may be NULL). */
+enum { PRIVDIR_STEP_STAGED, PRIVDIR_STEP_LOCKFILE, PRIVDIR_STEP_LOCKED, PRIVDIR_STEP_NAMED };
+int  privdir_create_hooked(privdir *pd, const char *parent, const char *job, pid_t pid, char *err,
+                           size_t errlen, void (*hook)(int step, const char *path, void *arg), void *arg);
+/* Removes the files the engine creates (segments, spares, db: the caller has closed them), then releases
+ * and removes the lock, then the directory; closes fd. 0 or -errno. */
 int  privdir_remove(privdir *pd);
-/* Renames the directory to etcd-fio-kept.<pid>.<job>.<n> (never reaped) and closes fd; path updated. */
+/* Renames the directory to etcd-fio-kept.<pid>.<job>.<n> (never reaped), drops its lock file, closes
+ * the fds; path updated. */
 int  privdir_keep(privdir *pd);
-/* Removes stale etcd-fio.<pid>.* directories in parent whose pid no longer exists. Returns how many. */
+/* Removes stale private directories in parent (ours by exact name, a real directory of our uid, lock
+ * file takeable, only our files inside) and half-made "*.tmp-XXXXXX" ones. Returns how many. */
 int  privdir_reap_stale(const char *parent);
-/* 1 if name is exactly a private directory name, with its pid in *pid. */
+/* 1 if name is exactly a private directory name, with the pid label in *pid. */
 int  privdir_match(const char *name, pid_t *pid);
-/* 1 if name is a file the engine may create inside its directory. */
+/* 1 if name is exactly a half-made private directory name (etcd-fio.<pid>.<job>.tmp-XXXXXX). */
+int  privdir_match_staging(const char *name);
+/* 1 if name is a data file the engine may create inside its directory (not the lock). */
 int  privdir_own_file(const char *name);
 
 #endif

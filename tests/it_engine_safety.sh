@@ -2,8 +2,8 @@
 # it_engine_safety.sh — the engine inside a fake etcd data dir (member/wal/*.wal, member/wal/0.tmp,
 # member/snap/db, member/snap/*.snap): runs with DIR = the data dir and = member/wal (where etcd's own
 # segment and spare names live), and runs interrupted by SIGINT and SIGTERM mid-run, leave every
-# pre-existing byte unchanged and no new file behind; a stale private directory of a dead pid is reaped
-# by the next run while a kept one stays. (tests/it_safety.sh goes further: strace, backend, SIGKILL.)
+# pre-existing byte unchanged and no new file behind; a stale private directory (lock file free) is
+# reaped by the next run while a kept one stays. (tests/it_safety.sh goes further: strace, backend, SIGKILL.)
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/etcd-wal
 need_built "$ENGINE"
@@ -63,19 +63,20 @@ for sig in INT TERM; do
   check "SIG$sig"
 done
 
-# Stale private directories: a dead pid's is removed by the next run; a kept run's is not.
-sh -c 'exit 0' &
-dead=$!
-wait $dead
-mkdir "$D/member/etcd-fio.$dead.wal.0" "$D/member/etcd-fio-kept.$dead.wal.0"
-head -c 1000 /dev/zero > "$D/member/etcd-fio.$dead.wal.0/0.tmp"
-head -c 1000 /dev/zero > "$D/member/etcd-fio.$dead.wal.0/0000000000000000-0000000000000000.wal"
+# Stale private directories: one whose lock file nobody holds is removed by the next run, whatever the
+# pid in its name (here our own shell's, alive); a kept run's is not, nor one made without a lock file.
+mkdir "$D/member/etcd-fio.$$.wal.0" "$D/member/etcd-fio-kept.$$.wal.0" "$D/member/etcd-fio.$$.wal.1"
+: > "$D/member/etcd-fio.$$.wal.0/lock"
+head -c 1000 /dev/zero > "$D/member/etcd-fio.$$.wal.0/0.tmp"
+head -c 1000 /dev/zero > "$D/member/etcd-fio.$$.wal.0/0000000000000000-0000000000000000.wal"
+head -c 1000 /dev/zero > "$D/member/etcd-fio.$$.wal.1/0.tmp"
 # shellcheck disable=SC2086
 "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D/member" $ARGS --size=100k > "$WORK/out" 2>&1 ||
   fail "run after a crash exited non-zero"
-[ -e "$D/member/etcd-fio.$dead.wal.0" ] && fail "stale etcd-fio.$dead.wal.0 was not reaped"
-[ -e "$D/member/etcd-fio-kept.$dead.wal.0" ] || fail "a kept directory was reaped"
-rmdir "$D/member/etcd-fio-kept.$dead.wal.0" 2>/dev/null
+[ -e "$D/member/etcd-fio.$$.wal.0" ] && fail "stale etcd-fio.$$.wal.0 (lock file free) was not reaped"
+[ -e "$D/member/etcd-fio-kept.$$.wal.0" ] || fail "a kept directory was reaped"
+[ -e "$D/member/etcd-fio.$$.wal.1/0.tmp" ] || fail "a directory without a lock file was reaped"
+rm -rf "$D/member/etcd-fio-kept.$$.wal.0" "$D/member/etcd-fio.$$.wal.1"
 check "run after a crash"
 
 [ $bad -eq 0 ] && echo "etcd data dir untouched: 2 runs, SIGINT, SIGTERM, stale reaping"

@@ -93,8 +93,9 @@ if [ -n "$STRACE" ]; then
   c_falloc=$(grep -cE "fallocate\([0-9]+, 0, 0, $SEG\)" "$T")
   c_rename=$(grep -cE 'rename(at2?)?\(.*"[01]\.tmp", [0-9]+, "[0-9a-f]{16}-[0-9a-f]{16}\.wal"' "$T")
   c_fdsync=$(grep -cE 'fdatasync\(' "$T")
-  # directory fsyncs: fsync on the descriptor the private directory was opened as
-  dfd=$(grep -E 'openat\(.*/etcd-fio\.[0-9]+\.wal\.0", O_RDONLY[^)]*O_DIRECTORY' "$T" | head -n 1 | sed 's/.*= //')
+  # directory fsyncs: fsync on the descriptor the private directory was opened as (under its staging
+  # name etcd-fio.<pid>.wal.tmp-XXXXXX, before it was locked and renamed to etcd-fio.<pid>.wal.0)
+  dfd=$(grep -E 'openat\(.*/etcd-fio\.[0-9]+\.wal\.tmp-[A-Za-z0-9]{6}", O_RDONLY[^)]*O_DIRECTORY' "$T" | head -n 1 | sed 's/.*= //')
   c_dirfs=$(grep -cE "fsync\($dfd[,)]" "$T")
   c_trunc=$(grep -cE 'ftruncate\(' "$T")
   echo "strace: fallocate=$c_falloc rename=$c_rename dir-fsync=$c_dirfs fdatasync=$c_fdsync ftruncate=$c_trunc (segments=$nseg rollovers=$rolls syncs=$sios)"

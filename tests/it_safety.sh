@@ -8,8 +8,9 @@
 # the file list unchanged; no write-mode open/creat/truncate/rename/unlink of anything under DIR outside
 # the engine's private etcd-fio.<pid>.<job>.<n> directory;
 # private directory gone after each run and after SIGINT/SIGTERM; after SIGKILL the next run removes the
-# stale directory (dead pid, our exact name) but leaves alone a live pid's one, foreign names, kept runs,
-# and a stale directory holding a file that is not the engine's.
+# stale directory (our exact name, its lock file free) but leaves alone one whose lock is held (though its
+# pid is dead), one without a lock file, foreign names, kept runs, a stale directory holding a file that
+# is not the engine's, and one whose lock file is a symlink (its target untouched).
 . "$(dirname "$0")/lib.sh"
 SHARED=$TOP/tests/fixtures
 command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
@@ -110,8 +111,9 @@ for mode in wal backend; do
     [ -z "$(privdirs "$dir")" ] || fail "$label: private directory left behind: $(privdirs "$dir")"
     [ $HAVE_STRACE = 1 ] && check_trace "$label" "$tr"
     # The trace must show the engine really worked in DIR (else the checks above prove nothing).
-    if [ $HAVE_STRACE = 1 ] && ! cat "$tr".* | grep -qE "^mkdir(at)?\(.*$dir/etcd-fio\.[0-9]+\.$mode\.0"; then
-      fail "$label: trace shows no private directory created in $dir"
+    if [ $HAVE_STRACE = 1 ] && ! cat "$tr".* |
+       grep -qE "^rename(at2?)?\(.*$dir/etcd-fio\.[0-9]+\.$mode\.tmp-[A-Za-z0-9]{6}\".*$dir/etcd-fio\.[0-9]+\.$mode\.0\""; then
+      fail "$label: trace shows no private directory created (staged, then renamed) in $dir"
     fi
   done
 done
@@ -169,23 +171,35 @@ start_long wal "$D/member" && {
     while kill -0 "$stalepid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
     kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive after 10 s"
     # Decoys the reaper must leave alone.
-    sleep 300 & SLEEPER=$!
     sh -c 'exit 0' & deadpid=$!; wait $deadpid
-    mkdir "$D/member/etcd-fio.$SLEEPER.wal.0"                      # live pid
-    mkdir "$D/member/etcd-fio.notapid.wal.0"                       # foreign name
-    mkdir "$D/member/etcd-fio.$deadpid.wal"                        # not our exact pattern
-    mkdir "$D/member/etcd-fio-kept.$deadpid.wal.0"                 # a kept run
-    mkdir "$D/member/etcd-fio.$deadpid.wal.7"                      # ours by name, dead pid, but ...
-    echo "operator notes" > "$D/member/etcd-fio.$deadpid.wal.7/notes.txt"  # ... holds a file not ours
+    M=$D/member
+    mkdir "$M/etcd-fio.$deadpid.wal.3" "$M/etcd-fio.$deadpid.wal.4" "$M/etcd-fio.$deadpid.wal.7" \
+          "$M/etcd-fio.$deadpid.wal.8" "$M/etcd-fio.notapid.wal.0" "$M/etcd-fio.$deadpid.wal" \
+          "$M/etcd-fio-kept.$deadpid.wal.0"
+    for n in 3 4 7 8; do echo x > "$M/etcd-fio.$deadpid.wal.$n/0.tmp"; done
+    : > "$M/etcd-fio.$deadpid.wal.3/lock"                        # dead pid, but its lock is held:
+    python3 -c 'import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
+print("locked", flush=True)
+time.sleep(300)' "$M/etcd-fio.$deadpid.wal.3/lock" > "$WORK/locker.out" 2>&1 & SLEEPER=$!
+    i=0; while [ $i -lt 50 ] && ! grep -q locked "$WORK/locker.out"; do sleep 0.1; i=$((i + 1)); done
+    grep -q locked "$WORK/locker.out" || fail "could not hold an OFD lock from python3: $(cat "$WORK/locker.out")"
+    : > "$M/etcd-fio.$deadpid.wal.7/lock"                        # lock free, but ...
+    echo "operator notes" > "$M/etcd-fio.$deadpid.wal.7/notes.txt" # ... holds a file not ours
+    echo "victim" > "$WORK/victim"
+    ln -s "$WORK/victim" "$M/etcd-fio.$deadpid.wal.8/lock"       # a symlink where the lock file goes
     (cd "$WORK" && timeout -k 5 60 "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D/member" \
       $WALARGS --size=200k > "$WORK/reap.out" 2>&1) || fail "run after SIGKILL failed: $(tail -n 3 "$WORK/reap.out")"
     for s in $stale; do [ ! -e "$D/member/$s" ] || fail "SIGKILL: stale $s was not removed by the next run"; done
-    for keep in "etcd-fio.$SLEEPER.wal.0" etcd-fio.notapid.wal.0 "etcd-fio.$deadpid.wal" \
-                "etcd-fio-kept.$deadpid.wal.0" "etcd-fio.$deadpid.wal.7/notes.txt"; do
-      [ -e "$D/member/$keep" ] || fail "reaper removed $keep, which is not a stale directory of ours"
+    for keep in "etcd-fio.$deadpid.wal.3/0.tmp" "etcd-fio.$deadpid.wal.4/0.tmp" etcd-fio.notapid.wal.0 \
+                "etcd-fio.$deadpid.wal" "etcd-fio-kept.$deadpid.wal.0" "etcd-fio.$deadpid.wal.7/notes.txt" \
+                "etcd-fio.$deadpid.wal.7/0.tmp" "etcd-fio.$deadpid.wal.8/0.tmp"; do
+      [ -e "$M/$keep" ] || fail "reaper removed $keep, which is not a stale directory of ours"
     done
-    kill "$SLEEPER" 2>/dev/null; SLEEPER=""
-    rm -rf "$D/member/etcd-fio.$SLEEPER.wal.0" "$D"/member/etcd-fio.* "$D"/member/etcd-fio-kept.*
+    [ "$(cat "$WORK/victim")" = victim ] || fail "the symlinked lock file's target was changed"
+    kill "$SLEEPER" 2>/dev/null; wait "$SLEEPER" 2>/dev/null; SLEEPER=""
+    rm -rf "$M"/etcd-fio.* "$M"/etcd-fio-kept.*
     check_unchanged "run after SIGKILL"
   fi
 }

@@ -1,6 +1,6 @@
 /* test_wal_io.c — the WAL model against a real directory, without fio: the page writer's flush rule
  * (sizes of each write(2)), the spare-segment pipeline, Create/Save/cut() leaving etcd-shaped segments
- * with an unbroken CRC chain, and the private directory's create/remove/keep/reap rules. */
+ * with an unbroken CRC chain (the private directory: test_privdir.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,7 +19,6 @@
 
 #include "pagewriter.h"
 #include "pipeline.h"
-#include "privdir.h"
 #include "wal.h"
 #include "waldec.h"
 
@@ -370,88 +369,6 @@ static void test_wal_entry_too_big(void **state)
     free(dir);
 }
 
-/* ---- private directory ---- */
-
-static pid_t dead_pid(void)
-{
-    pid_t p = fork();
-    if (p == 0)
-        _exit(0);
-    waitpid(p, NULL, 0);
-    return p;
-}
-
-static void test_privdir(void **state)
-{
-    (void)state;
-    char *parent = mktmp();
-    char err[512], path[8800];
-    privdir a, b;
-    assert_int_equal(privdir_create(&a, parent, "my job/1", 4242, err, sizeof err), 0);
-    assert_string_equal(a.name, "etcd-fio.4242.my_job_1.0");
-    assert_int_equal(privdir_create(&b, parent, "my job/1", 4242, err, sizeof err), 0);
-    assert_string_equal(b.name, "etcd-fio.4242.my_job_1.1");
-    struct stat st;
-    assert_int_equal(stat(a.path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0700);
-    pid_t pid;
-    assert_int_equal(privdir_match(a.name, &pid), 1);
-    assert_int_equal(pid, 4242);
-    assert_int_equal(privdir_match("etcd-fio.4242.job.0.x", &pid), 0);
-    assert_int_equal(privdir_match("etcd-fio.abc.job.0", &pid), 0);
-    assert_int_equal(privdir_match("etcd-fio-kept.4242.job.0", &pid), 0);
-    assert_int_equal(privdir_match("member", &pid), 0);
-
-    /* remove: our files go, the directory goes */
-    int fd = openat(a.fd, "0000000000000000-0000000000000000.wal", O_CREAT | O_WRONLY, 0600);
-    close(fd);
-    fd = openat(a.fd, "0.tmp", O_CREAT | O_WRONLY, 0600);
-    close(fd);
-    assert_true(snprintf(path, sizeof path, "%s", a.path) > 0);
-    assert_int_equal(privdir_remove(&a), 0);
-    assert_int_equal(access(path, F_OK), -1);
-
-    /* keep: renamed out of the reaper's pattern */
-    assert_int_equal(privdir_keep(&b), 0);
-    assert_non_null(strstr(b.path, "etcd-fio-kept.4242.my_job_1.1"));
-    assert_int_equal(access(b.path, F_OK), 0);
-
-    /* reap: only dead pids, only our names, only our files, never through a symlink */
-    pid_t dead = dead_pid();
-    privdir stale, live, foreign;
-    assert_int_equal(privdir_create(&stale, parent, "wal", dead, err, sizeof err), 0);
-    fd = openat(stale.fd, "1.tmp", O_CREAT | O_WRONLY, 0600);
-    close(fd);
-    assert_int_equal(privdir_create(&live, parent, "wal", getpid(), err, sizeof err), 0);
-    assert_int_equal(privdir_create(&foreign, parent, "other", dead, err, sizeof err), 0);
-    fd = openat(foreign.fd, "notes.txt", O_CREAT | O_WRONLY, 0600);
-    assert_int_equal(write(fd, "x", 1), 1);
-    close(fd);
-    char target[8800], link[8900];
-    assert_true(snprintf(target, sizeof target, "%s/victim", parent) > 0);
-    assert_int_equal(mkdir(target, 0700), 0);
-    assert_true(snprintf(path, sizeof path, "%s/0.tmp", target) > 0);
-    fd = open(path, O_CREAT | O_WRONLY, 0600);
-    close(fd);
-    assert_true(snprintf(link, sizeof link, "%s/etcd-fio.%ld.wal.7", parent, (long)dead) > 0);
-    assert_int_equal(symlink(target, link), 0);
-
-    assert_int_equal(privdir_reap_stale(parent), 1);
-    assert_int_equal(access(stale.path, F_OK), -1);
-    assert_int_equal(access(live.path, F_OK), 0);
-    assert_true(snprintf(path, sizeof path, "%s/notes.txt", foreign.path) > 0);
-    assert_int_equal(access(path, F_OK), 0); /* a file we never create is left, so is its dir */
-    assert_true(snprintf(path, sizeof path, "%s/0.tmp", target) > 0);
-    assert_int_equal(access(path, F_OK), 0); /* the symlink was not followed */
-    assert_int_equal(access(b.path, F_OK), 0);
-
-    close(stale.fd);
-    close(live.fd);
-    close(foreign.fd);
-    rmtree(parent);
-    free(parent);
-}
-
 /* One WAL run for test_wal_lend_same_bytes: returns segment 0's written bytes and logs write(2) sizes. */
 static unsigned char *lend_run(int lend, size_t *len, wlog *wl)
 {
@@ -536,7 +453,6 @@ int main(void)
         cmocka_unit_test(test_wal_cut_sequence),
         cmocka_unit_test(test_wal_entry_too_big),
         cmocka_unit_test(test_wal_lend_same_bytes),
-        cmocka_unit_test(test_privdir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
