@@ -19,7 +19,7 @@
  *  - No locks at all (ENOLCK: NFS mounted nolock without lockd) fails the run, as etcd refuses to start
  *    there; a reaper that cannot lock never removes anything.
  *
- * The race. A directory is given the reaper's name only once it is locked: it is made by mkdtemp under
+ * The race. A directory is given the reaper's name only once it is locked: it is made (mkdtemp-like) as
  * "etcd-fio.<pid>.<job>.tmp-XXXXXX", the lock file is created in it (O_EXCL|O_NOFOLLOW) and locked, then
  * it is renamed (RENAME_NOREPLACE) into "etcd-fio.<pid>.<job>.<n>". A staging directory is reaped like a
  * named one (empty: rmdir; lock file takeable: stale), and its creator notices: the lock file it creates
@@ -96,6 +96,28 @@ static int publish(privdir *pd, const char *tmp, pid_t pid, const char *j)
     return -EEXIST;
 }
 
+/* mkdtemp's job, done with mkdir(2) itself (glibc's mkdtemp calls an internal mkdir that an LD_PRELOAD
+ * fault shim cannot see): "<parent>/etcd-fio.<pid>.<job>.tmp-" + 6 random [A-Za-z0-9], mode 0700. */
+static int make_staging(char *tmp, size_t cap, const char *parent, pid_t pid, const char *j)
+{
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char r[6];
+        if (getentropy(r, sizeof r) != 0)
+            return errno;
+        char x[7];
+        for (int i = 0; i < 6; i++)
+            x[i] = abc[r[i] % (sizeof abc - 1)];
+        x[6] = 0;
+        snprintf(tmp, cap, "%s/" PD_PREFIX "%ld.%s" PD_STAGE "%s", parent, (long)pid, j, x);
+        if (mkdir(tmp, 0700) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return errno;
+    }
+    return EEXIST;
+}
+
 int privdir_create_hooked(privdir *pd, const char *parent, const char *job, pid_t pid, char *err,
                           size_t errlen, void (*hook)(int step, const char *path, void *arg), void *arg)
 {
@@ -105,9 +127,8 @@ int privdir_create_hooked(privdir *pd, const char *parent, const char *job, pid_
     snprintf(pd->parent, sizeof pd->parent, "%s", parent && *parent ? parent : ".");
     sanitize(j, sizeof j, job);
     for (unsigned attempt = 0; attempt < PD_ATTEMPTS; attempt++) {
-        snprintf(tmp, sizeof tmp, "%s/" PD_PREFIX "%ld.%s" PD_STAGE "XXXXXX", pd->parent, (long)pid, j);
-        if (!mkdtemp(tmp)) {
-            int e = errno;
+        int e = make_staging(tmp, sizeof tmp, pd->parent, pid, j);
+        if (e) {
             snprintf(err, errlen, "mkdir(%s): %s", tmp, strerror(e));
             return -e;
         }

@@ -20,7 +20,7 @@ typedef struct privdir {
     int lock_fd;         /* the locked "lock" file, -1 when released */
 } privdir;
 
-/* Creates and locks the directory: mkdtemp "etcd-fio.<pid>.<job>.tmp-XXXXXX", create "lock" (O_EXCL,
+/* Creates and locks the directory: mkdir "etcd-fio.<pid>.<job>.tmp-XXXXXX", create "lock" (O_EXCL,
  * O_NOFOLLOW), lock it, then rename to the first free etcd-fio.<pid>.<job>.<n> (RENAME_NOREPLACE). Only
  * a locked directory ever carries the reaper's name. job is reduced to [A-Za-z0-9_-]; pid is only a
  * label. 0 or -errno + err. */
