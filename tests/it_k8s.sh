@@ -2,8 +2,9 @@
 # it_k8s.sh — examples/k8s: the manifests pass yamllint (strict) and, parsed with python3-yaml, have what a
 # cluster needs: the right kinds, the Job pinned to one node, the DaemonSet on etcd nodes with tolerations,
 # hostPath volumes for both etcd layouts and node_exporter's textfile directory, every mount backed by a
-# volume (and every volume mounted), and a command that runs `etcd-fio check` on those mounts with options
-# the real CLI accepts. The Containerfile builds with `make install` on Debian with fio from apt.
+# volume (and every volume mounted), PID 1 = etcd-fio-pod running `etcd-fio check` on those mounts with
+# options the real CLI accepts, a grace period that covers the cleanup. The Containerfile builds with
+# `make install` on Debian with fio from apt and no test tools. (tests/it_k8s_run.sh runs them.)
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +22,7 @@ yamllint -s -d "{extends: default, rules: {line-length: {max: 110}}}" "$K"/*.yam
   && echo "ok: yamllint -s" || { echo "FAIL: yamllint"; fails=$((fails + 1)); }
 
 help=$("$BUILD/etcd-fio" check --help 2>&1)
-HELP="$help" "$PY" - "$K/job.yaml" "$K/daemonset.yaml" "$K/Containerfile" <<'EOF' || fails=$((fails + 1))
+HELP="$help" "$PY" - "$K/job.yaml" "$K/daemonset.yaml" "$K/Containerfile" "$K/etcd-fio-pod" <<'EOF' || fails=$((fails + 1))
 import os, re, shlex, sys, yaml
 bad = []
 def check(cond, msg):
@@ -55,7 +56,13 @@ def pod_checks(name, doc):
         check(vname in mounts.values(), '%s volume %s is mounted' % (name, vname))
     mount_of = {vname: path for path, vname in mounts.items()}
     script = ' '.join(c.get('command', []) + c.get('args', []))
-    check('etcd-fio check' in script, '%s runs etcd-fio check' % name)
+    # the command is the image's etcd-fio-pod (PID 1: forwards SIGTERM, prints the verdict first): what it
+    # runs is in that script
+    check(c.get('command', [''])[0] == '/usr/local/bin/etcd-fio-pod', '%s runs etcd-fio-pod as PID 1' % name)
+    script += '\n' + POD_SCRIPT
+    check('etcd-fio check "$dir" "$@"' in script, '%s runs etcd-fio check DIR with the args' % name)
+    check(spec.get('terminationGracePeriodSeconds', 30) >= 70,
+          '%s grace period %s s covers etcd-fio stopping fio (60 s to SIGKILL)' % (name, spec.get('terminationGracePeriodSeconds')))
     # the directories it checks are the etcd hostPath mounts
     for p in ETCD_DIRS:
         check(mount_of.get(host.get(p)) and mount_of[host[p]] in script,
@@ -71,6 +78,7 @@ def pod_checks(name, doc):
     sel = spec.get('nodeSelector') or {}
     return spec, sel, tpl
 
+POD_SCRIPT = open(sys.argv[4]).read()
 docs = {}
 for path in sys.argv[1:3]:
     for d in yaml.safe_load_all(open(path)):
@@ -99,7 +107,14 @@ check(re.search(r'apt-get install[^\n]*(\\\n[^\n]*)*\bfio\b', cf) is not None, '
 check(re.search(r'\bmake\b[^\n]*\binstall\b', cf) is not None, 'Containerfile: make install')
 m = re.search(r'^RUN .*PREFIX=(/[\w/.-]*)', cf, re.M)
 check(m and ('COPY --from=build /out%s/ %s/' % (m.group(1), m.group(1))) in cf, 'Containerfile: installed tree copied to PREFIX')
-check('ENTRYPOINT ["etcd-fio"]' in cf, 'Containerfile: entrypoint etcd-fio')
+check('COPY examples/k8s/etcd-fio-pod /usr/local/bin/etcd-fio-pod' in cf, 'Containerfile: etcd-fio-pod in the image')
+check('ENTRYPOINT ["/usr/local/bin/etcd-fio-pod"]' in cf, 'Containerfile: entrypoint etcd-fio-pod')
+# the build stage installs build deps only: nothing of mk/deps.sh's test list
+deps = open(os.path.join(os.path.dirname(sys.argv[3]), '..', '..', 'mk', 'deps.sh')).read()
+test_pkgs = set(re.search(r'^TEST_PKGS="([^"]*)"', deps, re.M).group(1).split()) - {'python3'}
+build_stage = cf.split('\nFROM ')[0]
+installed = set(re.findall(r'[\w.+-]+', ' '.join(re.findall(r'apt-get install([^&]*)', build_stage.replace('\\\n', ' ')))))
+check(not (installed & test_pkgs), 'Containerfile: build stage installs no test tool (%s)' % sorted(installed & test_pkgs))
 sys.exit(1 if bad else 0)
 EOF
 
