@@ -40,7 +40,8 @@
 
 #define PD_PREFIX "etcd-fio."
 #define PD_KEPT "etcd-fio-kept."
-#define PD_STAGE ".tmp-"
+#define PD_STAGE_TAIL "tmp-" /* staging names end in ".tmp-XXXXXX" */
+#define PD_STAGE "." PD_STAGE_TAIL
 #define PD_JOB_MAX 64
 #define PD_ATTEMPTS 64
 
@@ -317,9 +318,9 @@ int privdir_match_staging(const char *name)
 {
     pid_t v;
     const char *p = match_head(name, &v);
-    if (!p || strncmp(p, PD_STAGE + 1, strlen(PD_STAGE) - 1))
+    if (!p || strncmp(p, PD_STAGE_TAIL, strlen(PD_STAGE_TAIL)))
         return 0;
-    p += strlen(PD_STAGE) - 1;
+    p += strlen(PD_STAGE_TAIL);
     int n = 0;
     for (; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'); p++)
         n++;

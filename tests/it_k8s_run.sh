@@ -11,6 +11,8 @@
 #  - SIGTERM to PID 1 mid-check (Job and DaemonSet): the pod ends within terminationGracePeriodSeconds
 #    and no private directory is left in the etcd data dir (the time it took is printed);
 #  - etcd's files keep their checksums throughout.
+# K8S_IMAGE_ROOT=DIR runs the pods in a built image's file system instead (e.g. DIR=$(buildah mount
+# $(buildah from localhost/etcd-fio:test))): its /usr, /usr/local and /etc instead of the host's and this build.
 # ETCD_FIO_ARGS (read by etcd-fio-pod, not set by the manifests) keeps the full run short (--max-time=8
 # --min-syncs=20 --accept-point-estimate) and the SIGTERM runs from deciding before the signal (--full).
 . "$(dirname "$0")/lib.sh"
@@ -97,28 +99,36 @@ pod() {
   IMG=$WORK/image-bin
   mkdir -p "$IMG"
   cp "$CLI" "$ENGINE" "$K/etcd-fio-pod" "$IMG/"
+  # make check-asan: the ASan engine needs fio with the ASan runtime preloaded (tests/faults.mk's wrapper,
+  # which runs /usr/bin/fio); first in the pod's PATH
+  [ "${ASAN_BUILD:-}" = 1 ] && cp "$FIO" "$IMG/fio"
   echo "$MOUNTS" | while read -r kind_ src dst; do
     [ "$kind_" = hostPath ] && mkdir -p "$H$src"
   done
   # shellcheck disable=SC2016
   unshare -m sh -c '
     set -e
-    R=$1 H=$2 IMG=$3 RO=$4 MOUNTS=$5; shift 5
+    R=$1 H=$2 IMG=$3 RO=$4 MOUNTS=$5 IMAGE_ROOT=$6; shift 6
     mount --make-rprivate /
     mount -t tmpfs -o mode=0755 pod-root "$R"
     mkdir -p "$R/usr" "$R/etc" "$R/dev" "$R/proc" "$R/tmp"
     ln -s usr/bin "$R/bin"; ln -s usr/lib "$R/lib"; ln -s usr/lib64 "$R/lib64"; ln -s usr/sbin "$R/sbin"
-    mount --rbind /usr "$R/usr"; mount -o remount,bind,ro "$R/usr"
-    mount -t tmpfs -o mode=0755 image-local "$R/usr/local"
-    mkdir -p "$R/usr/local/bin"; cp "$IMG"/* "$R/usr/local/bin/"
-    mount --bind /etc "$R/etc"; mount -o remount,bind,ro "$R/etc"
+    if [ -n "$IMAGE_ROOT" ]; then  # the real image: its /usr (with /usr/local) and /etc
+      mount --rbind "$IMAGE_ROOT/usr" "$R/usr"; mount -o remount,bind,ro "$R/usr"
+      mount --bind "$IMAGE_ROOT/etc" "$R/etc"; mount -o remount,bind,ro "$R/etc"
+    else
+      mount --rbind /usr "$R/usr"; mount -o remount,bind,ro "$R/usr"
+      mount -t tmpfs -o mode=0755 image-local "$R/usr/local"
+      mkdir -p "$R/usr/local/bin"; cp "$IMG"/* "$R/usr/local/bin/"
+      mount --bind /etc "$R/etc"; mount -o remount,bind,ro "$R/etc"
+    fi
     mount --rbind /dev "$R/dev"
     echo "$MOUNTS" | while read -r kind src dst; do
       mkdir -p "$R$dst"
       if [ "$kind" = hostPath ]; then mount --bind "$H$src" "$R$dst"; else mount -t tmpfs emptydir "$R$dst"; fi
     done
     [ "$RO" = 1 ] && mount -o remount,ro "$R"
-    exec unshare -pf --mount-proc --root="$R" --wd=/ "$@"' sh "$R" "$H" "$IMG" "$RO" "$MOUNTS" \
+    exec unshare -pf --mount-proc --root="$R" --wd=/ "$@"' sh "$R" "$H" "$IMG" "$RO" "$MOUNTS" "${K8S_IMAGE_ROOT:-}" \
     sh -c "exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOSTNAME=pod $ENVS $* $CMD" \
     > "$out" 2>&1 &
   POD=$!

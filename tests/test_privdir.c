@@ -2,8 +2,8 @@
  * create/remove/keep, the lock held from before the directory is named, and the reaper's judgement —
  * a takeable lock is stale whatever pid the name carries, a held one is alive even with a dead pid; only
  * our names, only real directories of our uid, only our files, no symlink followed — plus the creation
- * race (a reaper at every step of privdir_create, a reaper holding the lock while the creator waits) and
- * several processes creating, reaping and removing in one directory at once. */
+ * race (a reaper at every step of privdir_create, a reaper holding the lock while the creator waits, a
+ * SIGKILL at every step) and several processes creating, reaping and removing in one directory at once. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,43 @@ static void test_create_race_waiting(void **state)
     free(parent);
 }
 
+/* SIGKILL at every step of privdir_create: whatever is left, the next reaper removes all of it. */
+static void kill_hook(int step, const char *path, void *arg)
+{
+    (void)path;
+    if (step == *(int *)arg)
+        raise(SIGKILL);
+}
+
+static void test_killed_while_creating(void **state)
+{
+    (void)state;
+    char *parent = mktmp();
+    for (int step = PRIVDIR_STEP_STAGED; step <= PRIVDIR_STEP_NAMED; step++) {
+        pid_t c = fork();
+        assert_true(c >= 0);
+        if (c == 0) {
+            privdir pd;
+            char err[512];
+            privdir_create_hooked(&pd, parent, "wal", 3, err, sizeof err, kill_hook, &step);
+            _exit(0);
+        }
+        int st;
+        waitpid(c, &st, 0);
+        assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+        DIR *d = opendir(parent);
+        struct dirent *e;
+        int left = 0;
+        while ((e = readdir(d)))
+            left += e->d_name[0] != '.';
+        closedir(d);
+        assert_int_equal(left, 1); /* the half-made (or just named) directory */
+        assert_int_equal(privdir_reap_stale(parent), 1);
+    }
+    rmtree(parent);
+    free(parent);
+}
+
 /* Several processes in one directory, all with the same pid label (as pid namespaces make it): each
  * creates, checks that its directory is still there and locked, removes it; one more only reaps. */
 static void test_many_at_once(void **state)
@@ -474,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_reap_staging),
         cmocka_unit_test(test_create_race_steps),
         cmocka_unit_test(test_create_race_waiting),
+        cmocka_unit_test(test_killed_while_creating),
         cmocka_unit_test(test_many_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
