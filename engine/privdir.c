@@ -144,6 +144,12 @@ int privdir_create_hooked(privdir *pd, const char *parent, const char *job, pid_
             rmdir(tmp);
             return -e;
         }
+        struct stat st; /* in a parent others may write to, the name could have been swapped meanwhile */
+        if (fstat(dfd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+            close(dfd);
+            snprintf(err, errlen, "%s: not the directory just made (owner or mode changed)", tmp);
+            return -EPERM;
+        }
         int lfd = openat(dfd, PRIVDIR_LOCK, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (lfd < 0) {
             int e = errno;

@@ -42,12 +42,8 @@ NODE=test-node-$$
 # ---- the node's host paths ----
 H=$WORK/host
 E=$H/var/lib/etcd
-mkdir -p "$E/member/wal" "$E/member/snap"
-chmod 0700 "$E"
-cp "$TOP/tests/fixtures/etcd-wal/etcd-3.4.23-seg0-head.wal" "$E/member/wal/0000000000000000-0000000000000000.wal"
-head -c 1048576 /dev/urandom > "$E/member/snap/db"
-state() { (cd "$E" && find . -path './etcd-fio*' -prune -o -print | LC_ALL=C sort &&
-           find ./member -type f -exec sha256sum {} + | LC_ALL=C sort); }
+fake_etcd "$E" || { echo "FAIL: cannot build the fake data dir"; exit 1; }
+state() { etcd_state "$E"; }
 state > "$WORK/before"
 unchanged() { state > "$WORK/after"; cmp -s "$WORK/before" "$WORK/after" || fail "$1: etcd's files changed"; }
 privdirs() { ls -A "$E" | grep -E '^etcd-fio' ; }

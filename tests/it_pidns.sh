@@ -10,7 +10,6 @@
 #     yet another namespace;
 # and etcd's files (member/wal/*.wal, 0.tmp, member/snap/db, *.snap) keep their checksums throughout.
 . "$(dirname "$0")/lib.sh"
-FX=$TOP/tests/fixtures/etcd-wal
 need_built "$ENGINE"
 command -v unshare >/dev/null 2>&1 || { echo "skip: unshare (util-linux) missing"; exit 77; }
 unshare -pf --mount-proc true 2>/dev/null || { echo "skip: cannot create a pid namespace here (needs root)"; exit 77; }
@@ -26,13 +25,8 @@ bad=0
 fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 D=$WORK/etcd
-mkdir -p "$D/member/wal" "$D/member/snap"
-cp "$FX/etcd-3.4.23-seg0-head.wal" "$D/member/wal/0000000000000000-0000000000000000.wal"
-cp "$FX/etcd-3.4.23-seg1-head.wal" "$D/member/wal/0.tmp"
-head -c 1048576 /dev/urandom > "$D/member/snap/db"
-head -c 4096 /dev/urandom > "$D/member/snap/0000000000000002-0000000000000010.snap"
-state() { (cd "$D" && find . -path './etcd-fio*' -prune -o -print | LC_ALL=C sort &&
-           find ./member -type f -exec sha256sum {} + | LC_ALL=C sort); }
+fake_etcd "$D" || { echo "FAIL: cannot build the fake data dir"; exit 1; }
+state() { etcd_state "$D"; }
 state > "$WORK/before"
 [ "$(grep -c '^[0-9a-f]\{64\} ' "$WORK/before")" -eq 4 ] || { echo "FAIL: fake data dir not built"; exit 1; }
 unchanged() {

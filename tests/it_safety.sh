@@ -12,7 +12,6 @@
 # pid is dead), one without a lock file, foreign names, kept runs, a stale directory holding a file that
 # is not the engine's, and one whose lock file is a symlink (its target untouched).
 . "$(dirname "$0")/lib.sh"
-SHARED=$TOP/tests/fixtures
 command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
 need_built "$ENGINE"
 HAVE_STRACE=1
@@ -33,21 +32,8 @@ fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 # ---- the fake data dir ----
 D=$WORK/etcd
-mkdir -p "$D/member/wal" "$D/member/snap"
-if [ -f "$SHARED/etcd-wal/etcd-3.4.23-seg0-head.wal" ]; then
-  cp "$SHARED/etcd-wal/etcd-3.4.23-seg0-head.wal" "$D/member/wal/0000000000000000-0000000000000000.wal"
-  cp "$SHARED/etcd-wal/etcd-3.4.23-seg1-head.wal" "$D/member/wal/0.tmp"
-else
-  head -c 262144 /dev/urandom > "$D/member/wal/0000000000000000-0000000000000000.wal"
-  head -c 65536 /dev/urandom > "$D/member/wal/0.tmp"
-fi
-head -c 1048576 /dev/urandom > "$D/member/snap/db"
-head -c 4096 /dev/urandom > "$D/member/snap/0000000000000002-0000000000000010.snap"
-chmod 0600 "$D"/member/wal/* "$D"/member/snap/*
-snapshot() { (cd "$D" && find . -path './etcd-fio*' -prune -o -path './member/etcd-fio*' -prune -o -print |
-  LC_ALL=C sort | while read -r f; do
-    if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
-  done) }
+fake_etcd "$D" || { echo "FAIL: cannot build the fake data dir"; exit 1; }
+snapshot() { etcd_state "$D"; }
 snapshot > "$WORK/before"
 [ "$(grep -c '^[0-9a-f]\{64\} ' "$WORK/before")" -eq 4 ] || { echo "FAIL: fake data dir not built"; exit 1; }
 

@@ -13,3 +13,19 @@ command -v "$FIO" >/dev/null 2>&1 || { echo "skip: fio not installed"; exit 77; 
 need_built() {
     for f; do [ -e "$f" ] || { echo "FAIL: $f not built (make tests builds it)"; exit 1; }; done
 }
+# fake_etcd DIR: a fake etcd data dir as etcd leaves it (member/wal/ with a real segment head and the spare
+# 0.tmp, member/snap/db and a .snap), mode 0700; etcd_state DIR: its file list and checksums, leaving out
+# anything named etcd-fio* (the engine's own directories), for before/after comparisons.
+fake_etcd() {
+  mkdir -p "$1/member/wal" "$1/member/snap" && chmod 0700 "$1" &&
+  cp "$TOP/tests/fixtures/etcd-wal/etcd-3.4.23-seg0-head.wal" "$1/member/wal/0000000000000000-0000000000000000.wal" &&
+  cp "$TOP/tests/fixtures/etcd-wal/etcd-3.4.23-seg1-head.wal" "$1/member/wal/0.tmp" &&
+  head -c 1048576 /dev/urandom > "$1/member/snap/db" &&
+  head -c 4096 /dev/urandom > "$1/member/snap/0000000000000002-0000000000000010.snap" &&
+  chmod 0600 "$1"/member/wal/* "$1"/member/snap/*
+}
+etcd_state() {
+  (cd "$1" && find . -name 'etcd-fio*' -prune -o -print | LC_ALL=C sort | while read -r f; do
+    if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
+  done)
+}

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "testdir.h"
+
 #include "privdir.h"
 
 #define PATHMAX 8800
@@ -33,32 +35,27 @@
 
 static char *mktmp(void)
 {
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char *p = malloc(strlen(base) + 32);
-    sprintf(p, "%s/test_privdir.XXXXXX", base);
-    assert_non_null(mkdtemp(p));
+    char *p = testdir_make("test_privdir");
+    assert_non_null(p);
     return p;
 }
 
 static void rmtree(const char *path)
 {
-    DIR *d = opendir(path);
-    if (!d)
-        return;
+    testdir_remove(path);
+}
+
+/* How many names (not starting with '.') dir holds. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
     struct dirent *e;
-    char sub[PATHMAX];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-            rmtree(sub);
-        else
-            unlink(sub);
-    }
-    closedir(d);
-    rmdir(path);
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
 }
 
 static int exists(const char *dir, const char *name)
@@ -160,12 +157,7 @@ static void test_names(void **state)
     assert_int_equal(privdir_match_staging("etcd-fio.4242.job.0"), 0);
     assert_int_equal(privdir_match_staging("etcd-fio.x.job.tmp-aB3xY9"), 0);
     /* no staging directory is left behind by a successful create */
-    DIR *d = opendir(parent);
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
+    int n = entries(parent);
     assert_int_equal(n, 2);
 
     /* remove: our files go, the lock last, the directory goes */
@@ -337,12 +329,7 @@ static void test_create_race_steps(void **state)
     assert_true(lock_held(pd.path));
     assert_int_equal(privdir_reap_stale(parent), 0);
     assert_int_equal(privdir_remove(&pd), 0);
-    DIR *d = opendir(parent);
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
+    int n = entries(parent);
     assert_int_equal(n, 0);
     rmtree(parent);
     free(parent);
@@ -430,12 +417,7 @@ static void test_killed_while_creating(void **state)
         int st;
         waitpid(c, &st, 0);
         assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-        DIR *d = opendir(parent);
-        struct dirent *e;
-        int left = 0;
-        while ((e = readdir(d)))
-            left += e->d_name[0] != '.';
-        closedir(d);
+        int left = entries(parent);
         assert_int_equal(left, 1); /* the half-made (or just named) directory */
         assert_int_equal(privdir_reap_stale(parent), 1);
     }
@@ -493,12 +475,7 @@ static void test_many_at_once(void **state)
         assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     }
     privdir_reap_stale(parent);
-    DIR *d = opendir(parent);
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
+    int n = entries(parent);
     assert_int_equal(n, 0);
     rmtree(parent);
     free(parent);

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "testdir.h"
+
 #include "pagewriter.h"
 #include "pipeline.h"
 #include "wal.h"
@@ -24,32 +26,14 @@
 
 static char *mktmp(void)
 {
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char *p = malloc(strlen(base) + 32);
-    sprintf(p, "%s/test_wal_io.XXXXXX", base);
-    assert_non_null(mkdtemp(p));
+    char *p = testdir_make("test_wal_io");
+    assert_non_null(p);
     return p;
 }
 
 static void rmtree(const char *path)
 {
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    char sub[4096];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-            rmtree(sub);
-        else
-            unlink(sub);
-    }
-    closedir(d);
-    rmdir(path);
+    testdir_remove(path);
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
