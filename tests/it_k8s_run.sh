@@ -153,12 +153,6 @@ first_line_ok "$WORK/nomember.out" $rc "no member/"
 # ---- 2. the Job, a full (short) check ----
 TF=$H/var/lib/node_exporter/textfile_collector/etcd_fio.prom
 pod Job "$WORK/job.out" "ETCD_FIO_ARGS='--max-time=8 --min-syncs=20 --accept-point-estimate'"; wait "$POD"; rc=$?; POD=""
-if grep -q "one directory expected, got also" "$WORK/job.out"; then
-  # expected to fail until helper cli's options-anywhere parser (issue 12.1) is on main
-  echo "XFAIL: etcd-fio check rejects options after DIR, so the shipped manifests cannot run yet: $(sed -n 2p "$WORK/job.out")"
-  [ $bad -eq 0 ] && exit 77
-  exit 1
-fi
 echo "Job log:"; sed 's/^/    | /' "$WORK/job.out" | head -n 12
 first_line_ok "$WORK/job.out" $rc "Job"
 if [ -f "$TF" ]; then
