@@ -290,6 +290,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         check_classic(fi.path, tmp, crit, &cl);
     }
     check_details(&r, &o, &ro.end, &ws, &bs, &cl, &fi);
+    rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
     rc = cli_exit_status(r.verdict);
     if (o.json)
         out_json(stdout, &r);

@@ -251,6 +251,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     fleet_judge(&f, rep, raw, crit, interrupted, why, &r);
     fior_report_free(rep);
     free(raw);
+    rm_explain_jobs(&r, RM_UNKNOWN);
     if (f.json)
         out_json(stdout, &r);
     else

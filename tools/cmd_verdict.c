@@ -74,6 +74,32 @@ static rm_host *host_for(rm_run *r, const fior_job *j)
     return nh;
 }
 
+/* The explain lines of every job, across inputs (etcd's own metrics beside a disk test give not-the-disk). */
+static int explain_report(rm_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit)
+{
+    size_t n = fior_report_njobs(rep);
+    explain_dist *d = calloc(n ? n : 1, sizeof *d);
+    char (*label)[160] = calloc(n ? n : 1, sizeof *label);
+    if (!d || !label) {
+        free(d);
+        free(label);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fior_job *j = fior_report_job(rep, i);
+        explain_dist_from_job(&d[i], j, fior_result_job(res, i), fior_criteria_min_samples(crit));
+        if (d[i].origin == EXPLAIN_DISK_TEST && j->name) { /* several fio jobs: say which */
+            snprintf(label[i], sizeof label[i], "%s of job %.100s", d[i].label, j->name);
+            d[i].label = label[i];
+        }
+    }
+    explain_facts f = {d, n, 0, 0, 0, fior_criteria_threshold(crit, FIOR_ROLE_WAL)};
+    rm_explain(r, &f, "");
+    free(d);
+    free(label);
+    return 0;
+}
+
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     static const struct option lo[] = {
@@ -187,6 +213,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     rm_finish(&r);
     r.basis = r.nhosts ? RM_BASIS_VALUE : RM_BASIS_NONE;
+    if (explain_report(&r, rep, res, crit)) {
+        cli_err(cmd, "out of memory");
+        goto out;
+    }
     /* the library's overall verdict is the contract: the model's may only be worse */
     fior_verdict lv = fior_result_verdict(res) == FIOR_NOT_JUDGED ? FIOR_UNKNOWN : fior_result_verdict(res);
     if (rm_rank(lv) < rm_rank(r.verdict))

@@ -44,7 +44,7 @@ static void fmt_range(char *out, size_t n, const explain_range *r)
     }
     fior_format_ns(b, sizeof b, r->hi);
     const char *ua = strchr(a, ' '), *ub = strchr(b, ' ');
-    if (r->lo == r->hi)
+    if (r->lo == r->hi || !strcmp(a, b)) /* equal to 3 significant digits */
         snprintf(out, n, "%s", a);
     else if (r->lo == 0)
         snprintf(out, n, "<= %s", b);

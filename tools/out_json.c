@@ -31,7 +31,7 @@ static json_object *job_json(const rm_job *j)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(j->name));
     json_object_object_add(o, "source", str_or_null(j->source));
-    json_object_object_add(o, "role", json_object_new_string(j->role == FIOR_ROLE_BACKEND ? "backend" : "wal"));
+    json_object_object_add(o, "role", json_object_new_string(rm_role_name(j->role)));
     json_object_object_add(o, "samples", num(j->samples));
     json_object_object_add(o, "p50_ns", num(j->p50_ns));
     json_object_object_add(o, "p99_ns", num(j->p99_ns));
@@ -96,6 +96,15 @@ static json_object *run_json(const rm_run *r)
     for (size_t i = 0; i < r->ndetails; i++)
         json_object_object_add(d, r->details[i].key, json_object_get(r->details[i].json));
     json_object_object_add(root, "details", d);
+    json_object *ex = json_object_new_array();
+    for (size_t i = 0; i < r->nexplain; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "rule", json_object_new_string(r->explain[i].rule));
+        json_object_object_add(o, "why", json_object_new_string(r->explain[i].why));
+        json_object_object_add(o, "advice", json_object_new_string(r->explain[i].advice));
+        json_object_array_add(ex, o);
+    }
+    json_object_object_add(root, "explain", ex);
     return root;
 }
 

@@ -35,7 +35,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     } else {
         cli_msg(cells[C_JOB], CELL, "%.100s", j->name[0] ? j->name : "-");
     }
-    cli_msg(cells[C_ROLE], CELL, "%s", j->role == FIOR_ROLE_BACKEND ? "backend" : "wal");
+    cli_msg(cells[C_ROLE], CELL, "%s", rm_role_name(j->role));
     if (j->samples == RM_UNKNOWN)
         cli_msg(cells[C_N], CELL, "?");
     else
@@ -115,6 +115,8 @@ void out_table(FILE *f, const rm_run *r)
     }
     for (size_t i = 0; i < r->ndetails; i++)
         fprintf(f, "  %-17s %s\n", r->details[i].label, r->details[i].text);
+    for (size_t i = 0; i < r->nexplain; i++)
+        fprintf(f, "  why: %s [%s]\n       -> %s\n", r->explain[i].why, r->explain[i].rule, r->explain[i].advice);
     if (several) {
         size_t n[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < r->nhosts; i++)

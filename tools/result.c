@@ -133,14 +133,14 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
         o->p50_ns = rm_job_pct(j, 50.0);
         o->p99_ns = rm_job_pct(j, 99.0);
         o->p999_ns = rm_job_pct(j, 99.9);
-        o->max_ns = j->max_ns;
+        o->max_ns = j->max_ns && !j->bucketed ? j->max_ns : RM_UNKNOWN; /* 0: not in the input */
     }
     o->bins = j->bins;
     o->nbins = j->nbins;
     if (jd) {
         o->verdict = jd->verdict;
         o->judged_ns = jd->value_known ? jd->value_ns : RM_UNKNOWN;
-        o->threshold_ns = jd->threshold_ns;
+        o->threshold_ns = j->role == FIOR_ROLE_CHECK_PERF ? RM_UNKNOWN : jd->threshold_ns; /* etcdctl's own */
         snprintf(o->reason, sizeof o->reason, "%s", jd->reason ? jd->reason : "");
     }
 }

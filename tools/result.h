@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "explain.h"
 #include "fioreport.h"
 
 #define RM_UNKNOWN UINT64_MAX
@@ -77,6 +78,8 @@ typedef struct rm_run {
     char         reason[1024];
     rm_detail    details[16];
     size_t       ndetails;
+    explain_line explain[64];      /* why the verdicts came out so (explain.h), in the order found */
+    size_t       nexplain;
 } rm_run;
 
 /* Sets the common fields (versions, hostname, now, the criteria). */
@@ -94,6 +97,16 @@ void     rm_add_detail(rm_run *r, const char *key, const char *label, void *json
 void     rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd);
 /* A listed percentile of the job (exact match), else from its bins; RM_UNKNOWN when neither has it. */
 uint64_t rm_job_pct(const fior_job *j, double percent);
+
+/* Appends explain.h's lines for these distributions (one call per host; `prefix` such as "node1: " goes in
+ * front of each line's why, "" for none). */
+void     rm_explain(rm_run *r, const explain_facts *f, const char *prefix);
+/* The same from the run's own jobs (exact numbers: check, fleet), per host; rollover_worst_ns is the
+ * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured. */
+void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns);
+
+/* "wal", "backend", "check-perf" */
+const char *rm_role_name(fior_role role);
 
 /* worst first: fail, unknown, not judged, pass */
 int      rm_rank(fior_verdict v);
