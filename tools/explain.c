@@ -33,10 +33,13 @@ static const char *const ADVICE_NOT_DISK =
     "give etcd I/O and CPU priority (ionice -c2 -n0 as the rke2 docs do, CPU requests/pinning) and move other "
     "workloads off its node or disk";
 
-/* "2.5 ms", or "8-16 ms" / "500 us-1 ms" for a range; "> 8.19 s" for an open one */
-static void fmt_range(char *out, size_t n, const explain_range *r)
+void explain_fmt_range(char *out, size_t n, const explain_range *r)
 {
     char a[32], b[32];
+    if (!r->known) {
+        snprintf(out, n, "?");
+        return;
+    }
     fior_format_ns(a, sizeof a, r->lo);
     if (r->hi == UINT64_MAX) {
         snprintf(out, n, "> %s", a);
@@ -80,8 +83,8 @@ static void explain_dist_lines(sink *s, const explain_dist *d)
     uint64_t T = d->threshold_ns;
     char p50[80], p99[80], tl[80], ts[32];
     fior_format_ns(ts, sizeof ts, T);
-    fmt_range(p50, sizeof p50, &d->p50);
-    fmt_range(p99, sizeof p99, &d->p99);
+    explain_fmt_range(p50, sizeof p50, &d->p50);
+    explain_fmt_range(p99, sizeof p99, &d->p99);
     const char *lbl = d->label ? d->label : "latency";
     int p50_fine = d->p50.known && d->p50.hi < T / EXPLAIN_P50_FINE_DIV;
     const explain_range *tail = d->p999.known ? &d->p999 : d->max.known ? &d->max : NULL;
@@ -90,7 +93,7 @@ static void explain_dist_lines(sink *s, const explain_dist *d)
         return;
     if (p50_fine && tail && tail->lo >= T / EXPLAIN_P50_FINE_DIV &&
         tail->lo / EXPLAIN_STALL_RATIO >= (d->p50.hi ? d->p50.hi : 1)) {
-        fmt_range(tl, sizeof tl, tail);
+        explain_fmt_range(tl, sizeof tl, tail);
         uint64_t ratio = tail->lo / (d->p50.hi ? d->p50.hi : 1);
         add(s, "stalls", ADVICE_STALLS, "%s: p50 %s is fine but the %s is %s, %llux the p50 (>= %dx): periodic "
             "stalls, not a slow disk", lbl, p50, tail == &d->p999 ? "p99.9" : "max", tl, (unsigned long long)ratio,
@@ -226,6 +229,10 @@ void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgem
         d->straddle = jd->verdict == FIOR_UNKNOWN && !j->defect && !d->too_few && d->p99.known &&
                       d->p99.lo < d->threshold_ns && d->p99.hi >= d->threshold_ns;
         return;
+    }
+    if (j->role == FIOR_ROLE_CHECK_PERF && j->max_ns) { /* its slowest request */
+        d->max.known = 1;
+        d->max.lo = d->max.hi = j->max_ns;
     }
     if (!j->has_sync)
         return;

@@ -70,6 +70,9 @@ typedef struct explain_line {
     const char *advice;     /* one practical recommendation (static) */
 } explain_line;
 
+/* "2.5 ms", "8-16 ms" / "500 us-1 ms" for a range, "<= 1 ms" from 0, "> 8.19 s" open above, "?" unknown */
+void explain_fmt_range(char *out, size_t n, const explain_range *r);
+
 /* Applies the rules; writes at most `max` lines to out and returns how many. */
 size_t explain(const explain_facts *f, explain_line *out, size_t max);
 

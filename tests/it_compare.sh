@@ -1,0 +1,62 @@
+#!/bin/sh
+# it_compare.sh — `etcd-fio compare` on committed inputs: the p50..max columns and ratios of two fio runs
+# (values read by hand from the fixtures), a result JSON read back the same as its raw input, etcd's
+# histogram as bucket ranges, differing verdicts flagged, the exit status (worst verdict) and bad input.
+set -u
+BUILD=${BUILD:-build}
+BIN=$BUILD/etcd-fio
+HERE=$(cd "$(dirname "$0")" && pwd)
+FX=$HERE/fixtures
+[ -x "$BIN" ] || { echo "it_compare: $BIN not built"; exit 1; }
+command -v jq >/dev/null || { echo "it_compare: skipped: jq not installed"; exit 77; }
+T=$(mktemp -d /tmp/it_compare.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+RKE=$FX/seeds/fio-3.23-normal-rke.txt      # p50 1.16 ms, p99 2.54 ms, p99.9 27.1 ms (usec print), pass
+J33=$FX/fio/fio-3.33-json.json             # p99 5.08 ms exact, pass
+MSEC=$FX/seeds/fio-3.7-normal-msec.txt     # p99 159 ms, fail
+PROM=$FX/etcd-metrics/etcd-3.4.23-after-puts.prom
+
+"$BIN" compare "$RKE" "$J33" > "$T/t.txt"; rc=$?
+[ $rc = 0 ] && ok "two passing runs: exit 0" || bad "two passing runs: exit $rc"
+grep -Eq '^ +p99 +2\.54 ms +5\.08 ms +2x *$' "$T/t.txt" && ok "p99 row with the ratio 2x" || { bad "p99 row"; cat "$T/t.txt"; }
+grep -q "differ" "$T/t.txt" && bad "nothing differs, yet 'differ' printed" || ok "no verdict differs"
+
+"$BIN" compare --json "$RKE" "$MSEC" > "$T/d.json"; rc=$?
+[ $rc = 1 ] && ok "a failing input: exit 1" || bad "failing input: exit $rc"
+jq -e '.verdict == "fail" and .roles[0].role == "wal" and .roles[0].verdicts_differ == true
+       and .roles[0].inputs[0].verdict == "pass" and .roles[0].inputs[1].verdict == "fail"
+       and .roles[0].inputs[1].p99.lo_ns >= 158000000 and .roles[0].inputs[1].p99.hi_ns <= 160000000' "$T/d.json" >/dev/null \
+  && ok "differing verdicts in the JSON, msec print resolution as a range" || { bad "compare JSON"; cat "$T/d.json"; }
+"$BIN" compare "$RKE" "$MSEC" | grep -q "the wal verdicts differ" && ok "table says the wal verdicts differ" || bad "differ line"
+
+# a result JSON read back gives the same numbers as its raw input
+"$BIN" verdict --json "$J33" > "$T/r.json"
+"$BIN" compare --json "$T/r.json" "$J33" > "$T/same.json"; rc=$?
+jq -e '.inputs[0].kind == "verdict result" and .inputs[1].kind == "input"
+       and .roles[0].inputs[0].p99 == .roles[0].inputs[1].p99 and .roles[0].inputs[1].p99_ratio_to_first == "1x"
+       and .roles[0].verdicts_differ == false' "$T/same.json" >/dev/null \
+  && ok "result JSON == raw input (ratio 1x)" || { bad "result JSON read back"; cat "$T/same.json"; }
+
+# what the disk test says vs what etcd saw: bucket ranges
+"$BIN" compare --json "$J33" "$PROM" > "$T/p.json"; rc=$?
+[ $rc = 2 ] && ok "etcd scrape with too few samples: unknown, exit 2" || bad "scrape compare: exit $rc"
+jq -e '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[1].role == "backend"
+       and .roles[0].inputs[1].max == null' "$T/p.json" >/dev/null \
+  && ok "histogram p99 as the bucket (1, 2] ms" || { bad "scrape ranges"; cat "$T/p.json"; }
+
+# refusals
+"$BIN" compare "$RKE" > /dev/null 2> "$T/e"; rc=$?
+[ $rc = 2 ] && grep -q "two inputs" "$T/e" && ok "one input: usage error" || bad "one input: exit $rc"
+printf 'hello\n' > "$T/junk.txt"
+"$BIN" compare "$RKE" "$T/junk.txt" > "$T/o" 2> "$T/e"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/o" ] && [ "$(wc -l < "$T/e")" = 1 ] && grep -q "junk.txt:1:" "$T/e" \
+  && ok "junk input: one line naming it" || { bad "junk: exit $rc"; cat "$T/e"; }
+printf '{"schema": 1, "hosts": 3}\n' > "$T/bad.json"
+"$BIN" compare "$RKE" "$T/bad.json" > /dev/null 2> "$T/e"; rc=$?
+[ $rc = 2 ] && grep -q "bad.json: a result JSON of schema 1 with a hosts array" "$T/e" && ok "malformed result JSON refused" \
+  || { bad "bad.json: exit $rc"; cat "$T/e"; }
+echo "it_compare: $fails failure(s)"
+[ $fails = 0 ]

@@ -1,0 +1,113 @@
+/* cmd_compare.c — `etcd-fio compare A B …`: results side by side (compare.h). The exit status is the worst
+ * verdict among the inputs, as with `verdict`: 0 all pass, 1 one fails, 2 unknown / bad input / usage. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+
+static const char help[] =
+"usage: etcd-fio compare [OPTIONS] A B [C]...\n"
+"\n"
+"Puts results side by side: disk A vs disk B, before vs after a change, or what the disk test predicted\n"
+"vs what this etcd sees. Each input is a result JSON of `etcd-fio check|verdict|fleet --json`, or\n"
+"anything `etcd-fio verdict` reads (fio output, an etcd /metrics scrape, `etcdctl check perf` output),\n"
+"judged with the options below. Per role (wal, backend, check-perf) each input is summarised by its\n"
+"worst job (fail before unknown before pass, then the highest p99): samples, p50, p99, p99.9, max (an\n"
+"etcd histogram gives bucket ranges such as '1-2 ms'), the verdict, the ratio of each input to the first\n"
+"(a range when a value is a range) and which verdicts differ.\n"
+"\n"
+"Options (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n"
+"  --json            one JSON object: {\"command\": \"compare\", \"verdict\", \"inputs\": [{\"path\", \"kind\"}],\n"
+"                    \"roles\": [{\"role\", \"verdicts_differ\", \"inputs\": [{\"job\", \"samples\", \"p50\", \"p99\",\n"
+"                    \"p99_9\", \"max\" ({\"lo_ns\", \"hi_ns\"} or null), \"verdict\", \"reason\",\n"
+"                    \"p99_ratio_to_first\"} or null]}]}\n"
+"  --percentile P, --wal-ms T, --backend-ms T, --min-samples N\n"
+"                    criteria for raw inputs, as for `etcd-fio verdict` (result JSON keeps its verdicts)\n"
+"  --max-input BYTES read at most BYTES of each input (default 1G)\n"
+"  -h, --help        this help\n"
+"\n"
+"Exit status: the worst verdict among the inputs: 0 pass, 1 fail, 2 unknown, unreadable input or usage\n"
+"error.\n";
+
+static int run(const cli_cmd *cmd, int argc, char **argv);
+const cli_cmd cmd_compare_def = {"compare", run, "results side by side (disks, before/after, test vs etcd)", help};
+
+static int run(const cli_cmd *cmd, int argc, char **argv)
+{
+    static const struct option lo[] = {
+        {"json", no_argument, 0, 'j'},          {"percentile", required_argument, 0, 'p'},
+        {"wal-ms", required_argument, 0, 'w'},  {"backend-ms", required_argument, 0, 'b'},
+        {"min-samples", required_argument, 0, 'n'}, {"max-input", required_argument, 0, 'm'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    fior_criteria *crit = fior_criteria_new();
+    cmp_input *in = NULL;
+    uint64_t max_input = 1ULL << 30;
+    int json = 0, rc = 2, c;
+    if (!crit) {
+        cli_err(cmd, "out of memory");
+        return 2;
+    }
+    cli_parse p;
+    cli_parse_init(&p, cmd, argc, argv, lo);
+    while ((c = cli_next(&p)) > 0) {
+        double v;
+        uint64_t n;
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'p':
+            if (cli_double(&p, 1e-9, 100 - 1e-9, &v))
+                goto out;
+            fior_criteria_set_percentile(crit, v);
+            break;
+        case 'w':
+        case 'b':
+            if (cli_double(&p, 1e-6, 1e9, &v))
+                goto out;
+            fior_criteria_set_threshold(crit, c == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, (uint64_t)(v * 1e6 + 0.5));
+            break;
+        case 'n':
+            if (cli_uint(&p, 0, UINT64_MAX - 1, &n))
+                goto out;
+            fior_criteria_set_min_samples(crit, n);
+            break;
+        case 'm':
+            if (cli_bytes(&p, &max_input))
+                goto out;
+            break;
+        }
+    }
+    if (c == CLI_HELP)
+        rc = 0;
+    if (c < 0)
+        goto out;
+    int n = argc - p.optind;
+    if (n < 2) {
+        cli_err(cmd, "needs two inputs or more to compare (--help)");
+        goto out;
+    }
+    in = calloc((size_t)n, sizeof *in);
+    if (!in) {
+        cli_err(cmd, "out of memory");
+        goto out;
+    }
+    char err[1024];
+    for (int i = 0; i < n; i++)
+        if (cmp_load(&in[i], argv[p.optind + i], crit, (size_t)max_input, err, sizeof err)) {
+            cli_err(cmd, "%s", err);
+            goto out;
+        }
+    if (json) {
+        if (cmp_json(stdout, in, (size_t)n)) {
+            cli_err(cmd, "out of memory");
+            goto out;
+        }
+    } else {
+        cmp_table(stdout, in, (size_t)n);
+    }
+    rc = cli_exit_status(cmp_worst(in, (size_t)n));
+out:
+    free(in);
+    fior_criteria_free(crit);
+    return rc;
+}

@@ -1,0 +1,358 @@
+/* compare.c — the inputs of `etcd-fio compare` (compare.h): result JSON read back, raw inputs judged by the
+ * library, each summarised per role by its worst job; ratios and the table/JSON writers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "result.h"
+
+static const char *const ROLE_NAMES[CMP_NROLES] = {"wal", "backend", "check-perf"};
+
+/* Keeps e when it is worse than the entry already there: fail, unknown, not judged, pass; then a higher p99. */
+static void keep_worst(cmp_input *in, const cmp_entry *e)
+{
+    int r = (int)e->d.role;
+    if (r < 0 || r >= CMP_NROLES)
+        return;
+    cmp_entry *o = &in->role[r];
+    int worse = !o->present || rm_rank(e->d.verdict) < rm_rank(o->d.verdict) ||
+                (rm_rank(e->d.verdict) == rm_rank(o->d.verdict) && e->d.p99.known &&
+                 (!o->d.p99.known || e->d.p99.hi > o->d.p99.hi));
+    if (worse) {
+        *o = *e;
+        o->d.label = o->what;
+        o->d.reason = o->reason;
+    }
+}
+
+static explain_range json_ns(json_object *job, const char *key)
+{
+    json_object *v;
+    explain_range r = {0, 0, 0};
+    if (json_object_object_get_ex(job, key, &v) && v && json_object_is_type(v, json_type_int) &&
+        json_object_get_int64(v) >= 0) {
+        r.known = 1;
+        r.lo = r.hi = (uint64_t)json_object_get_int64(v);
+    }
+    return r;
+}
+
+static const char *json_str(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && v && json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v) : NULL;
+}
+
+static fior_verdict verdict_of(const char *s)
+{
+    return !s ? FIOR_UNKNOWN : !strcmp(s, "pass") ? FIOR_PASS : !strcmp(s, "fail") ? FIOR_FAIL
+           : !strcmp(s, "not judged") ? FIOR_NOT_JUDGED : FIOR_UNKNOWN;
+}
+
+/* A result JSON of check, fleet or verdict (doc/etcd-fio.schema.json). 1 when it is one, 0 when not,
+ * -1 when it claims to be one and is malformed. */
+static int load_result(cmp_input *in, const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return 0;
+    json_object *root = json_tokener_parse_ex(tok, buf, (int)(len > 0x7fffffff ? 0x7fffffff : len));
+    json_tokener_free(tok);
+    json_object *schema, *hosts;
+    if (!root || !json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "schema", &schema)) {
+        json_object_put(root);
+        return 0;
+    }
+    if (json_object_get_int(schema) != RM_SCHEMA || !json_object_object_get_ex(root, "hosts", &hosts) ||
+        !json_object_is_type(hosts, json_type_array)) {
+        cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RM_SCHEMA);
+        json_object_put(root);
+        return -1;
+    }
+    const char *command = json_str(root, "command");
+    cli_msg(in->kind, sizeof in->kind, "%s result", command ? command : "etcd-fio");
+    for (size_t h = 0; h < json_object_array_length(hosts); h++) {
+        json_object *host = json_object_array_get_idx(hosts, h), *jobs;
+        const char *hn = json_str(host, "host");
+        if (!json_object_object_get_ex(host, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array))
+            continue;
+        for (size_t k = 0; k < json_object_array_length(jobs); k++) {
+            json_object *job = json_object_array_get_idx(jobs, k);
+            const char *role = json_str(job, "role"), *name = json_str(job, "name"), *reason = json_str(job, "reason");
+            cmp_entry e;
+            memset(&e, 0, sizeof e);
+            e.present = 1;
+            e.d.role = role && !strcmp(role, "backend") ? FIOR_ROLE_BACKEND
+                       : role && !strcmp(role, "check-perf") ? FIOR_ROLE_CHECK_PERF : FIOR_ROLE_WAL;
+            e.d.verdict = verdict_of(json_str(job, "verdict"));
+            e.d.p50 = json_ns(job, "p50_ns");
+            e.d.p99 = json_ns(job, "p99_ns");
+            e.d.p999 = json_ns(job, "p99_9_ns");
+            e.d.max = json_ns(job, "max_ns");
+            explain_range th = json_ns(job, "threshold_ns"), n = json_ns(job, "samples");
+            e.d.threshold_ns = th.known ? th.hi : 0;
+            e.samples = n.known ? n.hi : UINT64_MAX;
+            cli_msg(e.what, sizeof e.what, "%s%s%s", hn && hn[0] ? hn : "", hn && hn[0] ? " " : "", name ? name : "-");
+            cli_msg(e.reason, sizeof e.reason, "%s", reason ? reason : "");
+            keep_worst(in, &e);
+        }
+    }
+    json_object_put(root);
+    return 1;
+}
+
+int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    size_t len = 0;
+    char *buf = cli_read_file(path, max_input, &len, err, errlen);
+    if (!buf)
+        return -1;
+    int rc = load_result(in, path, buf, len, err, errlen);
+    if (rc) {
+        free(buf);
+        return rc < 0 ? -1 : 0;
+    }
+    cli_msg(in->kind, sizeof in->kind, "input");
+    fior_report *rep = fior_report_new();
+    fior_result *res = NULL;
+    rc = -1;
+    if (!rep || fior_parse_buffer(rep, path, buf, len) != FIOR_OK) {
+        cli_msg(err, errlen, "%s", rep ? fior_report_error(rep) : "out of memory");
+        goto out;
+    }
+    if (fior_report_window(rep) != FIOR_OK || !(res = fior_judge(rep, crit))) {
+        cli_msg(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    for (size_t i = 0; i < fior_report_njobs(rep); i++) {
+        const fior_job *j = fior_report_job(rep, i);
+        const fior_judgement *jd = fior_result_job(res, i);
+        cmp_entry e;
+        memset(&e, 0, sizeof e);
+        e.present = 1;
+        explain_dist_from_job(&e.d, j, jd, fior_criteria_min_samples(crit));
+        e.samples = j->samples_known ? j->samples : UINT64_MAX;
+        cli_msg(e.what, sizeof e.what, "%s%s%s", j->host ? j->host : "", j->host ? " " : "", j->name ? j->name : "-");
+        cli_msg(e.reason, sizeof e.reason, "%s", jd->reason);
+        keep_worst(in, &e);
+    }
+    rc = 0;
+out:
+    fior_result_free(res);
+    fior_report_free(rep);
+    free(buf);
+    return rc;
+}
+
+fior_verdict cmp_worst(const cmp_input *in, size_t n)
+{
+    fior_verdict w = FIOR_PASS;
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int r = 0; r < CMP_NROLES; r++)
+            if (in[i].role[r].present && in[i].role[r].d.verdict != FIOR_NOT_JUDGED) {
+                any = 1;
+                if (rm_rank(in[i].role[r].d.verdict) < rm_rank(w))
+                    w = in[i].role[r].d.verdict;
+            }
+    return any ? w : FIOR_UNKNOWN;
+}
+
+int cmp_differ(const cmp_input *in, size_t n, int r)
+{
+    const cmp_entry *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const cmp_entry *e = &in[i].role[r];
+        if (!e->present)
+            continue;
+        if (first && e->d.verdict != first->d.verdict)
+            return 1;
+        if (!first)
+            first = e;
+    }
+    return 0;
+}
+
+void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_range *b)
+{
+    if (!a->known || !b->known || a->hi == 0 || a->hi == UINT64_MAX || b->hi == UINT64_MAX || (a->lo == 0 && a->lo != a->hi)) {
+        cli_msg(out, len, "?");
+        return;
+    }
+    double lo = (double)b->lo / (double)a->hi, hi = (double)b->hi / (double)(a->lo ? a->lo : 1);
+    char x[16], y[16];
+    snprintf(x, sizeof x, "%.2g", lo);
+    snprintf(y, sizeof y, "%.2g", hi);
+    if (!strcmp(x, y))
+        cli_msg(out, len, "%sx", x);
+    else
+        cli_msg(out, len, "%s-%sx", x, y);
+}
+
+/* ---- writers ---- */
+
+static const char *const VALUE_NAMES[] = {"samples", "p50", "p99", "p99.9", "max", "verdict"};
+#define NVAL (sizeof VALUE_NAMES / sizeof VALUE_NAMES[0])
+
+static const explain_range *value_range(const cmp_entry *e, size_t v)
+{
+    switch (v) {
+    case 1: return &e->d.p50;
+    case 2: return &e->d.p99;
+    case 3: return &e->d.p999;
+    case 4: return &e->d.max;
+    }
+    return NULL;
+}
+
+static void cell(char *out, size_t len, const cmp_entry *e, size_t v)
+{
+    if (!e->present)
+        cli_msg(out, len, "-");
+    else if (v == 0)
+        e->samples == UINT64_MAX ? cli_msg(out, len, "?") : cli_msg(out, len, "%llu", (unsigned long long)e->samples);
+    else if (v == NVAL - 1)
+        cli_msg(out, len, "%s", fior_verdict_name(e->d.verdict));
+    else
+        explain_fmt_range(out, len, value_range(e, v));
+}
+
+/* One row: role, value, a cell per input, a ratio per input after the first. */
+#define CMP_COLS 16
+#define CMP_CELL 48
+typedef struct cmp_row {
+    char c[2 + 2 * CMP_COLS][CMP_CELL];
+} cmp_row;
+
+void cmp_table(FILE *f, const cmp_input *in, size_t n)
+{
+    size_t cols = n < CMP_COLS ? n : CMP_COLS, ncell = 2 + cols + (cols - 1);
+    cmp_row *rows = calloc(1 + CMP_NROLES * NVAL, sizeof *rows);
+    if (!rows)
+        return;
+    size_t nr = 0;
+    cli_msg(rows[0].c[0], CMP_CELL, "ROLE");
+    cli_msg(rows[0].c[1], CMP_CELL, "VALUE");
+    for (size_t i = 0; i < cols; i++)
+        cli_msg(rows[0].c[2 + i], CMP_CELL, "%c", (int)('A' + i));
+    for (size_t i = 1; i < cols; i++)
+        cli_msg(rows[0].c[2 + cols + i - 1], CMP_CELL, "%c/A", (int)('A' + i));
+    nr = 1;
+    for (int r = 0; r < CMP_NROLES; r++) {
+        int any = 0;
+        for (size_t i = 0; i < cols; i++)
+            any |= in[i].role[r].present;
+        for (size_t v = 0; any && v < NVAL; v++, nr++) {
+            cmp_row *w = &rows[nr];
+            cli_msg(w->c[0], CMP_CELL, "%s", v ? "" : ROLE_NAMES[r]);
+            cli_msg(w->c[1], CMP_CELL, "%s", VALUE_NAMES[v]);
+            for (size_t i = 0; i < cols; i++)
+                cell(w->c[2 + i], CMP_CELL, &in[i].role[r], v);
+            for (size_t i = 1; i < cols; i++) {
+                char *c = w->c[2 + cols + i - 1];
+                const cmp_entry *a = &in[0].role[r], *b = &in[i].role[r];
+                if (v == NVAL - 1)
+                    cli_msg(c, CMP_CELL, "%s", a->present && b->present && a->d.verdict != b->d.verdict ? "differs" : "");
+                else if (v && a->present && b->present)
+                    cmp_ratio(c, CMP_CELL, value_range(a, v), value_range(b, v));
+            }
+        }
+    }
+    int wd[2 + 2 * CMP_COLS] = {0};
+    for (size_t k = 0; k < nr; k++)
+        for (size_t c = 0; c < ncell; c++)
+            if ((int)strlen(rows[k].c[c]) > wd[c])
+                wd[c] = (int)strlen(rows[k].c[c]);
+    fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(cmp_worst(in, n)), n);
+    for (size_t i = 0; i < cols; i++)
+        fprintf(f, "  %c = %s (%s)\n", (int)('A' + i), in[i].path, in[i].kind);
+    for (size_t k = 0; k < nr; k++) {
+        fputc(' ', f);
+        for (size_t c = 0; c < ncell; c++)
+            fprintf(f, " %-*s", c + 1 < ncell ? wd[c] : 0, rows[k].c[c]);
+        fputc('\n', f);
+    }
+    free(rows);
+    for (size_t i = 0; i < cols; i++)
+        for (int r = 0; r < CMP_NROLES; r++)
+            if (in[i].role[r].present)
+                fprintf(f, "  %c %s %s: %s: %s\n", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
+                        fior_verdict_name(in[i].role[r].d.verdict), in[i].role[r].reason);
+    for (int r = 0; r < CMP_NROLES; r++)
+        if (cmp_differ(in, n, r))
+            fprintf(f, "  the %s verdicts differ\n", ROLE_NAMES[r]);
+    if (n > cols)
+        fprintf(f, "  (%zu more inputs only in --json)\n", n - cols);
+}
+
+static json_object *range_json(const explain_range *r)
+{
+    if (!r->known)
+        return NULL;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "lo_ns", json_object_new_int64((int64_t)(r->lo > INT64_MAX ? INT64_MAX : r->lo)));
+    json_object_object_add(o, "hi_ns", r->hi == UINT64_MAX ? NULL : json_object_new_int64((int64_t)r->hi));
+    return o;
+}
+
+int cmp_json(FILE *f, const cmp_input *in, size_t n)
+{
+    json_object *root = json_object_new_object(), *inputs = json_object_new_array(), *roles = json_object_new_array();
+    if (!root || !inputs || !roles)
+        return -1;
+    json_object_object_add(root, "command", json_object_new_string("compare"));
+    json_object_object_add(root, "tool_version", json_object_new_string(fior_version()));
+    json_object_object_add(root, "verdict", json_object_new_string(fior_verdict_name(cmp_worst(in, n))));
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "path", json_object_new_string(in[i].path));
+        json_object_object_add(o, "kind", json_object_new_string(in[i].kind));
+        json_object_array_add(inputs, o);
+    }
+    json_object_object_add(root, "inputs", inputs);
+    for (int r = 0; r < CMP_NROLES; r++) {
+        json_object *ro = json_object_new_object(), *vals = json_object_new_array();
+        json_object_object_add(ro, "role", json_object_new_string(ROLE_NAMES[r]));
+        json_object_object_add(ro, "verdicts_differ", json_object_new_boolean(cmp_differ(in, n, r)));
+        int any = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cmp_entry *e = &in[i].role[r];
+            if (!e->present) {
+                json_object_array_add(vals, NULL);
+                continue;
+            }
+            any = 1;
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "job", json_object_new_string(e->what));
+            json_object_object_add(o, "samples", e->samples == UINT64_MAX ? NULL : json_object_new_int64((int64_t)e->samples));
+            json_object_object_add(o, "p50", range_json(&e->d.p50));
+            json_object_object_add(o, "p99", range_json(&e->d.p99));
+            json_object_object_add(o, "p99_9", range_json(&e->d.p999));
+            json_object_object_add(o, "max", range_json(&e->d.max));
+            json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(e->d.verdict)));
+            json_object_object_add(o, "reason", json_object_new_string(e->reason));
+            if (i > 0 && in[0].role[r].present) {
+                char c[64];
+                cmp_ratio(c, sizeof c, &in[0].role[r].d.p99, &e->d.p99);
+                json_object_object_add(o, "p99_ratio_to_first", json_object_new_string(c));
+            }
+            json_object_array_add(vals, o);
+        }
+        json_object_object_add(ro, "inputs", vals);
+        if (any)
+            json_object_array_add(roles, ro);
+        else
+            json_object_put(ro);
+    }
+    json_object_object_add(root, "roles", roles);
+    const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = s && fprintf(f, "%s\n", s) > 0 ? 0 : -1;
+    json_object_put(root);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* compare.h — `etcd-fio compare`: each input (a check/verdict/fleet result JSON, or anything `verdict`
+ * reads) summarised per role by its worst job, side by side: p50/p99/p99.9/max as ranges (exact values,
+ * or the bucket edges of etcd's own histograms), the ratio to the first input, and which verdicts differ. */
+#ifndef ETCD_FIO_COMPARE_H
+#define ETCD_FIO_COMPARE_H
+
+#include <stdio.h>
+
+#include "explain.h"
+#include "fioreport.h"
+
+#define CMP_NROLES 3 /* wal, backend, check-perf */
+
+typedef struct cmp_entry {
+    int          present;
+    explain_dist d;            /* ranges, verdict, role, origin (its label/reason point into `what`/`reason`) */
+    uint64_t     samples;      /* UINT64_MAX: unknown */
+    char         what[200];    /* which job: "[host ]name" */
+    char         reason[320];
+} cmp_entry;
+
+typedef struct cmp_input {
+    const char  *path;
+    char         kind[32];     /* "check result", "fleet result", "verdict result", "fio/etcd input" */
+    cmp_entry    role[CMP_NROLES];
+} cmp_input;
+
+/* Reads one input: a result JSON (schema 1) or a raw input judged with `crit` (windows of two scrapes in
+ * the same file are not formed: give scrapes to `verdict`). 0, or -1 with a one-line message in err. */
+int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen);
+
+/* The worst verdict over every input's entries (fail > unknown > pass; nothing present: unknown). */
+fior_verdict cmp_worst(const cmp_input *in, size_t n);
+/* Whether the present entries of role r disagree on the verdict. */
+int cmp_differ(const cmp_input *in, size_t n, int r);
+/* "1.23x", "0.5-2x" (ranges), "?" (unknown), of b against a. */
+void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_range *b);
+
+void cmp_table(FILE *f, const cmp_input *in, size_t n);
+int  cmp_json(FILE *f, const cmp_input *in, size_t n);
+
+#endif
