@@ -6,6 +6,7 @@
 #define ETCD_FIO_CHECK_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "earlystop.h"
@@ -16,7 +17,7 @@
 #define CHECK_SEGMENT_BYTES 64000000ull
 
 typedef struct check_opts {
-    const char *dir, *load, *prom, *svg, *keep;
+    const char *dir, *load, *prom, *svg, *keep, *html;
     double      max_time, confidence;
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
@@ -93,6 +94,10 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
 void check_details(rm_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
                    const engine_stats *be, const classic_out *classic, const fsinfo *fi);
 int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
+/* The same picture into a stream (for --html); 0 or -1. */
+int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
+/* The HTML report (out_html) with that picture inline. */
+int  check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 int  check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,
                 size_t errlen);
 

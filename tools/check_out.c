@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "out.h"
 #include "outfile.h"
 #include "svg.h"
 
@@ -71,9 +72,7 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
 }
 
-static int render_svg(FILE *f, const void *plot) { return svg_write(f, plot); }
-
-int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+int check_svg_write(FILE *f, const rm_run *r, const char *fsdesc)
 {
     const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
     svg_series s[2];
@@ -101,7 +100,30 @@ int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, 
             p99[0], p99[1]);
     cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
     svg_plot p = {title, sub, s, ns, v, 2};
-    return out_write_with(path, render_svg, &p, err, errlen);
+    return svg_write(f, &p);
+}
+
+typedef struct svg_ctx {
+    const rm_run *r;
+    const char   *fsdesc;
+} svg_ctx;
+
+static int render_svg(FILE *f, const void *ctx)
+{
+    const svg_ctx *c = ctx;
+    return check_svg_write(f, c->r, c->fsdesc);
+}
+
+int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+{
+    svg_ctx c = {r, fsdesc};
+    return out_write_with(path, render_svg, &c, err, errlen);
+}
+
+int check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+{
+    svg_ctx c = {r, fsdesc};
+    return out_html_file(path, r, render_svg, &c, err, errlen);
 }
 
 int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,

@@ -36,6 +36,8 @@ static const char help[] =
     "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the text table\n"
     "  --prometheus FILE  also write a node_exporter textfile (atomically)\n"
     "  --svg FILE         also write an SVG picture of both latency distributions\n"
+    "  --html FILE        also write one self-contained HTML report: verdict, table, the picture, the\n"
+    "                     classic job's result, the explain lines, versions and host\n"
     "  --keep-output DIR  keep fio's raw output and the job file there (re-judge: etcd-fio verdict); DIR must\n"
     "                     be owned by you and not writable by others\n"
     "  --ionice           run the WAL job at etcd's I/O priority (best-effort, level 0)\n"
@@ -65,7 +67,8 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         {"prometheus", required_argument, 0, 'p'}, {"svg", required_argument, 0, 's'},
         {"keep-output", required_argument, 0, 'k'}, {"ionice", no_argument, 0, 'i'},
         {"classic", no_argument, 0, 'C'},          {"force", no_argument, 0, 'f'},
-        {"accept-point-estimate", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"accept-point-estimate", no_argument, 0, 'a'}, {"html", required_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     o->load = "s";
@@ -91,6 +94,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'j': o->json = 1; break;
         case 'p': o->prom = p.arg; break;
         case 's': o->svg = p.arg; break;
+        case 'H': o->html = p.arg; break;
         case 'k': o->keep = p.arg; break;
         case 'i': o->ionice = 1; break;
         case 'C': o->classic = 1; break;
@@ -176,10 +180,10 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
         }
         cli_err(cmd, "warning: %s (--force)", why);
     }
-    const char *files[2] = {o->prom, o->svg};
-    for (int i = 0; i < 2; i++)
+    const char *files[3] = {o->prom, o->svg, o->html}, *names[3] = {"prometheus", "svg", "html"};
+    for (int i = 0; i < 3; i++)
         if (files[i] && out_check(files[i], err, sizeof err)) {
-            cli_err(cmd, "--%s %s", i ? "svg" : "prometheus", err);
+            cli_err(cmd, "--%s %s", names[i], err);
             return 2;
         }
     if (o->keep && (*keepfd = out_dir_open(o->keep, err, sizeof err)) < 0) {
@@ -305,6 +309,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     if (o.svg && check_svg(&r, o.svg, desc, err, sizeof err) != 0) {
         cli_err(cmd, "--svg %s", err);
+        rc = 2;
+    }
+    if (o.html && check_html(&r, o.html, desc, err, sizeof err) != 0) {
+        cli_err(cmd, "--html %s", err);
         rc = 2;
     }
     if (keepfd >= 0 && check_keep(keepfd, &o, tmp, ro.raw, ro.rawlen, err, sizeof err) != 0) {

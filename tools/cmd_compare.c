@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "outfile.h"
 
 static const char help[] =
 "usage: etcd-fio compare [OPTIONS] A B [C]...\n"
@@ -25,6 +26,8 @@ static const char help[] =
 "  --percentile P, --wal-ms T, --backend-ms T, --min-samples N\n"
 "                    criteria for raw inputs, as for `etcd-fio verdict` (result JSON keeps its verdicts)\n"
 "  --max-input BYTES read at most BYTES of each input (default 1G)\n"
+"  --html FILE       also write the comparison as one self-contained HTML page (with the explain lines\n"
+"                    over all inputs together, e.g. not-the-disk for etcd's metrics vs a disk test)\n"
 "  -h, --help        this help\n"
 "\n"
 "Exit status: the worst verdict among the inputs: 0 pass, 1 fail, 2 unknown, unreadable input or usage\n"
@@ -39,11 +42,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         {"json", no_argument, 0, 'j'},          {"percentile", required_argument, 0, 'p'},
         {"wal-ms", required_argument, 0, 'w'},  {"backend-ms", required_argument, 0, 'b'},
         {"min-samples", required_argument, 0, 'n'}, {"max-input", required_argument, 0, 'm'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"html", required_argument, 0, 'H'},    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     fior_criteria *crit = fior_criteria_new();
     cmp_input *in = NULL;
     uint64_t max_input = 1ULL << 30;
     int json = 0, rc = 2, c;
+    const char *html = NULL;
     if (!crit) {
         cli_err(cmd, "out of memory");
         return 2;
@@ -55,6 +59,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         uint64_t n;
         switch (c) {
         case 'j': json = 1; break;
+        case 'H': html = p.arg; break;
         case 'p':
             if (cli_double(&p, 1e-9, 100 - 1e-9, &v))
                 goto out;
@@ -86,12 +91,16 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "needs two inputs or more to compare (--help)");
         goto out;
     }
+    char err[1024];
+    if (html && out_check(html, err, sizeof err)) {
+        cli_err(cmd, "--html %s", err);
+        goto out;
+    }
     in = calloc((size_t)n, sizeof *in);
     if (!in) {
         cli_err(cmd, "out of memory");
         goto out;
     }
-    char err[1024];
     for (int i = 0; i < n; i++)
         if (cmp_load(&in[i], argv[p.optind + i], crit, (size_t)max_input, err, sizeof err)) {
             cli_err(cmd, "%s", err);
@@ -106,6 +115,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cmp_table(stdout, in, (size_t)n);
     }
     rc = cli_exit_status(cmp_worst(in, (size_t)n));
+    if (html && cmp_html_file(html, in, (size_t)n, err, sizeof err)) {
+        cli_err(cmd, "--html %s", err);
+        rc = 2;
+    }
 out:
     free(in);
     fior_criteria_free(crit);

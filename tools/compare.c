@@ -2,11 +2,14 @@
  * library, each summarised per role by its worst job; ratios and the table/JSON writers. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
 #include "cli.h"
 #include "compare.h"
+#include "out.h"
+#include "outfile.h"
 #include "result.h"
 
 static const char *const ROLE_NAMES[CMP_NROLES] = {"wal", "backend", "check-perf"};
@@ -88,6 +91,9 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
             e.present = 1;
             e.d.role = role && !strcmp(role, "backend") ? FIOR_ROLE_BACKEND
                        : role && !strcmp(role, "check-perf") ? FIOR_ROLE_CHECK_PERF : FIOR_ROLE_WAL;
+            /* what the job measured, for the rules over all inputs: etcd's own histograms are named after them */
+            e.d.origin = e.d.role == FIOR_ROLE_CHECK_PERF ? EXPLAIN_CHECK_PERF
+                         : name && !strncmp(name, "etcd_disk_", 10) ? EXPLAIN_ETCD_METRICS : EXPLAIN_DISK_TEST;
             e.d.verdict = verdict_of(json_str(job, "verdict"));
             e.d.p50 = json_ns(job, "p50_ns");
             e.d.p99 = json_ns(job, "p99_ns");
@@ -355,4 +361,111 @@ int cmp_json(FILE *f, const cmp_input *in, size_t n)
     int rc = s && fprintf(f, "%s\n", s) > 0 ? 0 : -1;
     json_object_put(root);
     return rc;
+}
+
+/* ---- HTML (compare --html) ---- */
+
+static void html_cell(FILE *f, const char *tag, const char *cls, const char *text)
+{
+    fprintf(f, "<%s%s%s%s>", tag, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+    html_text(f, text);
+    fprintf(f, "</%s>", tag);
+}
+
+static const char *vclass(fior_verdict v)
+{
+    return v == FIOR_PASS ? "pass" : v == FIOR_FAIL ? "fail" : "unknown";
+}
+
+int cmp_html(FILE *f, const cmp_input *in, size_t n)
+{
+    char head[256], c[64];
+    fior_verdict w = cmp_worst(in, n);
+    cli_msg(head, sizeof head, "%s: compare %zu inputs", fior_verdict_name(w), n);
+    html_begin(f, "etcd-fio compare", w, head);
+    fputs("<ul>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "<li><b>%c</b> = ", (int)('A' + (i < 26 ? i : 25)));
+        html_text(f, in[i].path);
+        fputs(" (", f);
+        html_text(f, in[i].kind);
+        fputs(")</li>\n", f);
+    }
+    fputs("</ul>\n<table><tr><th>role</th><th>value</th>", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "<th>%c</th>", (int)('A' + (i < 26 ? i : 25)));
+    for (size_t i = 1; i < n; i++)
+        fprintf(f, "<th>%c/A</th>", (int)('A' + (i < 26 ? i : 25)));
+    fputs("</tr>\n", f);
+    for (int r = 0; r < CMP_NROLES; r++) {
+        int any = 0;
+        for (size_t i = 0; i < n; i++)
+            any |= in[i].role[r].present;
+        for (size_t v = 0; any && v < NVAL; v++) {
+            fputs("<tr>", f);
+            html_cell(f, "th", NULL, v ? "" : ROLE_NAMES[r]);
+            html_cell(f, "td", NULL, VALUE_NAMES[v]);
+            for (size_t i = 0; i < n; i++) {
+                cell(c, sizeof c, &in[i].role[r], v);
+                html_cell(f, "td", v == NVAL - 1 && in[i].role[r].present ? vclass(in[i].role[r].d.verdict) : NULL, c);
+            }
+            for (size_t i = 1; i < n; i++) {
+                const cmp_entry *a = &in[0].role[r], *b = &in[i].role[r];
+                c[0] = '\0';
+                if (v == NVAL - 1)
+                    cli_msg(c, sizeof c, "%s", a->present && b->present && a->d.verdict != b->d.verdict ? "differs" : "");
+                else if (v && a->present && b->present)
+                    cmp_ratio(c, sizeof c, value_range(a, v), value_range(b, v));
+                html_cell(f, "td", NULL, c);
+            }
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n<h2>Verdicts</h2>\n<table>\n", f);
+    for (size_t i = 0; i < n; i++)
+        for (int r = 0; r < CMP_NROLES; r++)
+            if (in[i].role[r].present) {
+                char who[300];
+                cli_msg(who, sizeof who, "%c %s %s", (int)('A' + (i < 26 ? i : 25)), ROLE_NAMES[r], in[i].role[r].what);
+                fputs("<tr>", f);
+                html_cell(f, "td", NULL, who);
+                html_cell(f, "td", vclass(in[i].role[r].d.verdict), fior_verdict_name(in[i].role[r].d.verdict));
+                html_cell(f, "td", NULL, in[i].role[r].reason);
+                fputs("</tr>\n", f);
+            }
+    fputs("</table>\n", f);
+    for (int r = 0; r < CMP_NROLES; r++)
+        if (cmp_differ(in, n, r))
+            fprintf(f, "<p><b>The %s verdicts differ.</b></p>\n", ROLE_NAMES[r]);
+    /* what the rules say about all inputs together (e.g. not-the-disk: etcd's metrics vs a disk test) */
+    explain_dist d[CMP_NROLES * 16];
+    size_t nd = 0;
+    for (size_t i = 0; i < n && nd + CMP_NROLES <= sizeof d / sizeof d[0]; i++)
+        for (int r = 0; r < CMP_NROLES; r++)
+            if (in[i].role[r].present)
+                d[nd++] = in[i].role[r].d;
+    explain_line lines[EXPLAIN_MAX_LINES];
+    explain_facts fx = {d, nd, 0, 0, 0, 0};
+    html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
+    char host[256] = "";
+    cli_hostname(host, sizeof host);
+    html_end(f, fior_version(), NULL, host, time(NULL));
+    return ferror(f) ? -1 : 0;
+}
+
+typedef struct html_ctx {
+    const cmp_input *in;
+    size_t n;
+} html_ctx;
+
+static int render_html(FILE *f, const void *ctx)
+{
+    const html_ctx *c = ctx;
+    return cmp_html(f, c->in, c->n);
+}
+
+int cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen)
+{
+    html_ctx c = {in, n};
+    return out_write_with(path, render_html, &c, err, errlen);
 }

@@ -38,5 +38,8 @@ void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_rang
 
 void cmp_table(FILE *f, const cmp_input *in, size_t n);
 int  cmp_json(FILE *f, const cmp_input *in, size_t n);
+/* One self-contained HTML page: the table, the verdicts, the explain lines over all inputs together. */
+int  cmp_html(FILE *f, const cmp_input *in, size_t n);
+int  cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen);
 
 #endif

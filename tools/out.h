@@ -16,6 +16,18 @@ int  out_json(FILE *f, const rm_run *r);
 /* The textfile in a malloc'd buffer; 0, or -1 (out of memory / invalid name). */
 int  out_prom(const rm_run *r, char **buf, size_t *len);
 
+/* One self-contained HTML page (out_html.c): verdict, jobs, the picture drawn by picture(f, ctx) inline
+ * (NULL: none), the explain lines, the details, versions and host. 0, or -1 on a write error. */
+int  out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx);
+int  out_html_file(const char *path, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx,
+                   char *err, size_t errlen);
+/* The pieces, for other HTML pages (compare): escaped text, the head with the coloured verdict banner,
+ * the explain lines, the footer with versions and host. */
+void html_text(FILE *f, const char *s);
+void html_begin(FILE *f, const char *title, fior_verdict v, const char *headline);
+void html_explain(FILE *f, const explain_line *l, size_t n);
+void html_end(FILE *f, const char *tool_version, const char *fio_version, const char *hostname, time_t when);
+
 /* Renders with one of the writers and writes the file safely (outfile.h). 0, or -1 with err. */
 enum out_kind { OUT_JSON, OUT_PROM };
 int  out_file(const char *path, enum out_kind kind, const rm_run *r, char *err, size_t errlen);
