@@ -1,0 +1,69 @@
+#!/bin/sh
+# it_html.sh — the HTML reports in a real headless Chromium (Debian's chromium): `etcd-fio check --html`
+# after a short real run with --classic, and `etcd-fio compare --html`. Each page must be self-contained
+# (no script, no link, no src= / url() of anything), carry the verdict the JSON says, the job table, the
+# latency picture (check), the explain lines and the versions; Chromium must render it (a non-empty PNG
+# screenshot) and its DOM must show the verdict text.
+set -u
+BUILD=${BUILD:-build}
+BIN="$BUILD/etcd-fio"
+HERE=$(cd "$(dirname "$0")" && pwd)
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
+command -v "${FIO:-fio}" >/dev/null || { echo "skip: fio not installed"; exit 77; }
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || { echo "skip: chromium not installed (make deps-test)"; exit 77; }
+command -v jq >/dev/null || { echo "skip: jq not installed"; exit 77; }
+work=$(mktemp -d "$(pwd)/build/it_html.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/it_html.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fails=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+
+# shot HTML PNG: headless Chromium renders the page (its own profile dir, no network needed)
+shot() {
+  HOME="$work" timeout 120 "$CHROME" --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+    --user-data-dir="$work/profile" --window-size=1280,1600 --screenshot="$2" "file://$1" > "$work/chrome.log" 2>&1
+  HOME="$work" timeout 120 "$CHROME" --headless=new --no-sandbox --disable-gpu \
+    --user-data-dir="$work/profile" --dump-dom "file://$1" 2> "$work/chrome.err" > "$2.dom"
+}
+self_contained() {
+  if grep -Eiq '<script|<link|<iframe|<img|src=|url\(' "$1"; then bad "$2: refers to something outside the page"; grep -Eio '<script|<link|<iframe|<img|src=[^ ]*|url\([^)]*' "$1" | head -3
+  else ok "$2: self-contained"; fi
+}
+
+dir="$work/dir"; mkdir -p "$dir"
+"$BIN" check "$dir" --force --max-time 10 --min-syncs 50 --accept-point-estimate --classic --json \
+  --html "$work/check.html" > "$work/check.json" 2> "$work/check.err"; rc=$?
+case $rc in 0|1|2) ;; *) bad "check: exit $rc"; cat "$work/check.err" ;; esac
+v=$(jq -r .verdict "$work/check.json")
+[ -s "$work/check.html" ] || { echo "FAIL: no HTML written"; cat "$work/check.err"; exit 1; }
+grep -q "<h1 class=\"$v\">$v: " "$work/check.html" && ok "banner says $v as the JSON does" || bad "banner vs JSON verdict $v"
+for want in '<th>p99</th>' 'etcd-wal' 'etcd-backend' '<svg ' 'WAL fdatasync p99 limit' '<h2>Why</h2>' 'classic' \
+            "etcd-fio $(jq -r .tool_version "$work/check.json")"; do
+  grep -qF "$want" "$work/check.html" && ok "check.html has $want" || bad "check.html lacks $want"
+done
+n=$(jq '.explain | length' "$work/check.json")
+[ "$(grep -c 'class="why"' "$work/check.html")" = "$n" ] && ok "all $n explain lines" || bad "explain lines != JSON's $n"
+self_contained "$work/check.html" check.html
+shot "$work/check.html" "$work/check.png"
+[ -s "$work/check.png" ] && [ "$(wc -c < "$work/check.png")" -gt 10000 ] && ok "Chromium rendered check.html ($(wc -c < "$work/check.png") bytes)" \
+  || { bad "no screenshot"; tail -3 "$work/chrome.log"; }
+grep -q ">$v: " "$work/check.png.dom" && grep -q "<svg" "$work/check.png.dom" && ok "Chromium's DOM shows the verdict and the picture" \
+  || bad "DOM lacks the verdict/svg"
+[ -n "${IT_HTML_KEEP:-}" ] && cp "$work/check.png" "$work/check.html" "$IT_HTML_KEEP/"
+
+# compare --html: a result JSON beside a raw input
+"$BIN" compare --html "$work/cmp.html" "$work/check.json" "$HERE/fixtures/seeds/fio-3.7-normal-msec.txt" > /dev/null 2>&1; rc=$?
+[ $rc = 1 ] && ok "compare with a failing input: exit 1" || bad "compare: exit $rc"
+grep -q '<h1 class="fail">fail: compare 2 inputs' "$work/cmp.html" && grep -q "differs" "$work/cmp.html" \
+  && ok "compare.html: fail banner, differing verdicts" || bad "compare.html content"
+self_contained "$work/cmp.html" cmp.html
+shot "$work/cmp.html" "$work/cmp.png"
+[ -s "$work/cmp.png" ] && grep -q "fail: compare 2 inputs" "$work/cmp.png.dom" && ok "Chromium rendered cmp.html" || bad "cmp.html render"
+
+# a symlinked --html target is refused before fio starts
+ln -s /etc/passwd "$work/link.html"
+"$BIN" check "$dir" --force --max-time 10 --min-syncs 50 --accept-point-estimate --html "$work/link.html" > /dev/null 2> "$work/e"; rc=$?
+[ $rc = 2 ] && grep -q -- "--html" "$work/e" && ok "symlinked --html refused (exit 2)" || { bad "symlink: exit $rc"; cat "$work/e"; }
+echo "it_html: $fails failure(s)"
+[ $fails = 0 ]
