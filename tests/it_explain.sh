@@ -55,5 +55,15 @@ for f in "$RKE" "$CPF" "$SCRAPE" "$FX/fio/fio-3.33-json.json" "$FX/fio/fio-3.33-
   v=$(jq -r .verdict "$T/v.json")
   case "$v:$rc" in pass:0|fail:1|unknown:2) ;; *) bad "$(basename "$f"): verdict $v, exit $rc" ;; esac
 done
+# terminal manners: colour for the verdict words on a terminal only (script(1) gives a pty), never with
+# NO_COLOR, never into a pipe
+if command -v script >/dev/null; then
+  ESC=$(printf '\033')
+  TERM=xterm script -qec "$BIN verdict $RKE" /dev/null > "$T/tty.txt" 2>&1
+  grep -q "${ESC}\[32mpass${ESC}\[0m: " "$T/tty.txt" && ok "pty: the verdict word in green" || { bad "pty colour"; od -c "$T/tty.txt" | head -5; }
+  NO_COLOR=1 TERM=xterm script -qec "$BIN verdict $RKE" /dev/null > "$T/tty2.txt" 2>&1
+  grep -q "$ESC" "$T/tty2.txt" && bad "NO_COLOR: escape codes" || ok "NO_COLOR: no colour"
+  "$BIN" verdict "$RKE" | grep -q "$ESC" && bad "pipe: escape codes" || ok "pipe: no colour"
+fi
 echo "it_explain: $fails failure(s)"
 [ $fails = 0 ]

@@ -94,6 +94,8 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
 void check_details(rm_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
                    const engine_stats *be, const classic_out *classic, const fsinfo *fi);
 int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
+/* The progress line of a running check, fitted to `width` columns (check_run.c). */
+void check_progress_fmt(char *out, size_t n, const es_ctl *es, double elapsed, int width);
 /* The same picture into a stream (for --html); 0 or -1. */
 int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
 /* The HTML report (out_html) with that picture inline. */

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "out.h"
+#include "term.h"
 
 enum { C_HOST, C_JOB, C_ROLE, C_N, C_P50, C_P99, C_P999, C_MAX, C_JUDGED, C_BOUND, C_LIMIT, C_V, C_R, NCOL };
 #define CELL 400
@@ -58,7 +59,9 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
 
 void out_table(FILE *f, const rm_run *r)
 {
-    fprintf(f, "%s: %s\n", fior_verdict_name(r->verdict), r->reason);
+    int color = term_color(f);
+    fprintf(f, "%s%s%s: %s\n", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color),
+            r->reason);
     char head_b[48], head_p[16];
     cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
     cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);
@@ -99,9 +102,18 @@ void out_table(FILE *f, const rm_run *r)
     fprintf(f, " %s\n", head[C_R]);
     for (size_t i = 0; i < nrows; i++) {
         fputs(" ", f);
-        for (int c = 0; c < C_R; c++)
-            if (show[c])
+        for (int c = 0; c < C_R; c++) {
+            if (!show[c])
+                continue;
+            if (c == C_V && color) { /* the escape codes take no columns: pad by the word itself */
+                const char *t = cells[i][c];
+                fior_verdict v = !strcmp(t, "pass") ? FIOR_PASS : !strcmp(t, "fail") ? FIOR_FAIL
+                                 : !strcmp(t, "unknown") ? FIOR_UNKNOWN : FIOR_NOT_JUDGED;
+                fprintf(f, " %s%s%s%*s", term_verdict_on(color, v), t, term_off(color), w[c] - (int)strlen(t), "");
+            } else {
                 fprintf(f, " %-*s", w[c], cells[i][c]);
+            }
+        }
         fprintf(f, " %s\n", cells[i][C_R]);
     }
     free(cells);

@@ -1,0 +1,80 @@
+/* test_term.c — terminal manners: the check progress line fits every terminal width (the full line is
+ * ~110 columns and garbled an 80-column terminal), and colour only on a terminal, never with NO_COLOR. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "term.h"
+
+static void progress_fits(void **state)
+{
+    (void)state;
+    es_ctl es;
+    memset(&es, 0, sizeof es);
+    es.wal.n = 123456;
+    es.wal.point_ns = 7900000;
+    es.wal.look_lo_ns = 6910000;
+    es.wal.look_hi_ns = 10200000;
+    es.wal.look_confidence = 0.99375;
+    es.backend.n = 9876;
+    es.backend.point_ns = 14000000;
+    es.backend.look_lo_ns = 7240000;
+    es.backend.look_hi_ns = UINT64_MAX;
+    es.backend.look_confidence = 0.975;
+    char line[512];
+    check_progress_fmt(line, sizeof line, &es, 1234, 200);
+    assert_non_null(strstr(line, "syncs 133332"));
+    assert_non_null(strstr(line, "WAL p99 7.9 ms [6.91 ms..10.2 ms @99.38%]"));
+    size_t full = strlen(line);
+    assert_true(full > 100); /* why it needed fitting */
+    for (int w = 20; w <= 200; w++) {
+        check_progress_fmt(line, sizeof line, &es, 1234, w);
+        assert_true(strlen(line) <= (size_t)w - 1);
+        assert_true(strchr(line, '\n') == NULL);
+        if (w >= 40) /* the verdict-relevant numbers survive down to 40 columns */
+            assert_non_null(strstr(line, "7.9 ms"));
+    }
+    check_progress_fmt(line, sizeof line, &es, 1234, 100);
+    assert_non_null(strstr(line, "[6.91 ms..10.2 ms]")); /* 100 columns still show the bounds */
+    check_progress_fmt(line, sizeof line, &es, 1234, 80);
+    assert_non_null(strstr(line, "WAL 7.9 ms")); /* 80: both point estimates and states */
+    assert_non_null(strstr(line, "backend 14 ms"));
+}
+
+static void colour(void **state)
+{
+    (void)state;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    FILE *p = fdopen(fd[1], "w");
+    assert_non_null(p);
+    unsetenv("NO_COLOR");
+    assert_int_equal(term_color(p), 0); /* a pipe is no terminal */
+    assert_int_equal(term_color(NULL), 0);
+    assert_string_equal(term_verdict_on(0, FIOR_FAIL), "");
+    assert_string_equal(term_off(0), "");
+    assert_string_equal(term_verdict_on(1, FIOR_PASS), "\033[32m");
+    assert_string_equal(term_verdict_on(1, FIOR_NOT_JUDGED), "");
+    fclose(p);
+    close(fd[0]);
+    setenv("COLUMNS", "93", 1);
+    assert_int_equal(term_width(fd[0]), 93); /* not a terminal: $COLUMNS */
+    setenv("COLUMNS", "3", 1);
+    assert_int_equal(term_width(-1), 20);
+    unsetenv("COLUMNS");
+    assert_int_equal(term_width(-1), 80);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(progress_fits), cmocka_unit_test(colour)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
