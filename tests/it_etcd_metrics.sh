@@ -132,8 +132,9 @@ sleep 1 # process_start_time_seconds has a 10 ms resolution; make sure it moves
 start_etcd
 load 2 150 "$T/n3"
 scrape "$T/restarted.prom"
-"$BIN" verdict --min-samples 1 "$T/before.prom" "$T/restarted.prom" > "$T/restart.out" 2>&1; rc=$?
-if [ $rc = 2 ] && [ "$(grep -c 'etcd restarted between the scrapes' "$T/restart.out")" = 2 ]; then
+"$BIN" verdict --json --min-samples 1 "$T/before.prom" "$T/restarted.prom" > "$T/restart.out" 2>&1; rc=$?
+if [ $rc = 2 ] && jq -e '[.hosts[].jobs[]] | length == 2 and all(.verdict == "unknown" and
+                          (.reason | test("etcd restarted between the scrapes")))' "$T/restart.out" > /dev/null; then
   ok "restart between scrapes: unknown (exit 2)"
 else
   bad "restart between scrapes: exit $rc"; cat "$T/restart.out"
