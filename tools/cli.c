@@ -242,7 +242,7 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
                                                                {'\r', "a carriage return"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (strchr(dir, bad[i].c)) {
-            cli_msg(err, errlen, "%.*s: a directory with %s cannot be given to fio (its job-file parser cuts "
+            cli_msg(err, errlen, "%.*s: a path with %s cannot be given to fio (its job-file parser cuts "
                     "the value there); rename it", (int)strcspn(dir, "\r\n"), dir,
                     bad[i].name);
             return -1;

@@ -208,9 +208,18 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "%s", engine);
         goto out_keep;
     }
+    /* the engine path and the stats files (under TMPDIR) are values in the job file too */
+    if (cli_dir_ok(engine, err, sizeof err)) {
+        cli_err(cmd, "engine %s", err);
+        goto out_keep;
+    }
     if (cli_tmpdir("check", tmp, sizeof tmp, err, sizeof err)) {
         cli_err(cmd, "%s", err);
         goto out_keep;
+    }
+    if (cli_dir_ok(tmp, err, sizeof err)) {
+        cli_err(cmd, "TMPDIR: %s", err);
+        goto out_tmp;
     }
     char jobpath[4200], errpath[4200], walstats[4200], bestats[4200];
     cli_msg(jobpath, sizeof jobpath, "%s/etcd-profile.fio", tmp);

@@ -179,6 +179,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "%s", f.engine);
         goto out;
     }
+    if (cli_dir_ok(f.engine, err, sizeof err)) { /* a value in the job file, like --dir */
+        cli_err(cmd, "engine %s", err);
+        goto out;
+    }
     if (f.prom_file && out_check(f.prom_file, err, sizeof err)) {
         cli_err(cmd, "--prometheus %s", err);
         goto out;

@@ -107,6 +107,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return 2;
     }
     o.engine_path = engbuf;
+    if (cli_dir_ok(engbuf, err, sizeof err) || cli_dir_ok(dir, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        return 2;
+    }
 
     if (prof_write(stdout, &o, err, sizeof err) != 0) {
         cli_err(cmd, "%s", err);
