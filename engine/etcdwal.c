@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -38,6 +41,8 @@ struct etcdwal_options {
     char *stats_file;
     unsigned int prealloc;
     unsigned int append_pct;
+    unsigned long long first_fill;
+    unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
 };
 
 /* Per-job (per thread_data) state; fio calls every hook of one job from that job's thread. */
@@ -122,8 +127,67 @@ static struct fio_option options[] = {
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
+    {
+        .name = "etcd_first_segment_fill",
+        .lname = "First WAL segment fill",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, first_fill),
+        .def = "0",
+        .help = "WAL mode: before the run starts, fill the first segment with etcd records up to this many "
+                "bytes (as in a long-running etcd), so the run's Saves reach a rollover sooner",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
     {.name = NULL},
 };
+
+/* The first-segment fill (etcd_first_segment_fill) runs in the WAL job's init, which fio calls only after
+ * it has released every job (backend.c: thread_main signals startup_sem before td_io_init), so without
+ * a gate the backend job's first timed commits would queue behind the fill's large write and fdatasync.
+ * Each WAL job with a fill takes the gate in the setup hook — fio runs setup_files for every job in its
+ * main process, one after the other, before it forks or starts any job (create_serialize, the default)
+ * — and releases it after its fill; every etcdwal job waits in its init, before fio starts its clock,
+ * until no fill is pending. The count lives in a shared anonymous page mapped in that main process, so the
+ * forked job processes (or threads, with thread=1) all see it. */
+static atomic_int *g_fills_pending;
+
+static atomic_int *fill_gate(void)
+{
+    if (!g_fills_pending) {
+        void *p = mmap(NULL, sizeof(atomic_int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        atomic_init((atomic_int *)p, 0);
+        g_fills_pending = p;
+    }
+    return g_fills_pending;
+}
+
+static void fill_release(struct etcdwal_options *o)
+{
+    if (o->fill_counted && g_fills_pending)
+        atomic_fetch_sub(g_fills_pending, 1);
+    o->fill_counted = 0;
+}
+
+/* Bounded: a fill is one sequential write and one fdatasync, but a WAL job killed before releasing the
+ * gate must not hold the others forever. */
+#define FILL_WAIT_MAX_S 600
+
+static void fill_wait(struct thread_data *td)
+{
+    if (!g_fills_pending)
+        return;
+    struct timespec nap = {0, 1000000};
+    for (long i = 0; atomic_load(g_fills_pending) > 0 && !td->terminate; i++) {
+        if (i == FILL_WAIT_MAX_S * 1000L) {
+            log_err("etcdwal: %s: gave up waiting for the first-segment fill of another job after %d s\n",
+                    td->o.name ? td->o.name : "job", FILL_WAIT_MAX_S);
+            return;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
 
 static const char *job_name(struct thread_data *td)
 {
@@ -192,9 +256,10 @@ static void write_stats(struct thread_data *td, struct etcdwal_ctx *c, const cha
         fprintf(f,
                 ",\"segments\":%" PRIu64 ",\"rollovers\":%" PRIu64 ",\"bytes_written\":%" PRIu64
                 ",\"syncs\":%" PRIu64 ",\"entries\":%" PRIu64 ",\"records\":%" PRIu64
-                ",\"prealloc_fallbacks\":%" PRIu64 ",\"segment_bytes\":%" PRIu64 ",\"hist\":{",
+                ",\"prealloc_fallbacks\":%" PRIu64 ",\"segment_bytes\":%" PRIu64
+                ",\"first_segment_fill_bytes\":%" PRIu64 ",\"first_segment_fill_ns\":%" PRIu64 ",\"hist\":{",
                 s->segments, s->rollovers, s->bytes_written, s->syncs, s->entries, s->records,
-                s->prealloc_fallbacks, c->w.cfg.segment_bytes);
+                s->prealloc_fallbacks, c->w.cfg.segment_bytes, s->fill_bytes, s->fill_ns);
         const hist_field hs[] = {
             {"fdatasync", &s->fdatasync, "_ns", 1}, {"cut", &s->cut, "_ns", 1},
             {"dir_fsync", &s->dir_fsync, "_ns", 1}, {"wal_fsync", &s->wal_fsync, "_ns", 1},
@@ -235,6 +300,9 @@ static void summary(struct thread_data *td, struct etcdwal_ctx *c)
         say("etcdwal: %s: %" PRIu64 " segments (%" PRIu64 " rollovers), %" PRIu64 " entries, %" PRIu64
                  " Saves, %" PRIu64 " bytes written\n",
                  job_name(td), s->segments, s->rollovers, s->entries, s->syncs, s->bytes_written);
+        if (s->fill_bytes)
+            say("etcdwal: %s: first segment filled with %" PRIu64 " bytes of history before the run (%.3f ms, "
+                "not measured as I/O)\n", job_name(td), s->fill_bytes, ms(s->fill_ns));
         say("etcdwal: %s: fdatasync n=%" PRIu64 " mean=%.3fms p99=%.3fms max=%.3fms; dir fsync n=%" PRIu64
                  " mean=%.3fms; cut n=%" PRIu64 " mean=%.3fms max=%.3fms; prealloc n=%" PRIu64 " mean=%.3fms\n",
                  job_name(td), s->fdatasync.count,
@@ -306,9 +374,16 @@ static int etcdwal_init(struct thread_data *td)
     if (!td->o.fdatasync_blocks && !td->o.fsync_blocks)
         log_err("etcdwal: %s: warning: without fdatasync=N (or fsync=N) fio issues no syncs: no WAL Save "
                 "or backend commit happens, nothing is synced or measured, no segment rolls over\n", job_name(td));
+    if (o->first_fill && o->mode == MODE_WAL && o->first_fill > (o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES)) {
+        log_err("etcdwal: %s: etcd_first_segment_fill=%llu exceeds etcd_segment_bytes=%llu\n", job_name(td),
+                o->first_fill, o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES);
+        fill_release(o);
+        return 1;
+    }
     struct etcdwal_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         log_err("etcdwal: out of memory\n");
+        fill_release(o);
         return 1;
     }
     c->pd.fd = c->pd.lock_fd = -1;
@@ -340,9 +415,12 @@ static int etcdwal_init(struct thread_data *td)
              * again (io_u.c get_io_u: a sync io_u is neither refilled nor scrambled), so the Save's writev
              * may take the payload from fio's buffer; etcdwal_close_file copies a payload still lent */
             .lend_payload = td->o.fdatasync_blocks == 1 || td->o.fsync_blocks == 1,
+            .first_fill_bytes = o->first_fill,
         };
         c->have_wal = 1;
-        if (wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err) != 0) {
+        int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);
+        fill_release(o);
+        if (rc != 0) {
             log_err("etcdwal: %s\n", c->err);
             goto fail;
         }
@@ -358,8 +436,10 @@ static int etcdwal_init(struct thread_data *td)
             goto fail;
         }
     }
+    fill_wait(td);
     return 0;
 fail:
+    fill_release(o);
     /* undo here, so nothing is left behind even if fio skips cleanup; cleanup then only frees c */
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
@@ -444,12 +524,41 @@ static int etcdwal_get_file_size(struct thread_data *td, struct fio_file *f)
     return 0;
 }
 
+/* fio calls this instead of get_file_size for each file when an engine has it (filesetup.c setup_files),
+ * in its main process before any job starts: the sizes as get_file_sizes would set them, and the fill
+ * gate (above). */
+static int etcdwal_setup(struct thread_data *td)
+{
+    struct etcdwal_options *o = td->eo;
+    struct fio_file *f;
+    unsigned int i;
+    for_each_file(td, f, i) {
+        if (etcdwal_get_file_size(td, f))
+            return 1;
+        if (f->real_file_size == -1ULL && td->o.size) /* as get_file_sizes does */
+            f->real_file_size = td->o.size / td->o.nr_files;
+    }
+    /* with create_serialize=0 fio calls this in the job, after init: the fill is done, nobody to hold */
+    if (o->mode == MODE_WAL && o->first_fill && !o->fill_counted && !td->io_ops_data) {
+        atomic_int *g = fill_gate();
+        if (g) {
+            atomic_fetch_add(g, 1);
+            o->fill_counted = 1;
+        } else {
+            log_err("etcdwal: %s: warning: no shared page for the fill gate (mmap: %s): other jobs may start "
+                    "during the first-segment fill\n", job_name(td), strerror(errno));
+        }
+    }
+    return 0;
+}
+
 /* The one exported symbol: fio dlsym()s "ioengine" (the build hides everything else). */
 __attribute__((visibility("default"))) struct ioengine_ops ioengine = {
     .name = "etcdwal",
     .version = FIO_IOOPS_VERSION,
     .flags = FIO_SYNCIO | FIO_DISKLESSIO | FIO_NODISKUTIL,
     .init = etcdwal_init,
+    .setup = etcdwal_setup,
     .queue = etcdwal_queue,
     .cleanup = etcdwal_cleanup,
     .open_file = etcdwal_open_file,

@@ -23,6 +23,7 @@ typedef struct wal_config {
     int lend_payload;         /* a Save follows every append (fio's fdatasync=1): the entry's payload is
                                * written from the caller's buffer by the Save's writev (pagewriter.h); the
                                * caller keeps it unchanged until then or calls wal_take_back */
+    uint64_t first_fill_bytes; /* >0: Create fills segment 0 with history up to this offset (see wal_create) */
 } wal_config;
 
 typedef struct wal_stats {
@@ -35,6 +36,8 @@ typedef struct wal_stats {
     uint64_t segments, rollovers, syncs, entries, records;
     uint64_t bytes_written;   /* bytes handed to write(2) */
     uint64_t prealloc_fallbacks;
+    uint64_t fill_bytes;      /* history records written by Create's fill (not in bytes_written) */
+    uint64_t fill_ns;         /* their write(2)s and fdatasync: setup time, in no histogram */
 } wal_stats;
 
 typedef struct wal {
@@ -57,7 +60,12 @@ typedef struct wal {
 
 void wal_segment_name(char *out, uint64_t seq, uint64_t index);
 /* Creates segment 0 in dirfd (O_EXCL), preallocates it, writes the CRC, metadata and snapshot records,
- * syncs, starts the pipeline and fsyncs the directory. 0 or -errno, message in err. */
+ * syncs, starts the pipeline and fsyncs the directory. 0 or -errno, message in err.
+ * With cfg->first_fill_bytes (<= segment_bytes), before that sync it appends history — one raft entry of
+ * max_entry_bytes and a HardState per Save, CRC-chained like any other — until segment 0 holds that many
+ * bytes, in a few large write(2)s and the one fdatasync: the state a long-running etcd is in after a
+ * restart (ReadAll leaves the encoder at the end of the last segment's records), so the run's Saves soon
+ * cross a rollover while the segment is still segment_bytes long. */
 int  wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errlen);
 /* One raft entry record carrying len bytes (buffered; may flush whole pages). */
 int  wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen);

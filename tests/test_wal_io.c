@@ -333,6 +333,75 @@ static void test_wal_cut_sequence(void **state)
     free(dir);
 }
 
+/* etcd_first_segment_fill: Create leaves segment 0 as a long-running etcd's last segment — history records
+ * up to the fill offset, synced once, counted as fill and not as the run's Saves — and the run's Saves
+ * continue the same CRC chain and raft indexes into a rollover at the unchanged segment size. */
+static void test_wal_first_fill(void **state)
+{
+    (void)state;
+    char *dir = mktmp();
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    wal w;
+    char err[512];
+    const uint64_t seg = 256 * 1024, fillto = 200000;
+    wal_config cfg = {.segment_bytes = seg, .prealloc_mode = PIPELINE_FALLOCATE, .max_entry_bytes = 4032,
+                      .node_id = 1, .cluster_id = 2, .dir_label = dir, .first_fill_bytes = fillto};
+    assert_int_equal(wal_create(&w, dfd, &cfg, err, sizeof err), 0);
+    uint64_t off = wal_tail_offset(&w);
+    assert_true(off >= fillto);
+    assert_true(off < fillto + 2 * 4200); /* stops at the first Save past the fill offset */
+    assert_int_equal(off % 8, 0);
+    assert_true(w.st.fill_bytes > 0 && w.st.fill_bytes < off);
+    assert_true(w.st.fill_ns > 0);
+    /* setup is no Save: no fdatasync in the run's histograms, no run entries or records */
+    assert_int_equal(w.st.fdatasync.count, 0);
+    assert_int_equal(w.st.syncs, 0);
+    assert_int_equal(w.st.entries, 0);
+    assert_int_equal(w.st.records, 3); /* CRC, metadata, snapshot */
+    uint64_t hist_index = w.last_index;
+    assert_true(hist_index > 0);
+    /* the file is still preallocated to the segment size, the history is on it */
+    struct stat st;
+    assert_int_equal(fstat(w.fd, &st), 0);
+    assert_int_equal((uint64_t)st.st_size, seg);
+    unsigned saves = 0;
+    while (w.st.rollovers == 0) {
+        assert_int_equal(wal_append(&w, pattern, 1344, err, sizeof err), 0);
+        assert_int_equal(wal_save(&w, err, sizeof err), 0);
+        saves++;
+        assert_true(saves < 100);
+    }
+    /* (seg - fill) / (1344 B + frames) Saves reach the segment's end */
+    assert_true(saves >= (seg - off) / 1500 && saves <= (seg - off) / 1344 + 2);
+    assert_int_equal(w.st.segments, 2);
+    assert_int_equal(wal_close(&w, err, sizeof err), 0);
+
+    waldec_state s;
+    size_t n, sizes[16];
+    char names[16][300];
+    decode_dir(dir, &s, &n, sizes, names); /* CRC chain, names, index continuity: fails the test if broken */
+    assert_int_equal(n, 2);
+    assert_int_equal(s.index_gaps, 0);
+    assert_int_equal(s.entries, hist_index + saves);
+    assert_int_equal(s.last_index, hist_index + saves);
+    assert_int_equal(s.snapshots, 1);
+    assert_int_equal(s.crcs, 2);
+    uint64_t seq, idx;
+    assert_int_equal(waldec_parse_name(names[1], &seq, &idx), 0);
+    assert_int_equal(idx, hist_index + saves + 1);
+    assert_true(sizes[0] >= seg);
+
+    /* a fill past the segment is refused before anything is created */
+    wal w2;
+    cfg.first_fill_bytes = seg + 1;
+    assert_int_equal(wal_create(&w2, dfd, &cfg, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "exceeds"));
+    wal_close(&w2, err, sizeof err);
+    close(dfd);
+    rmtree(dir);
+    free(dir);
+}
+
 static void test_wal_entry_too_big(void **state)
 {
     (void)state;
@@ -435,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_pw_flush_rule),
         cmocka_unit_test(test_pipeline_spares),
         cmocka_unit_test(test_wal_cut_sequence),
+        cmocka_unit_test(test_wal_first_fill),
         cmocka_unit_test(test_wal_entry_too_big),
         cmocka_unit_test(test_wal_lend_same_bytes),
     };
