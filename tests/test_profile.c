@@ -270,6 +270,78 @@ static void test_example_matches(void **state)
     free(t);
 }
 
+/* check's phase 1 (heavy): the same jobs, batches, pages and fill as the faithful profile, without the two
+ * things that hold etcd's load back (the WAL's rate= and the backend's 100 ms thinktime). */
+static void test_heavy(void **state)
+{
+    (void)state;
+    const char *loads[] = {"s", "m", "l", "xl"};
+    for (size_t i = 0; i < 4; i++) {
+        prof_opts o = base(loads[i]);
+        char err[256], fw[4096], hw[4096], fb[4096], hb[4096], a[256], b[256];
+        int rc;
+        char *f = render(&o, &rc, err, sizeof err);
+        assert_int_equal(rc, 0);
+        o.heavy = 1;
+        char *h = render(&o, &rc, err, sizeof err);
+        assert_int_equal(rc, 0);
+        section(f, "etcd-wal", fw, sizeof fw);
+        section(h, "etcd-wal", hw, sizeof hw);
+        section(f, "etcd-backend", fb, sizeof fb);
+        section(h, "etcd-backend", hb, sizeof hb);
+        assert_true(opt_num(fw, "rate") > 0);
+        assert_int_equal(opt_num(hw, "rate"), -1);
+        assert_int_equal(opt_num(fb, "thinktime"), 100000);
+        assert_int_equal(opt_num(hb, "thinktime"), -1);
+        assert_int_equal(opt_num(hb, "thinktime_blocks"), -1);
+        const char *same_wal[] = {"bssplit", "fdatasync", "etcd_first_segment_fill", "bs_unaligned", "etcd_mode"};
+        for (size_t k = 0; k < 5; k++) {
+            opt_str(fw, same_wal[k], a, sizeof a);
+            opt_str(hw, same_wal[k], b, sizeof b);
+            assert_true(a[0] != '\0');
+            assert_string_equal(a, b);
+        }
+        const char *same_be[] = {"fdatasync", "bs", "etcd_backend_append_pct", "etcd_mode"};
+        for (size_t k = 0; k < 4; k++) {
+            opt_str(fb, same_be[k], a, sizeof a);
+            opt_str(hb, same_be[k], b, sizeof b);
+            assert_true(a[0] != '\0');
+            assert_string_equal(a, b);
+        }
+        assert_non_null(strstr(h, "HEAVIER THAN ETCD"));
+        assert_null(strstr(f, "HEAVIER THAN ETCD"));
+        free(f);
+        free(h);
+    }
+}
+
+/* The fill leaves PROF_ROLLOVER_AFTER_S seconds of the load's WAL bytes before the segment's end, and is
+ * left out where the segment is smaller than that. */
+static void test_first_fill(void **state)
+{
+    (void)state;
+    assert_int_equal(prof_first_fill("s", 0), 64000000ull - 150ull * 1344 * PROF_ROLLOVER_AFTER_S);
+    assert_int_equal(prof_first_fill("small", 64000000ull), prof_first_fill("s", 0));
+    assert_int_equal(prof_first_fill("m", 0), 64000000ull - 1000ull * 1344 * PROF_ROLLOVER_AFTER_S);
+    assert_int_equal(prof_first_fill("l", 1000000ull), 0);
+    assert_int_equal(prof_first_fill("nope", 0), 0);
+    prof_opts o = base("xl");
+    o.segment_bytes = 4000000;
+    char err[256], w[4096];
+    int rc;
+    char *t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    section(t, "etcd-wal", w, sizeof w);
+    assert_int_equal(opt_num(w, "etcd_first_segment_fill"), -1);
+    assert_int_equal(opt_num(w, "etcd_segment_bytes"), 4000000);
+    free(t);
+    o = base("s");
+    t = render(&o, &rc, err, sizeof err);
+    section(t, "etcd-wal", w, sizeof w);
+    assert_int_equal(opt_num(w, "etcd_first_segment_fill"), 63596800);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +349,8 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_example_matches),
+        cmocka_unit_test(test_heavy),
+        cmocka_unit_test(test_first_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,14 @@ static const prof_load *find_load(const char *name)
 
 int prof_load_valid(const char *name) { return find_load(name) != NULL; }
 
+unsigned long long prof_first_fill(const char *load, unsigned long long segment_bytes)
+{
+    const prof_load *l = find_load(load);
+    unsigned long long seg = segment_bytes ? segment_bytes : 64000000ull;
+    unsigned long long room = l ? (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES * PROF_ROLLOVER_AFTER_S : seg;
+    return seg > room ? seg - room : 0;
+}
+
 /* A value fio would misread: control characters would end the line (a second option could be smuggled
  * in), and fio strips leading/trailing blanks. */
 static int bad_value(const char *v)
@@ -107,6 +115,10 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
                  "; 256-byte keys, 1024-byte values). Written by `etcd-fio job`; examples/README.md derives\n"
                  "; each number. Run: fio THIS_FILE --output-format=json\n",
             l->name, l->name, l->puts_per_s, l->clients);
+    if (o->heavy)
+        fputs("; HEAVIER THAN ETCD (etcd-fio check's phase 1): the WAL is not rate-limited and the backend\n"
+              "; commits back to back, with etcd's batches and pages; a disk whose p99s pass this passes etcd's.\n",
+              out);
     fputs("[global]\n", out);
     put_dir(out, o->dir);
     fprintf(out, "time_based=1\nruntime=%u\n", runtime);
@@ -121,6 +133,11 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
     fputs("etcd_mode=wal\n", out);
     if (o->segment_bytes)
         fprintf(out, "etcd_segment_bytes=%llu\n", o->segment_bytes);
+    /* segment 0 starts PROF_ROLLOVER_AFTER_S seconds of WAL bytes short of its end, like a long-running
+     * etcd's last segment (engine/README.md): every run crosses a rollover at the full segment size */
+    unsigned long long fill = prof_first_fill(l->name, o->segment_bytes);
+    if (fill)
+        fprintf(out, "etcd_first_segment_fill=%llu\n", fill);
     if (o->wal_stats_file)
         fprintf(out, "etcd_stats_file=%s\n", o->wal_stats_file);
     fputs("rw=write\n", out);
@@ -135,9 +152,14 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
      * second. Not rate_process=poisson: fio 3.33 (and every release before axboe/fio#2028, Dec 2025)
      * indexes its per-direction rate arrays with the sync direction after each fdatasync, which with
      * poisson reads past them and divides by zero (SIGFPE, seen here at --load=m). */
-    fprintf(out, "; %u puts/s x %u bytes; about %u Saves/s (fewer when a sync takes longer: then back to back)\n",
-            l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
-    fprintf(out, "rate=%llu\n", (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES);
+    if (o->heavy) {
+        fprintf(out, "; no rate=: Saves back to back (etcd: %u puts/s x %u bytes, about %u Saves/s)\n",
+                l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
+    } else {
+        fprintf(out, "; %u puts/s x %u bytes; about %u Saves/s (fewer when a sync takes longer: then back to back)\n",
+                l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
+        fprintf(out, "rate=%llu\n", (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES);
+    }
     if (o->ionice)
         fputs("prioclass=2\nprio=0\n", out);
 
@@ -151,8 +173,12 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
         fputs("rw=write\nbs=4096\n", out);
         fprintf(out, "fdatasync=%u\n", l->pages_per_commit);
         /* fio sleeps after the batch's last page and before its commit, so one cycle is 100 ms + the
-         * commit, like etcd's backend timer that is reset after each commit */
-        fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
+         * commit, like etcd's backend timer that is reset after each commit; the heavy profile commits
+         * back to back (its batches fill as if etcd's puts arrived without end) */
+        if (o->heavy)
+            fputs("; no thinktime: commits back to back (etcd: every 100 ms)\n", out);
+        else
+            fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
     }
     if (ferror(out)) {
         snprintf(err, errlen, "write error while printing the job file");

@@ -15,6 +15,8 @@ typedef struct prof_opts {
     const char *backend_stats_file;
     unsigned long long segment_bytes; /* 0: etcd's 64,000,000 */
     int         wal_only;        /* 1: leave the backend job out */
+    int         heavy;           /* 1: check's phase 1 — heavier than etcd: WAL unthrottled, backend commits
+                                  * back to back (same batches and pages); see prof_write */
 } prof_opts;
 
 /* The shortest run a verdict can come from: the backend job commits every 100 ms and the library wants
@@ -22,6 +24,11 @@ typedef struct prof_opts {
 #define PROF_MIN_RUNTIME_S   12u
 #define PROF_MIN_RUNTIME_STR "12"
 #define PROF_BACKEND_COMMITS_PER_S 10.0
+/* The first WAL segment starts this many seconds of the load's WAL bytes short of its end
+ * (etcd_first_segment_fill), so every run crosses a rollover early. */
+#define PROF_ROLLOVER_AFTER_S 2u
+/* etcd_first_segment_fill= for a load level and segment size (0 when the segment is too small to fill). */
+unsigned long long prof_first_fill(const char *load, unsigned long long segment_bytes);
 
 /* Returns 0, or -1 with a one-line message in err. */
 int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen);
