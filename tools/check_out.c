@@ -28,7 +28,7 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
         cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
         cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
         rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
-                      ws->rollovers ? ", worst " : " (the run did not fill a 64 MB segment)", ws->rollovers ? a : "",
+                      ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
                       ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
                       ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
     } else {

@@ -120,12 +120,12 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
     return 0;
 }
 
-/* Room the run needs: the first WAL segment and its preallocated spare, what the load writes in
+/* Room the run needs: segment 0, the one it rolls over to and the preallocated spare, what the load writes in
  * --max-time (WAL frames + bbolt growth, rough per-load rates of the profile), and the classic job. */
 static uint64_t space_needed(const check_opts *o)
 {
     double mb_per_s = !strcmp(o->load, "xl") ? 55 : !strcmp(o->load, "l") ? 30 : !strcmp(o->load, "m") ? 4 : 1;
-    double need = 2.0 * CHECK_SEGMENT_BYTES + 16.0 * 1048576 + mb_per_s * 1048576 * o->max_time * 1.2;
+    double need = 3.0 * CHECK_SEGMENT_BYTES + 16.0 * 1048576 + mb_per_s * 1048576 * o->max_time * 1.2;
     if (o->classic)
         need += 23.0 * 1048576;
     return (uint64_t)need;
