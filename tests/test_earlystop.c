@@ -212,6 +212,69 @@ static void test_backend(void **state)
     assert_int_equal(es_overall(&c), ES_FAIL);
 }
 
+/* Phase 1's guard: a stall that the heavy load's sample rate dilutes below 1 % of the syncs still holds
+ * its share of the time. 999 syncs of 1 ms and one of 200 ms: by count the p99 bound at look 0 is 1 ms
+ * (PASS); by time 200/1199 = 16.7 % sits at or above the threshold, so with max_time_share 1 % the look
+ * does not pass. */
+static void test_time_share_guard(void **state)
+{
+    (void)state;
+    fior_bin b[2] = {{1 * MS, 999}, {200 * MS, 1}};
+    assert_true(fabs(es_time_share_above(b, 2, 10 * MS) - 200.0 / 1199.0) < 1e-9);
+    assert_true(es_time_share_above(b, 2, 201 * MS) == 0.0);
+    assert_true(fabs(es_time_share_above(b, 2, 1 * MS) - 1.0) < 1e-12); /* ">=": every sample counts */
+    assert_true(es_time_share_above(NULL, 0, 1) == 0.0);
+    es_ctl c;
+    es_params p = params(100);
+    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    es_update(&c, b, 2, NULL, 0);
+    assert_int_equal(c.wal.state, ES_PASS);
+    p.max_time_share = 0.01;
+    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    es_update(&c, b, 2, NULL, 0);
+    assert_int_equal(c.wal.state, ES_UNDECIDED);
+    assert_int_equal(c.wal.pass_looks, 1); /* the look was spent all the same */
+    /* a small share passes: 999 x 1 ms and one 12 ms sync is 1.2 % of the time, 0.5 ms x 9990 + 12 ms is
+     * 0.24 % */
+    fior_bin g[2] = {{500000, 9990}, {12 * MS, 1}};
+    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    es_update(&c, g, 2, NULL, 0);
+    assert_int_equal(c.wal.state, ES_PASS);
+}
+
+/* Two phases, one error sequence: phase 1 spends PASS looks 0 and 1 (n = 437 and 874) without passing;
+ * phase 2 then starts at look 2 (tail alpha/16 = 0.003125, first possible at n = 574), and its PASS
+ * spends that tail. FAIL looks start afresh. */
+static void test_carry_pass_looks(void **state)
+{
+    (void)state;
+    es_ctl one, two;
+    es_params p = params(100);
+    es_init(&one, &p, 10 * MS, 25 * MS, 0);
+    /* 1 % of the syncs at 50 ms: neither bound clear of 10 ms for a while */
+    for (uint64_t n = 100; n <= 1000; n += 100) {
+        fior_bin b[2] = {{1 * MS, n - n / 100}, {50 * MS, n / 100}};
+        es_update(&one, b, 2, NULL, 0);
+    }
+    assert_int_equal(one.wal.state, ES_UNDECIDED);
+    assert_int_equal(one.wal.pass_looks, 2);
+    es_init(&two, &p, 10 * MS, 25 * MS, 0);
+    es_carry_pass_looks(&two, &one);
+    assert_int_equal(two.wal.pass_looks, 2);
+    assert_int_equal(two.wal.next_pass_look, 574);
+    assert_int_equal(two.wal.fail_looks, 0);
+    assert_int_equal(two.wal.next_fail_look, 100);
+    assert_int_equal(two.backend.pass_looks, 0);
+    assert_int_equal(two.backend.next_pass_look, one.backend.next_pass_look); /* nothing spent: as fresh */
+    fior_bin g[1] = {{2 * MS, 573}};
+    es_update(&two, g, 1, NULL, 0);
+    assert_int_equal(two.wal.state, ES_UNDECIDED); /* 573: no bound at look 2's tail yet */
+    g[0].count = 574;
+    es_update(&two, g, 1, NULL, 0);
+    assert_int_equal(two.wal.state, ES_PASS);
+    assert_true(fabs(two.wal.decided_tail - 0.003125) < 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_too_few),
         cmocka_unit_test(test_full),
         cmocka_unit_test(test_backend),
+        cmocka_unit_test(test_time_share_guard),
+        cmocka_unit_test(test_carry_pass_looks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,7 +100,8 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
         s->look_lo_ns = llo;
         s->look_hi_ns = st == FIOR_OK ? lhi : UINT64_MAX;
         s->look_confidence = 1.0 - 2.0 * tail;
-        if (st == FIOR_OK && lhi < s->threshold_ns) {
+        if (st == FIOR_OK && lhi < s->threshold_ns &&
+            (p->max_time_share <= 0 || es_time_share_above(bins, nbins, s->threshold_ns) <= p->max_time_share)) {
             s->state = ES_PASS;
             s->decided_n = n;
             s->decided_tail = tail;
@@ -147,6 +148,32 @@ es_state es_overall(const es_ctl *c)
     if (b == ES_ABSENT)
         b = ES_TOO_FEW;
     return w < b ? w : b; /* the weaker of the two: TOO_FEW < UNDECIDED < PASS */
+}
+
+void es_carry_pass_looks(es_ctl *c, const es_ctl *earlier)
+{
+    es_side *now[2] = {&c->wal, &c->backend};
+    const es_side *then[2] = {&earlier->wal, &earlier->backend};
+    for (int i = 0; i < 2; i++) {
+        unsigned k = then[i]->pass_looks;
+        now[i]->pass_looks = k;
+        /* the first count where an upper bound at look k's tail exists, and not before min_syncs */
+        uint64_t n = n_for_upper(c->p.q, ldexp(1.0 - c->p.confidence, -(int)(k + 2)));
+        uint64_t m = c->p.min_syncs ? c->p.min_syncs : 1;
+        now[i]->next_pass_look = n > m ? n : m;
+    }
+}
+
+double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr)
+{
+    long double all = 0, above = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double t = (long double)b[i].ns * (long double)b[i].count;
+        all += t;
+        if (b[i].ns >= thr)
+            above += t;
+    }
+    return all > 0 ? (double)(above / all) : 0.0;
 }
 
 const char *es_state_name(es_state s)

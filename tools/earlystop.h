@@ -34,6 +34,8 @@ typedef struct es_params {
     double   confidence;  /* per job, e.g. 0.95 */
     uint64_t min_syncs;   /* no decision before this many samples of a job; first look there */
     int      full;        /* 1: never ask to stop early (decisions are still tracked) */
+    double   max_time_share; /* > 0 (check's phase 1): a PASS look also needs the share of the sampled time
+                              * spent in samples >= the threshold to be <= this (es_time_share_above) */
 } es_params;
 
 typedef struct es_side {
@@ -71,5 +73,17 @@ const char *es_state_name(es_state s);
 /* The sample count of the first PASS look (the first n where an upper bound at the first look's spent
  * error exists, at least min_syncs): a run that cannot reach it can never decide a PASS. */
 uint64_t es_first_pass_look(double q, double confidence, uint64_t min_syncs);
+/* Two-phase check: the PASS looks an earlier phase (the heavier profile) spent on each job continue here.
+ * Both phases' PASS looks test one claim — the p99 under etcd's load is below the threshold — the earlier
+ * one through a load whose p99 is at least as high, so one error sequence runs across both: look k of
+ * either phase spends alpha/2^(k+2), and each job's PASS error over both phases stays <= alpha/2. (FAIL
+ * looks are not carried: a FAIL of the heavier load is never a verdict.) Call right after es_init. */
+void es_carry_pass_looks(es_ctl *c, const es_ctl *earlier);
+/* The share of the sampled time spent in samples >= thr: sum(value x count) of those bins over that of all
+ * bins (0 when empty). A sample rate far above etcd's dilutes a stall — one slow sync among hundreds a
+ * second — that etcd, syncing a few times a second, would meet in a larger share of its syncs; weighted
+ * by duration (a probe at a random time lands in a sync with probability proportional to its length) the
+ * stall keeps its share of time, whatever the rate. */
+double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr);
 
 #endif
