@@ -214,15 +214,16 @@ static void test_backend(void **state)
 
 /* Phase 1's guard: a stall that the heavy load's sample rate dilutes below 1 % of the syncs still holds
  * its share of the time. 999 syncs of 1 ms and one of 200 ms: by count the p99 bound at look 0 is 1 ms
- * (PASS); by time 200/1199 = 16.7 % sits at or above the threshold, so with max_time_share 1 % the look
- * does not pass. */
+ * (PASS); by time, (200 - 10)/1199 = 15.8 % of the moments would wait more than 10 ms, so with
+ * max_time_share 1 % the look does not pass. */
 static void test_time_share_guard(void **state)
 {
     (void)state;
     fior_bin b[2] = {{1 * MS, 999}, {200 * MS, 1}};
-    assert_true(fabs(es_time_share_above(b, 2, 10 * MS) - 200.0 / 1199.0) < 1e-9);
-    assert_true(es_time_share_above(b, 2, 201 * MS) == 0.0);
-    assert_true(fabs(es_time_share_above(b, 2, 1 * MS) - 1.0) < 1e-12); /* ">=": every sample counts */
+    assert_true(fabs(es_time_share_above(b, 2, 10 * MS) - 190.0 / 1199.0) < 1e-9);
+    assert_true(es_time_share_above(b, 2, 200 * MS) == 0.0);
+    assert_true(fabs(es_time_share_above(b, 2, 0) - 1.0) < 1e-12);
+    assert_true(fabs(es_time_share_above(b, 2, 1 * MS) - 199.0 / 1199.0) < 1e-9);
     assert_true(es_time_share_above(NULL, 0, 1) == 0.0);
     es_ctl c;
     es_params p = params(100);
@@ -234,9 +235,8 @@ static void test_time_share_guard(void **state)
     es_update(&c, b, 2, NULL, 0);
     assert_int_equal(c.wal.state, ES_UNDECIDED);
     assert_int_equal(c.wal.pass_looks, 1); /* the look was spent all the same */
-    /* a small share passes: 999 x 1 ms and one 12 ms sync is 1.2 % of the time, 0.5 ms x 9990 + 12 ms is
-     * 0.24 % */
-    fior_bin g[2] = {{500000, 9990}, {12 * MS, 1}};
+    /* a small share passes: 9990 x 0.5 ms and one 14 ms sync: (14 - 10)/5009 = 0.08 % */
+    fior_bin g[2] = {{500000, 9990}, {14 * MS, 1}};
     es_init(&c, &p, 10 * MS, 25 * MS, 0);
     es_update(&c, g, 2, NULL, 0);
     assert_int_equal(c.wal.state, ES_PASS);

@@ -168,10 +168,9 @@ double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr)
 {
     long double all = 0, above = 0;
     for (size_t i = 0; i < n; i++) {
-        long double t = (long double)b[i].ns * (long double)b[i].count;
-        all += t;
-        if (b[i].ns >= thr)
-            above += t;
+        all += (long double)b[i].ns * (long double)b[i].count;
+        if (b[i].ns > thr)
+            above += (long double)(b[i].ns - thr) * (long double)b[i].count;
     }
     return all > 0 ? (double)(above / all) : 0.0;
 }

@@ -79,11 +79,12 @@ uint64_t es_first_pass_look(double q, double confidence, uint64_t min_syncs);
  * either phase spends alpha/2^(k+2), and each job's PASS error over both phases stays <= alpha/2. (FAIL
  * looks are not carried: a FAIL of the heavier load is never a verdict.) Call right after es_init. */
 void es_carry_pass_looks(es_ctl *c, const es_ctl *earlier);
-/* The share of the sampled time spent in samples >= thr: sum(value x count) of those bins over that of all
- * bins (0 when empty). A sample rate far above etcd's dilutes a stall — one slow sync among hundreds a
- * second — that etcd, syncing a few times a second, would meet in a larger share of its syncs; weighted
- * by duration (a probe at a random time lands in a sync with probability proportional to its length) the
- * stall keeps its share of time, whatever the rate. */
+/* The share of the sampled time in which a sync started at that moment would have waited more than thr:
+ * sum((value - thr) x count) over the bins above thr, over sum(value x count) of all (0 when empty). A
+ * sample rate far above etcd's dilutes a stall — one slow sync among hundreds a second — that etcd, syncing
+ * a few times a second, meets in a larger share of its syncs. A sync issued at a random moment lands in a
+ * given one with probability proportional to its length and waits out its rest; weighted so, the stall
+ * keeps its share of the time, whatever the sample rate. */
 double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr);
 
 #endif
