@@ -8,9 +8,10 @@
 #             moment exceeds in 1 % of the time);
 #   checks:   `etcd-fio check --json` (two phases) and `etcd-fio check --faithful --json` (phase 2 only):
 #             their verdicts, which phase decided, and their durations.
-# fio runs on LAB_CPU_ETCD, labfs on LAB_CPU_LOAD (taskset), all at nice LAB_NICE (-10, as bench/lab.sh:
-# on a shared 2-core machine an idle FUSE daemon waits for a CPU at every sync, and a light load then looks
-# slower than a heavy one); the 1-min load average goes with each row.
+# fio runs on LAB_CPU_ETCD, labfs on LAB_CPU_LOAD (taskset), with bench/lab_lib.sh's CPU policy (SCHED_RR
+# for fio, SCHED_FIFO for labfs where chrt may; else nice -20: on this shared 2-core machine a lightly
+# loaded FUSE daemon otherwise waits for a CPU at every sync, and etcd's light load looks slower than a
+# heavy one); the 1-min load average goes with each row.
 # Rows go to OUTDIR/rows.tsv and a table to stdout (bench/README.md "Two-phase check in the lab").
 # Nothing here asserts a timing. Usage: fast_lab.sh OUTDIR
 # env: BUILD, LAB_POINTS (lab.sh's syntax), FAST_RUNS=2, FAST_PARTS="profiles checks", HEAVY_S=10, FAITHFUL_S=30
@@ -23,34 +24,11 @@ LABFS=${LABFS:-$BUILD/bench/labfs}
 RUNS=${FAST_RUNS:-2}; PARTS=${FAST_PARTS:-profiles checks}
 HS=${HEAVY_S:-10}; FS=${FAITHFUL_S:-30}
 CPU_E=${LAB_CPU_ETCD:-0}; CPU_L=${LAB_CPU_LOAD:-1}
-NICE="nice -n ${LAB_NICE:--10}"
 POINTS=${LAB_POINTS:-$(sed -n 's/^POINTS=\${LAB_POINTS:-"\(.*\)"}$/\1/p' "$BENCH_DIR/lab.sh")}
 [ -n "$POINTS" ] || { echo "fast_lab: no lab points" >&2; exit 2; }
 [ -x "$LABFS" ] || { echo "fast_lab: $LABFS not built (make $LABFS)" >&2; exit 2; }
 [ -x "$ETCD_FIO" ] || { echo "fast_lab: $ETCD_FIO not built" >&2; exit 2; }
-SHM=/dev/shm; [ -d "$SHM" ] && [ -w "$SHM" ] || SHM=${TMPDIR:-/tmp}
-
-MNT=""; BACK=""; FS_PID=""
-umount_lab() {
-  [ -n "$MNT" ] && { fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; }
-  [ -n "$FS_PID" ] && wait "$FS_PID" 2>/dev/null
-  [ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
-  [ -n "$BACK" ] && rm -rf "$BACK"
-  MNT=""; BACK=""; FS_PID=""
-}
-trap umount_lab EXIT
-trap 'exit 130' INT TERM
-mount_lab() { # SPEC LOG
-  BACK=$(mktemp -d "$SHM/etcd-fio-fastlab.back.XXXXXX") && MNT=$(mktemp -d "${TMPDIR:-/tmp}/etcd-fio-fastlab.mnt.XXXXXX") || return 1
-  $NICE taskset -c "$CPU_L" "$LABFS" "$MNT" -f -o "passthrough=$BACK,model=$(echo "$1" | tr , :)" > "$2" 2>&1 &
-  FS_PID=$!
-  w=0
-  while ! mountpoint -q "$MNT"; do
-    kill -0 "$FS_PID" 2>/dev/null && [ $w -lt 50 ] || { bench_log "labfs did not mount; see $2"; return 1; }
-    sleep 0.1; w=$((w + 1))
-  done
-}
-loadavg() { cut -d' ' -f1 /proc/loadavg; }
+. "$BENCH_DIR/lab_lib.sh"   # mount_lab/umount_lab, loadavg, the CPU policy ($NICE for fio, $RT for labfs)
 ROWS="$OUT/rows.tsv"; : > "$ROWS"
 
 # profile KIND SECS DIR OUT: one fio run of the heavy or faithful profile; prints "wal_p99 be_p99 wal_tw be_tw n_wal n_be"
@@ -99,7 +77,7 @@ has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 for pt in $POINTS; do
   name=${pt%%=*}; spec=${pt#*=}
   P="$OUT/$name"; mkdir -p "$P"
-  mount_lab "$spec" "$P/labfs.log" || { umount_lab; continue; }
+  mount_lab "$spec" "$P/labfs.stats.$(date +%s)" "" || { umount_lab; continue; }
   bench_log "fast_lab: point $name ($spec) on $MNT"
   run=1
   while [ $run -le "$RUNS" ]; do
