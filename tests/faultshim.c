@@ -15,6 +15,9 @@
  *                                written (the crossing write is cut short, as a full disk does), then fail
  *   FAULT_SKIP=N                 let the first N matching calls through
  *   FAULT_COUNT=N                inject at most N times (0 = no limit)
+ *   FAULT_IDLE_MS=N              only when the previous matching call of this process began more than N
+ *                                ms before (a disk slower when lightly loaded: idle power states, a
+ *                                contended CPU waking for every sync); busy back-to-back calls go through
  *   FAULT_LOG=FILE               append one line per injection ("pid call path -> ERRNO"), so a test can
  *                                prove the fault really fired
  *
@@ -78,8 +81,11 @@ static struct {
     long long after_bytes; /* -1: not set */
     long skip;
     long count;
+    long idle_ms;      /* 0: always */
     char log[PATH_MAX];
 } fs_cfg;
+
+static atomic_llong fs_last_end_ns; /* when the previous matching call returned (FAULT_IDLE_MS) */
 
 static atomic_llong fs_bytes;    /* bytes written by matching writes so far */
 static atomic_long fs_seen;      /* matching calls so far (for FAULT_SKIP) */
@@ -135,6 +141,8 @@ __attribute__((constructor)) static void fs_init(void)
     }
     if ((v = getenv("FAULT_DELAY_MS")) && *v)
         fs_cfg.delay_ms = strtol(v, NULL, 10);
+    if ((v = getenv("FAULT_IDLE_MS")) && *v)
+        fs_cfg.idle_ms = strtol(v, NULL, 10);
     if ((v = getenv("FAULT_PATH_SUBSTR")))
         snprintf(fs_cfg.substr, sizeof fs_cfg.substr, "%s", v);
     if ((v = getenv("FAULT_AFTER_BYTES")) && *v)
@@ -232,9 +240,22 @@ static int fs_decide(unsigned bit, const char *call, const char *path)
         return 0;
     if (atomic_fetch_add(&fs_seen, 1) < fs_cfg.skip)
         return 0;
+    if (fs_cfg.idle_ms > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long t = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+        long long last = atomic_exchange(&fs_last_end_ns, t);
+        if (last && t - last <= fs_cfg.idle_ms * 1000000LL)
+            return 0;
+    }
     if (fs_cfg.count > 0 && atomic_fetch_add(&fs_injected, 1) >= fs_cfg.count)
         return 0;
     fs_sleep();
+    if (fs_cfg.idle_ms > 0) { /* the idle gap counts from the end of the delayed call */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        atomic_store(&fs_last_end_ns, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+    }
     fs_log(call, path, fs_cfg.err);
     return fs_cfg.err;
 }

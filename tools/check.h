@@ -13,6 +13,7 @@
 #include "fsinfo.h"
 #include "proc.h"
 #include "result.h"
+#include "twophase.h"
 
 #define CHECK_SEGMENT_BYTES 64000000ull
 
@@ -21,6 +22,7 @@ typedef struct check_opts {
     double      max_time, confidence;
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
+    int         faithful;       /* --faithful: phase 2 only (twophase.h); --full implies it */
 } check_opts;
 
 /* What the engine's stats file says about one job (present 0 when absent or not ours). */
@@ -35,8 +37,20 @@ typedef enum check_stop {
     CHECK_RAN_OUT = 0,  /* fio ended by itself (runtime= reached) */
     CHECK_DECIDED,      /* we stopped it: the bounds decided */
     CHECK_TIME_NET,     /* we stopped it: it ran past --max-time + margin */
-    CHECK_USER          /* the operator interrupted us (we passed SIGINT on) */
+    CHECK_USER,         /* the operator interrupted us (we passed SIGINT on) */
+    CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (twophase.h); no verdict */
+    CHECK_CONFIRMED     /* phase 2 after a phase-1 PASS: we stopped it, its first seconds confirmed it */
 } check_stop;
+
+/* Which of check's phases a run is (twophase.h); check_run with NULL is phase 2 alone (--faithful). */
+typedef struct check_phase {
+    int             heavy;        /* phase 1: the heavy profile, the time guard, stop per tp_phase1_state */
+    unsigned        runtime_s;    /* the runtime= of this run's job file (0: --max-time) */
+    const es_ctl   *carry;        /* phase 2 after phase 1: the PASS looks phase 1 spent */
+    const fior_job *p1_wal, *p1_be; /* phase 2 after a phase-1 PASS: phase 1's final jobs, for the probe */
+    int             probed;       /* out: the probe was compared (probe holds the result) */
+    tp_probe        probe;
+} check_phase;
 
 typedef struct check_end {
     int         started;        /* fio could be started */
@@ -62,8 +76,8 @@ typedef struct check_run_out {
     check_end    end;
 } check_run_out;
 /* Runs fio on jobpath (stderr into errpath); returns 0, or -1 when fio could not be started (err). */
-int  check_run(const check_opts *o, const char *jobpath, const char *errpath, check_run_out *out, char *err,
-               size_t errlen);
+int  check_run(const check_opts *o, const char *jobpath, const char *errpath, check_phase *ph, check_run_out *out,
+               char *err, size_t errlen);
 void check_run_free(check_run_out *out);
 int  check_job_signal(const char *errpath);
 /* Set by the SIGINT/SIGTERM handler that check installs. */
@@ -93,6 +107,10 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
 /* check_out.c */
 void check_details(rm_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
                    const engine_stats *be, const classic_out *classic, const fsinfo *fi);
+/* The "phases" detail: what phase 1 (r1, NULL when it did not run) and phase 2 (r2, NULL when it did not
+ * run; ph2 its probe) did, and which one the verdict comes from. */
+void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, const check_phase *ph2,
+                         int by_phase1);
 int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 /* The progress line of a running check, fitted to `width` columns (check_run.c). */
 void check_progress_fmt(char *out, size_t n, const es_ctl *es, double elapsed, int width);

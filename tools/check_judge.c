@@ -53,6 +53,9 @@ static void end_problem(const check_end *e, const check_opts *o, char *b, size_t
     const char *said = e->fio_said[0] ? e->fio_said : "";
     if (!e->started)
         cli_msg(b, n, "fio did not start");
+    else if (e->state == PROC_SIGNALED && e->job_signal) /* fio 3.33 may abort (double free) after a job died */
+        cli_msg(b, n, "a fio job process died of signal %d (%s) during the run, then fio itself of signal %d (%s)",
+                e->job_signal, strsignal(e->job_signal), e->code, strsignal(e->code));
     else if (e->state == PROC_SIGNALED)
         cli_msg(b, n, "fio was killed by signal %d (%s)", e->code, strsignal(e->code));
     else if (e->job_signal)

@@ -21,16 +21,20 @@ volatile int check_interrupted;
 #define TIME_NET_S   20.0
 #define STOP_GRACE_S 30.0
 
+/* The latest: the library may split one fio's stream into runs (status documents written while the jobs
+ * were still in setup, e.g. the first-segment fill under phase 1's 200 ms interval, have nothing to group
+ * by), and the last run is the one that goes on. */
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {
     const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
     const char *name = role == FIOR_ROLE_BACKEND ? "etcd-backend" : "etcd-wal";
-    for (size_t i = 0; r && i < fior_report_njobs(r); i++) {
+    size_t n = r ? fior_report_njobs(r) : 0;
+    for (size_t i = n; i-- > 0;) {
         const fior_job *j = fior_report_job(r, i);
         if (j->etcd_mode && !strcmp(j->etcd_mode, mode))
             return j;
     }
-    for (size_t i = 0; r && i < fior_report_njobs(r); i++) {
+    for (size_t i = n; i-- > 0;) {
         const fior_job *j = fior_report_job(r, i);
         if (j->name && !strcmp(j->name, name))
             return j;
@@ -95,25 +99,33 @@ static void progress(const es_ctl *es, double elapsed, int final)
     fflush(stderr);
 }
 
-int check_run(const check_opts *o, const char *jobpath, const char *errpath, check_run_out *out, char *err,
-              size_t errlen)
+int check_run(const check_opts *o, const char *jobpath, const char *errpath, check_phase *ph, check_run_out *out,
+              char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    es_params ep = {.q = 0.99, .confidence = o->confidence, .min_syncs = o->min_syncs, .full = o->full};
+    int heavy = ph && ph->heavy, probe = ph && ph->p1_wal && ph->p1_be;
+    es_params ep = {.q = 0.99, .confidence = o->confidence, .min_syncs = o->min_syncs, .full = o->full,
+                    .max_time_share = heavy ? TP_TIME_SHARE : 0};
     es_init(&out->es, &ep, 10000000, 25000000, 1);
+    if (ph && ph->carry)
+        es_carry_pass_looks(&out->es, ph->carry);
     out->stream = fior_stream_new("fio");
     if (!out->stream) {
         cli_msg(err, errlen, "out of memory");
         return -1;
     }
-    const char *argv[] = {cli_fio(), "--output-format=json+", "--status-interval=1", jobpath, NULL};
+    /* phase 1 and the probe decide within seconds: fio's status every 200 ms instead of every second */
+    const char *argv[] = {cli_fio(), "--output-format=json+",
+                          heavy || probe ? "--status-interval=" TP_PHASE1_STATUS : "--status-interval=1", jobpath,
+                          NULL};
     proc p;
     double t0 = proc_now();
     if (proc_start(&p, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_FILE, errpath}, err, errlen))
         return -1;
     check_end *e = &out->end;
     e->started = 1;
-    e->runtime_s = (unsigned)ceil(o->max_time);
+    e->runtime_s = ph && ph->runtime_s ? ph->runtime_s : (unsigned)ceil(o->max_time);
+    double probe_from = -1; /* phase 2's time of its first WAL sample (the probe counts from there) */
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
     int tty = isatty(2), stopped = 0;
@@ -124,7 +136,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         int why = -1;
         if (check_interrupted && !stopped)
             why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
-        else if (!stopped && el > o->max_time + TIME_NET_S)
+        else if (!stopped && el > (double)e->runtime_s + TIME_NET_S)
             why = CHECK_TIME_NET;
         if (why >= 0) {
             e->stop = (check_stop)why;
@@ -160,10 +172,27 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         const fior_job *wj = check_find_job(rep, FIOR_ROLE_WAL), *bj = check_find_job(rep, FIOR_ROLE_BACKEND);
         int stop = es_update(&out->es, wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL,
                              bj ? bj->nbins : 0);
+        check_stop how = CHECK_DECIDED;
+        if (heavy) { /* a FAIL of the heavy load is no verdict: phase 1 stops on its own rule */
+            tp_phase1 t = tp_phase1_state(&out->es);
+            stop = t != TP_GO_ON;
+            how = t == TP_PASS ? CHECK_DECIDED : CHECK_PHASE_OVER;
+        } else if (probe && !ph->probed && !stop) {
+            if (probe_from < 0 && wj && wj->nbins)
+                probe_from = el;
+            if (probe_from >= 0 && el - probe_from >= TP_PROBE_S) {
+                tp_probe_compare(ph->p1_wal->bins, ph->p1_wal->nbins, ph->p1_be->bins, ph->p1_be->nbins,
+                                 wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL, bj ? bj->nbins : 0,
+                                 &ph->probe);
+                ph->probed = 1;
+                stop = ph->probe.ok; /* else phase 2 goes on and decides by itself */
+                how = CHECK_CONFIRMED;
+            }
+        }
         if (tty)
             progress(&out->es, el, 0);
         if (stop && !stopped) {
-            e->stop = CHECK_DECIDED;
+            e->stop = how;
             stopped = 1;
             at_stop = seen;
             e->decided_at_s = el;

@@ -1,0 +1,114 @@
+#!/bin/sh
+# it_check_phases.sh — check's two phases (issue 15.1) end to end with the real fio, on the tree's disk:
+#  1. a disk that is slow only when lightly loaded (tests/faultshim.c FAULT_IDLE_MS: every fdatasync that
+#     follows more than 4 ms of quiet in its process waits 30 ms — etcd's load has such gaps, phase 1's
+#     back-to-back load has none): check must not PASS. If phase 1 passed here, the probe refused it
+#     (phases.probe.ok false) and phase 2 decided; either way the verdict is FAIL from phase 2;
+#  2. fio SIGKILLed during phase 1: check goes on with phase 2, phase 1's end is "fio died", and no private
+#     directory of either phase is left (phase 2's engine reaps phase 1's);
+#  3. Ctrl-C (SIGINT to check) during phase 1: exit 2, interrupted, no phase 2, nothing left behind;
+#  4. --faithful: no phase 1;
+#  5. the JSON of every run carries details.phases (schema: doc/etcd-fio.schema.json) and, when the
+#     verdict is PASS, at least one WAL rollover.
+# No timing is asserted (speed is in bench/fast_check.sh).
+. "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
+need_built "$ENGINE" "$SHIM" "$CLI"
+WORK=$(mktemp -d "$B/it-check-phases.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT INT TERM
+bad=0
+fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
+phase() { jq -r ".details.phases.$1" "$WORK/$2.json" 2>/dev/null; }
+nothing_left() { # DIR LABEL
+  left=$(ls -A "$1" 2>/dev/null)
+  [ -z "$left" ] || fail "$2: left behind in $1: $left"
+}
+
+# 1. slow only when idle
+mkdir -p "$WORK/d1"
+env LD_PRELOAD="$SHIM${LD_PRELOAD:+ $LD_PRELOAD}" FAULT_CALL=fdatasync FAULT_DELAY_MS=30 FAULT_IDLE_MS=4 \
+  FAULT_PATH_SUBSTR=etcd-fio. FAULT_LOG="$WORK/shim.log" \
+  "$CLI" check --json --max-time 60 "$WORK/d1" > "$WORK/idle.json" 2> "$WORK/idle.err"
+rc=$?
+grep -q 'fdatasync .* -> delay' "$WORK/shim.log" 2>/dev/null || fail "idle-slow: the shim never delayed an fdatasync"
+[ $rc -eq 1 ] && [ "$(jq -r .verdict "$WORK/idle.json")" = fail ] ||
+  fail "idle-slow disk: exit $rc, verdict $(jq -r .verdict "$WORK/idle.json" 2>/dev/null) (want FAIL)"
+[ "$(phase decided_by idle)" = "phase 2" ] || fail "idle-slow: decided by $(phase decided_by idle)"
+if [ "$(phase phase1.end idle)" = decided ]; then
+  [ "$(phase probe.ok idle)" = false ] || fail "idle-slow: phase 1 passed and the probe did not refuse it"
+  echo "ok: idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
+else
+  echo "note: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
+fi
+nothing_left "$WORK/d1" "idle-slow"
+
+# 2. fio killed during phase 1: the phase-1 fio is the one whose job file is in etcd-fio-check-phase1.*
+mkdir -p "$WORK/d2"
+"$CLI" check --json --max-time 60 "$WORK/d2" > "$WORK/kill.json" 2> "$WORK/kill.err" &
+cpid=$!
+killed=""
+i=0
+while [ $i -lt 100 ] && [ -z "$killed" ]; do
+  for p in $(pgrep -P $cpid 2>/dev/null); do
+    if tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q 'etcd-fio-check-phase1\.'; then
+      ls -d "$WORK/d2"/etcd-fio.* >/dev/null 2>&1 || continue   # its jobs have started
+      kill -KILL "$p" && killed=$p
+    fi
+  done
+  sleep 0.05; i=$((i + 1))
+done
+wait $cpid
+rc=$?
+if [ -z "$killed" ]; then
+  echo "note: phase 1 ended before it could be killed (rc $rc)"
+else
+  [ "$(phase phase1.end kill)" = "fio died" ] || fail "killed phase 1: phase1.end is '$(phase phase1.end kill)'"
+  [ "$(phase decided_by kill)" = "phase 2" ] || fail "killed phase 1: decided by $(phase decided_by kill)"
+  [ "$(phase phase2 kill)" != null ] || fail "killed phase 1: phase 2 did not run"
+  echo "ok: fio SIGKILLed in phase 1 (pid $killed): phase 2 decided ($(jq -r .verdict "$WORK/kill.json"), exit $rc)"
+fi
+nothing_left "$WORK/d2" "fio killed in phase 1"
+
+# 3. Ctrl-C during phase 1
+mkdir -p "$WORK/d3"
+"$CLI" check --json --max-time 60 "$WORK/d3" > "$WORK/int.json" 2> "$WORK/int.err" &
+cpid=$!
+i=0
+while [ $i -lt 100 ] && ! ls -d "$WORK/d3"/etcd-fio.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
+kill -INT $cpid
+wait $cpid
+rc=$?
+[ $rc -eq 2 ] || fail "Ctrl-C in phase 1: exit $rc (want 2)"
+[ "$(jq -r .verdict "$WORK/int.json")" = unknown ] || fail "Ctrl-C in phase 1: verdict $(jq -r .verdict "$WORK/int.json")"
+if [ "$(phase phase1.end int)" = interrupted ]; then
+  [ "$(phase phase2 int)" = null ] || fail "Ctrl-C in phase 1: phase 2 ran anyway"
+  echo "ok: Ctrl-C in phase 1: unknown, exit 2, no phase 2"
+else
+  echo "note: Ctrl-C arrived after phase 1 ($(phase phase1.end int))"
+fi
+nothing_left "$WORK/d3" "Ctrl-C in phase 1"
+
+# 4. --faithful: phase 2 alone
+mkdir -p "$WORK/d4"
+"$CLI" check --json --faithful --max-time 60 "$WORK/d4" > "$WORK/faithful.json" 2> "$WORK/faithful.err"
+[ "$(phase phase1 faithful)" = null ] || fail "--faithful ran phase 1"
+[ "$(phase decided_by faithful)" = "phase 2" ] || fail "--faithful: decided by $(phase decided_by faithful)"
+nothing_left "$WORK/d4" "--faithful"
+
+# 5. every JSON: schema, and a PASS has crossed a rollover
+for r in idle kill int faithful; do
+  [ -s "$WORK/$r.json" ] || { fail "$r: no JSON"; continue; }
+  if command -v python3 >/dev/null && python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - "$TOP/doc/etcd-fio.schema.json" "$WORK/$r.json" <<'PY' || fail "$r: JSON does not match the schema"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+  fi
+  if [ "$(jq -r .verdict "$WORK/$r.json")" = pass ]; then
+    ro=$(jq -r '.details.engine.rollovers // 0' "$WORK/$r.json")
+    [ "$ro" -ge 1 ] || fail "$r: PASS without a WAL rollover"
+  fi
+done
+
+[ $bad -eq 0 ] && echo "ok: it_check_phases"
+exit $((bad > 0))
