@@ -43,11 +43,14 @@ try:
     d = json.load(open(sys.argv[1]))
 except Exception:
     print(sys.argv[2], "error - - - - -"); sys.exit(0)
-w, b = d.get("wal_fdatasync") or {}, d.get("backend_commit") or {}
-worst = d.get("wal_rollover_worst_ns")
-print(sys.argv[2], d["verdict"], d.get("decided_by", "-"), d.get("wal_rollovers", "-"),
-      f"{worst / 1e6:.2f}" if worst is not None else "-", f"{(w.get('p99_ns') or 0) / 1e6:.2f}",
-      f"{(b.get('p99_ns') or 0) / 1e6:.2f}")
+jobs = {j.get("role"): j for j in (d.get("hosts") or [{}])[0].get("jobs", [])}
+det = d.get("details") or {}
+eng, ph = det.get("engine") or {}, det.get("phases") or {}
+def ms(v):
+    return f"{v / 1e6:.2f}" if isinstance(v, (int, float)) else "-"
+print(sys.argv[2], d["verdict"], (ph.get("decided_by") or "-").replace(" ", ""), eng.get("rollovers", "-"),
+      ms(eng.get("rollover_worst_ns")), ms((jobs.get("wal") or {}).get("p99_ns")),
+      ms((jobs.get("backend") or {}).get("p99_ns")))
 PY
 }
 

@@ -57,19 +57,25 @@ print(f"{out['wal'][0]:.2f} {out['be'][0]:.2f} {out['wal'][1]:.2f} {out['be'][1]
 PY
 }
 
-# check KIND DIR OUT: prints "verdict decided_by seconds wal_p99 be_p99 rollovers"
+# check KIND DIR OUT: prints "verdict decided_by wall-seconds wal_p99 be_p99 rollovers"
 check() {
   f=""; [ "$1" = faithful ] && f=--faithful
+  t0=$(date +%s.%N)
   $NICE taskset -c "$CPU_E" "$ETCD_FIO" check --json --force $f "$2" > "$3.json" 2> "$3.err"
-  $PY - "$3.json" <<'PY'
+  t1=$(date +%s.%N)
+  $PY - "$3.json" "$(echo "$t0 $t1" | awk '{printf "%.1f", $2 - $1}')" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
     print("error - 0 0 0 -"); sys.exit(0)
-w, b = d.get("wal_fdatasync") or {}, d.get("backend_commit") or {}
-print(d["verdict"], d.get("decided_by", "-"), f"{d['duration_s']:.1f}", f"{(w.get('p99_ns') or 0)/1e6:.2f}",
-      f"{(b.get('p99_ns') or 0)/1e6:.2f}", d.get("wal_rollovers", "-"))
+jobs = {j.get("role"): j for j in (d.get("hosts") or [{}])[0].get("jobs", [])}
+det = d.get("details") or {}
+eng, ph = det.get("engine") or {}, det.get("phases") or {}
+def ms(v):
+    return f"{v / 1e6:.2f}" if isinstance(v, (int, float)) else "-"
+print(d["verdict"], (ph.get("decided_by") or "-").replace(" ", ""), sys.argv[2],
+      ms((jobs.get("wal") or {}).get("p99_ns")), ms((jobs.get("backend") or {}).get("p99_ns")), eng.get("rollovers", "-"))
 PY
 }
 

@@ -4,8 +4,9 @@
 #     follows more than 4 ms of quiet in its process waits 30 ms — etcd's load has such gaps, phase 1's
 #     back-to-back load has none): check must not PASS. If phase 1 passed here, the probe refused it
 #     (phases.probe.ok false) and phase 2 decided; either way the verdict is FAIL from phase 2;
-#  2. fio SIGKILLed during phase 1: check goes on with phase 2, phase 1's end is "fio died", and no private
-#     directory of either phase is left (phase 2's engine reaps phase 1's);
+#  2. fio SIGKILLed during phase 1: its job processes (setsid, they would write on until their runtime)
+#     are adopted and ended by check before phase 2, phase 1's end is "fio died", phase 2 decides, and no
+#     private directory of either phase is left;
 #  3. Ctrl-C (SIGINT to check) during phase 1: exit 2, interrupted, no phase 2, nothing left behind;
 #  4. --faithful: no phase 1;
 #  5. the JSON of every run carries details.phases (schema: doc/etcd-fio.schema.json) and, when the
@@ -44,7 +45,7 @@ nothing_left "$WORK/d1" "idle-slow"
 
 # 2. fio killed during phase 1: the phase-1 fio is the one whose job file is in etcd-fio-check-phase1.*
 mkdir -p "$WORK/d2"
-"$CLI" check --json --max-time 60 "$WORK/d2" > "$WORK/kill.json" 2> "$WORK/kill.err" &
+"$CLI" check --json --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d2" > "$WORK/kill.json" 2> "$WORK/kill.err" &
 cpid=$!
 killed=""
 i=0
@@ -65,13 +66,15 @@ else
   [ "$(phase phase1.end kill)" = "fio died" ] || fail "killed phase 1: phase1.end is '$(phase phase1.end kill)'"
   [ "$(phase decided_by kill)" = "phase 2" ] || fail "killed phase 1: decided by $(phase decided_by kill)"
   [ "$(phase phase2 kill)" != null ] || fail "killed phase 1: phase 2 did not run"
+  # fio's job processes outlive a killed fio (setsid): check adopted and ended them before phase 2
+  [ "$(phase phase1.orphans_ended kill)" = true ] || fail "killed phase 1: its orphaned jobs were not ended"
   echo "ok: fio SIGKILLed in phase 1 (pid $killed): phase 2 decided ($(jq -r .verdict "$WORK/kill.json"), exit $rc)"
 fi
 nothing_left "$WORK/d2" "fio killed in phase 1"
 
 # 3. Ctrl-C during phase 1
 mkdir -p "$WORK/d3"
-"$CLI" check --json --max-time 60 "$WORK/d3" > "$WORK/int.json" 2> "$WORK/int.err" &
+"$CLI" check --json --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d3" > "$WORK/int.json" 2> "$WORK/int.err" &
 cpid=$!
 i=0
 while [ $i -lt 100 ] && ! ls -d "$WORK/d3"/etcd-fio.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
@@ -90,7 +93,7 @@ nothing_left "$WORK/d3" "Ctrl-C in phase 1"
 
 # 4. --faithful: phase 2 alone
 mkdir -p "$WORK/d4"
-"$CLI" check --json --faithful --max-time 60 "$WORK/d4" > "$WORK/faithful.json" 2> "$WORK/faithful.err"
+"$CLI" check --json --faithful --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d4" > "$WORK/faithful.json" 2> "$WORK/faithful.err"
 [ "$(phase phase1 faithful)" = null ] || fail "--faithful ran phase 1"
 [ "$(phase decided_by faithful)" = "phase 2" ] || fail "--faithful: decided by $(phase decided_by faithful)"
 nothing_left "$WORK/d4" "--faithful"

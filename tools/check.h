@@ -63,6 +63,7 @@ typedef struct check_end {
     unsigned    runtime_s;      /* the runtime= fio was given */
     double      duration_s, decided_at_s;
     uint64_t    decided_syncs;
+    int         orphans;        /* job processes outlived fio and were ended by us (proc_end_orphans) */
     char        fio_said[512];  /* last line of fio's stderr */
     char        stream_error[512];
 } check_end;

@@ -100,6 +100,7 @@ static json_object *phase_json(const check_run_out *x, char *txt, size_t n)
     json_object_object_add(j, "backend_commits", i64(x->es.backend.n));
     json_object_object_add(j, "wal_p99_ns", wp == RM_UNKNOWN ? NULL : i64(wp));
     json_object_object_add(j, "backend_p99_ns", bp == RM_UNKNOWN ? NULL : i64(bp));
+    json_object_object_add(j, "orphans_ended", json_object_new_boolean(x->end.orphans));
     char a[32], b2[32];
     cli_msg(txt, n, "%s after %.1f s (%llu + %llu syncs; WAL p99 %s, backend p99 %s)", end_word(x),
             x->end.duration_s, (unsigned long long)x->es.wal.n, (unsigned long long)x->es.backend.n,

@@ -1,13 +1,16 @@
 /* proc.c — posix_spawnp + pidfd process runner (see proc.h). */
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -196,4 +199,72 @@ void proc_describe(const proc *p, char *buf, size_t len)
         snprintf(buf, len, "was killed by signal %d (%s)", p->code, strsignal(p->code));
     else
         snprintf(buf, len, "is still running");
+}
+
+int proc_adopt_orphans(void)
+{
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* Our children, from /proc: the pids whose parent is us (check starts no other child while it calls this:
+ * its fio has ended and been reaped). */
+static size_t children(pid_t *out, size_t max)
+{
+    size_t n = 0;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    pid_t me = getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k <= 0)
+            continue;
+        buf[k] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so after the last ')' */
+        char *rp = strrchr(buf, ')');
+        char state;
+        long ppid;
+        if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == me)
+            out[n++] = (pid_t)pid;
+    }
+    closedir(d);
+    return n;
+}
+
+int proc_end_orphans(double grace_s)
+{
+    pid_t kids[256];
+    size_t n = children(kids, 256);
+    for (size_t i = 0; i < n; i++)
+        kill(kids[i], SIGTERM);
+    double t0 = proc_now();
+    int sent_kill = 0;
+    for (;;) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        size_t left = children(kids, 256);
+        if (!left)
+            break;
+        if (!sent_kill && proc_now() - t0 > grace_s) {
+            for (size_t i = 0; i < left; i++)
+                kill(kids[i], SIGKILL);
+            sent_kill = 1;
+        }
+        if (proc_now() - t0 > 2 * grace_s + 5)
+            break; /* unkillable (D state): leave it, the reaper of a later run removes its files */
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return (int)n;
 }

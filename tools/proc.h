@@ -49,5 +49,12 @@ void proc_release(proc *p);
 void proc_describe(const proc *p, char *buf, size_t len);
 /* Monotonic seconds. */
 double proc_now(void);
+/* fio's job processes call setsid() and outlive a fio main process that is killed: they write on until
+ * their runtime. proc_adopt_orphans() (once, early) makes this process the subreaper of its descendants
+ * (prctl PR_SET_CHILD_SUBREAPER), so those orphans become its children; proc_end_orphans() then ends every
+ * child it did not start through proc_start — SIGTERM (fio's handler ends the job cleanly: the engine
+ * removes its files), SIGKILL after grace_s — and reaps them. Returns how many it found. */
+int proc_adopt_orphans(void);
+int proc_end_orphans(double grace_s);
 
 #endif
