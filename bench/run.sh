@@ -13,7 +13,7 @@ RESULTS="$OUT/results.tsv"
 export RESULTS BUILD FIO
 : > "$RESULTS"
 rm -f "$OUT/fidelity.md" "$OUT/time_to_verdict.txt"
-ONLY=${BENCH_ONLY:-overhead parser fidelity pattern time_to_verdict}
+ONLY=${BENCH_ONLY:-overhead parser fidelity pattern time_to_verdict fast}
 t0=$(date +%s)
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -45,6 +45,9 @@ if [ -f "$BENCH_DIR/time_to_verdict.sh" ]; then
 else
   bench_record time_to_verdict "early-stop numbers" n/a "" "bench/time_to_verdict.sh not present yet"
 fi
+# check's two phases against the classic job, alternating pairs on this disk (bench/fast_check.sh)
+section fast sh -c 'FAST_RUNS=${FAST_RUNS:-3} sh "$1/fast_check.sh" "$2/fast" > "$2/fast_check.txt" 2> "$2/fast_check.err"' \
+  sh "$BENCH_DIR" "$OUT"
 bench_record time "whole bench" "$(( $(date +%s) - t0 )) s" "< 20 min" \
   "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 
