@@ -18,6 +18,7 @@
 static void fleet_init(fleet *f)
 {
     memset(f, 0, sizeof *f);
+    f->confidence = 0.95;
     f->load = "s";
     f->dir = "/var/lib/etcd";
     snprintf(f->local_version, sizeof f->local_version, "fio-3.33");
@@ -43,18 +44,21 @@ static void test_host_list(void **state)
     assert_int_equal(fleet_add_host(&f, "sock:/x", NULL, "--client", err, sizeof err), -1);
 
     const char *text = "# fleet\nnode3   /srv/etcd   # a comment\n\nnode4,1234\nnode5 relative\n";
-    assert_int_equal(fleet_parse_clients(&f, "hosts", text, err, sizeof err), -1);
+    assert_int_equal(fleet_parse_clients(&f, "hosts", text, strlen(text), err, sizeof err), -1);
     assert_string_equal(err, "hosts:5: directory 'relative' must be absolute (it is a path on the server)");
     assert_int_equal(f.n, 4);
     assert_string_equal(f.h[2].dir, "/srv/etcd");
     assert_int_equal(f.h[3].port, 1234);
-    assert_int_equal(fleet_parse_clients(&f, "h2", "node6 /a;b\n", err, sizeof err), -1);
+    assert_int_equal(fleet_parse_clients(&f, "h2", "node6 /a;b\n", strlen("node6 /a;b\n"), err, sizeof err), -1);
     assert_non_null(strstr(err, "h2:1: "));
     assert_non_null(strstr(err, "';'"));
-    assert_int_equal(fleet_parse_clients(&f, "h3", "node7 /a b\n", err, sizeof err), -1);
+    assert_int_equal(fleet_parse_clients(&f, "h3", "node7 /a b\n", strlen("node7 /a b\n"), err, sizeof err), -1);
     assert_string_equal(err, "h3:1: unexpected 'b' (expected HOST[,PORT] [DIR])");
-    assert_int_equal(fleet_parse_clients(&f, "h4", "# nothing\n\n", err, sizeof err), -1);
+    assert_int_equal(fleet_parse_clients(&f, "h4", "# nothing\n\n", strlen("# nothing\n\n"), err, sizeof err), -1);
     assert_non_null(strstr(err, "no hosts"));
+    /* a NUL byte must not hide the hosts after it */
+    assert_int_equal(fleet_parse_clients(&f, "h5", "node8\n\0node9\n", 13, err, sizeof err), -1);
+    assert_string_equal(err, "h5:2: a NUL byte in the line (expected HOST[,PORT] [DIR])");
     free(f.h);
 }
 
@@ -103,16 +107,18 @@ static const uint64_t fast[][2] = {{1000000, 2000}, {2000000, 10}};
 static const uint64_t slow[][2] = {{1000000, 900}, {40000000, 100}};
 static const uint64_t be[][2] = {{3000000, 500}, {4000000, 5}};
 static const uint64_t few[][2] = {{3000000, 20}};
+static const uint64_t mid[][2] = {{3000000, 148}, {4000000, 2}}; /* enough for the library, no upper bound */
 
-/* three servers: a passes, b fails its WAL, c has too few backend samples; d never reported; e unreachable */
+/* a passes, b fails its WAL, c has too few backend samples, d never reported, e is unreachable, f's backend
+ * has 150 samples: enough for the library's 100, too few for an upper bound on its p99 */
 static void build(fleet *f, fior_report **rep)
 {
     fleet_init(f);
     char err[256];
-    const char *names[] = {"a", "b", "c", "d", "e"};
-    for (int i = 0; i < 5; i++)
+    const char *names[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 0; i < 6; i++)
         assert_int_equal(fleet_add_host(f, names[i], NULL, "--client", err, sizeof err), 0);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         snprintf(f->h[i].server_name, sizeof f->h[i].server_name, "srv-%s", names[i]);
     f->h[4].st = HS_UNREACHABLE;
     snprintf(f->h[4].msg, sizeof f->h[4].msg, "fio: connect: Connection refused");
@@ -121,6 +127,7 @@ static void build(fleet *f, fior_report **rep)
         {"etcd-wal", "wal", "b", 8765, slow, 2},      {"etcd-backend", "backend", "b", 8765, be, 2},
         {"etcd-wal", "wal", "c", 8765, fast, 2},      {"etcd-backend", "backend", "c", 8765, few, 1},
         {"All clients", "wal", "c", 8765, slow, 2},
+        {"etcd-wal", "wal", "f", 8765, fast, 2},      {"etcd-backend", "backend", "f", 8765, mid, 2},
     };
     char *doc = fj_doc(jobs, sizeof jobs / sizeof jobs[0], 1);
     *rep = fior_report_new();
@@ -148,13 +155,16 @@ static void test_aggregate(void **state)
     rm_init(&r, "fleet", c);
     const char *raw = "<srv-d> fio: srv-d/etcd is not a directory\n";
     fleet_judge(&f, rep, raw, c, 0, "", &r);
-    assert_int_equal(r.nhosts, 5);
+    assert_int_equal(r.nhosts, 6);
     const rm_host *a = find(&r, "a"), *b = find(&r, "b"), *cc = find(&r, "c"), *d = find(&r, "d"),
                   *e = find(&r, "e");
     assert_int_equal(a->verdict, FIOR_PASS);
+    assert_int_equal(a->basis, RM_BASIS_BOUND);
+    assert_true(a->jobs[0].bound_hi_ns != RM_UNKNOWN && a->jobs[0].bound_hi_ns < 10000000);
     assert_int_equal(a->njobs, 2);
     assert_int_equal(a->jobs[0].samples + a->jobs[1].samples, 2010 + 505);
     assert_int_equal(b->verdict, FIOR_FAIL);
+    assert_int_equal(b->basis, RM_BASIS_BOUND);
     assert_non_null(strstr(b->reason, "WAL: "));
     /* c: "All clients" (with c's host and port, and slow numbers) is not c's result */
     assert_int_equal(cc->njobs, 2);
@@ -165,11 +175,27 @@ static void test_aggregate(void **state)
     assert_string_equal(d->reason, "no results from the run; srv-d said: fio: srv-d/etcd is not a directory");
     assert_string_equal(e->status, "unreachable");
     assert_int_equal(e->verdict, FIOR_UNKNOWN);
+    /* f: the library says pass (150 >= 100 samples), the bound cannot: unknown with the point estimate */
+    const rm_host *ff = find(&r, "f");
+    assert_int_equal(ff->verdict, FIOR_UNKNOWN);
+    assert_int_equal(ff->basis, RM_BASIS_UNDECIDED);
+    assert_non_null(strstr(ff->reason, "backend: p99 4 ms looks fine, but 150 samples cannot show it with 95 % confidence"));
     assert_int_equal(r.verdict, FIOR_FAIL);
     /* worst first: the failing host, then the unknowns, the pass last */
     assert_string_equal(r.hosts[0].host, "b");
-    assert_string_equal(r.hosts[4].host, "a");
+    assert_string_equal(r.hosts[5].host, "a");
     rm_free(&r);
+
+    /* --accept-point-estimate: f passes on the point estimate, and says so */
+    f.accept_point = 1;
+    rm_init(&r, "fleet", c);
+    fleet_judge(&f, rep, raw, c, 0, "", &r);
+    ff = find(&r, "f");
+    assert_int_equal(ff->verdict, FIOR_PASS);
+    assert_int_equal(ff->basis, RM_BASIS_POINT);
+    assert_int_equal(find(&r, "a")->basis, RM_BASIS_BOUND);
+    rm_free(&r);
+    f.accept_point = 0;
 
     /* the same results from an interrupted run: nothing that ran passes */
     fleet_judge(&f, rep, raw, c, 1, "interrupted: the run was cut short", &r);

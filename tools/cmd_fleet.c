@@ -2,6 +2,7 @@
  * Every node runs `fio --server`; this command is the fio client: options and output paths are checked,
  * every server is probed (fleet_run.c), the profile runs on every usable server at once, and fio's JSON
  * client_stats are judged per host (fleet_judge.c) into the result model. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,12 @@ static const char help[] =
 "                        private directory under it and removes it. A DIR in --clients overrides it per\n"
 "                        host. No '#', ';' or newline (fio's job-file parser cuts the value there)\n"
 "  --load s|m|l|xl       load level, as `etcdctl check perf --load` (default s)\n"
-"  --runtime S           seconds of the run on every host (default: the profile's 60; at least "
-PROF_MIN_RUNTIME_STR ")\n"
+"  --runtime S           seconds of the run on every host (default: the profile's 60; a runtime too\n"
+"                        short for the backend's p99 bound to ever show a PASS is refused)\n"
+"  --confidence C        confidence of the bound on each p99, 0.5..0.9999 (default 0.95)\n"
+"  --accept-point-estimate\n"
+"                        when a host's bound straddles a threshold, give the verdict of fio's p99 (the point\n"
+"                        estimate) instead of UNKNOWN\n"
 "  --json                print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
 "  --prometheus FILE     write a node_exporter textfile with one series per host (atomically)\n"
 "  --keep-output DIR     keep the job files and fio's raw output in DIR (re-judge with `etcd-fio\n"
@@ -61,7 +66,8 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
         {"dir", required_argument, 0, 'd'},     {"load", required_argument, 0, 'l'},
         {"runtime", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
         {"prometheus", required_argument, 0, 'p'}, {"keep-output", required_argument, 0, 'k'},
-        {"engine", required_argument, 0, 'e'},  {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"engine", required_argument, 0, 'e'},  {"confidence", required_argument, 0, 'n'},
+        {"accept-point-estimate", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     char err[PATH_MAX + 600];
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv, lo);
@@ -75,8 +81,9 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
                 goto bad;
             break;
         case 'C':
-            text = cli_read_file(p.arg, 64 << 20, NULL, err, sizeof err);
-            if (!text || fleet_parse_clients(f, p.arg, text, err, sizeof err)) {
+            size_t len = 0;
+            text = cli_read_file(p.arg, 64 << 20, &len, err, sizeof err);
+            if (!text || fleet_parse_clients(f, p.arg, text, len, err, sizeof err)) {
                 free(text);
                 goto bad;
             }
@@ -101,13 +108,13 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
         case 'r':
             if (cli_uint(&p, 1, 86400, &v))
                 return -1;
-            if (v < PROF_MIN_RUNTIME_S) {
-                cli_msg(err, sizeof err, "--runtime %s: too short to judge: the backend job commits 10 times a "
-                        "second and the verdict needs 100 samples; use --runtime %u or more", p.arg, PROF_MIN_RUNTIME_S);
-                goto bad;
-            }
             f->runtime_s = (unsigned)v;
             break;
+        case 'n':
+            if (cli_double(&p, 0.5, 0.9999, &f->confidence))
+                return -1;
+            break;
+        case 'a': f->accept_point = 1; break;
         case 'j': f->json = 1; break;
         case 'p': f->prom_file = p.arg; break;
         case 'k': f->keep_dir = p.arg; break;
@@ -128,6 +135,15 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
     }
     if (!f->n) {
         cli_msg(err, sizeof err, "no fio servers given (--client HOST[,PORT] or --clients FILE)");
+        goto bad;
+    }
+    /* the backend commits 10 times a second; a PASS needs the upper bound on its p99: 0.99^n <= (1-C)/2
+     * (one look at the end), or, with the point estimate accepted, the library's 100 samples */
+    unsigned min = f->accept_point ? PROF_MIN_RUNTIME_S
+                                   : (unsigned)ceil(log((1 - f->confidence) / 2) / log(0.99) / 10.0) + 5;
+    if (f->runtime_s && f->runtime_s < min) {
+        cli_msg(err, sizeof err, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
+                "use --runtime %u or more%s", f->runtime_s, min, f->accept_point ? "" : " (or --accept-point-estimate)");
         goto bad;
     }
     return 0;
@@ -167,6 +183,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     f.load = "s";
     f.dir = FLEET_DEFAULT_DIR;
     f.fio = cli_fio();
+    f.confidence = 0.95;
     char err[PATH_MAX + 1024] = "", why[256] = "";
     int rc = 2, keepfd = -1, have_work = 0;
     fior_criteria *crit = NULL;

@@ -42,7 +42,8 @@ typedef struct fleet {
     size_t      n, cap;
     const char *load, *dir, *prom_file, *keep_dir, *fio;
     unsigned    runtime_s;
-    int         json;
+    int         json, accept_point;
+    double      confidence;     /* of the bound on each p99 (0.95) */
     char        engine[PATH_MAX];
     char        local_version[64];
     char        work[PATH_MAX];
@@ -53,7 +54,7 @@ typedef struct fleet {
  * ("--client", "FILE:LINE"). 0, or -1 with a one-line message in err. */
 int  fleet_add_host(fleet *f, const char *spec, const char *dir, const char *where, char *err, size_t errlen);
 /* `HOST[,PORT] [DIR]` per line, blank lines and # comments ignored; errors name FILE:LINE. */
-int  fleet_parse_clients(fleet *f, const char *path, const char *text, char *err, size_t errlen);
+int  fleet_parse_clients(fleet *f, const char *path, const char *text, size_t len, char *err, size_t errlen);
 /* Reads the output of `fio --client=H,P job.fio --parse-only` for host h (rc: fio's exit status, -1 when
  * it was stopped for the time limit) and sets h->st / msg / server_name / fio_version. */
 void fleet_judge_probe(const fleet *f, fleet_host *h, const char *txt, int rc);

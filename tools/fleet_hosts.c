@@ -84,13 +84,13 @@ int fleet_add_host(fleet *f, const char *spec, const char *dir, const char *wher
     return 0;
 }
 
-int fleet_parse_clients(fleet *f, const char *path, const char *text, char *err, size_t errlen)
+int fleet_parse_clients(fleet *f, const char *path, const char *text, size_t textlen, char *err, size_t errlen)
 {
     size_t lineno = 0;
     int any = 0;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    for (const char *p = text, *end = text + textlen; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         lineno++;
         char line[4096], where[PATH_MAX + 32];
         cli_msg(where, sizeof where, "%s:%zu", path, lineno);
@@ -98,13 +98,14 @@ int fleet_parse_clients(fleet *f, const char *path, const char *text, char *err,
             cli_msg(err, errlen, "%s: line too long", where);
             return -1;
         }
-        memcpy(line, p, len);
-        line[len] = '\0';
-        p = nl ? nl + 1 : p + len;
-        if (memchr(line, '\0', len)) {
-            cli_msg(err, errlen, "%s: a NUL byte in the line", where);
+        /* a NUL would silently end the line (and the hosts after it) */
+        if (memchr(p, '\0', len)) {
+            cli_msg(err, errlen, "%s: a NUL byte in the line (expected HOST[,PORT] [DIR])", where);
             return -1;
         }
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p = nl ? nl + 1 : end;
         char *hash = strchr(line, '#'); /* a comment: a directory with '#' is refused anyway */
         if (hash)
             *hash = '\0';

@@ -53,6 +53,50 @@ static int host_cmp(const void *a, const void *b)
     return c ? c : x->port - y->port;
 }
 
+/* The library judged fio's p99, a point estimate. A verdict needs the confidence bound on the p99 clear of
+ * the threshold too (issue 11.8; as check does, but one look at the end of the run, so the nominal two-sided
+ * bound): a bound that straddles leaves the job unknown with the point estimate in the reason, unless
+ * --accept-point-estimate. Sets the host's verdict and basis. */
+static void apply_bound(const fleet *f, rm_host *h)
+{
+    int decided = 0, straddles = 0;
+    char why[sizeof h->reason] = "";
+    for (size_t s = 0; s < h->njobs; s++) {
+        rm_job *j = &h->jobs[s];
+        if (j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL)
+            continue;
+        int clear = j->bound_lo_ns != RM_UNKNOWN &&
+                    (j->verdict == FIOR_PASS ? j->bound_hi_ns != RM_UNKNOWN && j->bound_hi_ns < j->threshold_ns
+                                             : j->bound_lo_ns > j->threshold_ns);
+        if (clear) {
+            decided = 1;
+            continue;
+        }
+        straddles = 1;
+        char v[32], lo[32], hi[32], t[32];
+        cli_fmt_ns(v, sizeof v, j->judged_ns);
+        cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns);
+        cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns);
+        cli_fmt_ns(t, sizeof t, j->threshold_ns);
+        if (j->nbins)
+            cli_msg(j->reason, sizeof j->reason, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence "
+                    "(bound %s..%s straddles %s); run longer", v, j->verdict == FIOR_PASS ? "looks fine" : "looks too slow",
+                    (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples), f->confidence * 100, lo, hi, t);
+        else
+            cli_msg(j->reason, sizeof j->reason, "p99 %s, but fio's output has no latency bins to bound it", v);
+        if (!why[0])
+            cli_msg(why, sizeof why, "%s: %s", j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", j->reason);
+        if (!f->accept_point)
+            j->verdict = FIOR_UNKNOWN;
+    }
+    h->verdict = rm_jobs_verdict(h);
+    h->basis = !straddles ? (decided ? RM_BASIS_BOUND : RM_BASIS_VALUE)
+               : h->verdict == FIOR_FAIL && decided && !f->accept_point ? RM_BASIS_BOUND
+               : f->accept_point ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
+    if (why[0] && h->verdict == FIOR_UNKNOWN)
+        cli_msg(h->reason, sizeof h->reason, "%s", why);
+}
+
 void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
                  const char *why, rm_run *r)
 {
@@ -90,6 +134,12 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
             if (!o)
                 continue;
             rm_job_fill(o, j, jd);
+            if (j->nbins) {
+                uint64_t lo = 0, hi = UINT64_MAX;
+                fior_quantile_bound(j->bins, j->nbins, 0.99, f->confidence, &lo, NULL, &hi);
+                o->bound_lo_ns = lo;
+                o->bound_hi_ns = hi == UINT64_MAX ? RM_UNKNOWN : hi;
+            }
             /* two jobs of one role on a host (not what the profile makes): keep the worse one */
             if (slot && (rm_rank(o->verdict) < rm_rank(slot->verdict) ||
                          (o->verdict == slot->verdict && ratio(o) > ratio(slot))))
@@ -112,8 +162,6 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
             continue;
         }
         cli_msg(h->status, sizeof h->status, "judged");
-        h->basis = RM_BASIS_VALUE;
-        h->verdict = rm_jobs_verdict(h);
         /* the reason of the job that decided the host's verdict */
         const rm_job *dec = NULL;
         for (size_t s = 0; s < h->njobs; s++) {
@@ -123,11 +171,17 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
                 dec = j;
         }
         cli_msg(h->reason, sizeof h->reason, "%s: %s", dec->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", dec->reason);
+        apply_bound(f, h);
     }
     fior_result_free(res);
     qsort(r->hosts, r->nhosts, sizeof *r->hosts, host_cmp);
     rm_finish(r);
-    r->basis = r->verdict == FIOR_UNKNOWN ? RM_BASIS_NONE : RM_BASIS_VALUE;
+    r->basis = RM_BASIS_NONE; /* the worst host's */
+    for (size_t i = 0; i < r->nhosts; i++)
+        if (r->hosts[i].verdict == r->verdict) {
+            r->basis = r->hosts[i].basis;
+            break;
+        }
     size_t n[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < r->nhosts; i++)
         n[rm_rank(r->hosts[i].verdict)]++;

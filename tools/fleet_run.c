@@ -143,7 +143,7 @@ int fleet_run(fleet *f, const char *out_path, int *interrupted, char *why, size_
     size_t a = 0, k = 0;
     argv[a++] = f->fio;
     argv[a++] = "--eta=never";
-    argv[a++] = "--output-format=json";
+    argv[a++] = "--output-format=json+"; /* the bins: a confidence bound on each p99 (fleet_judge.c) */
     for (size_t i = 0; i < f->n; i++) {
         if (f->h[i].st != HS_OK)
             continue;
