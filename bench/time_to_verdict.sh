@@ -43,12 +43,14 @@ summary() {
   $PY - "$1" "$2" <<'PY'
 import json, sys
 label, path = sys.argv[1], sys.argv[2]
-d = json.load(open(path))
-w, b = d.get("wal_fdatasync") or {}, d.get("backend_commit") or {}
-how = "decided early" if d["decided_early"] else ("borderline" if d["borderline"] else "ran to max-time")
-print(f"{label}\tcheck\t{d['verdict']}\t{w.get('samples', 0)}\t{b.get('samples', 0)}\t{d['duration_s']:.1f}\t"
+d = json.load(open(path))  # doc/etcd-fio.schema.json
+jobs = {j["role"]: j for h in d["hosts"] for j in h["jobs"]}
+w, b = jobs.get("wal") or {}, jobs.get("backend") or {}
+run = d["details"].get("run") or {}
+how = run.get("end", "?") + ("" if d["basis"] != "undecided" else " (bound undecided)")
+print(f"{label}\tcheck\t{d['verdict']}\t{w.get('samples') or 0}\t{b.get('samples') or 0}\t{run.get('seconds', 0):.1f}\t"
       f"{(w.get('p99_ns') or 0) / 1e6:.2f}\t{how}")
-c = d.get("classic")
+c = d["details"].get("classic")
 if c and c.get("ok"):
     print(f"{label}\tclassic\t{c['verdict']}\t{c['syncs']}\t0\t{c['duration_s']:.1f}\t{c['p99_ns'] / 1e6:.2f}\tfull 22 MiB")
 PY
