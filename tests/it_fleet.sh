@@ -206,12 +206,21 @@ mkdir -p "$tmp/int" "$tmp/gone"
 fint=$!
 "$EF" fleet --client 127.0.0.1,$P_OLD --dir "$tmp/gone" --runtime 12 --accept-point-estimate --json >"$tmp/gone.json" 2>"$tmp/gone.err" &
 fgone=$!
-sleep 4
+# wait until each run is under way (a loaded machine may take seconds to probe and connect)
+run_started() {  # the fleet's fio client of the run (not a probe) is running
+  for c in $(pgrep -P "$fint"); do grep -q 'output-format=json+' "/proc/$c/cmdline" 2>/dev/null && return 0; done
+  return 1
+}
+srv_old=""
+for p in $pids; do grep -q "127.0.0.1,$P_OLD" "/proc/$p/cmdline" 2>/dev/null && srv_old=$p; done
+jobs_running() {  # the P_OLD server's connection process has forked its jobs
+  for c in $(pgrep -P "$srv_old"); do [ -n "$(pgrep -P "$c")" ] && return 0; done
+  return 1
+}
+i=0; while ! { run_started && jobs_running; } && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 2
 kill -INT $fint
-for p in $pids; do
-  grep -q "127.0.0.1,$P_OLD" "/proc/$p/cmdline" 2>/dev/null || continue
-  for c in $(pgrep -P "$p"); do kill -9 "$c"; done
-done
+for c in $(pgrep -P "$srv_old"); do kill -9 "$c"; done
 wait $fint; rint=$?
 wait $fgone; rgone=$?
 "$PY" - "$tmp/int.json" "$rint" "$tmp/gone.json" "$rgone" <<'PYEOF' || fails=$((fails + 1))
