@@ -14,6 +14,8 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
+jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
 RKE=$FX/seeds/fio-3.23-normal-rke.txt      # p50 1.16 ms, p99 2.54 ms, p99.9 27.1 ms (usec print), pass
 J33=$FX/fio/fio-3.33-json.json             # p99 5.08 ms exact, pass
 MSEC=$FX/seeds/fio-3.7-normal-msec.txt     # p99 159 ms, fail
@@ -26,7 +28,7 @@ grep -q "differ" "$T/t.txt" && bad "nothing differs, yet 'differ' printed" || ok
 
 "$BIN" compare --json "$RKE" "$MSEC" > "$T/d.json"; rc=$?
 [ $rc = 1 ] && ok "a failing input: exit 1" || bad "failing input: exit $rc"
-jq -e '.verdict == "fail" and .roles[0].role == "wal" and .roles[0].verdicts_differ == true
+jqe '.verdict == "fail" and .roles[0].role == "wal" and .roles[0].verdicts_differ == true
        and .roles[0].inputs[0].verdict == "pass" and .roles[0].inputs[1].verdict == "fail"
        and .roles[0].inputs[1].p99.lo_ns >= 158000000 and .roles[0].inputs[1].p99.hi_ns <= 160000000' "$T/d.json" >/dev/null \
   && ok "differing verdicts in the JSON, msec print resolution as a range" || { bad "compare JSON"; cat "$T/d.json"; }
@@ -35,7 +37,7 @@ jq -e '.verdict == "fail" and .roles[0].role == "wal" and .roles[0].verdicts_dif
 # a result JSON read back gives the same numbers as its raw input
 "$BIN" verdict --json "$J33" > "$T/r.json"
 "$BIN" compare --json "$T/r.json" "$J33" > "$T/same.json"; rc=$?
-jq -e '.inputs[0].kind == "verdict result" and .inputs[1].kind == "input"
+jqe '.inputs[0].kind == "verdict result" and .inputs[1].kind == "input"
        and .roles[0].inputs[0].p99 == .roles[0].inputs[1].p99 and .roles[0].inputs[1].p99_ratio_to_first == "1x"
        and .roles[0].verdicts_differ == false' "$T/same.json" >/dev/null \
   && ok "result JSON == raw input (ratio 1x)" || { bad "result JSON read back"; cat "$T/same.json"; }
@@ -43,7 +45,7 @@ jq -e '.inputs[0].kind == "verdict result" and .inputs[1].kind == "input"
 # what the disk test says vs what etcd saw: bucket ranges
 "$BIN" compare --json "$J33" "$PROM" > "$T/p.json"; rc=$?
 [ $rc = 2 ] && ok "etcd scrape with too few samples: unknown, exit 2" || bad "scrape compare: exit $rc"
-jq -e '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[1].role == "backend"
+jqe '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[1].role == "backend"
        and .roles[0].inputs[1].max == null' "$T/p.json" >/dev/null \
   && ok "histogram p99 as the bucket (1, 2] ms" || { bad "scrape ranges"; cat "$T/p.json"; }
 

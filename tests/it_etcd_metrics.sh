@@ -22,6 +22,8 @@ trap 'stop_etcd; rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
+jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
 
 # two free loopback ports (both sockets open at once, so they differ)
 set -- $(python3 -c 'import socket
@@ -70,7 +72,7 @@ echo "url window: $n1 puts; etcd-fio exit $rc"
 jq -c '.hosts[].jobs[] | {name, samples, p99_ns, verdict, reason}' "$T/url.json" 2>/dev/null || cat "$T/url.err"
 want=$(jq -r '.verdict' "$T/url.json" 2>/dev/null)
 case "$want:$rc" in pass:0|fail:1|unknown:2) ok "URL: exit $rc matches verdict $want" ;; *) bad "URL: exit $rc, verdict '$want'" ;; esac
-if jq -e --arg u "$URL" --argjson n "$n1" '([.hosts[].jobs[]] | length) == 2 and all(.hosts[].jobs[]; .source == $u)
+if jqe --arg u "$URL" --argjson n "$n1" '([.hosts[].jobs[]] | length) == 2 and all(.hosts[].jobs[]; .source == $u)
       and all(.hosts[].jobs[]; .reason | test("in the window"))
       and ([.hosts[].jobs[] | select(.role == "wal")][0].samples >= $n)' "$T/url.json" >/dev/null; then
   ok "URL: two windowed jobs, WAL fsyncs >= the $n1 puts"
@@ -133,7 +135,7 @@ start_etcd
 load 2 150 "$T/n3"
 scrape "$T/restarted.prom"
 "$BIN" verdict --json --min-samples 1 "$T/before.prom" "$T/restarted.prom" > "$T/restart.out" 2>&1; rc=$?
-if [ $rc = 2 ] && jq -e '[.hosts[].jobs[]] | length == 2 and all(.verdict == "unknown" and
+if [ $rc = 2 ] && jqe '[.hosts[].jobs[]] | length == 2 and all(.verdict == "unknown" and
                           (.reason | test("etcd restarted between the scrapes")))' "$T/restart.out" > /dev/null; then
   ok "restart between scrapes: unknown (exit 2)"
 else

@@ -15,6 +15,8 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
+jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
 
 RKE=$FX/seeds/fio-3.23-normal-rke.txt
 CPF=$FX/etcd-metrics/hand-check-perf-fail.txt
@@ -22,7 +24,7 @@ SCRAPE=$FX/etcd-metrics/etcd-3.4.23-after-puts.prom
 
 "$BIN" verdict --json "$RKE" > "$T/a.json"; rc=$?
 [ $rc = 0 ] && ok "rke seed passes (exit 0) with explain lines" || bad "rke seed: exit $rc"
-jq -e '[.explain[].rule] == ["stalls", "headroom"]
+jqe '[.explain[].rule] == ["stalls", "headroom"]
        and (.explain[0].why | test("p50 1.16 ms is fine but the p99.9 is 27.1 ms, 23x the p50"))
        and (.explain[1].why | test("p99 2.54 ms, 3.9x below the 10 ms threshold"))
        and all(.explain[]; (.advice | length) > 20)' "$T/a.json" >/dev/null \
@@ -30,11 +32,11 @@ jq -e '[.explain[].rule] == ["stalls", "headroom"]
 
 "$BIN" verdict --json "$RKE" "$CPF" "$SCRAPE" > "$T/b.json"; rc=$?
 [ $rc = 1 ] && ok "check perf FAIL fails the lot (exit 1)" || bad "mixed: exit $rc"
-jq -e '[.explain[].rule] | (index("not-the-disk") != null) and (index("too-few-samples") != null)' "$T/b.json" >/dev/null \
+jqe '[.explain[].rule] | (index("not-the-disk") != null) and (index("too-few-samples") != null)' "$T/b.json" >/dev/null \
   && ok "not-the-disk and too-few-samples" || { bad "mixed explain"; jq .explain "$T/b.json"; }
-jq -e '.explain[] | select(.rule == "not-the-disk") | .advice | test("ionice -c2 -n0")' "$T/b.json" >/dev/null \
+jqe '.explain[] | select(.rule == "not-the-disk") | .advice | test("ionice -c2 -n0")' "$T/b.json" >/dev/null \
   && ok "not-the-disk recommends ionice" || bad "not-the-disk advice"
-jq -e '[.hosts[].jobs[] | select(.role == "check-perf")] | length == 1 and .[0].threshold_ns == null' "$T/b.json" >/dev/null \
+jqe '[.hosts[].jobs[] | select(.role == "check-perf")] | length == 1 and .[0].threshold_ns == null' "$T/b.json" >/dev/null \
   && ok "check perf row: role check-perf, no threshold of ours" || bad "check perf row"
 if command -v python3 >/dev/null && python3 -c 'import jsonschema' 2>/dev/null; then
   python3 -c 'import json, sys, jsonschema

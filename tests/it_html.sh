@@ -18,6 +18,8 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
+jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
 
 # shot HTML PNG: headless Chromium renders the page (its own profile dir, no network needed)
 shot() {

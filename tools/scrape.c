@@ -46,6 +46,20 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *user)
     return n;
 }
 
+/* etcd with client-cert-auth just drops a TLS client without a certificate (curl then reports a socket
+ * error), and a private CA fails verification: say which option helps. */
+static const char *tls_hint(const char *url, const scrape_tls *tls, CURLcode rc)
+{
+    if (strncmp(url, "https://", 8))
+        return "";
+    if (rc == CURLE_PEER_FAILED_VERIFICATION && !(tls && tls->cacert))
+        return " (etcd's CA: --cacert FILE)";
+    if (!(tls && tls->cert) && (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING ||
+                                rc == CURLE_SSL_CONNECT_ERROR))
+        return " (does etcd want a client certificate? --cert FILE --key FILE)";
+    return "";
+}
+
 int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len, char *err, size_t errlen)
 {
     *buf = NULL;
@@ -87,7 +101,7 @@ int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len
         if (b.toobig)
             snprintf(err, errlen, "%s: more than %u MiB (not etcd's /metrics?)", url, SCRAPE_MAX_BYTES >> 20);
         else if (rc != CURLE_OK)
-            snprintf(err, errlen, "%s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
+            snprintf(err, errlen, "%s: %s%s", url, cerr[0] ? cerr : curl_easy_strerror(rc), tls_hint(url, tls, rc));
         else
             snprintf(err, errlen, "%s: HTTP %ld%s", url, code,
                      code == 401 || code == 403 ? " (needs a client certificate? --cacert/--cert/--key)" : "");
