@@ -98,8 +98,11 @@ mkdir -p "$WORK/d4"
 [ "$(phase decided_by faithful)" = "phase 2" ] || fail "--faithful: decided by $(phase decided_by faithful)"
 nothing_left "$WORK/d4" "--faithful"
 
-# 5. every JSON: schema, and a PASS has crossed a rollover
+# 5. every JSON: schema, a PASS has crossed a rollover, and a phase-1 PASS was always put to the probe
 for r in idle kill int faithful; do
+  if [ "$(phase phase1.end $r)" = decided ] && [ "$(phase phase2 $r)" != null ]; then
+    [ "$(phase probe $r)" != null ] || fail "$r: phase 1 passed but phase 2 ran without the probe"
+  fi
   [ -s "$WORK/$r.json" ] || { fail "$r: no JSON"; continue; }
   if command -v python3 >/dev/null && python3 -c 'import jsonschema' 2>/dev/null; then
     python3 - "$TOP/doc/etcd-fio.schema.json" "$WORK/$r.json" <<'PY' || fail "$r: JSON does not match the schema"

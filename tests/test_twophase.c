@@ -85,7 +85,7 @@ static void test_probe(void **state)
     tp_probe p;
     /* etcd's lighter load is faster: confirmed */
     fior_bin pw[2] = {{500000, 230}, {1 * MS, 20}}, pb[2] = {{2 * MS, 18}, {5 * MS, 2}};
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, pb, 2, &p);
+    tp_probe_compare(hw, 2, hb, 2, pw, 2, pb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 1);
     assert_int_equal(p.heavy_wal_ns, 2 * MS);
     assert_int_equal(p.heavy_be_ns, 6 * MS);
@@ -94,18 +94,30 @@ static void test_probe(void **state)
     assert_int_equal(p.probe_be_n, 20);
     /* the lab's d0.5 point: slower under the lighter load (backend p90 19 ms against 6 ms) */
     fior_bin sb[2] = {{6 * MS, 15}, {19 * MS, 5}};
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, sb, 2, &p);
+    tp_probe_compare(hw, 2, hb, 2, pw, 2, sb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     assert_non_null(strstr(p.why, "backend 19"));
     assert_non_null(strstr(p.why, "slower under the lighter load"));
     /* the WAL alone inverted is enough to refuse */
     fior_bin sw[2] = {{1 * MS, 100}, {3 * MS, 100}};
-    tp_probe_compare(hw, 2, hb, 2, sw, 2, pb, 2, &p);
+    tp_probe_compare(hw, 2, hb, 2, sw, 2, pb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     /* no probe samples: nothing confirmed */
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, NULL, 0, &p);
+    tp_probe_compare(hw, 2, hb, 2, pw, 2, NULL, 0, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     assert_non_null(strstr(p.why, "no backend samples"));
+    /* a stall in the probe that phase 1's window missed: p90 unchanged (1 commit in 20), but one commit
+     * took 200 ms, over the 25 ms limit: refused */
+    fior_bin st[2] = {{2 * MS, 19}, {200 * MS, 1}};
+    tp_probe_compare(hw, 2, hb, 2, pw, 2, st, 2, 10 * MS, 25 * MS, &p);
+    assert_int_equal(p.ok, 0);
+    assert_int_equal(p.probe_be_max_ns, 200 * MS);
+    assert_non_null(strstr(p.why, "backend commit under etcd's load took 200 ms"));
+    /* just under the limits: confirmed */
+    fior_bin ok_b[2] = {{2 * MS, 19}, {5 * MS, 1}};
+    fior_bin ok_w[2] = {{500000, 240}, {1 * MS, 10}};
+    tp_probe_compare(hw, 2, hb, 2, ok_w, 2, ok_b, 2, 10 * MS, 25 * MS, &p);
+    assert_int_equal(p.ok, 1);
 }
 
 int main(void)

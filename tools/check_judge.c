@@ -138,7 +138,10 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
                  es.p.min_syncs);
     }
     es_state ov = es_overall(&es);
-    fior_verdict lib = res ? fior_result_verdict(res) : FIOR_UNKNOWN;
+    /* the library's verdict on the two jobs judged here, the latest run's (check_find_job): a run the
+     * library splits off in front (status documents written before the jobs started, e.g. during phase 1's
+     * first-segment fill) has no samples, is UNKNOWN, and must not veto the run that has them */
+    fior_verdict lib = res && h->njobs ? rm_jobs_verdict(h) : FIOR_UNKNOWN;
     h->verdict = FIOR_UNKNOWN;
     h->basis = RM_BASIS_NONE;
     cli_msg(h->status, sizeof h->status, "%s", problem[0] ? (e->stop == CHECK_USER ? "interrupted" : "fio-failed")

@@ -183,7 +183,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
             if (probe_from >= 0 && el - probe_from >= TP_PROBE_S) {
                 tp_probe_compare(ph->p1_wal->bins, ph->p1_wal->nbins, ph->p1_be->bins, ph->p1_be->nbins,
                                  wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL, bj ? bj->nbins : 0,
-                                 &ph->probe);
+                                 out->es.wal.threshold_ns, out->es.backend.threshold_ns, &ph->probe);
                 ph->probed = 1;
                 stop = ph->probe.ok; /* else phase 2 goes on and decides by itself */
                 how = CHECK_CONFIRMED;

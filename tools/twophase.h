@@ -13,8 +13,9 @@
  *    or TP_PHASE1_MAX_S passed;
  *  - after a phase-1 PASS, phase 2 (the faithful profile, as `check` always ran it) starts anyway and is
  *    the probe: once TP_PROBE_S seconds of it are in, the PASS stands only if, for each job, the probe's
- *    p90 is <= phase 1's p90 (the disk is not slower under etcd's load than under phase 1's) and phase 2
- *    has not decided FAIL; otherwise phase 2 simply goes on and decides as check did before.
+ *    p90 is <= phase 1's p90 (the disk is not slower under etcd's load than under phase 1's), no probe
+ *    sample reached the threshold, and phase 2 has not decided FAIL; otherwise phase 2 simply goes on and
+ *    decides as check did before.
  * Both phases' PASS looks share one error sequence (es_carry_pass_looks), so the PASS error per job stays
  * within 1 - confidence. */
 #ifndef ETCD_FIO_TWOPHASE_H
@@ -46,12 +47,16 @@ typedef struct tp_probe {
     int      ok;                 /* 1: the phase-1 PASS is confirmed */
     uint64_t heavy_wal_ns, probe_wal_ns, heavy_be_ns, probe_be_ns; /* TP_PROBE_Q points (0: no samples) */
     uint64_t probe_wal_n, probe_be_n;
+    uint64_t probe_wal_max_ns, probe_be_max_ns; /* the slowest probe sample of each job */
     char     why[256];           /* one line for the report */
 } tp_probe;
 
 /* Compares the probe's (phase 2's first TP_PROBE_S seconds) TP_PROBE_Q quantile of each job with phase
- * 1's final one. A job without probe samples cannot confirm anything (ok = 0). */
+ * 1's final one, and refuses as well when any probe sample reached its job's threshold (a stall that phase 1
+ * did not meet: its PASS came from a window without one). A job without probe samples cannot confirm
+ * anything (ok = 0). */
 void tp_probe_compare(const fior_bin *heavy_wal, size_t nhw, const fior_bin *heavy_be, size_t nhb,
-                      const fior_bin *probe_wal, size_t npw, const fior_bin *probe_be, size_t npb, tp_probe *out);
+                      const fior_bin *probe_wal, size_t npw, const fior_bin *probe_be, size_t npb, uint64_t wal_thr,
+                      uint64_t be_thr, tp_probe *out);
 
 #endif
