@@ -6,10 +6,12 @@ pass=0; fail=0; skip=0; failed=""
 LIMIT=${TEST_TIMEOUT:-600}
 for t in "$@"; do
   echo "=== $t"
+  t0=$(date +%s)
   case "$t" in
     *.sh) timeout -k 10 "$LIMIT" sh "$t"; rc=$? ;;
     *)    timeout -k 10 "$LIMIT" "$t"; rc=$? ;;
   esac
+  echo "--- $t: $(( $(date +%s) - t0 )) s"
   case $rc in
     0) pass=$((pass+1)) ;;
     77) skip=$((skip+1)); echo "--- skipped: $t" ;;
