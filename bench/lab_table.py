@@ -158,7 +158,8 @@ def trace_commits(pdir):
     """Per part (etcd-s, ours-s, etcd-m, ours-m of each run, in that order), the device time of each
     backend commit from labfs's trace: its two db syncs (page sync + meta sync), arrival to finish, so
     queueing behind WAL syncs included. The db file of a part is the inode whose syncs carry > 12 KiB on
-    average (the WAL's carry one or two pages, the classic job's 2,300 bytes)."""
+    average, every other one the 4096-byte meta page (a WAL's syncs carry a few pages of entries, the
+    classic job's one page)."""
     seen, order = {}, []
     for t in sorted(glob.glob(os.path.join(pdir, "labfs.trace.*"))):
         with open(t, encoding="utf-8") as f:
@@ -171,7 +172,10 @@ def trace_commits(pdir):
                     seen[ino] = []
                     order.append(ino)
                 seen[ino].append((int(r[0]), int(r[2]), int(r[3])))
-    dbs = [i for i in order if len(seen[i]) >= 100 and sum(x[2] for x in seen[i]) / len(seen[i]) > 12288]
+    def is_db(v):  # bbolt: every other sync is the 4096-byte meta page, the ones between carry the pages
+        return (len(v) >= 100 and sum(x[2] for x in v) / len(v) > 12288
+                and sum(1 for x in v if x[2] == 4096) >= 0.3 * len(v))
+    dbs = [i for i in order if is_db(seen[i])]
     out = []
     for i in dbs:
         v, commits, k = seen[i], [], 0
