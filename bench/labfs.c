@@ -135,8 +135,10 @@ static void write_stats(void)
     if (!S.stats_path)
         return;
     FILE *f = fopen(S.stats_path, "w");
-    if (!f)
+    if (!f) {
+        fprintf(stderr, "labfs: %s: %s\n", S.stats_path, strerror(errno));
         return;
+    }
     const labdev_stats *s = labdev_get_stats(S.dev);
     char m[256];
     labdev_format(&S.cfg, m, sizeof m);
