@@ -19,76 +19,6 @@ typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E,
     char *ioengine;
 } desc;
 
-/* A small string → index map, so that large (or hostile) inputs stay linear: job identities for the
- * status-interval de-duplication and job descriptions by name. Open addressing, FNV-1a. */
-typedef struct kidx {
-    char  **keys;
-    size_t *vals;
-    size_t  cap, n;
-} kidx;
-
-static uint64_t fnv(const char *k)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * 1099511628211ULL;
-    return h;
-}
-
-static size_t *kidx_find(const kidx *x, const char *key)
-{
-    if (!x->cap)
-        return NULL;
-    for (size_t i = fnv(key) & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
-        if (!x->keys[i])
-            return NULL;
-        if (!strcmp(x->keys[i], key))
-            return &x->vals[i];
-    }
-}
-
-/* Adds key → val unless the key is there. Takes ownership of key. -1 on allocation failure. */
-static int kidx_put(kidx *x, char *key, size_t val)
-{
-    if (!key)
-        return -1;
-    if (kidx_find(x, key)) {
-        free(key);
-        return 0;
-    }
-    if (2 * (x->n + 1) > x->cap) {
-        size_t nc = x->cap ? 2 * x->cap : 64;
-        kidx y = {calloc(nc, sizeof(char *)), calloc(nc, sizeof(size_t)), nc, 0};
-        if (!y.keys || !y.vals) {
-            free(y.keys);
-            free(y.vals);
-            free(key);
-            return -1;
-        }
-        for (size_t i = 0; i < x->cap; i++)
-            if (x->keys[i])
-                kidx_put(&y, x->keys[i], x->vals[i]);
-        free(x->keys);
-        free(x->vals);
-        *x = y;
-    }
-    size_t i = fnv(key) & (x->cap - 1);
-    while (x->keys[i])
-        i = (i + 1) & (x->cap - 1);
-    x->keys[i] = key;
-    x->vals[i] = val;
-    x->n++;
-    return 0;
-}
-
-static void kidx_free(kidx *x)
-{
-    for (size_t i = 0; i < x->cap; i++)
-        free(x->keys[i]);
-    free(x->keys);
-    free(x->vals);
-}
-
 static char *job_key(const fior_job *j)
 {
     char *k = NULL;
@@ -116,8 +46,8 @@ typedef struct nstate {
     int          nhosts;
     desc        *descs;
     size_t       ndescs, dcap;
-    kidx         didx;         /* "name\x1fgroup" → descs[] */
-    kidx         jidx;         /* job identity → r->jobs[] */
+    fior__strmap         didx;         /* "name\x1fgroup" → descs[] */
+    fior__strmap         jidx;         /* job identity → r->jobs[] */
     int          fio_seen;     /* version or description line seen: this is fio output */
     int          in_job;
     fior__jobb   job;
@@ -250,7 +180,7 @@ static fior_status finish_job(nstate *s)
             fior__job_clear(&s->job);
             return nomem(s);
         }
-        size_t *at = kidx_find(&s->jidx, key);
+        size_t *at = fior__strmap_find(&s->jidx, key);
         if (at) {
             free(key);
             fior__report_replace(s->r, *at, &s->job);
@@ -263,7 +193,7 @@ static fior_status finish_job(nstate *s)
         fior__job_clear(&s->job);
         return nomem(s);
     }
-    if (key && kidx_put(&s->jidx, key, idx))
+    if (key && fior__strmap_put(&s->jidx, key, idx))
         return nomem(s);
     return FIOR_OK;
 }
@@ -330,7 +260,7 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     d->name = strndup(name, (size_t)(mark - name));
     d->ioengine = strndup(e, en);
     s->ndescs++;
-    if (!d->name || !d->ioengine || kidx_put(&s->didx, desc_key(d->name, d->group), s->ndescs - 1))
+    if (!d->name || !d->ioengine || fior__strmap_put(&s->didx, desc_key(d->name, d->group), s->ndescs - 1))
         return nomem(s);
     return FIOR_OK;
 }
@@ -564,7 +494,7 @@ static fior_status finish_input(nstate *s)
         if (!j->host && s->nhosts == 1 && fior__job_set(&j->host, s->host1, strlen(s->host1)))
             return nomem(s);
         char *key = j->ioengine ? NULL : desc_key(j->name, j->group);
-        size_t *d = key ? kidx_find(&s->didx, key) : NULL;
+        size_t *d = key ? fior__strmap_find(&s->didx, key) : NULL;
         free(key);
         if (d && fior__job_set(&j->ioengine, s->descs[*d].ioengine, strlen(s->descs[*d].ioengine)))
             return nomem(s);
@@ -579,7 +509,7 @@ static void descs_free(nstate *s)
         free(s->descs[d].ioengine);
     }
     s->ndescs = 0;
-    kidx_free(&s->didx);
+    fior__strmap_free(&s->didx);
     memset(&s->didx, 0, sizeof s->didx);
 }
 
@@ -593,7 +523,7 @@ static fior_status new_run(nstate *s)
         return st;
     if ((st = finish_input(s)) != FIOR_OK)
         return st;
-    kidx_free(&s->jidx);
+    fior__strmap_free(&s->jidx);
     memset(&s->jidx, 0, sizeof s->jidx);
     descs_free(s);
     free(s->version);
@@ -642,7 +572,7 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     fior__job_clear(&s.job);
     descs_free(&s);
     free(s.descs);
-    kidx_free(&s.jidx);
+    fior__strmap_free(&s.jidx);
     free(s.line);
     free(s.version);
     free(s.host1);

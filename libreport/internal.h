@@ -120,6 +120,18 @@ int         fior__is_etcd_engine(const char *ioengine);
  * job judged against 10 ms, not 25 ms. */
 fior_role   fior__job_role(const char *ioengine, const char *etcd_mode, int mode_is_the_jobs);
 
+/* A string → index map (strmap.c); zero-initialised means empty. */
+typedef struct fior__strmap {
+    char  **keys;
+    size_t *vals;
+    size_t  cap, n;
+} fior__strmap;
+size_t     *fior__strmap_find(const fior__strmap *x, const char *key);  /* NULL when absent */
+/* Adds key → val unless the key is there. Takes ownership of key (also on failure). -1 when out of
+ * memory (the map is unchanged). */
+int         fior__strmap_put(fior__strmap *x, char *key, size_t val);
+void        fior__strmap_free(fior__strmap *x);  /* frees the keys; the map must be zeroed to be reused */
+
 /* Small text helpers shared by the text readers. */
 int         fior__is_space(char c);
 /* Locale-independent number readers for NUL-terminated text: advance *p past the number; -1 when there
