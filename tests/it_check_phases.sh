@@ -27,7 +27,8 @@ nothing_left() { # DIR LABEL
 
 # 1. slow only when idle
 mkdir -p "$WORK/d1"
-env LD_PRELOAD="$SHIM${LD_PRELOAD:+ $LD_PRELOAD}" FAULT_CALL=fdatasync FAULT_DELAY_MS=30 FAULT_IDLE_MS=4 \
+SFIO=$(fio_with_shim "$WORK/bin")
+env PATH="$WORK/bin:$PATH" FIO="$SFIO" FAULT_CALL=fdatasync FAULT_DELAY_MS=30 FAULT_IDLE_MS=4 \
   FAULT_PATH_SUBSTR=etcd-fio. FAULT_LOG="$WORK/shim.log" \
   "$CLI" check --json --max-time 60 "$WORK/d1" > "$WORK/idle.json" 2> "$WORK/idle.err"
 rc=$?

@@ -44,10 +44,8 @@ done
 # The shim goes into fio only, through a wrapper (FIO and PATH): an ASan-built etcd-fio (check-asan) must
 # not get it preloaded ahead of the ASan runtime.
 if "$CLI" check --help >/dev/null 2>&1; then
-  mkdir -p "$WORK/c" "$WORK/bin"
-  realfio=$(command -v "$FIO")
-  printf '#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" exec "%s" "$@"\n' "$SHIM" "$realfio" > "$WORK/bin/fio"
-  chmod +x "$WORK/bin/fio"
+  mkdir -p "$WORK/c"
+  fio_with_shim "$WORK/bin" > /dev/null
   # shellcheck disable=SC2086
   env PATH="$WORK/bin:$PATH" FIO="$WORK/bin/fio" FAULT_LOG="$WORK/check-shim.log" $SLOW \
     timeout -k 5 150 "$CLI" check --max-time 60 "$WORK/c" > "$WORK/check.out" 2> "$WORK/check.err"

@@ -29,3 +29,13 @@ etcd_state() {
     if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
   done)
 }
+# fio_with_shim DIR: writes DIR/fio, a fio that runs with the fault shim preloaded, and prints its path.
+# The shim goes into fio only (FIO=… and PATH): an ASan-built etcd-fio (check-asan) must not get it
+# preloaded ahead of the ASan runtime; under check-asan $FIO is the ASan wrapper, which puts libasan first.
+fio_with_shim() {
+    mkdir -p "$1"
+    printf '#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" exec "%s" "$@"\n' "$SHIM" "$(command -v "$FIO")" > "$1/fio"
+    chmod +x "$1/fio"
+    echo "$1/fio"
+}
+
