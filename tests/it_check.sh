@@ -22,7 +22,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # 1. text output
 # --force: where this node's etcd data directory is on another disk the check would (rightly) refuse a
 # directory under the build tree; the refusal itself is tested in it_check_throttled.sh.
-SHORT="--max-time 15 --min-syncs 50 --accept-point-estimate"  # 15 s: the backend must reach 50 commits under ASan on a loaded machine
+SHORT="--max-time 15 --min-syncs 50 --accept-point-estimate --faithful"  # 15 s: 50 backend commits under ASan on a loaded machine; --faithful: the phases are it_check_phases.sh's
 # shellcheck disable=SC2086
 "$BIN" check "$dir" --force $SHORT > "$work/out.txt" 2> "$work/err.txt"
 rc=$?
