@@ -262,3 +262,28 @@ void cli_hostname(char *buf, size_t len)
         buf[0] = '\0';
     buf[len - 1] = '\0';
 }
+
+int cli_criteria_opt(const cli_parse *p, int id, fior_criteria *c)
+{
+    double v;
+    uint64_t n;
+    switch (id) {
+    case 'p':
+        if (cli_double(p, 1e-9, 100 - 1e-9, &v))
+            return -1;
+        fior_criteria_set_percentile(c, v);
+        return 1;
+    case 'w':
+    case 'b':
+        if (cli_double(p, 1e-6, 1e9, &v))
+            return -1;
+        fior_criteria_set_threshold(c, id == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, (uint64_t)(v * 1e6 + 0.5));
+        return 1;
+    case 'n':
+        if (cli_uint(p, 0, UINT64_MAX - 1, &n))
+            return -1;
+        fior_criteria_set_min_samples(c, n);
+        return 1;
+    }
+    return 0;
+}

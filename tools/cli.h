@@ -48,6 +48,11 @@ int cli_uint(const cli_parse *p, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A byte count > 0 with an optional K, M or G suffix (powers of 1024). */
 int cli_bytes(const cli_parse *p, uint64_t *out);
 
+/* The judging criteria options of verdict and compare, by their option ids: 'p' --percentile P, 'w' --wal-ms T,
+ * 'b' --backend-ms T, 'n' --min-samples N. 1 when `id` was one of them and is set in c, 0 when it is not
+ * one of them, -1 after the message for a bad value. */
+int cli_criteria_opt(const cli_parse *p, int id, fior_criteria *c);
+
 /* "etcd-fio CMD: " + message on stderr. */
 void cli_err(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* snprintf that may cut (paths in messages). */

@@ -124,25 +124,14 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv, lo);
     while ((c = cli_next(&p)) > 0) {
-        double v;
-        uint64_t n;
         switch (c) {
         case 'j': json = 1; break;
         case 'p':
-            if (cli_double(&p, 1e-9, 100 - 1e-9, &v))
-                goto out;
-            fior_criteria_set_percentile(crit, v);
-            break;
         case 'w':
         case 'b':
-            if (cli_double(&p, 1e-6, 1e9, &v))
-                goto out;
-            fior_criteria_set_threshold(crit, c == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, (uint64_t)(v * 1e6 + 0.5));
-            break;
         case 'n':
-            if (cli_uint(&p, 0, UINT64_MAX - 1, &n))
+            if (cli_criteria_opt(&p, c, crit) < 0)
                 goto out;
-            fior_criteria_set_min_samples(crit, n);
             break;
         case 'i':
             if (cli_double(&p, 1e-3, 86400, &interval))

@@ -8,17 +8,11 @@
 #include "cli.h"
 #include "out.h"
 #include "outfile.h"
+#include "svg.h"
 
 void html_text(FILE *f, const char *s)
 {
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
+    svg_put_text(f, s); /* the same escaping as the SVG's text */
 }
 
 static const char *verdict_class(fior_verdict v)

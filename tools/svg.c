@@ -11,7 +11,7 @@
 #define PT 70.0
 #define PB 110.0
 
-static void put_text(FILE *f, const char *s)
+void svg_put_text(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -88,13 +88,13 @@ int svg_write(FILE *f, const svg_plot *p)
                "font-family=\"sans-serif\" font-size=\"13\">\n",
             W, H, W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<title>");
-    put_text(f, p->title);
+    svg_put_text(f, p->title);
     fprintf(f, "</title>\n<text class=\"title\" x=\"%g\" y=\"28\" font-size=\"18\" font-weight=\"bold\">", PL);
-    put_text(f, p->title);
+    svg_put_text(f, p->title);
     fprintf(f, "</text>\n");
     if (p->subtitle) {
         fprintf(f, "<text class=\"subtitle\" x=\"%g\" y=\"50\" fill=\"#444\">", PL);
-        put_text(f, p->subtitle);
+        svg_put_text(f, p->subtitle);
         fprintf(f, "</text>\n");
     }
 
@@ -147,7 +147,7 @@ int svg_write(FILE *f, const svg_plot *p)
         fprintf(f, "<text x=\"%.1f\" y=\"%g\" fill=\"%s\" font-size=\"12\" text-anchor=\"%s\" "
                    "stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">",
                 left ? px - 4 : px + 4, PT + 14 + 16.0 * (double)i, p->vlines[i].color, left ? "end" : "start");
-        put_text(f, p->vlines[i].label);
+        svg_put_text(f, p->vlines[i].label);
         fprintf(f, "</text>\n");
     }
 
@@ -159,7 +159,7 @@ int svg_write(FILE *f, const svg_plot *p)
         if (!n)
             continue;
         fprintf(f, "<path class=\"series\" data-label=\"");
-        put_text(f, s->label);
+        svg_put_text(f, s->label);
         fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", s->color);
         double prev = 1.0;
         int first = 1;
@@ -184,7 +184,7 @@ int svg_write(FILE *f, const svg_plot *p)
         fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"3\"/>\n", PL, ly - 4,
                 PL + 28, ly - 4, p->series[i].color);
         fprintf(f, "<text class=\"legend\" x=\"%g\" y=\"%g\">", PL + 36, ly);
-        put_text(f, p->series[i].label);
+        svg_put_text(f, p->series[i].label);
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</svg>\n");

@@ -32,6 +32,9 @@ typedef struct svg_plot {
     size_t            nvlines;
 } svg_plot;
 
+/* Writes s escaped for XML/HTML text and attribute values (<, >, &, "). */
+void svg_put_text(FILE *f, const char *s);
+
 /* Writes the SVG document. Returns 0, or -1 when the stream reports a write error. */
 int svg_write(FILE *f, const svg_plot *p);
 
