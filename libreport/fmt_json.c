@@ -359,13 +359,23 @@ static int push(jdoc *d, int kind, const char *name)
     return 1;
 }
 
+/* fio nests 6 deep; yajl keeps a byte per open container, so a hostile "[[[[…" would take memory in
+ * proportion to the input: deeper than this is refused and the parse stopped. */
+#define JDOC_MAX_NEST 256
+
+static int nest_skip(jdoc *d)
+{
+    if (++d->skip + (unsigned)(d->depth > 0 ? d->depth : 0) < JDOC_MAX_NEST)
+        return 1;
+    fail(d, FIOR_E_PARSE, d->last_off, "objects and arrays nested at most 256 deep");
+    return 0;
+}
+
 static int cb_start_map(void *ctx)
 {
     jdoc *d = D;
-    if (d->skip || d->failed) {
-        d->skip++;
-        return 1;
-    }
+    if (d->skip || d->failed)
+        return nest_skip(d);
     if (d->depth < 0) {  /* the document itself */
         d->depth = 0;
         memset(&d->st[0], 0, sizeof d->st[0]);
@@ -427,17 +437,14 @@ static int cb_start_map(void *ctx)
         fail(d, FIOR_E_PARSE, d->last_off, "bin counts as whole numbers >= 0");
         break;
     }
-    d->skip++;
-    return 1;
+    return nest_skip(d);
 }
 
 static int cb_start_array(void *ctx)
 {
     jdoc *d = D;
-    if (d->skip || d->failed) {
-        d->skip++;
-        return 1;
-    }
+    if (d->skip || d->failed)
+        return nest_skip(d);
     jframe *f = top(d);
     int k = f->key;
     f->key = K_NONE;
@@ -457,8 +464,7 @@ static int cb_start_array(void *ctx)
     } else if (f->kind == F_SYNC && k == K_LAT_NS) {
         fail(d, FIOR_E_PARSE, d->last_off, "an object");
     }
-    d->skip++;
-    return 1;
+    return nest_skip(d);
 }
 
 static void lat_end(jdoc *d, const jframe *f)

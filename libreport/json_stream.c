@@ -248,6 +248,16 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
                 return first;
             continue;
         }
+        if (ys == yajl_status_client_canceled) { /* fmt_json.c stopped it (nesting): its message */
+            memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+            set_first(s, &first, d->failed ? d->failed : FIOR_E_PARSE);
+            doc_close(s);
+            fior__report_clear(s->doc);
+            s->bol = 0;
+            i += used ? used : 1;
+            g0 = i;
+            continue;
+        }
         char msg[160];
         yajl_msg(s->h, msg, sizeof msg);
         fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",

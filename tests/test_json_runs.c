@@ -297,6 +297,13 @@ static void contradictions_are_unknown(void **state)
         fail_msg("'%s' lacks '%s'", fior_report_error(r), want);
     assert_int_equal(fior_report_njobs(r), 0);
     fior_report_free(r);
+    /* nesting is bounded (yajl's stack grows with it): a hostile "[[[[…" stops at 256 with a message */
+    static char deep[100010];
+    memcpy(deep, "{\"x\": ", 6);
+    memset(deep + 6, '[', sizeof deep - 7);
+    r = parse("deep.json", deep, strlen(deep), FIOR_E_PARSE);
+    assert_non_null(strstr(fior_report_error(r), "expected objects and arrays nested at most 256 deep"));
+    fior_report_free(r);
     const char *negmax = JOB("\"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 500, \"max\": -0}}");
     r = parse("negmax.json", negmax, strlen(negmax), FIOR_E_PARSE);
     assert_non_null(strstr(fior_report_error(r), "\"min\"/\"max\" as numbers >= 0 at jobs[0].sync.lat_ns"));
