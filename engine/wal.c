@@ -82,8 +82,13 @@ static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, s
     size_t hn = walrec_frame_head(head, type, w->crc, has_data, l1 + l2, &pad, &total);
     if (total <= pw_room(&w->pw)) {
         unsigned char *p = pw_reserve(&w->pw, lend ? hn + l1 : total);
-        memcpy(p, head, hn);
-        if (l1)
+        /* constant-size copies (inlined moves, no library call per piece): the page writer's buffer has a
+         * page of slack beyond the watermark, so the bytes past hn and l1 land in free space and the next
+         * piece overwrites them */
+        memcpy(p, head, WALREC_FRAME_HEAD_MAX);
+        if (l1 && l1 <= WALREC_HEAD_MAX) /* every d1 here is a WALREC_HEAD_MAX array (walrec.h helpers) */
+            memcpy(p + hn, d1, WALREC_HEAD_MAX);
+        else if (l1)
             memcpy(p + hn, d1, l1);
         if (lend) {
             pw_lend(&w->pw, d2, l2); /* fits: total did; an earlier lent payload was copied in first */
