@@ -32,13 +32,19 @@ enum {
     K__COUNT
 };
 
-static const char *const key_name[K__COUNT] = {
-    "", "fio version", "timestamp", "timestamp_ms", "global options", "jobs", "client_stats",
-    "jobname", "groupid", "error", "hostname", "port", "job options", "write", "sync", "elapsed", "job_runtime",
-    "iops", "bw_bytes", "total_ios", "clat_ns",
-    "lat_ns", "N", "min", "max", "mean", "stddev", "percentile", "bins",
-    "ioengine", "etcd_mode", "fdatasync", "fsync", "gtod_reduce",
+#define KEY(s) {s, sizeof s - 1}
+static const struct {
+    const char *name;
+    size_t      len;
+} keys[K__COUNT] = {
+    KEY(""), KEY("fio version"), KEY("timestamp"), KEY("timestamp_ms"), KEY("global options"), KEY("jobs"),
+    KEY("client_stats"), KEY("jobname"), KEY("groupid"), KEY("error"), KEY("hostname"), KEY("port"),
+    KEY("job options"), KEY("write"), KEY("sync"), KEY("elapsed"), KEY("job_runtime"), KEY("iops"),
+    KEY("bw_bytes"), KEY("total_ios"), KEY("clat_ns"), KEY("lat_ns"), KEY("N"), KEY("min"), KEY("max"),
+    KEY("mean"), KEY("stddev"), KEY("percentile"), KEY("bins"), KEY("ioengine"), KEY("etcd_mode"),
+    KEY("fdatasync"), KEY("fsync"), KEY("gtod_reduce"),
 };
+#undef KEY
 
 static const unsigned char keys_root[] = {K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS,
                                           K_CLIENT_STATS, 0};
@@ -55,14 +61,13 @@ static const unsigned char *const frame_keys[] = {
     [F_SYNC] = keys_sync, [F_LAT] = keys_lat, [F_OPTS] = keys_opts,
 };
 
+/* Called for every key of every object read (most of them skipped): length and first byte before memcmp. */
 static int key_id(int kind, const unsigned char *k, size_t n)
 {
     const unsigned char *ids = frame_keys[kind];
-    for (; ids && *ids; ids++) {
-        const char *name = key_name[*ids];
-        if (strlen(name) == n && !memcmp(name, k, n))
+    for (; ids && *ids; ids++)
+        if (keys[*ids].len == n && keys[*ids].name[0] == (char)k[0] && !memcmp(keys[*ids].name, k, n))
             return *ids;
-    }
     return K_NONE;
 }
 
@@ -133,7 +138,7 @@ static int fail(jdoc *d, fior_status st, size_t off, const char *what)
     const jframe *f = &d->st[d->depth];
     char k[48] = "";
     if (f->key && f->kind != F_PCT && f->kind != F_BINS)
-        snprintf(k, sizeof k, "%s%s", p[0] ? "." : "", key_name[f->key]);
+        snprintf(k, sizeof k, "%s%s", p[0] ? "." : "", keys[f->key].name);
     if (st == FIOR_E_NOMEM)
         fior__seterr(d->out, "%s: out of memory", d->source);
     else
@@ -169,10 +174,10 @@ static void dup_key(jdoc *d, int key, size_t off)
     if (!d->in_job) {  /* the document's own keys, or its global options */
         if (!d->doc_doubt[0])
             snprintf(d->doc_doubt, sizeof d->doc_doubt, "two \"%s\" keys in %s (byte %zu): which one is fio's "
-                     "is unknown", key_name[key], p[0] ? p : "the document", off);
+                     "is unknown", keys[key].name, p[0] ? p : "the document", off);
         return;
     }
-    doubt(d, "two \"%s\" keys in %s (byte %zu): which one is fio's is unknown", key_name[key], p, off);
+    doubt(d, "two \"%s\" keys in %s (byte %zu): which one is fio's is unknown", keys[key].name, p, off);
 }
 
 /* ---- numbers (yajl hands over the text; read here without locale or strtod) ---- */
@@ -451,7 +456,7 @@ static int cb_start_array(void *ctx)
     if (f->kind == F_ROOT && (k == K_JOBS || k == K_CLIENT_STATS)) {
         d->has_jobs = 1;
         push(d, F_JOBS, "");
-        top(d)->array_name = key_name[k];
+        top(d)->array_name = keys[k].name;
         top(d)->client_stats = k == K_CLIENT_STATS;
         return 1;
     }
