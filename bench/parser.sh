@@ -54,8 +54,16 @@ bench_cmd() {
   rc=$?
   case "$name:$rc" in verdict_*:0|verdict_*:1|*:0) ;; *)
     bench_record parser "$name MB/s" ERR "" "exit $rc: $(head -c 160 "$OUT/err-$name.txt" | tr '\n\t' '  ')"; return 1 ;; esac
-  hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/hf-$name.json" -- "$*" > "$OUT/hf-$name.log" 2>&1 || {
+  # hyperfine -N splits its command like a shell: quote every argument (the python program has spaces and
+  # quotes; an unquoted "$*" once timed `python3 -c import` failing at once instead of reading the JSON)
+  cmd=""
+  for a in "$@"; do cmd="$cmd '$(printf %s "$a" | sed "s/'/'\\\\''/g")'"; done
+  hyperfine -N -i --warmup 2 --runs "$RUNS" --export-json "$OUT/hf-$name.json" -- "$cmd" > "$OUT/hf-$name.log" 2>&1 || {
     bench_record parser "$name" ERR "" "hyperfine failed (see $OUT/hf-$name.log)"; return 1; }
+  bad=$($PY -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]
+ok={0,1} if sys.argv[2].startswith("verdict_") else {0}
+print(",".join(str(c) for c in r.get("exit_codes", []) if c not in ok))' "$OUT/hf-$name.json" "$name")
+  [ -z "$bad" ] || { bench_record parser "$name MB/s" ERR "" "timed runs exited $bad (see $OUT/hf-$name.log)"; return 1; }
   set -- $(hf_times "$OUT/hf-$name.json")
   wall=$1; cpu=$2
   rss=$(tail -n1 "$OUT/rss-$name.txt")
