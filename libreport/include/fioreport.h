@@ -152,7 +152,7 @@ typedef struct fior_job {
     const char *summary;           /* etcdctl check perf: "throughput 974 writes/s, slowest request 468 ms,
                                     * stddev 28.2 ms" (the failing checks marked), or NULL */
 
-    /* added for several fio outputs in one input */
+    /* added in 2.1 for several fio outputs in one input */
     unsigned    run;               /* which fio run of its input the job comes from, 0-based. Several fio outputs
                                     * in one input (concatenated files) are separate runs and every run is
                                     * judged; a --status-interval stream (the same jobs, later timestamps)
