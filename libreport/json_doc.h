@@ -7,7 +7,24 @@
 
 #include "internal.h"
 
-/* The objects whose keys are read; every other value is skipped as it goes by. */
+/* The keys read (their names: fior__jkey); every other key's value is skipped as it goes by. */
+enum {
+    K_NONE = 0,
+    /* document */
+    K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS, K_CLIENT_STATS,
+    /* job */
+    K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS, K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME,
+    /* write */
+    K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS,
+    /* sync, lat_ns, clat_ns */
+    K_LAT_NS, K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS,
+    /* options */
+    K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD,
+    K__COUNT
+};
+const char *fior__jkey(int k);
+
+/* The objects whose keys are read. */
 enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_WRITE, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS };
 
 #define JDOC_DEPTH 8  /* root > jobs[] > job > sync > lat_ns > percentile is the deepest path read */
@@ -65,6 +82,31 @@ typedef struct jdoc {
 } jdoc;
 
 extern const yajl_callbacks fior__jdoc_callbacks;
+
+/* json_job.c */
+/* 1-based byte of a token yajl hands over at p (n bytes; is_str: a string's content) */
+size_t      fior__jtok_off(jdoc *d, const void *p, size_t n, int is_str);
+void        fior__jpath(const jdoc *d, char *out, size_t n);   /* "jobs[3].sync.lat_ns" */
+/* A parse error at byte off ("expected WHAT at PATH"): the document fails, reading goes on to its end. 1. */
+int         fior__jfail(jdoc *d, fior_status st, size_t off, const char *what);
+/* The job's first contradiction, as its defect (the verdict: UNKNOWN with this reason). */
+void        fior__jdoubt(jdoc *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+typedef struct jnum {
+    int      neg, is_int, big; /* big: an integer beyond uint64 */
+    uint64_t u;
+    double   d;
+} jnum;
+void        fior__jnum_read(const char *s, size_t n, jnum *v);
+int         fior__jnum_ok(const jnum *v);      /* a finite number >= 0 (not -0) below 1.8e19 */
+uint64_t    fior__jnum_u64(const jnum *v);
+int         fior__jsetstr(jdoc *d, const char **field, const unsigned char *s, size_t n); /* 0, -1 nomem */
+void        fior__jjob_begin(jdoc *d);
+void        fior__jjob_end(jdoc *d, const jframe *f);  /* f: the job's frame; pushes the job into d->out */
+void        fior__jpush_held(jdoc *d);                 /* a held "All clients" entry was not the last */
 
 /* d must be zeroed before its first use. begin clears `out` and starts a document at byte doc_off. */
 void        fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off);
