@@ -29,14 +29,15 @@ void pw_retarget(pagewriter *pw, int fd, size_t page_offset)
     pw->buffered = 0;
 }
 
-/* One logical write of len bytes; os.File.Write in Go also loops over short writes. */
-static int raw_write(pagewriter *pw, const unsigned char *p, size_t len)
+/* One logical write of the pieces v[0..nv) (total bytes); os.File.Write in Go also loops over short
+ * writes. One piece goes out with write(2) as etcd's does, a lent payload's three with writev(2). */
+static int write_all(pagewriter *pw, struct iovec *v, int nv, size_t total)
 {
     if (pw->observe)
-        pw->observe(pw->observe_arg, p, len);
+        pw->observe(pw->observe_arg, v[0].iov_base, total);
     pw->nwrites++;
-    while (len) {
-        ssize_t n = write(pw->fd, p, len);
+    while (total) {
+        ssize_t n = nv == 1 ? write(pw->fd, v->iov_base, v->iov_len) : writev(pw->fd, v, nv);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -44,11 +45,23 @@ static int raw_write(pagewriter *pw, const unsigned char *p, size_t len)
         }
         if (n == 0)
             return -EIO;
-        p += n;
-        len -= (size_t)n;
+        total -= (size_t)n;
         pw->bytes_out += (uint64_t)n;
+        size_t left = (size_t)n;
+        for (; nv && left >= v->iov_len; v++, nv--)
+            left -= v->iov_len;
+        if (nv && left) { /* a short write ended inside *v */
+            v->iov_base = (char *)v->iov_base + left;
+            v->iov_len -= left;
+        }
     }
     return 0;
+}
+
+static int raw_write(pagewriter *pw, const unsigned char *p, size_t len)
+{
+    struct iovec v = {(void *)p, len};
+    return write_all(pw, &v, 1, len);
 }
 
 void pw_take_back(pagewriter *pw)
@@ -89,38 +102,13 @@ int pw_lend(pagewriter *pw, const void *p, size_t len)
     return 0;
 }
 
-/* The buffer with its lent payload in place, as one writev(2) (looping over short writes like raw_write). */
+/* The buffer with its lent payload in place, as one writev(2). */
 static int raw_writev(pagewriter *pw)
 {
     struct iovec iov[3] = {{pw->buf, pw->lent_at},
                            {(void *)pw->lent, pw->lent_len},
                            {pw->buf + pw->lent_at, pw->buffered - pw->lent_at}};
-    size_t total = pw->buffered + pw->lent_len;
-    if (pw->observe)
-        pw->observe(pw->observe_arg, pw->buf, total);
-    pw->nwrites++;
-    struct iovec *v = iov;
-    int nv = 3;
-    while (total) {
-        ssize_t n = writev(pw->fd, v, nv);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            return -EIO;
-        total -= (size_t)n;
-        pw->bytes_out += (uint64_t)n;
-        size_t left = (size_t)n;
-        for (; nv && left >= v->iov_len; v++, nv--)
-            left -= v->iov_len;
-        if (nv && left) {  /* a short write ended inside *v */
-            v->iov_base = (char *)v->iov_base + left;
-            v->iov_len -= left;
-        }
-    }
-    return 0;
+    return write_all(pw, iov, 3, pw->buffered + pw->lent_len);
 }
 
 int pw_flush(pagewriter *pw)

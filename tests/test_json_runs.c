@@ -15,25 +15,10 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "tslurp.h"
 
 #define FX(name) TEST_FIXTURES "/fio/" name
 #define MS 1000000ULL
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
 
 /* a + b as one buffer (NUL-terminated) */
 static char *cat2(const char *a, size_t alen, const char *b, size_t blen, size_t *len)
