@@ -120,6 +120,7 @@ void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out
     if (r2 && ph2->probed) {
         json_object *p = json_object_new_object();
         json_object_object_add(p, "ok", json_object_new_boolean(ph2->probe.ok));
+        json_object_object_add(p, "why", json_object_new_string(ph2->probe.why));
         json_object_object_add(p, "quantile", json_object_new_double(TP_PROBE_Q));
         json_object_object_add(p, "phase1_wal_ns", i64(ph2->probe.heavy_wal_ns));
         json_object_object_add(p, "phase2_wal_ns", i64(ph2->probe.probe_wal_ns));
