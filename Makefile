@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # etcd-fio top-level build. Each module keeps its own rules in <dir>/rules.mk (one owner per file);
 # this file only holds the shared flags, the aggregate targets and the deps/fio-source plumbing.
 BUILD    ?= build

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # backend_pattern.sh — how real etcd's bbolt commits write, beside the engine's backend mode: pages per
 # commit, contiguous runs of pages per commit (what an IOPS-limited disk pays for) and the share of pages
 # appended at the high-water mark. Both are traced with `strace -f -e pwrite64,fdatasync` on this tree's

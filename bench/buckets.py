@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """buckets.py — one quantile rule for every column of the bench tables.
 
 etcd exposes its disk latencies only as Prometheus histograms with buckets le = 1 ms x 2^k (k = 0..13) and +Inf.

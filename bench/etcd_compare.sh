@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # etcd_compare.sh — real etcd beside etcd-fio's profile beside the classic fio job, on one filesystem.
 # Runs, one after another in DIR: (1) a fresh real etcd (loopback ports) under `etcdctl check perf --load=L`
 # for SECONDS, reading the deltas of its WAL-fsync and backend-commit histograms from /metrics; (2) the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fast_check.sh — issue 15's normal-disk target: `etcd-fio check DIR` (two phases) against the classic job
 # (fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=2300) in the same directory, alternating,
 # RUNS pairs (the machine is shared: each row carries the 1-min load average; which goes first alternates).

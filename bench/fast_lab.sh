@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fast_lab.sh — check's two phases on the slow-disk lab (issue 15): at every lab point (labfs, labdev.h
 # models; bench/lab.sh's points by default), alternating, RUNS times:
 #   profiles: the heavy profile (check's phase 1: the job of `etcd-fio job` without the WAL's rate= and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fast_table.py — tables for bench/fast_check.sh (normal) and bench/fast_lab.sh (lab) from their rows.tsv.
 Usage: fast_table.py normal|lab ROWS.tsv"""
 import statistics

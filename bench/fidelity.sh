@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fidelity.sh — does etcd-fio see what etcd sees? The etcd_compare.sh run (real etcd under etcdctl check perf,
 # the profile through fio, the classic fio job) in a matrix: loads s and m x (this tree's disk, a loop-mounted
 # ext4 throttled with cgroup v1 blkio.throttle.write_iops_device), RUNS runs per cell, interleaved across the

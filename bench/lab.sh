@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # lab.sh — the slow-disk lab: real etcd, etcd-fio's profile and the classic fio job on one controlled slow
 # disk. For each point (a device model of labdev.h), it mounts labfs (FUSE passthrough of a private tmpfs
 # directory, so the simulated device is the only disk latency) under a mktemp dir, and on that mount, RUNS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lab_lib.sh — the slow-disk lab's shared parts (sourced by lab.sh and lab_trace.sh after lib.sh): mounting
 # labfs on a private tmpfs backing dir, and one part each for real etcd, the profile and the classic job.
 # Callers set SECS, CPU_E, CPU_L, LABFS. The machine is shared and the lab is to measure the simulated disk,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """lab_table.py — the slow-disk lab's tables (bench/lab.sh): one per device-model point.
 
 Reads OUTDIR/<point>/run<i>/{etcd-L,ours-L,classic}/result.env (p99s in ms from buckets.py, sample counts,

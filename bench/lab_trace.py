@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """lab_trace.py — real etcd's backend commits beside the engine's, call by call, from
 `strace -f -ttt -T -y -e trace=pwrite64,fdatasync,fsync,ftruncate,mmap` (bench/lab_trace.sh).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # lab_trace.sh — real etcd's backend commits beside the engine's, call by call, on one lab device point:
 # etcd (pinned like lab.sh, with GODEBUG=gctrace=1 so its GC cycles are logged) under `etcdctl check perf
 # --load=L`, traced with strace -f --seccomp-bpf -ttt -T -y -e pwrite64,fdatasync,fsync,ftruncate,mmap for

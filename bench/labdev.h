@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* labdev.h — the slow-disk lab's simulated device (no FUSE, no clock: the caller passes the times).
  *
  * Every fsync/fdatasync of the lab filesystem is one request to ONE device that serves requests one at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* labfs.c — the slow-disk lab's filesystem: a FUSE passthrough of a backing directory (libfuse3) whose
  * fsync/fdatasync/fsyncdir calls are served by the simulated device of labdev.c, one at a time. The glue
  * only forwards calls to the backing directory, counts the bytes written to each file since its last sync

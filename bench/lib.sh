@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh — helpers shared by the bench scripts (sourced, not run): where things are, free loopback ports,
 # starting/stopping one real etcd, and the one-line result records that report.py turns into the table.
 # Everything started here is stopped by pid; nothing here asserts timings (numbers only go to output).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # overhead.sh — the engine's own CPU cost: on tmpfs (fdatasync costs almost nothing there, so what is left
 # is the engine and fio) fio's psync engine vs etcdwal, both rw=write bs=2300 fdatasync=1 of the same size,
 # alternating runs, RUNS each; reports the median IOPS of each and their ratio (target >= 0.95), and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # parser.sh — how fast `etcd-fio verdict` reads a fleet's worth of fio output, beside jq and python3 reading
 # the same p99 values. Inputs are made here by the real fio: one run of JOBS (default 1000) small jobs
 # (threads sharing one file on tmpfs, bs=2300 fdatasync=1) in json+, json and normal format. Two big inputs

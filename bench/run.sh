@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh — `make bench`: every measurement of bench/ in one run, then one table (also saved as
 # OUTDIR/table.txt). Sections: engine overhead on tmpfs, parser speed, fidelity against real etcd, the
 # backend write pattern of etcd vs the engine, and time to verdict (bench/time_to_verdict.sh, when present). Nothing here passes or fails on a timing:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """summarize.py — turns the bench scripts' raw numbers into medians, spreads, ratios and the one table.
 
   summarize.py overhead IOPS_FILE RESULTS NOTE       lines "run engine iops cpu_us_per_io" -> result records

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # time_to_verdict.sh — how many fdatasyncs `etcd-fio check` needs for its verdict (early stop on the p99
 # confidence bound) against the classic fio test's 10,029 (22 MiB / 2300 B), on the disk of this tree and,
 # where the machine allows (root, loop device, cgroup v1 blkio), on a loop-mounted ext4 throttled to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bbolt.c — the disk side of a bbolt write transaction as etcd's backend commits it (see bbolt.h).
  *
  * Facts taken from go.etcd.io/bbolt (tx.go Commit/write/writeMeta, db.go init/grow/allocate) and etcd's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bbolt.h — model of bbolt's commit I/O as etcd drives it (plain C, no fio types): dirty pages written
  * with pwrite at pgid × 4096 in pgid order, fdatasync, a 4096-byte meta page at offset 0 or 4096
  * (alternating by txid), fdatasync; growth by ftruncate(size needed + 16 MiB) and a full fsync.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.c — CRC-32C of every WAL record. The SSE4.2 crc32 instruction where the CPU has it (as Go's
  * hash/crc32, and so etcd, uses): the table walk cost ~8,000 instructions per 2300-byte entry, more than
  * the rest of the engine's work per I/O together (bench/overhead.sh). Slicing-by-8 tables elsewhere. */

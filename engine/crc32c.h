@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.h — CRC-32C (Castagnoli), the checksum etcd chains through every WAL record. The update has
  * zlib/Go semantics (pre- and post-inversion inside), so crc32c_update(prev, data) continues a running
  * Sum32() exactly as etcd's crc.New(prevCrc, table).Write(data) does. */

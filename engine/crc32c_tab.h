@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c_tab.h — slicing-by-8 tables for CRC-32C (Castagnoli, reflected poly 0x82F63B78).
  * Generated once by a short script (tables are constant so the library keeps no mutable state). */
 #ifndef ETCDWAL_CRC32C_TAB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* etcdwal.c — the fio glue of libetcdwal.so (ioengine "etcdwal"): maps fio's write io_us to WAL entry
  * records and its DDIR_DATASYNC io_us to Saves (wal.c), or in etcd_mode=backend to bbolt page writes and
  * commits (bbolt.c). Everything else — files, framing, syncs, rollover — lives in the fio-free model. */

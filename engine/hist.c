@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hist.c — log-linear histogram used for the engine's stats file (see hist.h for why this shape). */
 #include "hist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hist.h — fixed-size latency histogram for the engine's own stats (no malloc, no fio types).
  * Log-linear buckets: 2^e ns split into 16 sub-buckets, so a quantile is within ~6 % of the true value.
  * Also answers etcd's histogram view (1 ms × 2^k buckets, k = 0..13) for side-by-side comparisons. */

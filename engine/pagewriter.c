@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pagewriter.c — the PageWriter flush rule of etcd's pkg/ioutil/pagewriter.go, in C (see pagewriter.h). */
 #include "pagewriter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pagewriter.h — etcd's pkg/ioutil PageWriter: a 128 KiB buffer in front of the WAL file. When a write
  * would overflow it, the partial 4096-byte page is completed first, the buffer is flushed (one write(2)),
  * whole pages go straight to the file and only the tail is buffered, so writes stay page-aligned.

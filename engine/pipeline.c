@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pipeline.c — the spare-segment thread (see pipeline.h). One thread per WAL, started at open and
  * joined at close; the WAL thread only ever waits for it inside cut(). */
 #include "pipeline.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pipeline.h — etcd's filePipeline: a background thread keeps the next segment file ready ("0.tmp" /
  * "1.tmp" alternating), created and preallocated to the segment size before the WAL needs it, so a
  * rollover only renames. Preallocation is fallocate(fd, 0, 0, size); on EOPNOTSUPP/EINTR it falls back to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* privdir.c — private directory life cycle (see privdir.h). Removal only ever unlinks names the engine
  * itself creates, inside a directory whose name matches our exact pattern, opened without following
  * symlinks; liveness is a lock on a file inside the directory, never a pid.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* privdir.h — the engine's private directory "etcd-fio.<pid>.<job>.<n>" under fio's directory. It is the
  * only place the engine creates or writes files, so a run inside /var/lib/etcd can never touch etcd's own
  * member/wal or member/snap files. Liveness is a lock, not a pid: the directory holds a file "lock" on

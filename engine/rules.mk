@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # engine/rules.mk — libetcdwal.so. The WAL/backend model (engine/*.c except the fio glue) has no fio types
 # and is also archived for the unit tests; only the glue is compiled against the configured fio tree.
 ENGINE_GLUE      := engine/etcdwal.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wal.c — the WAL model (see wal.h). The order of system calls follows etcd's server/storage/wal/wal.go
  * (Create, Save, cut, sync, Close) because that order is what the disk sees and what this engine measures. */
 #include "wal.h"

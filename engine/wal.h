@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wal.h — the etcd WAL write path as a plain C model (no fio types): segments named %016x-%016x.wal
  * (sequence, first raft index), CRC-chained frames through a page writer, Save = entries + HardState then
  * flush + fdatasync, and cut() at the segment size exactly in etcd's order (see wal.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* waldec.c — WAL decoder (see waldec.h). Every length is checked against what is left before use. */
 #include "waldec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* waldec.h — a strict decoder for etcd WAL segments held in memory: checks every frame's length field and
  * pad, the record's protobuf shape and type, and the CRC-32C chain (within a segment and, through the
  * state, across segments). It never reads outside the buffer it is given, whatever the bytes. */

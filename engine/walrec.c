@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* walrec.c — encoders for etcd's WAL record shapes (see walrec.h); no allocation, caller's buffers. */
 #include "walrec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* walrec.h — the byte shapes etcd writes into a WAL: protobuf wire encoding of walpb.Record
  * {type=1 int64, crc=2 uint32, data=3 bytes}, raftpb.Entry / HardState, walpb.Snapshot and
  * etcdserverpb.Metadata as gogoproto marshals them (non-nullable scalars always present), and the frame:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c — the smallest useful program built on libfioreport: judge fio output files (any format fio
  * writes, or an etcd-perf log) against etcd's thresholds and exit 0 PASS, 1 FAIL, 2 cannot judge.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_auto.c — libFuzzer harness: fior_parse_buffer on raw bytes (the auto-detecting entry point).
  * The body is in fuzz_targets.h (shared with the regression replay test). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_etcdperf.c — libFuzzer harness: the etcd-perf log parser: bytes after the verdict line's prefix, and raw.
  * The body is in fuzz_targets.h (shared with the regression replay test). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_json.c — libFuzzer harness: fio JSON/json+ parsing, and the status-interval stream API split at random points.
  * The body is in fuzz_targets.h (shared with the regression replay test). */
 #include <stddef.h>

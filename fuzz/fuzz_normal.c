@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_normal.c — libFuzzer harness: fio's normal (human) output parser: bytes after a job header, and raw.
  * The body is in fuzz_targets.h (shared with the regression replay test). */
 #include <stddef.h>

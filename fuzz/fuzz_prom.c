@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_prom.c — libFuzzer harness: Prometheus scrapes of etcd and `etcdctl check perf` output (readers
  * alone, and two scrapes differenced by fior_report_window). The body is in fuzz_targets.h (shared with the
  * regression replay test). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_waldec.c — libFuzzer harness: the WAL frame decoder (engine/waldec.c) on any bytes as a segment
  * image. The body is in fuzz_waldec_body.h (shared with the regression replay test). */
 #include <stddef.h>

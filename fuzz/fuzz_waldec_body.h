@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_waldec_body.h — the body of the WAL frame decoder harness (engine/waldec.h), shared with the replay
  * test. Besides "no crash, no read outside the buffer", it checks the decoder's contract: 0 or -1, a
  * message on -1, the same answer twice, a valid image stays valid when cut at its end offset, and a chain

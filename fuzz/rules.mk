@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fuzz/rules.mk — libFuzzer harnesses (fuzz/fuzz_*.c) for libfioreport and the WAL frame decoder.
 #   make fuzz FUZZ_SECONDS=N      build with clang -fsanitize=fuzzer,address,undefined, run each harness N s
 #   make fuzz-build               only build them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh — `make fuzz`: runs each built libFuzzer harness for N seconds on a corpus seeded from
 # tests/fixtures/ (copied into the build dir), plus tests/regress/<harness>/ (the
 # crashes found so far, loaded first), and prints one line per harness with its exec count.

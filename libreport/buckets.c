@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buckets.c — arithmetic on cumulative bucket histograms (Prometheus scrapes of etcd, fmt_prom.c): which
  * bucket holds a percentile (for the bucket rule in verdict.c), and the window between two scrapes of the
  * same etcd (fior_report_window). */

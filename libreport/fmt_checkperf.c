@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fmt_checkperf.c — reads `etcdctl check perf` output, and recognises other etcdctl output so that it is
  * rejected with a clear message instead of "not fio output".
  *

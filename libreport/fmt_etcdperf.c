@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fmt_etcdperf.c — reads the etcd-perf container log. Each run prints one line
  * "INFO: 99th percentile of fsync is 3981312 ns", which becomes one job with a single percentile (the
  * whole number before "th": 99, 99.9, 90.99) and an unknown sample count (the log does not print it, so

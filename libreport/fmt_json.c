@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fmt_json.c — reads one fio JSON / json+ document as a stream of yajl events (no tree): only the keys the
  * verdict needs are looked at, everything else is skipped as it goes by, so memory is bounded by what is
  * kept per job (its percentiles and json+ bins), not by the input. json_stream.c finds the documents in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fmt_normal.c — reads fio's human ("normal") output, any fio 3.x, including client/server output whose
  * lines carry a "<host> " prefix. Everything is found by keyword tokens, never by column: fio pads values
  * to the widest number of a block and its percentile rows hold as many entries as fit in 80 columns.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fmt_prom.c — reads a Prometheus text scrape of etcd's /metrics (exposition format 0.0.4, and OpenMetrics
  * 1.0: `# EOF`, exemplars, `_created` lines). The histograms etcd_disk_wal_fsync_duration_seconds (WAL
  * role) and etcd_disk_backend_commit_duration_seconds (backend role) — the same names in etcd 3.4 and 3.5

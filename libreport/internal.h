@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h — what the libfioreport modules share and nothing outside the library sees: the report's
  * storage, job building helpers, the criteria and judgement storage, and the table of input readers
  * (readers.c) over the per-format entry points (fmt_normal.c, fmt_json.c, fmt_etcdperf.c). Prefix fior__

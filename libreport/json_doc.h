@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json_doc.h — between json_stream.c (finds fio JSON documents in the input, feeds them to yajl, groups
  * documents into runs) and fmt_json.c (the yajl callbacks that turn one document's events into jobs). */
 #ifndef FIOR_JSON_DOC_H

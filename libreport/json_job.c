@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json_job.c — what fmt_json.c's yajl callbacks build on: byte offsets of tokens and the messages that name
  * them, locale-free number reading, building a job (its contradictions checked at its end: "error" missing,
  * percentiles going down, a duplicate percentile or bin) and a document's start and end ("global options"

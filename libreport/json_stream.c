@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* json_stream.c — finds fio JSON documents in any input (a document starts at a line whose first non-blank
  * byte is '{'; stray "fio: …" lines and the normal half of normal,json output lie between them), feeds each
  * to yajl's event parser chunk by chunk (fmt_json.c turns the events into jobs), and groups the documents

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* judge.c — the opaque handles around verdict.c's rules: the criteria (curl-style setters, so fields can be
  * added without breaking callers), the result of judging a report (library-owned judgements whose reasons
  * live as long as the result) and the version query. */

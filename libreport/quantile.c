@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quantile.c — distribution-free confidence bound on a quantile from binned samples (fior_quantile_bound).
  *
  * With n samples and B = #samples below the true q-quantile, B ~ Binomial(n, q) whatever the latency

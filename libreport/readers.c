@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readers.c — the table of input readers: how each format is recognised (from the content, never the file
  * name) and which reader parses it. fior_parse_buffer() takes the first row whose detect() matches; the
  * fuzz harnesses run every row. A new input format is one more row here. */

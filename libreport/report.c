@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c — the report handle: job storage, error messages, the capped file reader and the fior_parse_*
  * entry points (the format is detected by the reader table, readers.c). Each input is read into a scratch
  * report first so that a failing input adds nothing. */

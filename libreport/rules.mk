@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libreport/rules.mk — libfioreport: every libreport/*.c goes into build/libfioreport.{so,a}. The version
 # is the header's (FIOR_VERSION_*): the SONAME is libfioreport.so.MAJOR; the .so exports only what the
 # version script fioreport.map lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strmap.c — a small string → index map for the readers, so that large (or hostile) inputs stay linear
  * (fmt_normal.c: job identities for the status-interval de-duplication and job descriptions by name).
  * Open addressing, FNV-1a. */

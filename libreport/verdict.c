@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* verdict.c — judges a job's sync latency the way etcd needs it: the requested percentile (default p99)
  * of fdatasync must be below 10 ms for the WAL and 25 ms for bbolt backend commits. Every doubt is UNKNOWN,
  * never PASS: a value printed rounded to usec/msec only passes when even its upper bound is below the

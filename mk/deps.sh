@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages a step needs, and only those that are missing, so that `make`, `make check`
 # and `make demo` work on a fresh Debian machine and CI's clean clone.
 # Usage: mk/deps.sh build|test|bench

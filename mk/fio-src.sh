@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fetches and configures the Debian source package of the *installed* fio, so the engine is built
 # against exactly the headers (struct thread_data, io_u, FIO_IOOPS_VERSION) of the fio that loads it.
 # The deb-src list is private (under $OUT) and built from the mirror URIs already in the system's apt

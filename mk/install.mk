@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mk/install.mk — `make install` / `make uninstall` (PREFIX, DESTDIR honoured). The CLI finds the engine
 # in $(PREFIX)/lib/etcd-fio (compiled in through ETCD_FIO_LIBDIR), so PREFIX must be the same at build and
 # install time; DESTDIR only stages the tree (packaging, containers, the install test).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/engine.mk — helpers for the engine's integration tests (tests/it_engine_*.sh).
 WALDUMP := $(BUILD)/tests/waldump
 $(WALDUMP): tests/waldump.c $(ENGINE_MODEL_A) engine/waldec.h

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/faults.mk — the LD_PRELOAD fault shim used by tests/it_faults*.sh and tests/it_safety*.sh, and the
 # ThreadSanitizer build of tests/test_threads.c (run by tests/it_threads.sh).
 # The shim is built without $(SAN): it must load into an uninstrumented fio (check-asan preloads libasan

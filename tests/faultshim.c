@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* faultshim.c — LD_PRELOAD shim for the fault-injection tests: makes chosen libc calls fail (or slow down)
  * on chosen files, configured from the environment, so the engine's error paths run without root and
  * without a broken disk. Not part of any shipped artifact.

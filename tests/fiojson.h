@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiojson.h — builds small fio json+ documents for the CLI's unit tests (check's judge, fleet's
  * aggregation): jobs (or client_stats entries with hostname/port) whose sync latencies are the given bins,
  * with N, min/max/mean and fio's percentile list computed the way fio does (first bin whose cumulative count

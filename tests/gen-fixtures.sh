@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gen-fixtures.sh — regenerates the real fio outputs under tests/fixtures/fio/ with the installed fio.
 # The tests read the committed files; they never call this script (outputs vary run to run). Rerun it by
 # hand when a new fio version must be covered, then re-check the expectations in tests/test_report_*.c:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_abi.sh — libfioreport.so exports exactly the API: every dynamic symbol it defines is a fior_* function
 # listed in the version script (libreport/fioreport.map) under a FIOR_2.x node, every function the header
 # declares (FIOR_API) is exported and vice versa, no fior__ internal or json-c symbol leaks, the SONAME is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_backend.sh — backend mode (bbolt commits) end to end with the real fio:
 #  1. strace of a backend-only fio run shows, for every commit, bbolt's syscall sequence on the db file:
 #     page pwrites (4096-byte multiples, ascending offsets), fdatasync, one 4096-byte pwrite at offset 0

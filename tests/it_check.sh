@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_check.sh — `etcd-fio check` end to end with the real fio and our engine on a temp directory:
 # the text result (verdict line first, the table), --json (parsed), --prometheus, --svg (well-formed XML),
 # --keep-output (re-judged by `etcd-fio verdict`), --classic, nothing left behind in DIR, options after DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_compare.sh — `etcd-fio compare` on committed inputs: the p50..max columns and ratios of two fio runs
 # (values read by hand from the fixtures), a result JSON read back the same as its raw input, etcd's
 # histogram as bucket ranges, differing verdicts flagged, the exit status (worst verdict) and bad input.

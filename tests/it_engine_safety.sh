@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_engine_safety.sh — the engine inside a fake etcd data dir (member/wal/*.wal, member/wal/0.tmp,
 # member/snap/db, member/snap/*.snap): runs with DIR = the data dir and = member/wal (where etcd's own
 # segment and spare names live), and runs interrupted by SIGINT and SIGTERM mid-run, leave every

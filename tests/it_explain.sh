@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_explain.sh — the explain lines of `etcd-fio verdict` on committed inputs: the rules that must fire
 # (stalls on a real fio 3.23 run whose p99.9 is 23x its p50; not-the-disk when etcdctl check perf fails
 # beside a passing disk test; too-few-samples on a fresh etcd's scrape), in the JSON ("explain": [...],

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_faults_engine.sh — fio + libetcdwal.so under injected disk faults (tests/faultshim.c, LD_PRELOAD, no
 # root). For every fault: fio exits non-zero or the job reports the error; the engine's message names the
 # call and the file; no hang (each run is bounded by a timeout); the private directory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_faults_shim.sh — the LD_PRELOAD fault shim (tests/faultshim.c) checked against fio's own sync/psync
 # engines, so that a failing engine fault test (it_faults_engine.sh) can be blamed on the engine, not the
 # shim: each configured fault must fire (shim log), fio must report it on the right file, a delay must

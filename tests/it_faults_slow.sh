@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_faults_slow.sh — end-to-end proof that slow syncs are caught: a 15 ms delay injected on every
 # fdatasync of the engine's files (tests/faultshim.c) must turn `etcd-fio verdict` on that run's JSON into
 # FAIL for both the WAL job (p99 >= 15 ms > 10 ms) and the backend job (two syncs per commit: >= 30 ms >

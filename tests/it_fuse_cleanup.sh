@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_fuse_cleanup.sh — the engine on a FUSE file system (bench/labfs, the lab's passthrough, built here
 # from its source with libfuse3) leaves nothing behind: FUSE (like NFS) renames a file unlinked while
 # still open to .fuse_hiddenXXXX, so the private directory could not be removed ("rmdir: Directory not

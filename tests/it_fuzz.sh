@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_fuzz.sh — a short libFuzzer run of every harness in fuzz/ (IT_FUZZ_SECONDS each, default 10) as part
 # of `make check`, built in a private build dir. Skipped (77) when clang or its fuzzer runtime is missing.
 # A crash fails the test and names the input to add under tests/regress/<harness>/.

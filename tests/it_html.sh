@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_html.sh — the HTML reports in a real headless Chromium (Debian's chromium): `etcd-fio check --html`
 # after a short real run with --classic, and `etcd-fio compare --html`. Each page must be self-contained
 # (no script, no link, no src= / url() of anything), carry the verdict the JSON says, the job table, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_install.sh — `make install` into a DESTDIR gives a usable tree: examples/embed.c builds against it
 # through pkg-config (shared and static) and judges the seed fixtures right, the installed CLI finds the
 # installed engine, every man page renders without warnings and etcd-fio(1) names every subcommand and

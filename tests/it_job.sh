@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_job.sh — `etcd-fio job` as a user meets it: --help; every load level (with --ionice) gives a job file
 # the real fio accepts (fio --parse-only loads the engine and checks every option, etcd_* included);
 # defaults (load s, 60 s, the current directory as an absolute path); bad options and values give one

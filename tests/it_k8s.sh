@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_k8s.sh — examples/k8s: the manifests pass yamllint (strict) and, parsed with python3-yaml, have what a
 # cluster needs: the right kinds, the Job pinned to one node, the DaemonSet on etcd nodes with tolerations,
 # hostPath volumes for both etcd layouts and node_exporter's textfile directory, every mount backed by a

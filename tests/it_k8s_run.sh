@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_k8s_run.sh — examples/k8s run for real, without a cluster: the Job's and the DaemonSet's exact
 # container command, args, env and volume mounts are read from the YAML (python3-yaml) and run as the
 # pod would: PID 1 of a new pid namespace, in a root of its own (a tmpfs, read-only as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_pidns.sh — the engine in separate pid namespaces (`unshare -pf --mount-proc`, as in a pod, where
 # fio's job has the same small pid in every pod) beside runs on the host, all in one fake etcd data dir:
 #  1. a host run and a namespaced run at once: neither touches the other's private directory (to the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_safety.sh — proof that the engine never touches etcd's data. A fake etcd data dir (member/wal/*.wal,
 # member/wal/0.tmp, member/snap/db, member/snap/*.snap) is checksummed; fio + libetcdwal.so run in it (WAL
 # and backend modes, DIR = the data dir and = member/), traced with strace; fio is also killed mid-run

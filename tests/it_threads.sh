@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_threads.sh — tests/test_threads.c (8 threads parsing different inputs at once) under ThreadSanitizer,
 # built in a private build dir; under valgrind's helgrind when TSan cannot be built. Skipped (77) when
 # neither is available. Any reported race fails the test.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # it_verdict.sh — `etcd-fio verdict` end to end on the seed fixtures and the committed fio outputs:
 # exit statuses (0 PASS, 1 FAIL, 2 cannot judge/error), the table, --json, options, stdin, bad input.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh — the common start of the engine integration tests (sourced, not run): where the tree and the
 # build are, which fio, the artifacts, and a check that they were built. Exit 77 means skipped (run.sh).
 set -u

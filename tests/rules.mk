@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/rules.mk — every tests/test_*.c is a cmocka binary linked with the CLI's modules, libfioreport.a and the
 # engine model;
 # every tests/it_*.sh is an integration test run against the built artifacts and the real fio.

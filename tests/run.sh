@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs each test (cmocka binary or integration script) with a time limit and prints one closing line
 # "check: N passed, N failed, N skipped". Exit status 77 from a test means skipped (reason printed by it).
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (API 2.0): the version
  * query agrees with the header, criteria setters refuse bad values and change nothing then, a fior_result
  * owns its judgements and reasons (it outlives the report and a stream's report), the input cap, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bbolt.c — unit tests of the bbolt commit model (engine/bbolt.c) without fio: file layout after
  * open, page offsets and headers, meta page alternation by txid, growth arithmetic, the append share
  * and where rewrites land, early flushing, the stats JSON, and error paths (bad dirfd, existing file,

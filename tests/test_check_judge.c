@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_check_judge.c — check's judge step (tools/check_judge.c) on generated fio json+ documents and the
  * early-stop state they lead to: a decided PASS and FAIL rest on the bound; fio killed, a job process dead
  * of a signal (fio still exits 0 then), an early end not asked for, a missing final document and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c — the shared CLI layer: the option loop (options anywhere, --opt=value, --opt value, `--`,
  * unknown and incomplete options), the value parsers, the directory check for fio job files, the reader's
  * cap, and outfile.c: a planted symlink at the output path or in the keep-output directory is refused and

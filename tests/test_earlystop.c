@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_earlystop.c — the early-stop decision of `etcd-fio check` on synthetic streams of cumulative bins
  * (one snapshot per fio status interval). Expected stop points are worked out by hand below.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_explain.c — the named rules of tools/explain.c, each on distributions built to sit just on either
  * side of its threshold, and the adapter from the library's jobs (fio percentiles, Prometheus buckets). */
 #include <setjmp.h>

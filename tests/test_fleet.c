@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fleet.c — fleet's pure steps: the host list (--client and --clients FILE, FILE:LINE errors, '#'/';'
  * in directories refused), the reading of a server's probe reply (reachable, refused, other fio version,
  * missing engine, rejected job), and the aggregation of fio's client_stats per host into the result model

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fuzz_regress.c — replays inputs through the fuzz harness bodies (fuzz/fuzz_targets.h) in the normal
  * build, so everything a fuzzer once found stays tested where clang's fuzzer runtime is missing (and runs
  * under ASan/UBSan in `make check-asan`):

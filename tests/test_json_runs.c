@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_json_runs.c — the JSON reader's promises beyond single well-formed documents: several fio outputs in
  * one input are separate runs and every run is judged (real fio outputs concatenated, JSON and normal);
  * a --status-interval stream is one run; JSON that contradicts itself or leaves out what fio always

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_labdev.c — the slow-disk lab's device model (bench/labdev.c): FIFO queueing on one device, stall
  * windows, the per-byte cost, the lognormal's parameters and the spec parser. All times are passed in, the
  * generator is seeded: no clock, no timing asserts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_no_false_pass.c — regression cases of issue 11 ("no PASS without proof") in the library, each on
  * real fio output where one exists (tests/fixtures/fio, made by tests/gen-fixtures.sh):
  *   11.3  normal output without a sample count: the count is derived from "issued rwts" (fio 3.4–3.42

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_privdir.c — the private directory's rules (engine/privdir.c) against a real directory: names,
  * create/remove/keep, the lock held from before the directory is named, and the reaper's judgement —
  * a takeable lock is stale whatever pid the name carries, a held one is alive even with a dead pid; only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_proc.c — the process runner (tools/proc.c) with /bin/sh -c: exit codes, death by a signal, the
  * pipe, a file, the timeout of proc_wait, and the stop escalation SIGINT -> SIGTERM -> SIGKILL on a child
  * that ignores the first two (the escalation is observed from what the child got, not from timings). */

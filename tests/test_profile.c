@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_profile.c — unit tests of the etcd profile renderer (tools/profile.c): each load level gives the
  * rate, batch (bssplit) and commit lines derived in examples/README.md, and those numbers agree with
  * each other (Saves/s × mean entries per Save = puts/s; pages per commit and append share follow from

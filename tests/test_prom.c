@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_prom.c — etcd's own metrics as an input: Prometheus scrapes (fmt_prom.c) judged by the bucket rule,
  * windows between two scrapes (fior_report_window), `etcdctl check perf` output, and other etcdctl output
  * rejected. Every scrape here is crafted so that the answer is known by hand. */

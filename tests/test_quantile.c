@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_quantile.c — fior_quantile_bound against exact binomial computations (small n, brute force with
  * exact integer binomial coefficients) and hand-computed cases. */
 #include <stdarg.h>

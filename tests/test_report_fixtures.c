@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_report_fixtures.c — libfioreport on real inputs: the shared seed fixtures and the fio 3.33 outputs
  * committed under tests/fixtures/fio (made by tests/gen-fixtures.sh). Expected values are the ones printed
  * in those files. Also: truncated/corrupted variants, every prefix of a real output, and several threads

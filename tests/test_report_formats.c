@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_report_formats.c — libfioreport on inputs built here, one variation at a time: every time unit of
  * the stats line and of the percentile block (independently), value widths of 3 to 8+ digits, k/M/G
  * suffixes, any number of entries per row, the fio >= 3.42 "/syncfs" title, "<host> " prefixed

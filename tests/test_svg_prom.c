@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_svg_prom.c — the two output writers of `etcd-fio check`: the SVG latency picture (structure, axis
  * mapping of the threshold lines, escaping) and the node_exporter textfile (grouping, escaping, atomic
  * replacement). The browser rendering itself is done by bench/time_to_verdict.sh with headless Chromium. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_term.c — terminal manners: the check progress line fits every terminal width (the full line is
  * ~110 columns and garbled an 80-column terminal), and colour only on a terminal, never with NO_COLOR. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_threads.c — libfioreport under concurrent use: 8 threads parse and judge different inputs at the
  * same time (one handle per thread, as the header promises) and must get exactly what a single thread gets.
  * The plain build checks the results; tests/it_threads.sh runs the same binary built with ThreadSanitizer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_twophase.c — check's phase decisions (tools/twophase.c): when phase 1 passes, goes on or gives up,
  * and when phase 2's first seconds confirm a phase-1 PASS. Bins are synthetic; the expected looks follow
  * test_earlystop.c's arithmetic (PASS looks at n = 437 and 874 at 95 %). */

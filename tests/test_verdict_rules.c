@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_verdict_rules.c — the verdict rules on jobs built field by field: thresholds per role, the
  * conditions that force UNKNOWN (error, too few samples, missing percentile, libaio garbage in fio
  * 3.31–3.40, all-zero latencies, gtod_reduce), the neighbour-percentile proofs, print-resolution bounds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wal_format.c — the WAL byte format without any I/O: CRC-32C against published vectors, frame
  * length/pad rules, byte-for-byte re-encoding of frames from a real etcd 3.4.23 segment, the decoder on
  * both real segment heads, and corruption (every bit flip of a small segment) being noticed without any

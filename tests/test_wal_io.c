@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wal_io.c — the WAL model against a real directory, without fio: the page writer's flush rule
  * (sizes of each write(2)), the spare-segment pipeline, Create/Save/cut() leaving etcd-shaped segments
  * with an unbroken CRC chain (the private directory: test_privdir.c). */

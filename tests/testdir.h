@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testdir.h — a fresh temporary directory for a unit test (under $TMPDIR, named after the test) and its
  * recursive removal (never following symlinks). Header-only: each test binary is one translation unit. */
 #ifndef TESTDIR_H

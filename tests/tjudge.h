@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tjudge.h — for the cmocka tests: judge a report (fior_judge) and keep the result until the next call, so
  * a test reads job i's judgement as JV(i).verdict, JV(i).reason… One static result: not for threads. */
 #ifndef TJUDGE_H

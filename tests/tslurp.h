@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tslurp.h — for the cmocka tests: a whole fixture file into memory, NUL-terminated (fails the test when
  * the file cannot be read). */
 #ifndef TSLURP_H

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 # validate_json.py — validates etcd-fio --json outputs against doc/etcd-fio.schema.json with Debian's
 # python3-jsonschema (tests only). Usage: validate_json.py FILE... ; exit 1 naming the file and the path.
 import json, os, sys

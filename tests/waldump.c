@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* waldump.c — test helper: decodes etcd WAL segments with the engine's decoder (engine/waldec.c) and checks
  * what only a whole run can show: segment sequence numbers follow each other, each segment's name carries
  * the index after the last entry of the previous one, and the CRC chain runs unbroken across them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: spawn fio, read its
  * status stream, stop it early), judge (check_judge.c: pure, unit-tested in tests/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_classic.c — `check --classic`: afterwards, the test operators know from etcd's docs and rke2's notes
  * (`fio --rw=write --ioengine=sync --fdatasync=1 --bs=2300 --size=22m`), run in a private directory under
  * DIR and judged by the library, so its p99 can be shown beside ours. */

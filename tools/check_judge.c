@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_judge.c — the judge step of `etcd-fio check`, pure (no I/O; tests/test_check_judge.c): from fio's
  * final document, the early-stop state and how fio ended, the verdict of the host and why.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_out.c — the output step of `etcd-fio check`: the check-only details of the result model (engine
  * statistics, duration, the filesystem, the classic job), the SVG picture, and the kept raw output. Every
  * file goes through outfile.h. */

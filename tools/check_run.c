@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_run.c — the run step of `etcd-fio check`: starts the installed fio on the profile (proc.h), reads its
  * --status-interval json+ stream as it comes, feeds each document's cumulative bins to the early-stop rule
  * (earlystop.h) and stops fio with SIGINT as soon as both p99s are decided (fio then ends its jobs and still

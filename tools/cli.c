@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h — what every etcd-fio subcommand shares (as git's builtins share parse-options): the command table
  * entry with its help text, one getopt_long loop (options anywhere, --opt=value and --opt value, `--` ends
  * options), value parsers, one file reader, one private temp directory, the verdict -> exit status mapping,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_check.c — `etcd-fio check [DIR]`: the one command an operator runs. Options and every refusal that
  * can be made before fio starts (bad directory, wrong filesystem, too little room, a run too short to decide,
  * an output path that cannot be written), then run (check_run.c), judge (check_judge.c) and output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_compare.c — `etcd-fio compare A B …`: results side by side (compare.h). The exit status is the worst
  * verdict among the inputs, as with `verdict`: 0 all pass, 1 one fails, 2 unknown / bad input / usage. */
 #include <stdlib.h>

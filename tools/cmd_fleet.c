@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_fleet.c — `etcd-fio fleet`: judge many etcd nodes at once through fio's own client/server mode.
  * Every node runs `fio --server`; this command is the fio client: options and output paths are checked,
  * every server is probed (fleet_run.c), the profile runs on every usable server at once, and fio's JSON

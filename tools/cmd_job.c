@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_job.c — `etcd-fio job`: prints the etcd profile (WAL + backend jobs) as a fio job file, so it can
  * be run by hand, kept beside results, or distributed to other hosts. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_verdict.c — `etcd-fio verdict`: judges saved fio outputs and etcd-perf logs with libfioreport and
  * writes the result model (one host per host:port in the inputs) as a table or JSON. The exit status is the
  * verdict: 0 PASS, 1 FAIL, 2 anything that is not a proven answer (unknown, nothing judged, bad input,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c — the inputs of `etcd-fio compare` (compare.h): result JSON read back, raw inputs judged by the
  * library, each summarised per role by its worst job; ratios and the table/JSON writers. */
 #include <stdlib.h>

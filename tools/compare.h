@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.h — `etcd-fio compare`: each input (a check/verdict/fleet result JSON, or anything `verdict`
  * reads) summarised per role by its worst job, side by side: p50/p99/p99.9/max as ranges (exact values,
  * or the bucket edges of etcd's own histograms), the ratio to the first input, and which verdicts differ. */

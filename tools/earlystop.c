@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* earlystop.c — early-stop decision for `etcd-fio check` (see earlystop.h for the error accounting). */
 #include "earlystop.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* earlystop.h — the early-stop decision of `etcd-fio check`: from the cumulative json+ bins of the WAL
  * fdatasyncs and the backend commits (fio's --status-interval documents), decide as soon as each job's p99 is
  * known to be below or above its threshold with the requested confidence.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine_path.c — locate libetcdwal.so for `ioengine=external:`; fio needs an absolute path. */
 #include "engine_path.h"
 

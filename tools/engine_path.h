@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine_path.h — where the CLI finds libetcdwal.so: $ETCD_FIO_ENGINE, then beside the etcd-fio binary
  * (build tree), then the installed $(PREFIX)/lib/etcd-fio/. */
 #ifndef ETCD_FIO_ENGINE_PATH_H

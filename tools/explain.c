@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explain.c — the named rules of explain.h: a short "why" for every verdict, from the shape of the latency
  * distribution, with one recommendation each. Advisory: it reads verdicts, it never makes one. */
 #include <math.h>

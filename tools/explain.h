@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* explain.h — why a verdict came out as it did: named rules over the latency distributions of a result,
  * each with a documented threshold and one practical recommendation. Pure (facts in, lines out: no I/O,
  * no allocation, no global state) and advisory only: explain never changes a verdict.

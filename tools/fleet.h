@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet.h — `etcd-fio fleet`, split into the host list and probe replies (fleet_hosts.c, pure), running the
  * fio clients (fleet_run.c), aggregating fio's client_stats per host into the result model
  * (fleet_judge.c, pure) and the command (cmd_fleet.c). Unit tests: tests/test_fleet.c. */

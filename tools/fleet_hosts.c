@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fleet_hosts.c — the host list of `etcd-fio fleet` (--client / --clients FILE) and the reading of each
  * server's probe reply. Pure: no I/O (tests/test_fleet.c). */
 #include <errno.h>

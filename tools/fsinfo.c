@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fsinfo.c — filesystem/device of a directory, from stat/statvfs and /proc/self/mountinfo. */
 #include "fsinfo.h"
 

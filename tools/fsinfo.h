@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fsinfo.h — what filesystem and device a directory is on, how much room it has, whether we can write
  * there, and whether it is probably not the disk the operator meant to test (tmpfs, overlay, network
  * filesystems, or a different device than the etcd data directory of this node). */

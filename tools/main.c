@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* etcd-fio — command-line entry: dispatches to one subcommand per cmd_*.c (each a cli_cmd, see cli.h);
  * `etcd-fio help CMD` and `etcd-fio CMD --help` print the same help text. */
 #include <stdio.h>

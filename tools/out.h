@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out.h — the three writers of the result model (result.h): the table people read, the JSON that
  * doc/etcd-fio.schema.json describes ("schema": 1, the same for check, fleet and verdict), and the
  * node_exporter textfile (one metric table for check and fleet: same names, labels {host, dir}). */

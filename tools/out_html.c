@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out_html.c — one self-contained HTML report of the result model (check --html, verdict --html): the
  * verdict, the job table, the latency picture inline (the --svg drawing, when the command has one), the
  * command's details (the classic job, the engine's rollovers, the filesystem), the explain lines, versions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out_json.c — the JSON writer of the result model; doc/etcd-fio.schema.json is its contract (keep the
  * two in step, tests/it_schema.sh validates every command's output against it). */
 #include <json-c/json.h>

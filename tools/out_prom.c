@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out_prom.c — the node_exporter textfile of check and fleet: ONE metric table, so both commands write the
  * same names and labels ({host, dir}; fleet's host is "HOST:PORT"). Every metric is a gauge (the values
  * describe the last run, they do not count up): none ends in _total. `promtool check metrics` passes on

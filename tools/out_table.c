@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out_table.c — the human-readable writer of the result model (see out.h). */
 #include <stdlib.h>
 #include <string.h>

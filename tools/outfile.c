@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.c — safe creation of the files the user names (see outfile.h). */
 #include "outfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outfile.h — the one way etcd-fio creates a file the user named (--json FILE, --svg, --prometheus, the
  * --keep-output directory and what goes in it). Safe as root in a directory others can write to: the data
  * goes into a fresh temp file beside the target (O_CREAT|O_EXCL|O_NOFOLLOW, so a planted symlink is never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proc.c — posix_spawnp + pidfd process runner (see proc.h). */
 #include "proc.h"
 

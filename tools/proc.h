@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proc.h — the one process runner of etcd-fio (as git's run-command.h): start a program with
  * posix_spawnp (stdin from /dev/null, stdout/stderr to a pipe, a file, or inherited), wait for it with a
  * timeout on a pidfd, and stop it in escalating steps SIGINT -> SIGTERM -> SIGKILL (fio ends its jobs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profile.c — renders the etcd profile as a fio job file: a WAL job and a bbolt backend job running
  * together on one directory, at the load levels of `etcdctl check perf`. The derivation of every number
  * in the table below is in examples/README.md ("Load levels"); keep the two in step. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* profile.h — the etcd profile: renders the fio job file (a WAL job and a backend job on one directory)
  * for an `etcdctl check perf`-like load level. Used by `etcd-fio job`, `check` and `fleet`. */
 #ifndef ETCD_FIO_PROFILE_H

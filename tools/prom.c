@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prom.c — node_exporter textfile writer (see prom.h). */
 #include "prom.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prom.h — writer for node_exporter textfile-collector files (Prometheus text format 0.0.4). Samples are
  * collected first and written grouped by metric name (one HELP/TYPE each, as the format requires, even when
  * several label sets — e.g. one per fleet host — share a name). prom_write writes through outfile.h (temp

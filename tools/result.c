@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.c — the judged-run model shared by check, fleet and verdict (see result.h). */
 #include "result.h"
 

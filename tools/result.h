@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.h — the one result model of etcd-fio: "a judged run". check (one host), fleet (one host per fio
  * server) and verdict (one host per host:port found in the inputs) all fill it, and one writer each turns
  * it into the table (out_table.c), JSON (out_json.c, doc/etcd-fio.schema.json) and a node_exporter textfile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result_explain.c — fills the result model's explain lines (result.h) from explain.h's rules: from the
  * run's own jobs (check, fleet: exact numbers, one call per host) or from distributions a command built
  * itself (verdict: the library's jobs, bucket bounds included). */

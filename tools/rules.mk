@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/rules.mk — the etcd-fio CLI, linked statically against libfioreport.a. Everything but main.c also
 # goes into an archive, so unit tests link the same objects the CLI runs (earlystop, profile, svg, prom…).
 TOOLS_SRCS   := $(wildcard tools/*.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scrape.c — fetches etcd's /metrics with libcurl (http and https only, client certificates as etcdctl
  * takes them, bounded time and size) and loads a command's inputs: files, '-', URLs, and with an interval
  * a second round of scrapes, so that the library judges the window between them. */

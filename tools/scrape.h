@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scrape.h — inputs given as etcd /metrics URLs: fetched with libcurl (the library stays curl-free), and
  * the loading of a command's inputs (files, '-', URLs, a second scrape after an interval). */
 #ifndef SCRAPE_H

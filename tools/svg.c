@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* svg.c — exceedance (1 - CDF) plot of latency bins on log-log axes (see svg.h). */
 #include "svg.h"
 

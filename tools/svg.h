@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* svg.h — a self-contained SVG picture of latency distributions for `etcd-fio check --svg`: the fraction
  * of operations slower than x (1 - CDF) on log-log axes, so the p99 is where a curve crosses the 1 % line,
  * with vertical threshold lines (10 ms, 25 ms) and the verdict in the title. Opens in any browser. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term.c — see term.h. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term.h — terminal manners: the width of the terminal a line goes to, and colour for the verdict words
  * only on a terminal, never with NO_COLOR (https://no-color.org: set and not empty) or TERM=dumb. */
 #ifndef ETCD_FIO_TERM_H

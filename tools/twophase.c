@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* twophase.c — check's phase decisions (see twophase.h). */
 #include "twophase.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* twophase.h — the decisions of `etcd-fio check`'s two phases (pure: no fio, no clock, unit-tested in
  * tests/test_twophase.c).
  *

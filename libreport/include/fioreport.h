@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fioreport.h — public API of libfioreport: read fio output (normal, JSON, json+, mixed, status-interval
  * streams, client/server) and etcd-perf logs, extract the sync (fsync/fdatasync) latency block of every job,
  * and judge it the way etcd needs it judged. Never a PASS on missing or untrustworthy data.
