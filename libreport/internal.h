@@ -111,6 +111,8 @@ fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_job
 /* From now on the stream keeps the bytes it reads outside documents (stray lines, the normal half of
  * normal,json output); fior__stream_gaps gives them (NULL when keeping them ran out of memory). */
 void        fior__stream_keep_gaps(fior_stream *s);
+/* the per-document cap of a stream (0: FIOR_MAX_INPUT_DEFAULT); the tests set a small one */
+void        fior__stream_set_max_doc(fior_stream *s, uint64_t bytes);
 const char *fior__stream_gaps(const fior_stream *s, size_t *len);
 
 /* The etcd-fio engine by its fio name: "etcdwal", "libetcdwal", "[external:][…/]libetcdwal.so". */

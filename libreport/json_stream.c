@@ -36,6 +36,7 @@ struct fior_stream {
     int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
     char          *gap;
     size_t         gaplen, gapcap;
+    uint64_t       max_doc;   /* a document may take this many bytes (0: FIOR_MAX_INPUT_DEFAULT) */
 };
 
 /* fio's normal output beside the JSON (normal,json) shows as job headers outside every document */
@@ -310,12 +311,31 @@ void fior_stream_free(fior_stream *s)
     free(s);
 }
 
+/* A stream may run for hours (check feeds fio's status documents as they come), so its memory is bounded per
+ * document, not per stream: finished documents are folded into the run, and a document that is still open
+ * after the cap (FIOR_MAX_INPUT_DEFAULT, the same cap as a whole input) is an error — a tree of jobs that
+ * never closes would otherwise grow without end. */
 fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
 {
     if (!s || (!buf && len))
         return FIOR_E_INVAL;
     s->err->err[0] = '\0';
-    return scan_feed(s, buf, len);
+    fior_status st = scan_feed(s, buf, len);
+    uint64_t cap = s->max_doc ? s->max_doc : FIOR_MAX_INPUT_DEFAULT;
+    if (s->in_doc && s->pos - s->doc_start > cap) {
+        fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu bytes",
+                     s->source, s->pos, s->doc_start + 1, (unsigned long long)cap);
+        doc_close(s);
+        fior__report_clear(s->doc);
+        s->bol = 0;
+        set_first(s, &st, FIOR_E_TOOBIG);
+    }
+    return st;
+}
+
+void fior__stream_set_max_doc(fior_stream *s, uint64_t bytes)
+{
+    s->max_doc = bytes;
 }
 
 unsigned long fior_stream_documents(const fior_stream *s)

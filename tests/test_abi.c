@@ -16,6 +16,7 @@
 
 #include "fioreport.h"
 #include "internal.h"
+#include "tslurp.h"
 
 #define MS 1000000ULL
 #define SEED(name) TEST_FIXTURES "/seeds/" name
@@ -231,6 +232,36 @@ static void reader_table(void **state)
     assert_null(fior__reader_named("no such format"));
 }
 
+/* 11.12 for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming the bytes,
+ * one under the cap is not, and the stream reads the next document (a real fio output) normally. */
+static void stream_document_cap(void **state)
+{
+    (void)state;
+    fior_stream *s = fior_stream_new("cap");
+    assert_non_null(s);
+    fior__stream_set_max_doc(s, 64);
+    char open_doc[80];
+    memset(open_doc, ' ', sizeof open_doc);
+    open_doc[0] = '{';
+    assert_int_equal(fior_stream_feed(s, "x\n", 2), FIOR_OK);
+    assert_int_equal(fior_stream_feed(s, open_doc, 60), FIOR_OK); /* 60 bytes open: under the cap */
+    assert_int_equal(fior_stream_feed(s, open_doc + 60, 10), FIOR_E_TOOBIG);
+    assert_non_null(strstr(fior_stream_error(s),
+                           "cap: byte 72: the JSON document starting at byte 3 is larger than the cap of 64 bytes"));
+    assert_int_equal(fior_stream_documents(s), 0);
+    assert_null(fior_stream_report(s));
+    fior__stream_set_max_doc(s, 0);
+    size_t n;
+    char *fx = slurp(TEST_FIXTURES "/fio/fio-3.33-json.json", &n);
+    assert_int_equal(fior_stream_feed(s, "\n", 1), FIOR_OK);
+    assert_int_equal(fior_stream_feed(s, fx, n), FIOR_OK);
+    assert_int_equal(fior_stream_documents(s), 1);
+    assert_non_null(fior_stream_report(s));
+    assert_true(fior_report_njobs(fior_stream_report(s)) >= 1);
+    free(fx);
+    fior_stream_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +271,7 @@ int main(void)
         cmocka_unit_test(result_outlives_stream_document),
         cmocka_unit_test(verdict_names),
         cmocka_unit_test(input_cap),
+        cmocka_unit_test(stream_document_cap),
         cmocka_unit_test(reader_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,7 +212,9 @@ FIOR_API fior_status fior_bucket_bounds(const fior_bucket *b, size_t n, double p
  * Feed bytes as they arrive (split anywhere); every complete JSON document replaces its run's jobs in the
  * stream's report, and a document of another fio run (other jobs, a timestamp that does not go up, counters
  * that went down, another fio start) adds a run: every run stays and is judged (fior_job.run).
- * Stray text lines between documents are skipped. */
+ * Stray text lines between documents are skipped. Memory is bounded per document: a document still open
+ * after FIOR_MAX_INPUT_DEFAULT bytes is dropped with FIOR_E_TOOBIG ("SOURCE: byte N: … larger than the cap"),
+ * and the stream reads on at the next document. */
 typedef struct fior_stream fior_stream;
 
 FIOR_API fior_stream *fior_stream_new(const char *source);  /* NULL when out of memory */
