@@ -178,14 +178,14 @@ fior_status fior__parse_checkperf(fior_report *r, const char *source, const char
 
 /* ---- other etcdctl output ---- */
 
-static int hexid16(const char *p, const char *e)
+/* A member ID as etcdctl prints it: Go's %x of a uint64, so 1 to 16 hex digits (no leading zeros: a third
+ * of IDs have fewer than 16), then the next ", ". */
+static int hexid_field(const char *p, const char *e)
 {
-    if (e - p < 16)
-        return 0;
-    for (int k = 0; k < 16; k++)
-        if (!((p[k] >= '0' && p[k] <= '9') || (p[k] >= 'a' && p[k] <= 'f')))
-            return 0;
-    return 1;
+    int k = 0;
+    while (p + k < e && k <= 16 && ((p[k] >= '0' && p[k] <= '9') || (p[k] >= 'a' && p[k] <= 'f')))
+        k++;
+    return k >= 1 && k <= 16 && p + k < e && p[k] == ',';
 }
 
 /* `endpoint status` -w simple: "127.0.0.1:2379, 8e9e05c52164694d, 3.4.23, 20 kB, true, …" */
@@ -197,7 +197,7 @@ static int simple_status_line(const char *p, const char *e)
     for (const char *q = p; q < c; q++)
         if (*q == ' ')
             return 0;
-    return hexid16(c + 2, e) && (e - c < 19 || c[18] == ',');
+    return hexid_field(c + 2, e);
 }
 
 int fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const char **what)

@@ -52,7 +52,7 @@ start_etcd() {
 load() {
   n=0; end=$(($(date +%s) + $1))
   while [ $n -lt "$2" ] && [ "$(date +%s)" -lt $end ]; do
-    etcdctl --endpoints="127.0.0.1:$PC" put "k$n" "v$n" >/dev/null || break
+    etcdctl --endpoints="127.0.0.1:$PC" put "k$n" "v$n" >/dev/null || { echo "load: put k$n failed"; break; }
     n=$((n+1))
   done
   echo $n > "$3"
@@ -63,9 +63,15 @@ start_etcd
 MIN=50
 
 # ---- 1. the URL, scraped twice by etcd-fio (libcurl) around a load ----
-"$BIN" verdict --json --min-samples $MIN --interval 5 "$URL" > "$T/url.json" 2> "$T/url.err" &
+# The load starts only once etcd-fio says its first scrape is done (a fixed sleep raced a slow start under
+# ASan), and ends (at most 3 s) well before the second scrape 8 s later.
+"$BIN" verdict --json --min-samples $MIN --interval 8 "$URL" > "$T/url.json" 2> "$T/url.err" &
 VPID=$!
-sleep 1.5
+i=0
+until grep -q "window closes in" "$T/url.err" 2>/dev/null || [ $i -ge 200 ] || ! kill -0 $VPID 2>/dev/null; do
+  sleep 0.1; i=$((i+1))
+done
+grep -q "window closes in" "$T/url.err" || bad "URL: no word from etcd-fio that the window opened: $(cat "$T/url.err")"
 load 3 400 "$T/n1"
 wait $VPID; rc=$?
 n1=$(cat "$T/n1")

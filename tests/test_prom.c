@@ -482,6 +482,8 @@ static void etcdctl_noise(void **state)
         "+----------------+------------------+---------+---------+-----------+\n"
         "|    ENDPOINT    |        ID        | VERSION | DB SIZE | IS LEADER |\n",
         "127.0.0.1:2379, 8e9e05c52164694d, 3.4.23, 20 kB, true, false, 2, 4, 4, \n",
+        /* Go's %x drops leading zeros: a 15-digit ID (seen from a real etcd 3.4.23) */
+        "127.0.0.1:37843, c44c14992e5a843, 3.4.23, 61 kB, true, false, 3, 489, 489, \n",
         "[{\"Endpoint\":\"127.0.0.1:2379\",\"Status\":{\"header\":{\"raft_term\":2}}}]\n",
         "Failed to get the status of endpoint 127.0.0.1:1 (context deadline exceeded)\n",
         "127.0.0.1:2379 is healthy: successfully committed proposal: took = 2.1ms\n",
@@ -492,6 +494,18 @@ static void etcdctl_noise(void **state)
         assert_has(fior_report_error(r), "st.txt:");
         assert_has(fior_report_error(r), "etcdctl endpoint");
         assert_has(fior_report_error(r), "has no latencies");
+        fior_report_free(r);
+    }
+    /* not a member ID (17 hex digits, none, or not hex): the generic "expected fio output" message */
+    static const char *const other[] = {
+        "127.0.0.1:2379, 18e9e05c52164694d, 3.4.23, 20 kB\n",
+        "127.0.0.1:2379, , 3.4.23\n",
+        "127.0.0.1:2379, 8e9e05g52164694d, 3.4.23\n",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        fior_report *r = fior_report_new();
+        assert_int_not_equal(fior_parse_buffer(r, "o.txt", other[i], strlen(other[i])), FIOR_OK);
+        assert_has(fior_report_error(r), "o.txt:1: expected fio output");
         fior_report_free(r);
     }
 }

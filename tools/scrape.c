@@ -144,6 +144,10 @@ int scrape_load_inputs(fior_report *r, char *const *inputs, int n, const scrape_
         }
     }
     if (interval_s > 0 && urls) {
+        /* A long window looks like a hang without a word; the line also tells a script when the window opens. */
+        fprintf(stderr, "etcd-fio verdict: scraped %d URL%s; the window closes in %g s\n", urls, urls > 1 ? "s" : "",
+                interval_s);
+        fflush(stderr);
         struct timespec ts = {(time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9)};
         while (nanosleep(&ts, &ts) && errno == EINTR)
             ;
