@@ -163,7 +163,22 @@ etcdctl --endpoints="127.0.0.1:$PC" endpoint health > "$T/health.txt" 2>&1
 [ $rc = 2 ] && grep -q "endpoint health" "$T/err" && ok "endpoint health refused" || { bad "endpoint health: exit $rc"; cat "$T/err"; }
 "$BIN" verdict --interval 1 "$T/before.prom" > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] && ok "--interval without a URL is a usage error" || bad "--interval without a URL: exit $rc"
+# a password in the URL (etcd ignores basic auth on /metrics) never reaches the output, nor an error
+CURL_PW="http://op:s3cret-pw@127.0.0.1:$PC/metrics"
+"$BIN" verdict --json --min-samples 1 "$CURL_PW" > "$T/pw.json" 2> "$T/pw.err"; rc=$?
+if [ -s "$T/pw.json" ] && ! grep -q "s3cret-pw" "$T/pw.json" "$T/pw.err" &&
+   jqe 'all(.hosts[].jobs[]; .source | test("^http://op:REDACTED@127[.]0[.]0[.]1:[0-9]+/metrics$"))' "$T/pw.json" > /dev/null; then
+  ok "a password in the URL is redacted in the report (exit $rc)"
+else
+  bad "password in the URL: exit $rc"; cat "$T/pw.json" "$T/pw.err"
+fi
 stop_etcd
+"$BIN" verdict "$CURL_PW" > "$T/out" 2> "$T/err"; rc=$?
+if [ $rc = 2 ] && ! grep -q "s3cret-pw" "$T/out" "$T/err" && grep -q "op:REDACTED@" "$T/err"; then
+  ok "a password in an unreachable URL is redacted: $(cat "$T/err")"
+else
+  bad "password in an unreachable URL: exit $rc"; cat "$T/err"
+fi
 "$BIN" verdict "$URL" > "$T/out" 2> "$T/err"; rc=$?
 if [ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -qF "$URL" "$T/err"; then
   ok "a stopped etcd: $(cat "$T/err")"

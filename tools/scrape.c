@@ -17,6 +17,34 @@ int scrape_is_url(const char *arg)
     return arg && (!strncmp(arg, "http://", 7) || !strncmp(arg, "https://", 8));
 }
 
+/* The URL as it may be shown: in messages, the report's source names, JSON and metrics. A password in it
+ * (https://user:secret@host/metrics) is replaced, so that a verdict, a saved report or a metric label
+ * never carries a credential. Falls back to the scheme and a placeholder if curl cannot parse it. */
+static void shown_url(const char *url, char *out, size_t n)
+{
+    CURLU *u = curl_url();
+    char *pw = NULL, *full = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
+        if (curl_url_get(u, CURLUPART_PASSWORD, &pw, 0) != CURLUE_OK) {
+            snprintf(out, n, "%s", url); /* no password */
+            goto done;
+        }
+        if (curl_url_set(u, CURLUPART_PASSWORD, "REDACTED", 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK) {
+            snprintf(out, n, "%s", full);
+            goto done;
+        }
+    } else if (!strchr(url, '@')) {
+        snprintf(out, n, "%s", url);
+        goto done;
+    }
+    snprintf(out, n, "%s://(a URL with credentials)", strncmp(url, "https://", 8) ? "http" : "https");
+done:
+    curl_free(pw);
+    curl_free(full);
+    curl_url_cleanup(u);
+}
+
 typedef struct sbuf {
     char  *p;
     size_t len, cap;
@@ -65,9 +93,11 @@ int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len
 {
     *buf = NULL;
     *len = 0;
+    char shown[2048];
+    shown_url(url, shown, sizeof shown);
     CURL *h = curl_easy_init();
     if (!h) {
-        snprintf(err, errlen, "%s: cannot start libcurl", url);
+        snprintf(err, errlen, "%s: cannot start libcurl", shown);
         return -1;
     }
     char cerr[CURL_ERROR_SIZE] = "";
@@ -100,11 +130,11 @@ int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len
     curl_easy_cleanup(h);
     if (rc != CURLE_OK || code != 200) {
         if (b.toobig)
-            snprintf(err, errlen, "%s: more than %u MiB (not etcd's /metrics?)", url, SCRAPE_MAX_BYTES >> 20);
+            snprintf(err, errlen, "%s: more than %u MiB (not etcd's /metrics?)", shown, SCRAPE_MAX_BYTES >> 20);
         else if (rc != CURLE_OK)
-            snprintf(err, errlen, "%s: %s%s", url, cerr[0] ? cerr : curl_easy_strerror(rc), tls_hint(url, tls, rc));
+            snprintf(err, errlen, "%s: %s%s", shown, cerr[0] ? cerr : curl_easy_strerror(rc), tls_hint(url, tls, rc));
         else
-            snprintf(err, errlen, "%s: HTTP %ld%s", url, code,
+            snprintf(err, errlen, "%s: HTTP %ld%s", shown, code,
                      code == 401 || code == 403 ? " (needs a client certificate? --cacert/--cert/--key)" : "");
         free(b.p);
         return -1;
@@ -120,7 +150,9 @@ static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, c
     size_t len;
     if (scrape_fetch(url, tls, &buf, &len, err, errlen))
         return -1;
-    fior_status st = fior_parse_buffer(r, url, buf, len);
+    char shown[2048];
+    shown_url(url, shown, sizeof shown);
+    fior_status st = fior_parse_buffer(r, shown, buf, len);
     free(buf);
     if (st != FIOR_OK) {
         snprintf(err, errlen, "%s", fior_report_error(r));
