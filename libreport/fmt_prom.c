@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "prom_num.h"
 
 static const struct {
     const char *name;
@@ -28,123 +29,6 @@ static const struct {
 #define NFAM (sizeof FAM / sizeof FAM[0])
 #define MAX_SERIES 4096 /* label sets per family: bounds the linear series lookup on hostile input */
 #define EXACT_MAX (1ULL << 53) /* counts are printed as floats: exact only below 2^53 */
-
-/* ---- numbers: Go's strconv.ParseFloat syntax (what client_golang prints and Prometheus reads), kept as
- * decimal digits so that "0.001" s is exactly 1000000 ns and "1.234567e+06" exactly 1234567. ---- */
-enum { N_FIN, N_PINF, N_NINF, N_NAN };
-typedef struct pnum {
-    int      kind, neg, dropped; /* dropped: non-zero digits beyond the 19 kept */
-    uint64_t mant;               /* value = mant × 10^exp10 */
-    int      exp10;
-} pnum;
-
-static int ieq(const char *s, size_t n, const char *w)
-{
-    if (strlen(w) != n)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
-        if (c != w[i])
-            return 0;
-    }
-    return 1;
-}
-
-static int num_parse(const char *s, size_t n, pnum *v)
-{
-    memset(v, 0, sizeof *v);
-    size_t i = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        v->neg = s[i++] == '-';
-    if (ieq(s + i, n - i, "inf") || ieq(s + i, n - i, "infinity")) {
-        v->kind = v->neg ? N_NINF : N_PINF;
-        return 0;
-    }
-    if (ieq(s + i, n - i, "nan") && i == 0) {
-        v->kind = N_NAN;
-        return 0;
-    }
-    int digits = 0, kept = 0, frac = 0;
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '.' && !frac) {
-            frac = 1;
-            continue;
-        }
-        if (c < '0' || c > '9')
-            break;
-        digits++;
-        int sig = v->mant || c != '0';
-        if (kept < 19) {
-            if (sig) {
-                v->mant = v->mant * 10 + (uint64_t)(c - '0');
-                kept++;
-            }
-            v->exp10 -= frac; /* a fraction digit, leading zeros included, shifts the point */
-        } else {
-            v->dropped |= c != '0'; /* beyond 19 significant digits */
-            v->exp10 += !frac;
-        }
-    }
-    if (!digits)
-        return -1;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        int eneg = 0, edig = 0;
-        long e = 0;
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, edig++)
-            if (e < 100000)
-                e = e * 10 + (s[i] - '0');
-        if (!edig)
-            return -1;
-        v->exp10 += (int)(eneg ? -e : e);
-    }
-    if (i != n)
-        return -1;
-    if (!v->mant)
-        v->exp10 = 0;
-    while (v->mant && v->mant % 10 == 0) { /* canonical: equal values compare equal */
-        v->mant /= 10;
-        v->exp10++;
-    }
-    return 0;
-}
-
-/* floor(value × 10^scale) for a finite value >= 0; *exact when that is the value itself. -1 on overflow. */
-static int num_scaled(const pnum *v, int scale, uint64_t *out, int *exact)
-{
-    long e = (long)v->exp10 + scale;
-    uint64_t m = v->mant;
-    *exact = !v->dropped;
-    if (!m) {
-        *out = 0;
-        return 0;
-    }
-    for (; e > 0; e--) {
-        if (m > UINT64_MAX / 10)
-            return -1;
-        m *= 10;
-    }
-    for (; e < 0; e++) {
-        *exact &= m % 10 == 0;
-        m /= 10;
-    }
-    *out = m;
-    return 0;
-}
-
-static double num_double(const pnum *v)
-{
-    switch (v->kind) {
-    case N_PINF: return INFINITY;
-    case N_NINF: return -INFINITY;
-    case N_NAN:  return NAN;
-    }
-    double d = (double)v->mant * pow(10.0, v->exp10);
-    return v->neg ? -d : d;
-}
 
 /* ---- one scrape ---- */
 typedef struct pbk {
@@ -347,7 +231,7 @@ static fior_status read_count(pctx *c, const pnum *v, const char *what, uint64_t
 {
     int exact;
     uint64_t n;
-    if (v->kind != N_FIN || (v->neg && v->mant) || num_scaled(v, 0, &n, &exact) || !exact)
+    if (v->kind != N_FIN || (v->neg && v->mant) || fior__pnum_scaled(v, 0, &n, &exact) || !exact)
         return PERR(c, "%s:%zu: expected a whole number >= 0 as the %s", c->src, c->line, what);
     *out = n;
     *big = n >= EXACT_MAX;
@@ -367,7 +251,7 @@ static fior_status histogram_line(pctx *c, int f, const char *suffix, size_t nla
         return PERR(c, "%s:%zu: a _bucket line without an le label", c->src, c->line);
     pnum lev;
     if (le && !strcmp(suffix, "_bucket") &&
-        (num_parse(le->val, le->vlen, &lev) || lev.kind == N_NAN || lev.kind == N_NINF || (lev.neg && lev.mant)))
+        (fior__pnum_parse(le->val, le->vlen, &lev) || lev.kind == N_NAN || lev.kind == N_NINF || (lev.neg && lev.mant)))
         return PERR(c, "%s:%zu: expected le=\"SECONDS\" (a number >= 0 or +Inf)", c->src, c->line);
     if ((st = get_series(c, f, nlab, &s)))
         return st;
@@ -379,7 +263,7 @@ static fior_status histogram_line(pctx *c, int f, const char *suffix, size_t nla
         if (lev.kind == N_PINF) {
             b.inf = 1;
             b.le_ns = UINT64_MAX;
-        } else if (num_scaled(&lev, 9, &b.le_ns, &b.le_exact) || b.le_ns == UINT64_MAX) {
+        } else if (fior__pnum_scaled(&lev, 9, &b.le_ns, &b.le_exact) || b.le_ns == UINT64_MAX) {
             return PERR(c, "%s:%zu: le=\"%.*s\" is too large", c->src, c->line, (int)(le->vlen > 64 ? 64 : le->vlen),
                         le->val);
         } else if (!b.le_exact) {
@@ -405,7 +289,7 @@ static fior_status histogram_line(pctx *c, int f, const char *suffix, size_t nla
             return PERR(c, "%s:%zu: %s_sum given twice for one series (first at line %zu)", c->src, c->line,
                         FAM[f].name, s->sum_line);
         s->has_sum = 1;
-        s->sum = num_double(v);
+        s->sum = fior__pnum_double(v);
         s->sum_line = c->line;
     }
     s->count_big |= big;
@@ -457,7 +341,7 @@ static fior_status sample_line(pctx *c, const char *p, const char *e)
     while (p < e && !is_blank(*p))
         p++;
     pnum v;
-    if (num_parse(val, (size_t)(p - val), &v))
+    if (fior__pnum_parse(val, (size_t)(p - val), &v))
         return PERR(c, "%s:%zu: expected a number as the value, not '%.*s'", c->src, c->line,
                     (int)(p - val > 32 ? 32 : p - val), val);
     while (p < e && is_blank(*p))
@@ -467,7 +351,7 @@ static fior_status sample_line(pctx *c, const char *p, const char *e)
         pnum t;
         while (p < e && !is_blank(*p))
             p++;
-        if (num_parse(ts, (size_t)(p - ts), &t) || t.kind != N_FIN)
+        if (fior__pnum_parse(ts, (size_t)(p - ts), &t) || t.kind != N_FIN)
             return PERR(c, "%s:%zu: expected a timestamp or the end of the line after the value", c->src, c->line);
         while (p < e && is_blank(*p))
             p++;
@@ -595,7 +479,7 @@ static fior_status series_job(pctx *c, pseries *s)
     jb.j.samples = inf ? inf->count : s->count;
     if (s->has_sum && isfinite(s->sum) && s->sum >= 0 && jb.j.samples)
         jb.j.mean_ns = s->sum / (double)jb.j.samples * 1e9;
-    jb.j.process_start_s = c->nstart == 1 ? num_double(&c->start) : 0;
+    jb.j.process_start_s = c->nstart == 1 ? fior__pnum_double(&c->start) : 0;
     if (fior__report_push(c->r, &jb))
         goto nomem;
     return FIOR_OK;
