@@ -138,5 +138,22 @@ for f in "$SEEDS"/*.txt "$SEEDS"/*.log "$FX"/*; do
 done
 echo "ok: every exit 0 carries a p99 below the threshold"
 
+# two fio outputs in one file are two runs, each judged and told apart (11.2): a failing run first, then a
+# passing one, must fail, and the table and the JSON must say which run is which
+cat "$FX/fio-3.33-global-backend.json" "$FX/fio-3.33-json.json" > "$T/both.json"
+expect 1 "fail.json + pass.json in one file fails" -- "$T/both.json"
+has "$T/out" "both.json#1:" "first run named FILE#1 in the table"
+has "$T/out" "both.json#2:mytest" "second run named FILE#2 in the table"
+"$BIN" verdict --json "$T/both.json" > "$T/both.out"
+if [ -s "$T/both.out" ] && jq -e '[.hosts[].jobs[] | .run] | (min == 1 and max == 2)' "$T/both.out" > /dev/null &&
+   jq -e '[.hosts[].jobs[] | select(.run == 2)] | length == 1 and .[0].verdict == "pass"' "$T/both.out" > /dev/null &&
+   jq -e '[.hosts[].jobs[] | select(.run == 1 and .verdict == "fail")] | length >= 1' "$T/both.out" > /dev/null; then
+  echo "ok: --json gives each job its run (1: fail, 2: pass)"
+else
+  echo "FAIL: --json runs"; cat "$T/both.out"; fails=$((fails+1))
+fi
+expect 0 "one run: no run mark" -- "$FX/fio-3.33-json.json"
+if grep -q "json#1:" "$T/out"; then echo "FAIL: run mark on a single run"; fails=$((fails+1)); else echo "ok: no run mark on a single run"; fi
+
 [ "$fails" = 0 ] || { echo "it_verdict: $fails failure(s)"; exit 1; }
 echo "it_verdict: all ok"

@@ -32,6 +32,7 @@ static json_object *job_json(const rm_job *j)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "name", json_object_new_string(j->name));
     json_object_object_add(o, "source", str_or_null(j->source));
+    json_object_object_add(o, "run", json_object_new_int64(j->run ? j->run : 1));
     json_object_object_add(o, "role", json_object_new_string(rm_role_name(j->role)));
     json_object_object_add(o, "samples", num(j->samples));
     json_object_object_add(o, "p50_ns", num(j->p50_ns));

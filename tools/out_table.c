@@ -32,7 +32,11 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     }
     if (j->source[0] && !strcmp(r->command, "verdict")) {
         size_t n = strlen(j->source); /* the end of a long path names the file */
-        cli_msg(cells[C_JOB], CELL, "%s%s:%.100s", n > 60 ? "..." : "", j->source + (n > 60 ? n - 57 : 0),
+        char run[24] = ""; /* FILE#2: the second fio run in a file of several (each is judged) */
+        for (size_t i = 0; i < h->njobs; i++)
+            if (h->jobs[i].run > 1 && !strcmp(h->jobs[i].source, j->source))
+                snprintf(run, sizeof run, "#%u", j->run ? j->run : 1);
+        cli_msg(cells[C_JOB], CELL, "%s%s%s:%.100s", n > 60 ? "..." : "", j->source + (n > 60 ? n - 57 : 0), run,
                 j->name[0] ? j->name : "-");
     } else {
         cli_msg(cells[C_JOB], CELL, "%.100s", j->name[0] ? j->name : "-");

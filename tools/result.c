@@ -128,6 +128,7 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
 {
     snprintf(o->name, sizeof o->name, "%s", j->name ? j->name : "");
     snprintf(o->source, sizeof o->source, "%s", j->source ? j->source : "");
+    o->run = j->run + 1;
     o->role = j->role;
     o->samples = j->samples_known ? j->samples : RM_UNKNOWN;
     if (j->has_sync) {

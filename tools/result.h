@@ -29,6 +29,8 @@ const char *rm_basis_name(rm_basis b);  /* "none" "value" "bound" "point-estimat
 typedef struct rm_job {
     char         name[128];
     char         source[256];   /* input file (verdict), "" otherwise */
+    unsigned     run;           /* which fio run of its input, from 1: several fio outputs concatenated in one
+                                 * file are separate runs, each judged (fior_job.run + 1) */
     fior_role    role;
     uint64_t     samples;
     uint64_t     p50_ns, p99_ns, p999_ns, max_ns;
