@@ -545,24 +545,19 @@ fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf
     return st;
 }
 
-/* A scrape: a sample line of one of our histograms, or Prometheus' own comment lines, at a line start. */
+/* A scrape: a sample line of one of our histograms, or Prometheus' own comment lines, at a line start.
+ * Each is searched over the whole input (memchr for '#', memmem for the long names: both far under one
+ * instruction a byte), not line by line: this runs before the reader of every other format (readers.c). */
 int fior__looks_prom(const char *buf, size_t len)
 {
-    static const char *const marks[] = {"# TYPE ", "# HELP ", "etcd_disk_wal_fsync_duration_seconds",
-                                        "etcd_disk_backend_commit_duration_seconds"};
-    const char *p = buf, *end = buf + len;
-    while (p < end) {
-        while (p < end && is_blank(*p))
-            p++;
-        for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
-            size_t n = strlen(marks[k]);
-            if ((size_t)(end - p) >= n && !memcmp(p, marks[k], n))
+    static const char *const marks[] = {"etcd_disk_wal_fsync_duration_seconds",
+                                        "etcd_disk_backend_commit_duration_seconds", "# TYPE ", "# HELP "};
+    for (size_t k = 0; k < 2; k++)
+        if (fior__line_start(buf, len, buf, marks[k], strlen(marks[k]), " \t"))
+            return 1;
+    for (const char *p = buf; (p = fior__line_start(buf, len, p, "#", 1, " \t")); p++)
+        for (size_t k = 2; k < 4; k++)
+            if ((size_t)(buf + len - p) >= strlen(marks[k]) && !memcmp(p, marks[k], strlen(marks[k])))
                 return 1;
-        }
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
     return 0;
 }

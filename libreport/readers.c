@@ -12,22 +12,29 @@ static int has_bytes(const char *buf, size_t len, const char *needle)
     return n <= len && memmem(buf, len, needle, n) != NULL;
 }
 
-/* A JSON document can only start at a line whose first non-blank byte is '{'. Only each line's first
- * bytes are looked at (memchr jumps to the next line): detection must not cost a pass over every byte. */
+/* The first occurrence of word (n bytes) from `from` on that stands at the start of a line of buf, after
+ * blank bytes only (those in `blanks`), or NULL. One memmem pass (memchr for one byte) over the input and a
+ * look back over the blanks before each hit: the detectors run on every input before the reader that
+ * takes it, so they must cost next to nothing per byte (not a call per line: bench/README.md). */
+const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
+                             const char *blanks)
+{
+    const char *end = buf + len;
+    while (from < end && (from = memmem(from, (size_t)(end - from), word, n))) {
+        const char *q = from;
+        while (q > buf && q[-1] != '\n' && q[-1] != '\0' && strchr(blanks, q[-1]))
+            q--;
+        if (q == buf || q[-1] == '\n')
+            return from;
+        from++;
+    }
+    return NULL;
+}
+
+/* A JSON document can only start at a line whose first non-blank byte is '{'. */
 static int detect_json(const char *buf, size_t len)
 {
-    const char *p = buf, *end = buf + len;
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-            p++;
-        if (p < end && *p == '{')
-            return 1;
-        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
-        if (!nl)
-            return 0;
-        p = nl + 1;
-    }
-    return 0;
+    return fior__line_start(buf, len, buf, "{", 1, " \t\r") != NULL;
 }
 
 static int detect_normal(const char *buf, size_t len)

@@ -510,12 +510,69 @@ static void etcdctl_noise(void **state)
     }
 }
 
+/* The detectors run on every input before fio's own readers, so they search the whole input in one pass
+ * (fio's normal text must not pay a search per line) and only etcdctl's other output is recognised from its
+ * first 16 KiB: the line rules must hold all the same. */
+static void detection_rules(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *want;
+        size_t len; /* 0: strlen(text) */
+    } cases[] = {
+        /* a mark on line 3, and the first mark in the table's order on that line */
+        {"hello\n\n+ ID | RAFT TERM | IS LEADER +\n", "st.txt:3: this is `etcdctl endpoint status` output", 0},
+        {"x\n127.0.0.1:2379, 8e9e05c52164694d, 3.4.23\n\"raft_term\"\n", "st.txt:2: this is `etcdctl endpoint", 0},
+        /* Prometheus' comments and our histograms count at a line start, after blanks only (then "text" is
+         * the scrape's bad line 1) */
+        {" \t# HELP go_goroutines x\n", "without etcd_disk_wal_fsync_duration_seconds", 0},
+        {"text\n \t# HELP go_goroutines x\n", "st.txt:1: expected a blank and the value after the metric", 0},
+        {"text\n  etcd_disk_backend_commit_duration_seconds_count 1\n", "st.txt:1: expected a blank and the", 0},
+        {"text # HELP go_goroutines x\n", "st.txt:1: expected fio output", 0},
+        {"text\n\r# TYPE x counter\n", "st.txt:1: expected fio output", 0},
+        {"text\n\0# TYPE x counter\n", "st.txt:1: expected fio output", 23},
+        /* check perf lines anywhere in the input, after other text */
+        {"text\n\rprogress\rPASS: Throughput is 150 writes/s\n", NULL, 0},
+        {"text Stddev too high: 0.06s\n", NULL, 0},
+        {"text Stddev too high 0.06s\n", "st.txt:1: expected fio output", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fior_report *r = fior_report_new();
+        size_t n = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        fior_status st = fior_parse_buffer(r, "st.txt", cases[i].text, n);
+        if (cases[i].want) {
+            assert_int_not_equal(st, FIOR_OK);
+            assert_has(fior_report_error(r), cases[i].want);
+        } else {
+            assert_int_equal(st, FIOR_OK);
+            assert_int_equal(fior_report_format(r), FIOR_FMT_CHECK_PERF);
+        }
+        fior_report_free(r);
+    }
+    /* etcdctl's output past the first 16 KiB is not looked for: the input is judged as what it starts as */
+    size_t pad = 16384;
+    char *big = malloc(pad + 64);
+    assert_non_null(big);
+    memset(big, 'x', pad);
+    for (size_t k = 99; k < pad; k += 100)
+        big[k] = '\n';
+    strcpy(big + pad, "\n| ID | IS LEADER |\n");
+    fior_report *r = fior_report_new();
+    assert_int_not_equal(fior_parse_buffer(r, "big.txt", big, strlen(big)), FIOR_OK);
+    assert_has(fior_report_error(r), "big.txt:1: expected fio output");
+    memcpy(big + pad - 200, "\n| IS LEADER |\n", 15); /* inside the window: found, on its line */
+    assert_int_equal(fior_parse_buffer(r, "big.txt", big, strlen(big)), FIOR_E_FORMAT);
+    assert_has(fior_report_error(r), "big.txt:163: this is `etcdctl endpoint status` output");
+    fior_report_free(r);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(real_layout),      cmocka_unit_test(bucket_rule), cmocka_unit_test(incomplete_is_unknown),
         cmocka_unit_test(bad_scrapes),      cmocka_unit_test(odd_but_valid), cmocka_unit_test(windows),
-        cmocka_unit_test(check_perf),       cmocka_unit_test(etcdctl_noise),
+        cmocka_unit_test(check_perf),       cmocka_unit_test(etcdctl_noise), cmocka_unit_test(detection_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
