@@ -118,13 +118,143 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const 
     return ~(uint32_t)c;
 }
 
-uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
+/* ---- AVX-512 carry-less multiply folding (the CRC of a 2300-byte entry: ~170 ns above, ~40 here) ----
+ *
+ * Three crc32 chains take 8 bytes a cycle at best; vpclmulqdq multiplies four 128-bit lanes at once, so
+ * folding the data with it (Intel, "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ", 2009;
+ * the way zlib-ng and Linux compute CRCs) takes 32. Same CRC, bit for bit: only how it is computed.
+ *
+ * Bit-reflected arithmetic: a 16-byte block X of the message is X(x) = lo(x)·x^64 + hi(x) (lo = its
+ * first 8 bytes, the higher powers), d bytes before the end of the part folded so far it weighs
+ * X(x)·x^(8d). clmul of two reflected 64-bit words gives x·a(x)·b(x) as a reflected 128-bit word, so
+ * Y = clmul(lo, kA) ^ clmul(hi, kB) with kA = x^(8d+63) mod P and kB = x^(8d-1) mod P is a 16-byte block
+ * that, d bytes later, has the same remainder: folding moves the data forward without changing the CRC.
+ * The last 16-byte block is then run through the crc32 instruction like any message bytes. */
+#define CRC_POLY_REFLECTED 0x82f63b78u
+
+/* x^n mod P as a reflected 32-bit register (x^0 is bit 31), placed in the high half of a 64-bit word as
+ * clmul wants it (x^m at bit 63 - m). */
+static uint64_t xpow_word(unsigned n)
+{
+    uint32_t r = 0x80000000u;
+    while (n--)
+        r = (r >> 1) ^ ((r & 1u) ? CRC_POLY_REFLECTED : 0u);
+    return (uint64_t)r << 32;
+}
+
+/* kA, kB for folding distances of 16, 32, 48, 64, 128, 192 and 256 bytes */
+enum { F16, F32, F48, F64, F128, F192, F256, NFOLD };
+static const unsigned fold_dist[NFOLD] = {16, 32, 48, 64, 128, 192, 256};
+static uint64_t fold_k[NFOLD][2];
+static int fold_ok; /* the CPU has what crc32c_fold needs (valgrind's emulated CPU does not: it then runs
+                     * and counts the SSE4.2 path) */
+static pthread_once_t fold_once = PTHREAD_ONCE_INIT;
+
+static void fold_init(void)
+{
+    fold_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("vpclmulqdq") &&
+              __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.2");
+    for (unsigned i = 0; i < NFOLD; i++) {
+        fold_k[i][0] = xpow_word(8 * fold_dist[i] + 63);
+        fold_k[i][1] = xpow_word(8 * fold_dist[i] - 1);
+    }
+}
+
+#define CRC_FOLD_MIN 256u
+
+#if (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 9) || (defined(__clang__) && __clang_major__ >= 8)
+#include <immintrin.h>
+#define CRC_HAVE_VPCLMUL 1
+#define VPCL_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,pclmul,sse4.2")))
+
+VPCL_TARGET static inline __m512i fold512(__m512i x, __m512i k)
+{
+    return _mm512_xor_si512(_mm512_clmulepi64_epi128(x, k, 0x00), _mm512_clmulepi64_epi128(x, k, 0x11));
+}
+
+VPCL_TARGET static inline __m128i fold128(__m128i x, __m128i k)
+{
+    return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
+}
+
+VPCL_TARGET static inline __m512i kvec(unsigned f)
+{
+    return _mm512_broadcast_i32x4(_mm_set_epi64x((long long)fold_k[f][1], (long long)fold_k[f][0]));
+}
+
+VPCL_TARGET static inline __m128i kvec128(unsigned f)
+{
+    return _mm_set_epi64x((long long)fold_k[f][1], (long long)fold_k[f][0]);
+}
+
+/* len >= CRC_FOLD_MIN; c is the raw register (inverted CRC) */
+VPCL_TARGET static uint32_t crc32c_fold(uint32_t c, const unsigned char *p, size_t len)
+{
+    /* the register is the first 4 message bytes' xor (reflected CRC with zero start) */
+    __m512i x0 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_castsi128_si512(_mm_cvtsi32_si128((int)c)));
+    __m512i x1 = _mm512_loadu_si512(p + 64), x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192);
+    p += 256;
+    len -= 256;
+    if (len >= 256) {
+        const __m512i k = kvec(F256);
+        do { /* four independent chains: each fold's latency is hidden behind the other three */
+            x0 = _mm512_xor_si512(fold512(x0, k), _mm512_loadu_si512(p));
+            x1 = _mm512_xor_si512(fold512(x1, k), _mm512_loadu_si512(p + 64));
+            x2 = _mm512_xor_si512(fold512(x2, k), _mm512_loadu_si512(p + 128));
+            x3 = _mm512_xor_si512(fold512(x3, k), _mm512_loadu_si512(p + 192));
+            p += 256;
+            len -= 256;
+        } while (len >= 256);
+    }
+    __m512i a = _mm512_xor_si512(_mm512_xor_si512(fold512(x0, kvec(F192)), fold512(x1, kvec(F128))),
+                                 _mm512_xor_si512(fold512(x2, kvec(F64)), x3));
+    for (; len >= 64; p += 64, len -= 64)
+        a = _mm512_xor_si512(fold512(a, kvec(F64)), _mm512_loadu_si512(p));
+    __m128i y = _mm_xor_si128(_mm_xor_si128(fold128(_mm512_extracti32x4_epi32(a, 0), kvec128(F48)),
+                                            fold128(_mm512_extracti32x4_epi32(a, 1), kvec128(F32))),
+                              _mm_xor_si128(fold128(_mm512_extracti32x4_epi32(a, 2), kvec128(F16)),
+                                            _mm512_extracti32x4_epi32(a, 3)));
+    for (; len >= 16; p += 16, len -= 16)
+        y = _mm_xor_si128(fold128(y, kvec128(F16)), _mm_loadu_si128((const __m128i *)p));
+    uint64_t r = __builtin_ia32_crc32di(0, (uint64_t)_mm_cvtsi128_si64(y));
+    r = __builtin_ia32_crc32di(r, (uint64_t)_mm_extract_epi64(y, 1));
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        r = __builtin_ia32_crc32di(r, v);
+    }
+    while (len--)
+        r = __builtin_ia32_crc32qi((uint32_t)r, *p++);
+    return (uint32_t)r;
+}
+#endif
+
+/* The SSE4.2 path alone (tests compare it, the folding path and the table walk). */
+uint32_t crc32c_update_nofold(uint32_t crc, const void *buf, size_t len)
 {
     if (__builtin_cpu_supports("sse4.2"))
         return crc32c_hw(crc, buf, len);
     return crc32c_update_table(crc, buf, len);
 }
+
+uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
+{
+#ifdef CRC_HAVE_VPCLMUL
+    if (len >= CRC_FOLD_MIN) {
+        pthread_once(&fold_once, fold_init);
+        if (fold_ok)
+            return ~crc32c_fold(~crc, buf, len);
+    }
+#endif
+    return crc32c_update_nofold(crc, buf, len);
+}
 #else
+uint32_t crc32c_update_nofold(uint32_t crc, const void *buf, size_t len)
+{
+    return crc32c_update_table(crc, buf, len);
+}
+
 uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
 {
     return crc32c_update_table(crc, buf, len);

@@ -120,9 +120,9 @@ int pipeline_start(pipeline *p, int dirfd, uint64_t size, int mode)
     return 0;
 }
 
-int pipeline_take(pipeline *p, int *fd, char *name, size_t namelen, char *msg, size_t msglen)
+/* With p->mu held: waits for a spare; 0, or -errno with msg (the lock is then released). */
+static int wait_ready(pipeline *p, char *msg, size_t msglen)
 {
-    pthread_mutex_lock(&p->mu);
     while (p->ready_fd < 0 && !p->err)
         pthread_cond_wait(&p->cv, &p->mu);
     if (p->ready_fd < 0) {
@@ -131,6 +131,24 @@ int pipeline_take(pipeline *p, int *fd, char *name, size_t namelen, char *msg, s
         pthread_mutex_unlock(&p->mu);
         return -e;
     }
+    return 0;
+}
+
+int pipeline_wait_ready(pipeline *p, char *msg, size_t msglen)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = wait_ready(p, msg, msglen);
+    if (!rc)
+        pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int pipeline_take(pipeline *p, int *fd, char *name, size_t namelen, char *msg, size_t msglen)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = wait_ready(p, msg, msglen);
+    if (rc)
+        return rc;
     *fd = p->ready_fd;
     snprintf(name, namelen, "%s", p->ready_name);
     p->ready_fd = -1;

@@ -37,6 +37,8 @@ int  pipeline_preallocate(int fd, uint64_t size, int mode, int *fell_back);
 
 /* Starts the thread; 0 or -errno. */
 int  pipeline_start(pipeline *p, int dirfd, uint64_t size, int mode);
+/* Blocks until a spare is ready (without taking it); 0 or -errno with msg. */
+int  pipeline_wait_ready(pipeline *p, char *msg, size_t msglen);
 /* Blocks until a spare is ready; gives its fd and name (inside dirfd). 0 or -errno with msg. */
 int  pipeline_take(pipeline *p, int *fd, char *name, size_t namelen, char *msg, size_t msglen);
 /* Stops the thread and removes a spare nobody took. */

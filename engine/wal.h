@@ -30,7 +30,8 @@ typedef struct wal_config {
 typedef struct wal_stats {
     hist fdatasync;       /* each fdatasync of a segment, ns */
     hist dir_fsync;       /* each fsync of the WAL directory, ns */
-    hist wal_fsync;       /* both of the above: what etcd_disk_wal_fsync_duration_seconds observes */
+    hist wal_fsync;       /* both of the above: what etcd_disk_wal_fsync_duration_seconds observes
+                           * (summed by wal_close) */
     hist cut;             /* each whole cut(), ns */
     hist prealloc;        /* each segment preallocation, ns (first segment + pipeline spares) */
     hist bytes_per_sync;  /* frame bytes encoded per Save */

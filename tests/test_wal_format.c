@@ -79,6 +79,15 @@ static void test_crc32c_hw_equals_table(void **state)
             uint32_t seed = (uint32_t)(big[k] * 2654435761u + off);
             assert_int_equal(crc32c_update(seed, buf + off, big[k]),
                              crc32c_update_table(seed, buf + off, big[k]));
+            assert_int_equal(crc32c_update_nofold(seed, buf + off, big[k]),
+                             crc32c_update_table(seed, buf + off, big[k]));
+        }
+    /* where the AVX-512 folding path runs (256 bytes on, on a CPU that has it): every length through its
+     * 256-, 64-, 16- and 8-byte steps and their tails, at odd alignments */
+    for (size_t off = 0; off < 64; off += 13)
+        for (size_t len = 250; len <= 1100; len++) {
+            uint32_t seed = (uint32_t)(len * 2246822519u + off);
+            assert_int_equal(crc32c_update(seed, buf + off, len), crc32c_update_table(seed, buf + off, len));
         }
 }
 
