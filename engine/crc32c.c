@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.c — CRC-32C of every WAL record. The SSE4.2 crc32 instruction where the CPU has it (as Go's
  * hash/crc32, and so etcd, uses): the table walk cost ~8,000 instructions per 2300-byte entry, more than
- * the rest of the engine's work per I/O together (bench/overhead.sh). Slicing-by-8 tables elsewhere. */
+ * the rest of the engine's work per I/O together (bench/overhead.sh). From 256 bytes on, AVX-512
+ * carry-less folding where the CPU has it (below). Slicing-by-8 tables elsewhere. */
 #include "crc32c.h"
 
 #include <string.h>
@@ -39,6 +40,7 @@ uint32_t crc32c_update_table(uint32_t crc, const void *buf, size_t len)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* The crc32 instruction has a latency of 3 cycles and a throughput of 1: one dependent chain over a
  * 2300-byte entry waits ~860 cycles. Go's hash/crc32 (castagnoliSSE42Triple, so etcd's own encoder) runs
@@ -146,19 +148,21 @@ static uint64_t xpow_word(unsigned n)
 enum { F16, F32, F48, F64, F128, F192, F256, NFOLD };
 static const unsigned fold_dist[NFOLD] = {16, 32, 48, 64, 128, 192, 256};
 static uint64_t fold_k[NFOLD][2];
-static int fold_ok; /* the CPU has what crc32c_fold needs (valgrind's emulated CPU does not: it then runs
-                     * and counts the SSE4.2 path) */
+/* 0 not known yet, 1 no, 2 the CPU has what crc32c_fold needs (valgrind's emulated CPU does not: it then
+ * runs and counts the SSE4.2 path); set once, after the constants */
+static atomic_int fold_state;
 static pthread_once_t fold_once = PTHREAD_ONCE_INIT;
 
 static void fold_init(void)
 {
-    fold_ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("vpclmulqdq") &&
-              __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.2");
     for (unsigned i = 0; i < NFOLD; i++) {
         fold_k[i][0] = xpow_word(8 * fold_dist[i] + 63);
         fold_k[i][1] = xpow_word(8 * fold_dist[i] - 1);
     }
+    int ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("vpclmulqdq") &&
+             __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.2");
+    atomic_store_explicit(&fold_state, ok ? 2 : 1, memory_order_release);
 }
 
 #define CRC_FOLD_MIN 256u
@@ -242,12 +246,18 @@ uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
 {
 #ifdef CRC_HAVE_VPCLMUL
     if (len >= CRC_FOLD_MIN) {
-        pthread_once(&fold_once, fold_init);
-        if (fold_ok)
+        int st = atomic_load_explicit(&fold_state, memory_order_acquire);
+        if (!st) {
+            pthread_once(&fold_once, fold_init);
+            st = atomic_load_explicit(&fold_state, memory_order_acquire);
+        }
+        if (st == 2)
             return ~crc32c_fold(~crc, buf, len);
     }
 #endif
-    return crc32c_update_nofold(crc, buf, len);
+    if (__builtin_cpu_supports("sse4.2"))
+        return crc32c_hw(crc, buf, len);
+    return crc32c_update_table(crc, buf, len);
 }
 #else
 uint32_t crc32c_update_nofold(uint32_t crc, const void *buf, size_t len)
