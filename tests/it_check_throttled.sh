@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # it_check_throttled.sh — end-to-end FAIL: `etcd-fio check` on a loop-mounted ext4 whose writes are throttled
 # to 60 IOPS with cgroup v1 blkio.throttle.write_iops_device (etcd-fio and fio run inside that cgroup) must
-# exit 1 within 30 s. Needs root, loop devices, mkfs.ext4 and cgroup v1 blkio; skipped (77) elsewhere.
+# exit 1, decided early (about 15 s on an idle machine). Needs root, loop devices, mkfs.ext4 and cgroup v1
+# blkio; skipped (77) elsewhere.
 # Everything it sets up (mount, loop device, cgroup, image file) is undone in the trap.
 set -u
 BUILD=${BUILD:-build}
@@ -66,7 +67,10 @@ elapsed=$(( $(date +%s) - start ))
 cat "$work/out.json" "$work/err.txt"
 echo "throttled check: exit $rc after ${elapsed}s"
 [ "$rc" = 1 ] || { echo "FAIL: expected exit 1 (FAIL), got $rc"; exit 1; }
-[ "$elapsed" -le 30 ] || { echo "FAIL: took ${elapsed}s, expected <= 30s"; exit 1; }
+# The early stop is asserted from the JSON (details.run.end) below, not from the clock: ~15 s here, but a
+# loaded CI under ASan must not turn a speed into a failure (speed claims are bench/'s). The bound is the
+# default --max-time: a run that went on to it was not stopped early.
+[ "$elapsed" -lt 120 ] || { echo "FAIL: took ${elapsed}s: not stopped before the default --max-time 120"; exit 1; }
 python3 - "$work/out.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -81,4 +85,4 @@ PY
 # nothing of the run is left on the tested filesystem
 left=$(ls -A "$mnt" | grep -v '^lost+found$' || true)
 [ -z "$left" ] || { echo "FAIL: left behind in $mnt: $left"; exit 1; }
-echo "ok: throttled disk FAILs within 30 s"
+echo "ok: throttled disk FAILs, decided early (${elapsed} s)"

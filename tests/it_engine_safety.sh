@@ -47,17 +47,17 @@ for sig in INT TERM; do
   "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D/member" $ARGS --size=1g --time_based \
     --runtime=60 > "$WORK/sig.out" 2>&1 &
   pid=$!
-  # wait (up to 10 s) until the run is past its first rollover
+  # wait (up to 60 s: ASan on a loaded CI) until the run is past its first rollover
   i=0
-  while [ $i -lt 100 ] && ! ls "$D"/member/etcd-fio.*/0000000000000001-* > /dev/null 2>&1; do
+  while [ $i -lt 600 ] && ! ls "$D"/member/etcd-fio.*/0000000000000001-* > /dev/null 2>&1; do
     sleep 0.1; i=$((i + 1))
   done
-  [ $i -lt 100 ] || fail "SIG$sig: the run never rolled over a segment"
+  [ $i -lt 600 ] || fail "SIG$sig: the run never rolled over a segment"
   t0=$(date +%s)
   kill -"$sig" "$pid"
   wait "$pid"
   el=$(( $(date +%s) - t0 ))
-  [ $el -le 10 ] || fail "SIG$sig: fio took ${el}s to stop"
+  [ $el -le 30 ] || fail "SIG$sig: fio took ${el}s to stop (a hang, not a slow machine: it takes well under 1 s)"
   grep -q "etcdwal: wal: .* segments" "$WORK/sig.out" || fail "SIG$sig: no engine summary (cleanup hook not run?)"
   left=$(ls -A "$D/member" | grep etcd-fio)
   [ -z "$left" ] || { fail "SIG$sig: private directory left behind: $left"; rm -rf "$D"/member/etcd-fio.*; }

@@ -35,10 +35,14 @@ etcd --name t --data-dir "$T/data" --listen-client-urls "https://127.0.0.1:$PC" 
      --client-cert-auth > etcd.log 2>&1 &
 EPID=$!
 i=0
-while ! python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$PC" 2>/dev/null; do
-  i=$((i+1)); [ $i -gt 40 ] && { echo "it_etcd_tls: etcd did not start"; tail -3 etcd.log; exit 1; }; sleep 0.25
+# ready = /metrics answers over TLS with the client certificate (not a fixed sleep after the port opens)
+while ! python3 -c 'import ssl, sys, urllib.request
+c = ssl.create_default_context(cafile="ca.crt"); c.load_cert_chain("cli.crt", "cli.key")
+urllib.request.urlopen(sys.argv[1], timeout=2, context=c).read()' "$URL" 2>/dev/null; do
+  i=$((i+1))
+  if [ $i -gt 120 ] || ! kill -0 "$EPID" 2>/dev/null; then echo "it_etcd_tls: etcd did not start"; tail -3 etcd.log; exit 1; fi
+  sleep 0.25
 done
-sleep 1
 
 "$BIN" verdict "$URL" > out 2> err; rc=$?
 [ $rc = 2 ] && [ "$(wc -l < err)" = 1 ] && grep -q -- "--cacert" err && ok "no CA: one line naming --cacert: $(cat err)" \

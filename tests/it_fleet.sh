@@ -61,7 +61,7 @@ listening() {  # port -> 0 when something listens on it (from /proc: no ss/netst
 }
 wait_listen() {
   i=0; while ! listening "$1"; do
-    i=$((i + 1)); [ $i -gt 100 ] && { echo "FAIL: fio --server on port $1 did not start"; exit 1; }
+    i=$((i + 1)); [ $i -gt 600 ] && { echo "FAIL: fio --server on port $1 did not start within 60 s"; exit 1; }
     sleep 0.1
   done
 }

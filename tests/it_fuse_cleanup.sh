@@ -31,7 +31,8 @@ mkdir -p "$MNT" "$WORK/back"
 FS=$!
 i=0
 while ! mountpoint -q "$MNT"; do
-  kill -0 "$FS" 2>/dev/null && [ $i -lt 50 ] || { echo "skip: labfs did not mount: $(head -n 2 "$WORK/labfs.log")"; exit 77; }
+  kill -0 "$FS" 2>/dev/null || { echo "skip: labfs did not mount: $(head -n 2 "$WORK/labfs.log")"; exit 77; }
+  [ $i -lt 300 ] || { echo "FAIL: labfs still not mounted after 30 s: $(head -n 2 "$WORK/labfs.log")"; exit 1; }
   sleep 0.1; i=$((i + 1))
 done
 
@@ -54,10 +55,14 @@ grep -q "etcdwal: wal: [2-9] segments" "$WORK/wal.out" || fail "the WAL run did 
   > "$WORK/killed.out" 2>&1 &
 P=$!
 i=0
-while [ $i -lt 100 ] && ! ls "$MNT"/etcd-fio.*.killed.0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
-kill -KILL "$P" $(ps -o pid= --ppid "$P") 2>/dev/null
+while [ $i -lt 600 ] && ! ls "$MNT"/etcd-fio.*.killed.0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+KIDS=$(ps -o pid= --ppid "$P")
+kill -KILL "$P" $KIDS 2>/dev/null
 wait "$P" 2>/dev/null
-sleep 0.5
+# the job process must be gone (its lock with it) before the next run looks: wait for that, not a fixed time
+# (a zombie has closed its files already)
+gone() { [ ! -d "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+for k in $KIDS; do i=0; while ! gone "$k" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; done
 stale=$(ls -A "$MNT" | grep '^etcd-fio\.[0-9]*\.killed\.0$')
 [ -n "$stale" ] || fail "SIGKILL: no directory left to reap"
 # shellcheck disable=SC2086

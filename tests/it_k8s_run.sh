@@ -172,8 +172,8 @@ for kind in Job DaemonSet; do
   # --full: no early decision, so the check is surely running when SIGTERM comes
   pod $kind "$WORK/term-$kind.out" "ETCD_FIO_ARGS='--full --max-time=60'"
   i=0
-  while [ $i -lt 200 ] && ! ls "$E"/etcd-fio.*/0000000000000000-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
-  [ $i -lt 200 ] || { fail "$kind: the check never started writing: $(head -n 3 "$WORK/term-$kind.out")"; }
+  while [ $i -lt 600 ] && ! ls "$E"/etcd-fio.*/0000000000000000-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  [ $i -lt 600 ] || { fail "$kind: the check never started writing: $(head -n 3 "$WORK/term-$kind.out")"; }
   sleep 1
   init=$(pid1)
   t0=$(date +%s%N)

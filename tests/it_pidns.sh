@@ -18,7 +18,7 @@ unshare -pf --mount-proc true 2>/dev/null || { echo "skip: cannot create a pid n
 WORK=$(mktemp -d /tmp/it-pidns.XXXXXX) || exit 1
 BG=""
 cleanup() {
-  for p in $BG; do kill -KILL "$p" 2>/dev/null; done
+  for p in $BG; do pkill -KILL -P "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done  # a namespace's init too
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
@@ -35,10 +35,11 @@ unchanged() {
   cmp -s "$WORK/before" "$WORK/after" || { fail "$1: etcd's files changed"; diff "$WORK/before" "$WORK/after" | head -n 5; }
 }
 privdirs() { ls -A "$D" | grep -E '^etcd-fio\.[0-9]+\.' ; }
-# wait_for PATTERN [N]: until N (default 1) private directories matching PATTERN exist (10 s at most)
+# wait_for PATTERN [N]: until N (default 1) private directories matching PATTERN exist (60 s at most: an
+# ASan-built engine in a fio on a loaded 2-core CI can take seconds to start)
 wait_for() {
   i=0
-  while [ $i -lt 100 ]; do
+  while [ $i -lt 600 ]; do
     [ "$(privdirs | grep -cE "$1")" -ge "${2:-1}" ] && return 0
     sleep 0.1; i=$((i + 1))
   done
@@ -52,20 +53,40 @@ run() {
   ${3:+unshare -pf --mount-proc} "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$D" $ARGS \
     --runtime="$2" > "$WORK/${4:-$1}.out" 2>&1
 }
-ok_run() {  # OUT RC LABEL
+ok_run() {  # OUT RC LABEL [SIGNAL]: fio ended normally (or, with SIGNAL, on that signal: fio then exits 128)
   o=$WORK/$1.out
-  [ "$2" -eq 0 ] || fail "$3: fio exited $2: $(grep -E 'etcdwal|error|err=' "$o" | head -n 3)"
+  if [ -n "${4:-}" ]; then
+    [ "$2" -eq 128 ] && grep -q "terminating on signal $4" "$o" ||
+      fail "$3: fio exited $2 after signal $4: $(grep -E 'etcdwal|error|err=|signal' "$o" | head -n 3)"
+  else
+    [ "$2" -eq 0 ] || fail "$3: fio exited $2: $(grep -E 'etcdwal|error|err=' "$o" | head -n 3)"
+  fi
   grep -q 'err= 0' "$o" || fail "$3: the job reported an error: $(grep etcdwal "$o" | head -n 3)"
   ! grep -qE 'No such file|rmdir|rename\(' "$o" || fail "$3: $(grep -E 'No such file|rmdir|rename\(' "$o" | head -n 2)"
 }
+# The run that must outlive another one runs long and is ended with SIGINT once the other is done (a fixed
+# runtime raced the other's start on a slow machine). stop_run PID: SIGINT to the first fio among PID (the
+# background subshell of `run`) and its descendants: fio's main process (in a namespace its init; unshare
+# itself blocks SIGINT).
+stop_run() {
+  q=$1
+  while [ -n "$q" ]; do
+    set -- $q; q=""
+    for p; do
+      [ "$(cat "/proc/$p/comm" 2>/dev/null)" = fio ] && { kill -INT "$p"; return 0; }
+      q="$q $(pgrep -P "$p" | tr '\n' ' ')"
+    done
+  done
+  fail "no fio to stop under pid $1"
+}
 
 # ---- 1. host and namespace side by side ----
-run host 5 & HOSTPID=$!; BG="$HOSTPID"
-wait_for '\.host\.0$' || fail "host run: no private directory within 10 s"
+run host 120 & HOSTPID=$!; BG="$HOSTPID"
+wait_for '\.host\.0$' || fail "host run: no private directory within 60 s"
 hostdir=$(privdirs | grep '\.host\.0$')
 hostpid=$(echo "$hostdir" | cut -d. -f2)
 run ns 2 unshare & NSPID=$!
-wait_for '^etcd-fio\.[0-9]+\.ns\.0$' || fail "namespaced run: no private directory within 10 s"
+wait_for '^etcd-fio\.[0-9]+\.ns\.0$' || fail "namespaced run: no private directory within 60 s"
 nsdir=$(privdirs | grep '\.ns\.0$')
 seen_both=0
 [ -d "$D/$hostdir" ] && [ -n "$nsdir" ] && seen_both=1
@@ -76,14 +97,15 @@ nspid=$(echo "$nsdir" | cut -d. -f2)
 [ "$nspid" -lt 100 ] || fail "namespaced run's directory $nsdir does not carry a namespace pid"
 [ -f "$D/$hostdir/lock" ] && [ -n "$(ls "$D/$hostdir" | grep '\.wal$')" ] ||
   fail "host run's directory $hostdir lost its files while the namespaced run (to which pid $hostpid is dead) ran"
-wait "$HOSTPID"; ok_run host $? "host run beside a namespaced run"
+stop_run "$HOSTPID"
+wait "$HOSTPID"; ok_run host $? "host run beside a namespaced run" 2
 BG=""
 [ -z "$(privdirs)" ] || fail "side by side: left behind: $(privdirs)"
 unchanged "host + namespace"
 
 # ---- 2. two namespaces at once, one job name: both directories are etcd-fio.2.nsx.* ----
-run nsx 3 unshare a & A=$!
-wait_for '\.nsx\.0$' || fail "namespace A: no directory within 10 s"
+run nsx 120 unshare a & A=$!; BG="$A"
+wait_for '\.nsx\.0$' || fail "namespace A: no directory within 60 s"
 run nsx 2 unshare b & B=$!; BG="$A $B"
 wait_for '\.nsx\.[01]$' 2 || fail "two namespaces: both directories never there at once: $(privdirs)"
 both=$(privdirs | tr '\n' ' ')
@@ -91,7 +113,8 @@ echo "two namespaces: $both"
 [ "$(privdirs | grep -c '^etcd-fio\.[0-9]\.nsx\.[01]$')" = 2 ] && [ "$(privdirs | cut -d. -f2 | sort -u | wc -l)" = 1 ] ||
   fail "two namespaces: expected etcd-fio.<same small pid>.nsx.0 and .1, got $both"
 wait "$B"; ok_run b $? "namespace B beside namespace A"
-wait "$A"; ok_run a $? "namespace A beside namespace B"
+stop_run "$A"
+wait "$A"; ok_run a $? "namespace A beside namespace B" 2
 BG=""
 [ -z "$(privdirs)" ] || fail "two namespaces: left behind: $(privdirs)"
 unchanged "two namespaces"
@@ -104,14 +127,14 @@ kill_ns() {
   unshare -pf --mount-proc "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$D" $ARGS \
     --runtime=30 > "$WORK/$1.out" 2>&1 & U=$!
   i=0
-  while [ $i -lt 100 ] && ! ls "$D"/etcd-fio.*."$1".0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  while [ $i -lt 600 ] && ! ls "$D"/etcd-fio.*."$1".0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
   init=$(ps -o pid= --ppid "$U" | tr -d ' ' | head -n 1)   # the namespace's pid 1 (fio's main process)
   [ -n "$init" ] && kill -KILL "$init"
   wait "$U" 2>/dev/null
   # the kernel kills the rest of the namespace when its init dies: wait until none of it is left
   i=0
-  while [ $i -lt 100 ] && pgrep -f -- "--name=$1 " > /dev/null; do sleep 0.1; i=$((i + 1)); done
-  pgrep -f -- "--name=$1 " > /dev/null && echo "FAIL: namespace of $1 still running 10 s after its init was killed" >&2
+  while [ $i -lt 300 ] && pgrep -f -- "--name=$1 " > /dev/null; do sleep 0.1; i=$((i + 1)); done
+  pgrep -f -- "--name=$1 " > /dev/null && echo "FAIL: namespace of $1 still running 30 s after its init was killed" >&2
   privdirs | grep "\.$1\.0$"
 }
 for next in host ns; do

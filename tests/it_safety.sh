@@ -115,8 +115,8 @@ start_long() {
     --runtime=60 > "$WORK/kill-$1.out" 2>&1 &
   PID=$!
   i=0
-  while [ $i -lt 100 ] && [ -z "$(privdirs "$2")" ]; do sleep 0.1; i=$((i + 1)); done
-  [ -n "$(privdirs "$2")" ] || { fail "$1: no private directory appeared within 10 s"; return 1; }
+  while [ $i -lt 600 ] && [ -z "$(privdirs "$2")" ]; do sleep 0.1; i=$((i + 1)); done
+  [ -n "$(privdirs "$2")" ] || { fail "$1: no private directory appeared within 60 s"; return 1; }
   sleep 1   # syncs in flight, a rollover or two done
   KIDS=$(ps -o pid= --ppid "$PID" | tr -d ' ')
 }
@@ -155,8 +155,8 @@ start_long wal "$D/member" && {
     stalepid=$(echo "$stale" | head -n 1 | cut -d. -f2)
     # The killed job process is a zombie until init reaps it; a real rerun comes later than that.
     i=0
-    while kill -0 "$stalepid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive after 10 s"
+    while kill -0 "$stalepid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -0 "$stalepid" 2>/dev/null && fail "SIGKILL: pid $stalepid of $stale still alive after 30 s"
     # Decoys the reaper must leave alone.
     sh -c 'exit 0' & deadpid=$!; wait $deadpid
     M=$D/member
@@ -170,7 +170,7 @@ fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
 print("locked", flush=True)
 time.sleep(300)' "$M/etcd-fio.$deadpid.wal.3/lock" > "$WORK/locker.out" 2>&1 & SLEEPER=$!
-    i=0; while [ $i -lt 50 ] && ! grep -q locked "$WORK/locker.out"; do sleep 0.1; i=$((i + 1)); done
+    i=0; while [ $i -lt 300 ] && ! grep -q locked "$WORK/locker.out"; do sleep 0.1; i=$((i + 1)); done
     grep -q locked "$WORK/locker.out" || fail "could not hold an OFD lock from python3: $(cat "$WORK/locker.out")"
     : > "$M/etcd-fio.$deadpid.wal.7/lock"                        # lock free, but ...
     echo "operator notes" > "$M/etcd-fio.$deadpid.wal.7/notes.txt" # ... holds a file not ours
