@@ -4,6 +4,8 @@
 # tests/fixtures/ (copied into the build dir), plus tests/regress/<harness>/ (the
 # crashes found so far, loaded first), and prints one line per harness with its exec count.
 # Usage: sh fuzz/run.sh FUZZ_DIR SECONDS MAX_LEN HARNESS...   (from the top of the tree)
+# FUZZ_SEED=N in the environment fixes libFuzzer's -seed (tests/it_fuzz.sh: a repeatable run); unset, each
+# run draws its own (printed in the log as "INFO: Seed:").
 # Exit 0 when no harness found anything; 1 otherwise (the crash input's path is printed: copy it into
 # tests/regress/<harness>/ so tests/test_fuzz_regress.c replays it from then on).
 set -u
@@ -44,7 +46,7 @@ for h in "$@"; do
   case $h in fuzz_waldec) ;; *) dict="-dict=fuzz/fio.dict" ;; esac
   log="$DIR/logs/$h.log"
   # shellcheck disable=SC2086
-  "$bin" -max_total_time="$SECS" -max_len="$MAXLEN" -timeout=10 -rss_limit_mb=2048 \
+  "$bin" -max_total_time="$SECS" -max_len="$MAXLEN" -timeout=10 -rss_limit_mb=2048 ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
     -print_final_stats=1 -artifact_prefix="$DIR/artifacts/$h-" $dict $dirs > "$log" 2>&1
   st=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
