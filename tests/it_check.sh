@@ -15,23 +15,24 @@ BIN="$BUILD/etcd-fio"
 command -v "${FIO:-fio}" >/dev/null || { echo "skip: fio not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 work=$(mktemp -d "$(pwd)/build/it_check.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/it_check.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+bg=""   # checks running in the background: stopped (they clean up) before $work goes
+trap 'for p in $bg; do kill "$p" 2>/dev/null; done; wait; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
 dir="$work/dir"; mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # 1. text output; 2. --json, --prometheus, --svg, --keep-output, --classic, --ionice: the two runs at once, in
-# two directories (one run's time instead of two; what each asserts holds whatever the disk's verdict)
+# two directories, and 4 (fio killed) while 2's classic job runs: what each asserts holds whatever the
+# disk's verdict, and the suite waits for one run instead of three
 # --force: where this node's etcd data directory is on another disk the check would (rightly) refuse a
 # directory under the build tree; the refusal itself is tested in it_check_throttled.sh.
 SHORT="--max-time 15 --min-syncs 50 --accept-point-estimate --faithful"  # 15 s: 50 backend commits under ASan on a loaded machine; --faithful: the phases are it_check_phases.sh's
 dir1="$work/dir1"; mkdir -p "$dir1"
 # shellcheck disable=SC2086
-"$BIN" check "$dir1" --force $SHORT > "$work/out.txt" 2> "$work/err1.txt" & crun1=$!
+"$BIN" check "$dir1" --force $SHORT > "$work/out.txt" 2> "$work/err1.txt" & crun1=$!; bg="$crun1"
 # shellcheck disable=SC2086
 "$BIN" check --force $SHORT --json --ionice --classic --prometheus="$work/etcd.prom" \
-  "$dir" --svg "$work/check.svg" --keep-output "$work/kept" > "$work/out.json" 2> "$work/err.txt"
-rc2=$?
+  "$dir" --svg "$work/check.svg" --keep-output "$work/kept" > "$work/out.json" 2> "$work/err.txt" & crun2=$!; bg="$bg $crun2"
 wait $crun1
 rc=$?
 cat "$work/out.txt"
@@ -48,8 +49,42 @@ grep -v '^etcd-fio check: warning: ' "$work/err1.txt" && fail "stderr has more t
 left=$(ls -A "$dir1")
 [ -z "$left" ] || fail "left behind in DIR: $left"
 
-# 2. (ran beside 1)
-rc=$rc2
+# 4. fio dies mid-run (11.1): a job process killed with SIGSEGV (fio 3.33 then still exits 0 with a final
+# document) and, at the same time in another directory, fio's main process killed with SIGKILL: both UNKNOWN.
+# --full: no early decision may end the run before the kill; --max-time 10, the least that can decide (the
+# SIGSEGV run's other job writes on to the end)
+mkdir -p "$work/segv" "$work/kill"
+"$BIN" check --force --max-time 10 --min-syncs 50 --accept-point-estimate --full --json "$work/segv" > "$work/segv.json" 2> "$work/segv.err" & csegv=$!
+"$BIN" check --force --max-time 10 --min-syncs 50 --accept-point-estimate --full --json "$work/kill" > "$work/kill.json" 2> "$work/kill.err" & ckill=$!; bg="$bg $csegv $ckill"
+fio_of() {  # the fio that etcd-fio $1 started (once its jobs run; up to 60 s: ASan on a loaded CI is slow)
+  i=0; while [ $i -lt 600 ] && kill -0 "$1" 2>/dev/null; do
+    f=$(pgrep -P "$1" | head -n1); [ -n "$f" ] && [ -n "$(pgrep -P "$f")" ] && { echo "$f"; return; }
+    sleep 0.1; i=$((i + 1))
+  done
+}
+fs=$(fio_of $csegv); fk=$(fio_of $ckill)
+[ -n "$fs" ] && [ -n "$fk" ] || { kill $csegv $ckill 2>/dev/null; wait; fail "fio's jobs did not start within 60 s (segv '$fs', kill '$fk')"; }
+sleep 2
+[ -n "$fs" ] && kill -SEGV "$(pgrep -P "$fs" | head -n1)"
+[ -n "$fk" ] && kill -KILL "$fk"
+wait $csegv; rs=$?
+wait $ckill; rk=$?
+for k in segv kill; do
+  [ $k = segv ] && r=$rs || r=$rk
+  # under check-asan the job's SIGSEGV is caught by ASan, which aborts: fio then exits with status 1
+  [ $k = segv ] && want='signal 11|fio exited with status [1-9]' || want='fio was killed by signal 9'
+  if [ "$r" = 2 ] && jq -e --arg w "$want" '.verdict == "unknown" and .basis == "none" and (.reason | test($w))
+        and all(.hosts[0].jobs[]; .verdict == "unknown")' "$work/$k.json" > /dev/null; then
+    echo "ok: fio $k mid-run: unknown: $(jq -r .reason "$work/$k.json")"
+  else
+    cat "$work/$k.json" "$work/$k.err"; fail "fio $k mid-run: exit $r"
+  fi
+done
+# (a killed job cannot remove its private directory: the next run's stale-directory reaping does, see
+# it_safety.sh; nothing of etcd-fio's own is left in TMPDIR)
+# 2. (ran beside 1 and 4)
+wait $crun2
+rc=$?
 case $rc in 0|1) ;; *) cat "$work/out.json" "$work/err.txt"; fail "json run: exit $rc" ;; esac
 python3 - "$work/out.json" "$rc" "$work/etcd.prom" "$work/check.svg" <<'PY' || fail "json/prom/svg checks"
 import json, sys, re, xml.etree.ElementTree as ET
@@ -176,37 +211,4 @@ head -n1 "$work/k.out" | grep -q '^unknown: ' || fail "fio that does not run: no
 left=$(ls -A "$dir")
 [ -z "$left" ] || fail "left behind in DIR after the refusals: $left"
 
-# 4. fio dies mid-run (11.1): a job process killed with SIGSEGV (fio 3.33 then still exits 0 with a final
-# document) and, at the same time in another directory, fio's main process killed with SIGKILL: both UNKNOWN.
-# --full: no early decision may end the run before the kill; --max-time 10, the least that can decide (the
-# SIGSEGV run's other job writes on to the end)
-mkdir -p "$work/segv" "$work/kill"
-"$BIN" check --force --max-time 10 --min-syncs 50 --accept-point-estimate --full --json "$work/segv" > "$work/segv.json" 2> "$work/segv.err" & csegv=$!
-"$BIN" check --force --max-time 10 --min-syncs 50 --accept-point-estimate --full --json "$work/kill" > "$work/kill.json" 2> "$work/kill.err" & ckill=$!
-fio_of() {  # the fio that etcd-fio $1 started (once its jobs run; up to 60 s: ASan on a loaded CI is slow)
-  i=0; while [ $i -lt 600 ] && kill -0 "$1" 2>/dev/null; do
-    f=$(pgrep -P "$1" | head -n1); [ -n "$f" ] && [ -n "$(pgrep -P "$f")" ] && { echo "$f"; return; }
-    sleep 0.1; i=$((i + 1))
-  done
-}
-fs=$(fio_of $csegv); fk=$(fio_of $ckill)
-[ -n "$fs" ] && [ -n "$fk" ] || { kill $csegv $ckill 2>/dev/null; wait; fail "fio's jobs did not start within 60 s (segv '$fs', kill '$fk')"; }
-sleep 2
-[ -n "$fs" ] && kill -SEGV "$(pgrep -P "$fs" | head -n1)"
-[ -n "$fk" ] && kill -KILL "$fk"
-wait $csegv; rs=$?
-wait $ckill; rk=$?
-for k in segv kill; do
-  [ $k = segv ] && r=$rs || r=$rk
-  # under check-asan the job's SIGSEGV is caught by ASan, which aborts: fio then exits with status 1
-  [ $k = segv ] && want='signal 11|fio exited with status [1-9]' || want='fio was killed by signal 9'
-  if [ "$r" = 2 ] && jq -e --arg w "$want" '.verdict == "unknown" and .basis == "none" and (.reason | test($w))
-        and all(.hosts[0].jobs[]; .verdict == "unknown")' "$work/$k.json" > /dev/null; then
-    echo "ok: fio $k mid-run: unknown: $(jq -r .reason "$work/$k.json")"
-  else
-    cat "$work/$k.json" "$work/$k.err"; fail "fio $k mid-run: exit $r"
-  fi
-done
-# (a killed job cannot remove its private directory: the next run's stale-directory reaping does, see
-# it_safety.sh; nothing of etcd-fio's own is left in TMPDIR)
 echo "ok: etcd-fio check end to end"

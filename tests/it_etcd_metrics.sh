@@ -81,15 +81,15 @@ MIN=50
 
 # ---- 1. the URL, scraped twice by etcd-fio (libcurl) around a load ----
 # The load starts only once etcd-fio says its first scrape is done (a fixed sleep raced a slow start under
-# ASan), and ends (at most 3 s) well before the second scrape 8 s later.
-"$BIN" verdict --json --min-samples $MIN --interval 8 "$URL" > "$T/url.json" 2> "$T/url.err" &
+# ASan), and ends (at most 2 s) well before the second scrape 6 s later.
+"$BIN" verdict --json --min-samples $MIN --interval 6 "$URL" > "$T/url.json" 2> "$T/url.err" &
 VPID=$!
 i=0
 until grep -q "window closes in" "$T/url.err" 2>/dev/null || [ $i -ge 200 ] || ! kill -0 $VPID 2>/dev/null; do
   sleep 0.1; i=$((i+1))
 done
 grep -q "window closes in" "$T/url.err" || bad "URL: no word from etcd-fio that the window opened: $(cat "$T/url.err")"
-load 3 400 "$T/n1"
+load 2 400 "$T/n1"
 wait $VPID; rc=$?
 n1=$(cat "$T/n1")
 echo "url window: $n1 puts; etcd-fio exit $rc"
@@ -103,11 +103,11 @@ if jqe --arg u "$URL" --argjson n "$n1" '([.hosts[].jobs[]] | length) == 2 and a
 else
   bad "URL: window content"; cat "$T/url.json"
 fi
-[ "$n1" -ge 20 ] || bad "URL: only $n1 puts in 3 s"
+[ "$n1" -ge 20 ] || bad "URL: only $n1 puts in 2 s"
 
 # ---- 2. two saved scrapes: etcd-fio against an independent computation of the bucket rule ----
 scrape "$T/before.prom"
-load 3 400 "$T/n2"
+load 2 400 "$T/n2"
 scrape "$T/after.prom"
 n2=$(cat "$T/n2")
 "$BIN" verdict --json --min-samples $MIN "$T/before.prom" "$T/after.prom" > "$T/files.json"; rc=$?
