@@ -100,14 +100,16 @@ jobs = {j["role"]: j for j in h["jobs"]}
 end = d["details"]["run"]["end"]
 for role in ("wal", "backend"):
     s = jobs[role]
-    assert s["samples"] > 0 and 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"], (role, s)
     if s["verdict"] == "unknown":
-        # A loaded or stalling disk may FAIL the other job early (the CI saw the WAL decide FAIL after 2 s
-        # with 8 backend commits): this job is then unknown for want of samples, never judged on them.
+        # A loaded or stalling disk may FAIL the other job early (seen here under load: the WAL decided FAIL
+        # after 2 s, with 8 backend commits): this job is then unknown for want of samples, never judged.
         other = jobs["backend" if role == "wal" else "wal"]
         assert d["verdict"] == "fail" and other["verdict"] == "fail" and end == "stopped early: decided", (role, s, end)
-        assert s["samples"] < 50 and "only %d samples (need 50)" % s["samples"] in s["reason"], (role, s)
+        want = "only %d samples (need 50)" % s["samples"] if s["samples"] else "no samples"
+        assert s["samples"] < 50 and want in s["reason"], (role, s)
+        assert not s["samples"] or 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"], (role, s)
         continue
+    assert 0 < s["p50_ns"] <= s["p99_ns"] <= s["p99_9_ns"], (role, s)
     assert s["samples"] >= 50, (role, s)
     assert s["bound_lo_ns"] <= s["p99_ns"], (role, s)
 assert jobs["wal"]["threshold_ns"] == 10_000_000
