@@ -130,8 +130,10 @@ done
 left=$(find "$tmp/d2" -mindepth 1 | wc -l)
 [ "$left" -eq 0 ] && ok "nothing left in the test directory" || fail "$left entries left behind in the test directory"
 
-# 3 s holds ~29 backend commits; the verdict's default wants 100 samples, so lower it for this check.
-"$CLI" verdict --min-samples 20 "$tmp/s.json" > "$tmp/v.out" 2>&1
+# 3 s holds ~29 backend commits (paced at 10 a second; fewer where a commit takes longer than 100 ms); the
+# verdict's default wants 100 samples, so lower it for this check — to 10, so that a slow CI disk (commits
+# of 250 ms) is still judged (the check here is which threshold each job is judged against, not its verdict).
+"$CLI" verdict --min-samples 10 "$tmp/s.json" > "$tmp/v.out" 2>&1
 vrc=$?
 cat "$tmp/v.out"
 case $vrc in
