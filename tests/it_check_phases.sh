@@ -19,7 +19,9 @@
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
 need_built "$ENGINE" "$SHIM" "$CLI"
 WORK=$(mktemp -d "$B/it-check-phases.XXXXXX") || exit 1
-trap 'rm -rf "$WORK"' EXIT INT TERM
+bg=""   # checks in the background: stopped (they clean up) before $WORK goes
+trap 'for p in $bg; do kill "$p" 2>/dev/null; done; wait; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
 bad=0
 fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 phase() { jq -r ".details.phases.$1" "$WORK/$2.json" 2>/dev/null; }
@@ -28,30 +30,21 @@ nothing_left() { # DIR LABEL
   [ -z "$left" ] || fail "$2: left behind in $1: $left"
 }
 
-# 4. --faithful: phase 2 alone; started here, beside 1 (its verdict is not asserted, only its phases; 1's
-# FAIL comes from injected delays, which another run on the disk cannot take away), checked below
+# 1 and 4 run in the background while 2 and 3 run (one run's time for all four): only 1's verdict is
+# asserted, and its FAIL comes from injected delays, which other runs on the disk cannot take away; 2, 3
+# and 4 assert how the phases went, whatever the disk's verdict.
+# 4. --faithful: phase 2 alone (checked below)
 mkdir -p "$WORK/d4"
 "$CLI" check --force --json --faithful --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d4" > "$WORK/faithful.json" 2> "$WORK/faithful.err" &
-faithful=$!
+faithful=$!; bg="$faithful"
 
-# 1. slow only when idle
+# 1. slow only when idle (checked below)
 mkdir -p "$WORK/d1"
 SFIO=$(fio_with_shim "$WORK/bin")
 env PATH="$WORK/bin:$PATH" FIO="$SFIO" FAULT_CALL=fdatasync FAULT_DELAY_MS=30 FAULT_IDLE_MS=4 \
   FAULT_PATH_SUBSTR=etcd-fio. FAULT_LOG="$WORK/shim.log" \
-  "$CLI" check --force --json --max-time 60 "$WORK/d1" > "$WORK/idle.json" 2> "$WORK/idle.err"
-rc=$?
-grep -q 'fdatasync .* -> delay' "$WORK/shim.log" 2>/dev/null || fail "idle-slow: the shim never delayed an fdatasync"
-[ $rc -eq 1 ] && [ "$(jq -r .verdict "$WORK/idle.json")" = fail ] ||
-  fail "idle-slow disk: exit $rc, verdict $(jq -r .verdict "$WORK/idle.json" 2>/dev/null) (want FAIL)"
-[ "$(phase decided_by idle)" = "phase 2" ] || fail "idle-slow: decided by $(phase decided_by idle)"
-if [ "$(phase phase1.end idle)" = decided ]; then
-  [ "$(phase probe.ok idle)" = false ] || fail "idle-slow: phase 1 passed and the probe did not refuse it"
-  echo "ok: idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
-else
-  echo "note: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
-fi
-nothing_left "$WORK/d1" "idle-slow"
+  "$CLI" check --force --json --max-time 60 "$WORK/d1" > "$WORK/idle.json" 2> "$WORK/idle.err" &
+idle=$!; bg="$bg $idle"
 
 # 2. fio killed during phase 1: the phase-1 fio is the one whose job file is in etcd-fio-check-phase1.*
 mkdir -p "$WORK/d2"
@@ -101,7 +94,22 @@ else
 fi
 nothing_left "$WORK/d3" "Ctrl-C in phase 1"
 
-# 4. --faithful: phase 2 alone (started beside 1)
+# 1. (started above)
+wait $idle
+rc=$?
+grep -q 'fdatasync .* -> delay' "$WORK/shim.log" 2>/dev/null || fail "idle-slow: the shim never delayed an fdatasync"
+[ $rc -eq 1 ] && [ "$(jq -r .verdict "$WORK/idle.json")" = fail ] ||
+  fail "idle-slow disk: exit $rc, verdict $(jq -r .verdict "$WORK/idle.json" 2>/dev/null) (want FAIL)"
+[ "$(phase decided_by idle)" = "phase 2" ] || fail "idle-slow: decided by $(phase decided_by idle)"
+if [ "$(phase phase1.end idle)" = decided ]; then
+  [ "$(phase probe.ok idle)" = false ] || fail "idle-slow: phase 1 passed and the probe did not refuse it"
+  echo "ok: idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
+else
+  echo "note: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
+fi
+nothing_left "$WORK/d1" "idle-slow"
+
+# 4. --faithful: phase 2 alone (started above)
 wait $faithful
 [ "$(phase phase1 faithful)" = null ] || fail "--faithful ran phase 1"
 [ "$(phase decided_by faithful)" = "phase 2" ] || fail "--faithful: decided by $(phase decided_by faithful)"
