@@ -117,7 +117,11 @@ start_long() {
   i=0
   while [ $i -lt 600 ] && [ -z "$(privdirs "$2")" ]; do sleep 0.1; i=$((i + 1)); done
   [ -n "$(privdirs "$2")" ] || { fail "$1: no private directory appeared within 60 s"; return 1; }
-  sleep 1   # syncs in flight, a rollover or two done
+  if [ "$1" = wal ]; then  # syncs in flight, a rollover done: the second segment exists
+    while [ $i -lt 600 ] && ! ls "$2"/etcd-fio.*/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+  else
+    sleep 1   # commits in flight
+  fi
   KIDS=$(ps -o pid= --ppid "$PID" | tr -d ' ')
 }
 alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
