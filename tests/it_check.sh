@@ -82,6 +82,7 @@ for k in segv kill; do
 done
 # (a killed job cannot remove its private directory: the next run's stale-directory reaping does, see
 # it_safety.sh; nothing of etcd-fio's own is left in TMPDIR)
+
 # 2. (ran beside 1 and 4)
 wait $crun2
 rc=$?
