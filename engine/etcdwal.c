@@ -412,10 +412,11 @@ static int etcdwal_init(struct thread_data *td)
             .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
             .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
             .dir_label = c->pd.path,
-            /* fio queues the sync right after every write here, before it touches that write's buffer
-             * again (io_u.c get_io_u: a sync io_u is neither refilled nor scrambled), so the Save's writev
-             * may take the payload from fio's buffer; etcdwal_close_file copies a payload still lent */
-            .lend_payload = td->o.fdatasync_blocks == 1 || td->o.fsync_blocks == 1,
+            /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does.
+             * Lending fio's buffer to the Save's writev (wal_config.lend_payload; fio does not touch it
+             * before the sync with fdatasync=1) saved that copy but cost more in the kernel, three
+             * iovecs, than the copy: bench/README.md, "Issue 17, second pass". */
+            .lend_payload = 0,
             .first_fill_bytes = o->first_fill,
         };
         c->have_wal = 1;

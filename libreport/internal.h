@@ -90,8 +90,8 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_checkperf(fior_report *r, const char *source, const char *buf, size_t len);
-/* The first occurrence of word (n bytes) at or after `from` that starts a line of buf, after bytes of
- * `blanks` only; NULL when there is none (readers.c). */
+/* The first occurrence of word (n bytes, the first not a blank) at or after `from` that starts a line of
+ * buf, after bytes of `blanks` only; NULL when there is none (readers.c). */
 const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
                              const char *blanks);
 /* Detectors for fmt_prom.c / fmt_checkperf.c: 1 when the input looks like that format. */

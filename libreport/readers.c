@@ -12,8 +12,8 @@ static int has_bytes(const char *buf, size_t len, const char *needle)
     return n <= len && memmem(buf, len, needle, n) != NULL;
 }
 
-/* The first occurrence of word (n bytes) from `from` on that stands at the start of a line of buf, after
- * blank bytes only (those in `blanks`), or NULL. One memmem pass (memchr for one byte) over the input and a
+/* The first occurrence of word (n bytes, its first byte not a blank) from `from` on that stands at the
+ * start of a line of buf, after blank bytes only (those in `blanks`), or NULL. One memmem pass (memchr for one byte) over the input and a
  * look back over the blanks before each hit: the detectors run on every input before the reader that
  * takes it, so they must cost next to nothing per byte (not a call per line: bench/README.md). */
 const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
@@ -26,7 +26,10 @@ const char *fior__line_start(const char *buf, size_t len, const char *from, cons
             q--;
         if (q == buf || q[-1] == '\n')
             return from;
-        from++;
+        /* the rest of this line cannot start it (word begins with a non-blank byte): on to the next, so
+         * that an input of nothing but that byte costs one pass, not a search per byte */
+        if (!(from = memchr(from, '\n', (size_t)(end - from))))
+            return NULL;
     }
     return NULL;
 }
