@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # it_threads.sh — tests/test_threads.c (8 threads parsing different inputs at once) under ThreadSanitizer,
 # built in a private build dir; under valgrind's helgrind when TSan cannot be built. Skipped (77) when
-# neither is available. Any reported race fails the test.
+# neither is available. Any reported race fails the test. Skipped under `make check-asan`: the TSan build is
+# private (the outer SAN/OPT are not passed on), so it would be make check's run again.
 set -u
+[ "${ASAN_BUILD:-}" = 1 ] && { echo "skip: under check-asan (the same private TSan build as make check's)"; exit 77; }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
