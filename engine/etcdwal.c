@@ -412,11 +412,8 @@ static int etcdwal_init(struct thread_data *td)
             .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
             .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
             .dir_label = c->pd.path,
-            /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does.
-             * Lending fio's buffer to the Save's writev (wal_config.lend_payload; fio does not touch it
-             * before the sync with fdatasync=1) saved that copy but cost more in the kernel, three
-             * iovecs, than the copy: bench/README.md, "Issue 17, second pass". */
-            .lend_payload = 0,
+            /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does
+             * (a writev from fio's buffer cost more in the kernel than the copy: bench/README.md, issue 17). */
             .first_fill_bytes = o->first_fill,
         };
         c->have_wal = 1;
@@ -498,11 +495,7 @@ static int etcdwal_open_file(struct thread_data *td, struct fio_file *f)
 
 static int etcdwal_close_file(struct thread_data *td, struct fio_file *f)
 {
-    struct etcdwal_ctx *c = td->io_ops_data;
-    /* fio closes its files before it frees the io_u buffers (backend.c): a payload still lent to the WAL
-     * (a last write without its sync) is copied now */
-    if (c && c->have_wal)
-        wal_take_back(&c->w);
+    (void)td;
     f->fd = -1;
     return 0;
 }

@@ -2,13 +2,7 @@
 /* pagewriter.h — etcd's pkg/ioutil PageWriter: a 128 KiB buffer in front of the WAL file. When a write
  * would overflow it, the partial 4096-byte page is completed first, the buffer is flushed (one write(2)),
  * whole pages go straight to the file and only the tail is buffered, so writes stay page-aligned.
- *
- * One difference in how, not what: a payload may be lent to the writer (pw_lend) instead of copied into
- * the buffer. It then stands in the buffer's byte stream where it was lent, and the flush hands the
- * buffer's bytes before it, the payload and the bytes after it to one writev(2): the same bytes at the
- * same offsets in the same single system call as etcd's write(2) of its buffer. Whenever the buffer has
- * to be moved or split otherwise (a write that would pass the watermark), the payload is copied in first,
- * so the flush rule above is followed to the byte. */
+ */
 #ifndef ETCDWAL_PAGEWRITER_H
 #define ETCDWAL_PAGEWRITER_H
 
@@ -25,8 +19,6 @@ typedef struct pagewriter {
     size_t buffered;
     size_t watermark;       /* buffered bytes allowed before a flush; buf has a page of slack on top */
     unsigned char *buf;
-    const unsigned char *lent;  /* a lent payload, logically at buf[lent_at], lent_len bytes; NULL if none */
-    size_t lent_at, lent_len;
     uint64_t bytes_out;     /* bytes handed to write(2) */
     uint64_t nwrites;       /* write(2) calls that moved data */
     /* optional: sees every write(2) (tests use it to check the flush rule without strace) */
@@ -45,11 +37,6 @@ size_t pw_room(const pagewriter *pw);
 /* Room for n more bytes in the buffer without a flush (the caller fills them), or NULL when they would
  * pass the watermark (then use pw_write, which follows the flush rule). */
 unsigned char *pw_reserve(pagewriter *pw, size_t n);
-/* Lends len bytes at p (they must stay unchanged until the next pw_flush or pw_take_back); 0 on success,
- * -1 when they do not fit under the watermark (nothing lent: copy them with pw_write instead). */
-int  pw_lend(pagewriter *pw, const void *p, size_t len);
-/* Copies a lent payload into the buffer, before its owner may change or free it. */
-void pw_take_back(pagewriter *pw);
 int  pw_flush(pagewriter *pw);
 void pw_free(pagewriter *pw);
 

@@ -65,11 +65,10 @@ static size_t frame(wal *w, unsigned char *out, size_t cap, int type, const void
 /* encoder.encode: CRC over the data, then the length field and the padded record into the page writer.
  * etcd marshals the record into its own buffer and hands the length field and the record to the page
  * writer in two writes; while both fit under the watermark those are two copies into the page buffer, so
- * the frame is built in place there instead (pw_reserve), and with lend the payload is not copied at all
- * (pw_lend: the Save's flush writes it from the caller's buffer with the same single system call). A frame
+ * the frame is built in place there instead (pw_reserve). (Writing the payload from fio's buffer with a
+ * writev instead of copying it was tried and cost more in the kernel: bench/README.md, issue 17.) A frame
  * that would pass the watermark goes the way etcd's does: marshal, then two writes through the flush rule. */
-static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, int lend, char *err,
-                  size_t errlen)
+static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, char *err, size_t errlen)
 {
     static const unsigned char zeros[8];
     int has_data = type != WAL_REC_CRC;
@@ -82,7 +81,7 @@ static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, s
     size_t total;
     size_t hn = walrec_frame_head(head, type, w->crc, has_data, l1 + l2, &pad, &total);
     if (total <= pw_room(&w->pw)) {
-        unsigned char *p = pw_reserve(&w->pw, lend ? hn + l1 : total);
+        unsigned char *p = pw_reserve(&w->pw, total);
         /* constant-size copies (inlined moves, no library call per piece): the page writer's buffer has a
          * page of slack beyond the watermark, so the bytes past hn and l1 land in free space and the next
          * piece overwrites them */
@@ -91,14 +90,9 @@ static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, s
             memcpy(p + hn, d1, WALREC_HEAD_MAX);
         else if (l1)
             memcpy(p + hn, d1, l1);
-        if (lend) {
-            pw_lend(&w->pw, d2, l2); /* fits: total did; an earlier lent payload was copied in first */
-            p = pw_reserve(&w->pw, pad);
-        } else {
-            if (l2)
-                memcpy(p + hn + l1, d2, l2);
-            p += hn + l1 + l2;
-        }
+        if (l2)
+            memcpy(p + hn + l1, d2, l2);
+        p += hn + l1 + l2;
         memcpy(p, zeros, pad);
         goto done;
     }
@@ -121,25 +115,20 @@ done:
     return 0;
 }
 
-void wal_take_back(wal *w)
-{
-    pw_take_back(&w->pw);
-}
-
 static int save_state(wal *w, char *err, size_t errlen)
 {
     unsigned char hs[WALREC_HEAD_MAX];
     size_t n = walrec_hardstate(hs, w->term, w->vote, w->last_index);
-    return encode(w, WAL_REC_STATE, hs, n, NULL, 0, 0, err, errlen);
+    return encode(w, WAL_REC_STATE, hs, n, NULL, 0, err, errlen);
 }
 
 static int save_crc_meta(wal *w, char *err, size_t errlen)
 {
     unsigned char md[WALREC_HEAD_MAX];
-    int rc = encode(w, WAL_REC_CRC, NULL, 0, NULL, 0, 0, err, errlen);
+    int rc = encode(w, WAL_REC_CRC, NULL, 0, NULL, 0, err, errlen);
     if (!rc) {
         size_t n = walrec_metadata(md, w->cfg.node_id, w->cfg.cluster_id);
-        rc = encode(w, WAL_REC_METADATA, md, n, NULL, 0, 0, err, errlen);
+        rc = encode(w, WAL_REC_METADATA, md, n, NULL, 0, err, errlen);
     }
     return rc;
 }
@@ -288,7 +277,7 @@ int wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errle
 
     unsigned char snap[WALREC_HEAD_MAX];
     size_t sn = walrec_snapshot(snap, 0, 0);
-    if ((rc = save_crc_meta(w, err, errlen)) || (rc = encode(w, WAL_REC_SNAPSHOT, snap, sn, NULL, 0, 0, err, errlen)) ||
+    if ((rc = save_crc_meta(w, err, errlen)) || (rc = encode(w, WAL_REC_SNAPSHOT, snap, sn, NULL, 0, err, errlen)) ||
         (rc = w->cfg.first_fill_bytes ? fill(w, err, errlen) : wal_sync(w, err, errlen)))
         return rc;
     w->unsynced_bytes = 0;
@@ -327,7 +316,7 @@ int wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen)
     }
     unsigned char head[WALREC_HEAD_MAX];
     size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, len);
-    int rc = encode(w, WAL_REC_ENTRY, head, hn, data, len, w->cfg.lend_payload && len > 0, err, errlen);
+    int rc = encode(w, WAL_REC_ENTRY, head, hn, data, len, err, errlen);
     if (rc)
         return rc;
     w->last_index++;

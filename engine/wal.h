@@ -21,9 +21,6 @@ typedef struct wal_config {
     size_t max_entry_bytes;   /* largest payload wal_append will get (sizes the one encode buffer) */
     uint64_t node_id, cluster_id;
     const char *dir_label;    /* directory path used in error messages */
-    int lend_payload;         /* a Save follows every append (fio's fdatasync=1): the entry's payload is
-                               * written from the caller's buffer by the Save's writev (pagewriter.h); the
-                               * caller keeps it unchanged until then or calls wal_take_back */
     uint64_t first_fill_bytes; /* >0: Create fills segment 0 with history up to this offset (see wal_create) */
 } wal_config;
 
@@ -71,8 +68,6 @@ void wal_segment_name(char *out, uint64_t seq, uint64_t index);
 int  wal_create(wal *w, int dirfd, const wal_config *cfg, char *err, size_t errlen);
 /* One raft entry record carrying len bytes (buffered; may flush whole pages). */
 int  wal_append(wal *w, const void *data, size_t len, char *err, size_t errlen);
-/* Copies a payload lent by wal_append into the WAL's buffer (before the caller changes or frees it). */
-void wal_take_back(wal *w);
 /* Save's tail: HardState record, then flush + fdatasync, or cut() if the segment is full. */
 int  wal_save(wal *w, char *err, size_t errlen);
 /* Like etcd's Close: final flush + fdatasync (unless failed), stops the pipeline, closes the tail. */

@@ -423,82 +423,6 @@ static void test_wal_entry_too_big(void **state)
     free(dir);
 }
 
-/* One WAL run for test_wal_lend_same_bytes: returns segment 0's written bytes and logs write(2) sizes. */
-static unsigned char *lend_run(int lend, size_t *len, wlog *wl)
-{
-    char *dir = mktmp();
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    wal w;
-    char err[512];
-    static unsigned char payload[200000];
-    wal_config cfg = {.segment_bytes = 8 << 20, .prealloc_mode = PIPELINE_FALLOCATE,
-                      .max_entry_bytes = sizeof payload, .node_id = 1, .cluster_id = 2, .dir_label = dir,
-                      .lend_payload = lend};
-    assert_int_equal(wal_create(&w, dfd, &cfg, err, sizeof err), 0);
-    memset(wl, 0, sizeof *wl);
-    w.pw.observe = observe;
-    w.pw.observe_arg = wl;
-    /* Saves of one entry each, as fio's fdatasync=1 makes them; the payload buffer is rewritten before
-     * every append (as fio scrambles it), so a payload read at the wrong time would show */
-    for (unsigned i = 0; i < 40; i++) {
-        memcpy(payload, pattern + i * 7, 2300 + i);
-        assert_int_equal(wal_append(&w, payload, 2300 + i, err, sizeof err), 0);
-        assert_int_equal(wal_save(&w, err, sizeof err), 0);
-    }
-    /* an append that finds the earlier payload still lent copies it in before that buffer changes */
-    memcpy(payload, pattern + 11, 3000);
-    assert_int_equal(wal_append(&w, payload, 2300, err, sizeof err), 0);
-    wal_take_back(&w);
-    memcpy(payload, pattern + 13, 3000);
-    assert_int_equal(wal_append(&w, payload, 3000, err, sizeof err), 0);
-    assert_int_equal(wal_save(&w, err, sizeof err), 0);
-    /* entries that pass the 128 KiB watermark take etcd's flush rule, byte for byte */
-    for (unsigned i = 0; i < 3; i++) {
-        memcpy(payload, pattern + 1000 * i, 100000);
-        assert_int_equal(wal_append(&w, payload, 100000, err, sizeof err), 0);
-        assert_int_equal(wal_save(&w, err, sizeof err), 0);
-    }
-    /* two appends before a Save (the caller keeps the first payload unchanged, as the contract says): the
-     * second passes the watermark, so the lent payload is copied in and the flush rule runs on the bytes */
-    memcpy(payload, pattern + 5, 120000);
-    assert_int_equal(wal_append(&w, payload, 120000, err, sizeof err), 0);
-    assert_int_equal(wal_append(&w, pattern + 6, 20000, err, sizeof err), 0);
-    assert_int_equal(wal_save(&w, err, sizeof err), 0);
-    uint64_t end = wal_tail_offset(&w);
-    w.pw.observe = NULL;
-    assert_int_equal(wal_close(&w, err, sizeof err), 0);
-    char name[WAL_NAME_LEN], path[4200];
-    wal_segment_name(name, 0, 0);
-    assert_true(snprintf(path, sizeof path, "%s/%s", dir, name) > 0);
-    unsigned char *b = slurp(path, len);
-    assert_true(*len >= end);
-    *len = (size_t)end;
-    close(dfd);
-    rmtree(dir);
-    free(dir);
-    return b;
-}
-
-/* Lending fio's buffer to the Save's writev (fdatasync=1) changes no byte of the WAL and no write(2): the
- * same appends and Saves give the same segment and the same system call sizes as copying does. */
-static void test_wal_lend_same_bytes(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof pattern; i++)
-        pattern[i] = (unsigned char)(i * 131u + (i >> 9));
-    size_t l0, l1;
-    wlog w0, w1;
-    unsigned char *b0 = lend_run(0, &l0, &w0), *b1 = lend_run(1, &l1, &w1);
-    assert_int_equal(l0, l1);
-    assert_memory_equal(b0, b1, l0);
-    assert_int_equal(w0.n, w1.n);
-    assert_true(w0.n > 45);
-    for (size_t i = 0; i < w0.n && i < 64; i++)
-        assert_int_equal(w0.len[i], w1.len[i]);
-    free(b0);
-    free(b1);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,7 +431,6 @@ int main(void)
         cmocka_unit_test(test_wal_cut_sequence),
         cmocka_unit_test(test_wal_first_fill),
         cmocka_unit_test(test_wal_entry_too_big),
-        cmocka_unit_test(test_wal_lend_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
