@@ -130,6 +130,46 @@ static void real_normal(void **state)
     fior_report_free(r);
 }
 
+/* A fio job may be called anything, also what etcdctl prints: "IS LEADER" is a column of `etcdctl endpoint
+ * status`, but in fio's output (normal or JSON) it is a job name, and the job is read and judged. */
+static char *renamed(const char *path, const char *from, const char *to, size_t *len)
+{
+    size_t n;
+    char *s = slurp(path, &n), *o = malloc(n * 2 + 1), *q = o;
+    assert_non_null(o);
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, from, strlen(from))) {
+            q = stpcpy(q, to);
+            p += strlen(from);
+        } else {
+            *q++ = *p++;
+        }
+    }
+    *q = '\0';
+    free(s);
+    *len = (size_t)(q - o);
+    return o;
+}
+
+static void job_named_like_etcdctl(void **state)
+{
+    (void)state;
+    static const char *const files[] = {FX("fio-3.33-normal.txt"), FX("fio-3.33-json.json")};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n;
+        char *b = renamed(files[i], "mytest", "IS LEADER", &n);
+        fior_report *r = fior_report_new();
+        fior_status st = fior_parse_buffer(r, "renamed", b, n);
+        if (st != FIOR_OK)
+            fail_msg("%s renamed: %s", files[i], fior_report_error(r));
+        assert_int_equal(fior_report_njobs(r), 1);
+        assert_string_equal(fior_report_job(r, 0)->name, "IS LEADER");
+        assert_int_equal(judge(r), FIOR_PASS);
+        fior_report_free(r);
+        free(b);
+    }
+}
+
 static void real_json_and_jsonplus(void **state)
 {
     (void)state;
@@ -507,6 +547,7 @@ int main(void)
         cmocka_unit_test(real_untrustworthy_never_pass),
         cmocka_unit_test(stream_split_anywhere_same_result),
         cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(job_named_like_etcdctl),
         cmocka_unit_test(every_prefix_of_real_outputs),
         cmocka_unit_test(damaged_bytes),
         cmocka_unit_test(threads_one_handle_each),
