@@ -49,7 +49,7 @@ idle=$!; bg="$bg $idle"
 # 2. fio killed during phase 1: the phase-1 fio is the one whose job file is in etcd-fio-check-phase1.*
 mkdir -p "$WORK/d2"
 "$CLI" check --force --json --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d2" > "$WORK/kill.json" 2> "$WORK/kill.err" &
-cpid=$!
+cpid=$!; bg="$bg $cpid"
 killed=""
 i=0
 while [ $i -lt 600 ] && [ -z "$killed" ] && kill -0 $cpid 2>/dev/null; do   # up to 30 s: ASan, a loaded CI
@@ -78,7 +78,7 @@ nothing_left "$WORK/d2" "fio killed in phase 1"
 # 3. Ctrl-C during phase 1
 mkdir -p "$WORK/d3"
 "$CLI" check --force --json --max-time 10 --min-syncs 50 --accept-point-estimate "$WORK/d3" > "$WORK/int.json" 2> "$WORK/int.err" &
-cpid=$!
+cpid=$!; bg="$bg $cpid"
 i=0
 while [ $i -lt 600 ] && kill -0 $cpid 2>/dev/null && ! ls -d "$WORK/d3"/etcd-fio.* >/dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
 kill -INT $cpid

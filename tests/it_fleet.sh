@@ -40,6 +40,7 @@ wait_kids() {  # the run's server children finish their job (and the engine its 
 }
 cleanup() {
   trap - EXIT INT TERM HUP PIPE
+  for c in ${clients:-}; do kill "$c" 2>/dev/null; done   # fleet runs still going when the test is cut short
   # shellcheck disable=SC2086
   stop_pids $pids $(kids)
   # a server forks one child per connection; those in the throttled cgroup are ours too
@@ -212,15 +213,15 @@ err=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --runtime 5 --accept-point-estimat
 t0=$(date +%s)
 "$EF" fleet --clients "$tmp/hosts" --dir /nonexistent --runtime "$RUNTIME" --accept-point-estimate --json \
   --prometheus "$tmp/fleet.prom" --keep-output "$tmp/keep" >"$tmp/fleet.json" 2>"$tmp/fleet.err" &
-frun=$!
+frun=$!; clients="$frun"
 
 # ---------- 1c. a run cut short is never a PASS (11.10), nor one whose server went away (11.1) ----------
 # Two runs at once (12 s): SIGINT to fleet 2 s into its run; the other server's connection process killed then.
 mkdir -p "$tmp/int" "$tmp/gone"
 "$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/int" --runtime 12 --accept-point-estimate --json >"$tmp/int.json" 2>"$tmp/int.err" &
-fint=$!
+fint=$!; clients="$clients $fint"
 "$EF" fleet --client 127.0.0.1,$P_OLD --dir "$tmp/gone" --runtime 12 --accept-point-estimate --json >"$tmp/gone.json" 2>"$tmp/gone.err" &
-fgone=$!
+fgone=$!; clients="$clients $fgone"
 # wait until each run is under way (a loaded machine may take seconds to probe and connect)
 run_started() {  # the fleet's fio client of the run (not a probe) is running
   for c in $(pgrep -P "$fint"); do grep -q 'output-format=json+' "/proc/$c/cmdline" 2>/dev/null && return 0; done
