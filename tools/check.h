@@ -65,6 +65,7 @@ typedef struct check_end {
     double      duration_s, decided_at_s;
     uint64_t    decided_syncs;
     int         orphans;        /* job processes outlived fio and were ended by us (proc_end_orphans) */
+#define CHECK_ORPHAN_GRACE_S 10.0   /* SIGTERM to an orphaned job, then SIGKILL after this */
     char        fio_said[512];  /* last line of fio's stderr */
     char        stream_error[512];
 } check_end;

@@ -35,7 +35,8 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     } else {
         rm_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
     }
-    const char *how = e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
+    const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
+                      : e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
                       : e->stop == CHECK_TIME_NET ? "stopped: past --max-time" : o->full ? "--full" : "ran to --max-time";
     json_object *d = json_object_new_object();
     json_object_object_add(d, "seconds", json_object_new_double(e->duration_s));

@@ -129,10 +129,18 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     double probe_from = -1; /* phase 2's time of its first WAL sample (the probe counts from there) */
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
-    int tty = isatty(2), stopped = 0;
+    int tty = isatty(2), stopped = 0, gone = 0;
     for (;;) {
         struct pollfd pf = {p.out_fd, POLLIN, 0};
-        int pr = poll(&pf, 1, 250);
+        int pr = poll(&pf, 1, gone ? 0 : 250);
+        if (gone && pr == 0)
+            break; /* fio has exited and what it wrote is read */
+        /* fio itself may die (OOM killer, kill -9) while its job processes, in sessions of their own, live on
+         * holding the pipe: waiting for its end would let them write until their runtime. Once fio has
+         * exited, what is left in the pipe is read (poll without waiting) and the loop ends; cmd_check then
+         * ends the orphaned jobs (proc_end_orphans). */
+        if (!gone && proc_wait(&p, 0))
+            gone = 1;
         double el = proc_now() - t0;
         int why = -1;
         if (check_interrupted && !stopped)
@@ -149,7 +157,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         if (pr < 0 && errno != EINTR)
             break;
         if (pr <= 0)
-            continue;
+            continue; /* with gone just set, the next poll does not wait */
         if (out->rawlen + 65536 > cap) {
             size_t nc = cap ? cap * 2 : 1 << 20;
             char *nb = realloc(out->raw, nc + 1);
@@ -201,13 +209,18 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
             proc_stop_step(&p, STOP_GRACE_S);
         }
     }
-    close(p.out_fd);
-    p.out_fd = -1;
     while (!proc_wait(&p, 1000))
         if (stopped || check_interrupted) {
             stopped = 1;
             proc_stop_step(&p, STOP_GRACE_S);
         }
+    /* A fio that died leaves its job processes writing on (they are ours: proc_adopt_orphans). They are
+     * ended before the next phase, and while the pipe is still open: a job's SIGTERM handler prints
+     * "terminating on signal" to it, and with the read end closed SIGPIPE would kill the job before the
+     * engine removes its files. */
+    out->end.orphans = proc_end_orphans(CHECK_ORPHAN_GRACE_S) > 0;
+    close(p.out_fd);
+    p.out_fd = -1;
     e->state = p.state;
     e->code = p.code;
     e->stop_level = p.stop_level;

@@ -199,7 +199,6 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
     return 0;
 }
 
-#define ORPHAN_GRACE_S 10.0
 
 /* The files of one phase's run, in its temp dir (check_keep takes the deciding one's by these names). */
 typedef struct phase_files {
@@ -300,8 +299,6 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
             goto out_runs;
         }
         p1 = 1;
-        if (proc_end_orphans(ORPHAN_GRACE_S) > 0) /* phase 1's fio was killed: its jobs must not overlap phase 2 */
-            r1.end.orphans = 1;
         if (r1.end.stop == CHECK_DECIDED) { /* a PASS of the bounds; the judge says whether it is one */
             rm_run s;
             rm_init(&s, "check", crit);
@@ -334,8 +331,6 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
             goto out_runs;
         }
         ran2 = 1;
-        if (proc_end_orphans(ORPHAN_GRACE_S) > 0)
-            ro.end.orphans = 1;
     }
     int confirmed = p1_pass && ran2 && ro.end.stop == CHECK_CONFIRMED;
     /* the run the verdict comes from: phase 1 when phase 2 confirmed it (or never ran: interrupted) */

@@ -209,8 +209,10 @@ int proc_adopt_orphans(void)
 
 /* Our children, from /proc: the pids whose parent is us (check starts no other child while it calls this:
  * its fio has ended and been reaped). */
-static size_t children(pid_t *out, size_t max)
+static size_t children(pid_t *out, size_t max, size_t *alive)
 {
+    if (alive)
+        *alive = 0;
     size_t n = 0;
     DIR *d = opendir("/proc");
     if (!d)
@@ -236,8 +238,11 @@ static size_t children(pid_t *out, size_t max)
         char *rp = strrchr(buf, ')');
         char state;
         long ppid;
-        if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == me)
+        if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == me) {
             out[n++] = (pid_t)pid;
+            if (alive && state != 'Z' && state != 'X')
+                ++*alive;
+        }
     }
     closedir(d);
     return n;
@@ -246,7 +251,8 @@ static size_t children(pid_t *out, size_t max)
 int proc_end_orphans(double grace_s)
 {
     pid_t kids[256];
-    size_t n = children(kids, 256);
+    size_t alive;
+    size_t n = children(kids, 256, &alive);
     for (size_t i = 0; i < n; i++)
         kill(kids[i], SIGTERM);
     double t0 = proc_now();
@@ -254,7 +260,7 @@ int proc_end_orphans(double grace_s)
     for (;;) {
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
-        size_t left = children(kids, 256);
+        size_t left = children(kids, 256, NULL);
         if (!left)
             break;
         if (!sent_kill && proc_now() - t0 > grace_s) {
@@ -267,5 +273,5 @@ int proc_end_orphans(double grace_s)
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
-    return (int)n;
+    return (int)alive;
 }

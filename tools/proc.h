@@ -54,7 +54,8 @@ double proc_now(void);
  * their runtime. proc_adopt_orphans() (once, early) makes this process the subreaper of its descendants
  * (prctl PR_SET_CHILD_SUBREAPER), so those orphans become its children; proc_end_orphans() then ends every
  * child it did not start through proc_start — SIGTERM (fio's handler ends the job cleanly: the engine
- * removes its files), SIGKILL after grace_s — and reaps them. Returns how many it found. */
+ * removes its files), SIGKILL after grace_s — and reaps them. Returns how many were still running (zombies
+ * of jobs that ended by themselves are reaped but not counted). */
 int proc_adopt_orphans(void);
 int proc_end_orphans(double grace_s);
 
