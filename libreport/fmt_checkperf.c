@@ -215,11 +215,10 @@ static int simple_status_line(const char *p, const char *e)
 
 /* etcdctl's output says what it is in its first lines: the table's header, the first endpoint's JSON or
  * status line, or the health line, after at most a few of etcdctl's own log lines when stderr was captured
- * too (and those are marks themselves). So only the first NOISE_SNIFF bytes are looked at: this runs on
+ * too (and those are marks themselves). So only the first FIOR__NOISE_SNIFF bytes are looked at: this runs on
  * every input before the JSON and normal readers, and a search of every line of a fio output cost 44 % of
  * reading it (bench/README.md). In the window, each mark is one memmem; only the lines before the first
  * mark are walked, for the `-w simple` lines, and the line holding it decides as it always did. */
-#define NOISE_SNIFF 16384
 
 int fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const char **what)
 {
@@ -234,8 +233,8 @@ int fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const char **
         {"is unhealthy: failed to commit proposal", "`etcdctl endpoint health` output"},
         {"\"msg\":\"retrying of unary invoker failed\"", "an etcdctl client log line"},
     };
-    if (len > NOISE_SNIFF)
-        len = NOISE_SNIFF;
+    if (len > FIOR__NOISE_SNIFF)
+        len = FIOR__NOISE_SNIFF;
     const char *first = buf + len; /* the first mark in the window, or its end */
     for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
         const char *m = find(buf, (size_t)(first - buf), M[k].mark);

@@ -94,6 +94,8 @@ fior_status fior__parse_checkperf(fior_report *r, const char *source, const char
  * buf, after bytes of `blanks` only; NULL when there is none (readers.c). */
 const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
                              const char *blanks);
+/* How much of an input the etcdctl-output detector looks at (fmt_checkperf.c, readers.c). */
+#define FIOR__NOISE_SNIFF 16384
 /* Detectors for fmt_prom.c / fmt_checkperf.c: 1 when the input looks like that format. */
 int         fior__looks_prom(const char *buf, size_t len);
 int         fior__looks_checkperf(const char *buf, size_t len);

@@ -66,7 +66,7 @@ static fior_status parse_json(fior_report *r, const char *source, const char *bu
  * marks in the same window goes on to the fio readers. */
 static int detect_etcdctl_noise(const char *buf, size_t len)
 {
-    size_t line, n = len < 16384 ? len : 16384;
+    size_t line, n = len < FIOR__NOISE_SNIFF ? len : FIOR__NOISE_SNIFF;
     const char *what;
     if (memmem(buf, n, "\"fio version\"", 13) || memmem(buf, n, ": (groupid=", 11) || memmem(buf, n, ": (g=", 5))
         return 0;
