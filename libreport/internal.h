@@ -94,6 +94,10 @@ fior_status fior__parse_checkperf(fior_report *r, const char *source, const char
  * buf, after bytes of `blanks` only; NULL when there is none (readers.c). */
 const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
                              const char *blanks);
+/* fio job results in text beside JSON documents (buf: the bytes outside them): dropped when they are the
+ * JSON's jobs (fio's normal,json), else added to r as runs of their own; a text part that does not read is
+ * an error (readers.c). */
+fior_status fior__text_beside_json(fior_report *r, const char *source, const char *buf, size_t len);
 /* How much of an input the etcdctl-output detector looks at (fmt_checkperf.c, readers.c). */
 #define FIOR__NOISE_SNIFF 16384
 /* Detectors for fmt_prom.c / fmt_checkperf.c: 1 when the input looks like that format. */

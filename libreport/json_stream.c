@@ -403,8 +403,19 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
             *ndocs = 0;
         return FIOR_E_NOMEM;
     }
+    fior__stream_keep_gaps(s);
     scan_feed(s, buf, len);
-    fior_status st = fior__stream_finish(s, r, text_jobs, ndocs);
+    int tj = 0;
+    fior_status st = fior__stream_finish(s, r, &tj, ndocs);
+    if (st == FIOR_OK && tj) {
+        size_t glen;
+        const char *gap = fior__stream_gaps(s, &glen);
+        st = gap ? fior__text_beside_json(r, source, gap, glen) : FIOR_E_NOMEM;
+        if (!gap)
+            fior__seterr(r, "%s: out of memory", source);
+    }
+    if (text_jobs)
+        *text_jobs = st == FIOR_OK && tj;
     fior_stream_free(s);
     return st;
 }

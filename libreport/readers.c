@@ -51,8 +51,67 @@ static int detect_etcdperf(const char *buf, size_t len)
     return has_bytes(buf, len, "percentile of fsync is");
 }
 
-/* fio's normal,json output: the same jobs twice; the JSON has exact nanoseconds, so it wins and the text
- * part only decides the format name. */
+/* Text job results beside JSON: fio's normal,json output prints the same jobs twice, and the JSON, with
+ * exact nanoseconds, wins. But only when they are the same jobs: a normal-text run concatenated with a
+ * JSON one is another run, and is judged too (a failing text run beside a passing JSON one must fail; it
+ * was dropped). Same = the same number of jobs, each with the same name, sync count, max, p50 and p99. A text
+ * part that does not read is an error, never dropped. buf holds the text outside the JSON documents. */
+/* Text prints microseconds (3-4 digits), JSON nanoseconds: the same value within 1 % + 1 us. */
+static int near(uint64_t a, uint64_t b)
+{
+    uint64_t d = a > b ? a - b : b - a, m = a > b ? a : b;
+    return d <= m / 100 + 1000;
+}
+
+static int pct_near(const fior_job *a, const fior_job *b, double p)
+{
+    uint64_t va = 0, vb = 0;
+    int ha = 0, hb = 0;
+    for (size_t i = 0; i < a->npct; i++)
+        if (a->pct[i].percent == p)
+            va = a->pct[i].ns, ha = 1;
+    for (size_t i = 0; i < b->npct; i++)
+        if (b->pct[i].percent == p)
+            vb = b->pct[i].ns, hb = 1;
+    return ha == hb && (!ha || near(va, vb));
+}
+
+fior_status fior__text_beside_json(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    fior_report *t = fior_report_new();
+    if (!t) {
+        fior__seterr(r, "%s: out of memory", source);
+        return FIOR_E_NOMEM;
+    }
+    fior_status st = fior__parse_normal(t, source, buf, len);
+    if (st != FIOR_OK) {
+        fior__seterr(r, "%s", t->err);
+        fior_report_free(t);
+        return st;
+    }
+    int same = t->njobs == r->njobs;
+    for (size_t i = 0; same && i < t->njobs; i++) {
+        const fior_job *a = &t->jobs[i], *b = &r->jobs[i];
+        same = a->name && b->name && !strcmp(a->name, b->name) && a->samples_known == b->samples_known &&
+               (!a->samples_known || a->samples == b->samples) && near(a->max_ns, b->max_ns) &&
+               pct_near(a, b, 99.0) && pct_near(a, b, 50.0);
+    }
+    if (!same) {
+        unsigned next = 0;
+        for (size_t i = 0; i < r->njobs; i++)
+            if (r->jobs[i].run + 1 > next)
+                next = r->jobs[i].run + 1;
+        for (size_t i = 0; i < t->njobs; i++)
+            t->jobs[i].run += next;
+        if (fior__report_move(r, t)) {
+            fior__seterr(r, "%s: out of memory", source);
+            st = FIOR_E_NOMEM;
+        }
+    }
+    fior_report_free(t);
+    return st;
+}
+
 static fior_status parse_json(fior_report *r, const char *source, const char *buf, size_t len)
 {
     int text_jobs = 0;

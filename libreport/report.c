@@ -258,6 +258,8 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, ch
     int text_jobs = 0;
     if (st == FIOR_OK && !*again)
         st = fior__stream_finish(s, tmp, &text_jobs, NULL);
+    if (st == FIOR_OK && !*again && text_jobs) /* gap is not NULL here: !*again */
+        st = fior__text_beside_json(tmp, path, gap, glen);
     fior_stream_free(s);
     if (st == FIOR_OK && !*again && fior__report_move(r, tmp)) {
         fior__seterr(tmp, "%s: out of memory", path);

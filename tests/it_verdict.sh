@@ -152,6 +152,18 @@ if [ -s "$T/both.out" ] && jq -e '[.hosts[].jobs[] | .run] | (min == 1 and max =
 else
   echo "FAIL: --json runs"; cat "$T/both.out"; fails=$((fails+1))
 fi
+# normal text beside JSON is dropped only when it is the JSON's own run (fio's normal,json): a failing text
+# run of the same job name and count beside a passing JSON run is a run of its own, in either order
+sed -e 's/max=7662/max=27662/' -e 's/99.00th=\[ 7570\], 99.50th=\[ 7570\], 99.90th=\[ 7635\], 99.95th=\[ 7635\]/99.00th=[27570], 99.50th=[27570], 99.90th=[27635], 99.95th=[27635]/' -e 's/99.99th=\[ 7635\]/99.99th=[27635]/' \
+    "$FX/fio-3.33-normal.txt" > "$T/nfail.txt"
+expect 1 "a failing normal-text run alone" -- "$T/nfail.txt"
+cat "$FX/fio-3.33-json.json" "$T/nfail.txt" > "$T/jt.txt"; cat "$T/nfail.txt" "$FX/fio-3.33-json.json" > "$T/tj.txt"
+expect 1 "passing JSON + failing text fails" -- "$T/jt.txt"
+expect 1 "failing text + passing JSON fails" -- "$T/tj.txt"
+cat "$FX/fio-3.33-json.json" "$FX/hand-truncated-normal.txt" > "$T/jtrunc.txt"
+expect 2 "passing JSON + truncated text is an error" -- "$T/jtrunc.txt"
+expect 0 "fio's own normal,json output is one run" -- "$FX/fio-3.33-normal-json.txt"
+has "$T/out" "pass: 1 jobs" "normal,json: the text part is the JSON's jobs"
 expect 0 "one run: no run mark" -- "$FX/fio-3.33-json.json"
 if grep -q "json#1:" "$T/out"; then echo "FAIL: run mark on a single run"; fails=$((fails+1)); else echo "ok: no run mark on a single run"; fi
 
