@@ -60,6 +60,8 @@ typedef struct nstate {
     int          sync_lines, issued_lines;  /* of the current job: each at most once */
     unsigned     run;          /* fior_job.run of the jobs being read */
     size_t       run_first;    /* index in r->jobs of the current run's first job */
+    int          run_fio;      /* the current run has shown fio's banner or a job description */
+    int          run_summary;  /* the current run has printed its 'Run status group' summary */
 } nstate;
 
 static fior_status nomem(nstate *s)
@@ -243,6 +245,7 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     fior_status st = new_run(s);
     if (st != FIOR_OK)
         return st;
+    s->run_fio = 1;
     const char *e = find_key(mark, "ioengine");
     s->fio_seen = 1;
     if (!e)
@@ -431,7 +434,7 @@ static fior_status one_line(nstate *s)
             return st;
         free(s->version);
         s->version = strdup(p);
-        s->fio_seen = 1;
+        s->fio_seen = s->run_fio = 1;
         return s->version ? FIOR_OK : nomem(s);
     }
     if (starts(p, "hostname=")) {  /* client: "hostname=vm, be=0, 64-bit, os=Linux, …, fio=fio-3.33" */
@@ -448,9 +451,11 @@ static fior_status one_line(nstate *s)
             if (!(s->version = strndup(v, strcspn(v, ", \t"))))
                 return nomem(s);
         }
-        s->fio_seen = 1;
+        s->fio_seen = s->run_fio = 1;
         return FIOR_OK;
     }
+    if (starts(p, "Run status group"))
+        s->run_summary = 1; /* the run's results, if it has any, are above */
     if (!s->in_job)
         return FIOR_OK;
     if (starts(p, "Run status group") || starts(p, "Disk stats"))
@@ -520,8 +525,12 @@ static void descs_free(nstate *s)
 static fior_status new_run(nstate *s)
 {
     fior_status st = finish_job(s);
-    if (st != FIOR_OK || s->r->njobs == s->run_first)
+    if (st != FIOR_OK)
         return st;
+    if (s->r->njobs == s->run_first) /* a run whose summary came without a job result was cut short */
+        return s->run_summary ? bad(s, "a job result 'NAME: (groupid=G, …' in the fio run that ends before "
+                                       "this line (it was cut short: its summary has no job)")
+                              : FIOR_OK;
     if ((st = finish_input(s)) != FIOR_OK)
         return st;
     fior__strmap_free(&s->jidx);
@@ -531,6 +540,7 @@ static fior_status new_run(nstate *s)
     s->version = NULL;
     s->run++;
     s->run_first = s->r->njobs;
+    s->run_fio = s->run_summary = 0;
     return FIOR_OK;
 }
 
@@ -568,6 +578,8 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     if (st == FIOR_OK && !r->njobs)
         st = bad(&s, s.fio_seen ? "a job result 'NAME: (groupid=G, jobs=J): err= E: …' (output cut short?)"
                                 : "fio output: no job result 'NAME: (groupid=G, …' found");
+    else if (st == FIOR_OK && r->njobs == s.run_first && s.run_fio) /* the last run started, no result */
+        st = bad(&s, "a job result 'NAME: (groupid=G, jobs=J): err= E: …' in the last fio run (output cut short?)");
     if (st == FIOR_OK)
         st = finish_input(&s);
     fior__job_clear(&s.job);

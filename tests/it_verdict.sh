@@ -164,6 +164,13 @@ cat "$FX/fio-3.33-json.json" "$FX/hand-truncated-normal.txt" > "$T/jtrunc.txt"
 expect 2 "passing JSON + truncated text is an error" -- "$T/jtrunc.txt"
 expect 0 "fio's own normal,json output is one run" -- "$FX/fio-3.33-normal-json.txt"
 has "$T/out" "pass: 1 jobs" "normal,json: the text part is the JSON's jobs"
+# a run cut short (fio interrupted before any job result) beside a complete one: an error, in either order
+cat "$FX/fio-3.33-normal.txt" "$FX/real-interrupted-layout.txt" > "$T/ci.txt"
+cat "$FX/real-interrupted-layout.txt" "$FX/fio-3.33-normal.txt" > "$T/ic.txt"
+expect 2 "complete + cut-short normal run" -- "$T/ci.txt"
+has "$T/err" "in the last fio run (output cut short?)" "complete + cut-short: says the last run was cut short"
+expect 2 "cut-short + complete normal run" -- "$T/ic.txt"
+has "$T/err" "ic.txt:13: expected a job result" "cut-short + complete: names the line after the cut run"
 expect 0 "one run: no run mark" -- "$FX/fio-3.33-json.json"
 if grep -q "json#1:" "$T/out"; then echo "FAIL: run mark on a single run"; fails=$((fails+1)); else echo "ok: no run mark on a single run"; fi
 
