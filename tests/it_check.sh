@@ -91,6 +91,25 @@ left=$(ls -A "$work/kill" 2>/dev/null)
 [ -z "$left" ] && echo "ok: fio kill: its orphaned jobs were ended and removed their files" ||
   fail "fio kill: left in DIR when check returned: $left"
 
+# 4b. etcd-fio itself SIGKILLed (OOM killer, kubelet): its fio gets SIGTERM (pdeathsig) and ends its jobs,
+# whose engine removes their files — nothing may write on in DIR or stay there
+mkdir -p "$work/self"
+# (--max-time 120: without the signal fio would write on for 2 minutes; the wait below gives up at 60 s)
+"$BIN" check --force --max-time 120 --min-syncs 50 --accept-point-estimate --full --json "$work/self" > /dev/null 2>&1 & cself=$!; bg="$bg $cself"
+fself=$(fio_of $cself)
+if [ -z "$fself" ]; then
+  fail "etcd-fio killed: its fio's jobs did not start within 60 s"
+else
+  jobs_of_self=$(pgrep -P "$fself" | tr '\n' ' ')
+  kill -KILL $cself; wait $cself 2>/dev/null
+  i=0; while [ $i -lt 600 ] && { kill -0 "$fself" 2>/dev/null || for j in $jobs_of_self; do kill -0 "$j" 2>/dev/null && break; done; }; do
+    sleep 0.1; i=$((i + 1)); done
+  left=$(ls -A "$work/self" 2>/dev/null)
+  if kill -0 "$fself" 2>/dev/null; then fail "etcd-fio killed: its fio $fself still runs after 60 s"; kill -INT "$fself"
+  elif [ -n "$left" ]; then fail "etcd-fio killed: left in DIR: $left"
+  else echo "ok: etcd-fio SIGKILLed: its fio and jobs ended and removed their files"; fi
+fi
+
 # 2. (ran beside 1 and 4)
 wait $crun2
 rc=$?

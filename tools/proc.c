@@ -37,6 +37,24 @@ static int pidfd_open_(pid_t pid)
 #endif
 }
 
+/* name found as an executable file in PATH (or name itself when it has a '/'): 1, its path in out. */
+static int in_path(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return access(name, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    for (const char *d = path && *path ? path : "/usr/bin:/bin"; d;) {
+        const char *c = strchr(d, ':');
+        size_t dl = c ? (size_t)(c - d) : strlen(d);
+        if (snprintf(out, n, "%.*s/%s", (int)dl, dl ? d : ".", name) < (int)n && access(out, X_OK) == 0)
+            return 1;
+        d = c ? c + 1 : NULL;
+    }
+    return 0;
+}
+
 static int send_sig(const proc *p, int sig)
 {
 #ifdef SYS_pidfd_send_signal
@@ -56,12 +74,14 @@ int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, c
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
-    /* the child starts with default SIGINT/SIGTERM/SIGPIPE handling and nothing blocked, whatever ours are */
+    /* the child starts with default SIGINT/SIGTERM handling and nothing blocked, whatever ours are. SIGPIPE
+     * keeps our disposition: check ignores it, and so does its fio then — when check dies, fio's
+     * "terminating on signal" line goes to a pipe nobody reads, and with SIGPIPE fatal fio would die there,
+     * before it ends its jobs (see the pdeathsig below). */
     sigset_t def, none;
     sigemptyset(&def);
     sigaddset(&def, SIGINT);
     sigaddset(&def, SIGTERM);
-    sigaddset(&def, SIGPIPE);
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&at, &def);
     posix_spawnattr_setsigmask(&at, &none);
@@ -83,8 +103,32 @@ int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, c
         posix_spawn_file_actions_addopen(&fa, 2, err_io.path, fl & ~O_CLOEXEC, 0600);
     else if (err_io.kind == PROC_TO_STDOUT)
         posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    /* The child must not outlive us: if etcd-fio is SIGKILLed (OOM killer, kubelet), a fio left running
+     * would write on in etcd's data directory until its runtime and then leave its files (fio's job
+     * processes sit in sessions of their own). posix_spawn cannot set PR_SET_PDEATHSIG, so the child is
+     * started through util-linux's `setpriv --pdeathsig TERM` (Essential in Debian) where there is one:
+     * fio then gets SIGTERM when we die, and its handler ends the jobs, whose engine removes its files. */
+    const char *av[64 + 5];
+    const char *const *run = argv;
+    char exe[4096], sp[4096];
+    size_t na = 0;
+    while (argv[na] && na < 64)
+        na++;
+    if (!rc && !argv[na] && !in_path(argv[0], exe, sizeof exe)) {
+        snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(ENOENT));
+        rc = -1;
+    } else if (!rc && !argv[na] && !getenv("ETCD_FIO_NO_PDEATHSIG") && in_path("setpriv", sp, sizeof sp)) {
+        av[0] = sp;
+        av[1] = "--pdeathsig";
+        av[2] = "TERM";
+        av[3] = "--";
+        av[4] = exe;
+        for (size_t i = 1; i <= na; i++)
+            av[4 + i] = argv[i];
+        run = av;
+    }
     if (!rc) {
-        int e = posix_spawnp(&p->pid, argv[0], &fa, &at, (char *const *)argv, environ);
+        int e = posix_spawnp(&p->pid, run[0], &fa, &at, (char *const *)run, environ);
         if (e) {
             snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
             p->pid = -1;
