@@ -171,6 +171,17 @@ expect 2 "complete + cut-short normal run" -- "$T/ci.txt"
 has "$T/err" "in the last fio run (output cut short?)" "complete + cut-short: says the last run was cut short"
 expect 2 "cut-short + complete normal run" -- "$T/ic.txt"
 has "$T/err" "ic.txt:13: expected a job result" "cut-short + complete: names the line after the cut run"
+# a password in a URL never reaches an error, whatever the scheme's case, nor compare's (which takes files)
+for u in 'HTTP://op:s3cret-pw@127.0.0.1:1/metrics' 'Https://op:s3cret-pw@127.0.0.1:1/metrics'; do
+  expect 2 "unreachable $u" -- "$u"
+  if grep -q "s3cret-pw" "$T/out" "$T/err" || ! grep -q "op:REDACTED@" "$T/err"; then
+    echo "FAIL: password shown for $u:"; cat "$T/err"; fails=$((fails+1))
+  else echo "ok: password redacted for an upper-case scheme"; fi
+done
+"$BIN" compare 'http://op:s3cret-pw@127.0.0.1:1/metrics' "$FX/fio-3.33-json.json" > "$T/out" 2> "$T/err"; rc=$?
+if [ $rc = 2 ] && ! grep -q "s3cret-pw" "$T/out" "$T/err" && grep -q "compare reads saved files" "$T/err"; then
+  echo "ok: compare refuses a URL without showing its password"
+else echo "FAIL: compare with a URL: exit $rc"; cat "$T/err"; fails=$((fails+1)); fi
 expect 0 "one run: no run mark" -- "$FX/fio-3.33-json.json"
 if grep -q "json#1:" "$T/out"; then echo "FAIL: run mark on a single run"; fails=$((fails+1)); else echo "ok: no run mark on a single run"; fi
 

@@ -12,6 +12,7 @@
 #include "out.h"
 #include "outfile.h"
 #include "result.h"
+#include "scrape.h"
 
 static const char *const ROLE_NAMES[CMP_NROLES] = {"wal", "backend", "check-perf"};
 
@@ -116,6 +117,13 @@ int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t 
 {
     memset(in, 0, sizeof *in);
     in->path = path;
+    if (scrape_is_url(path)) { /* never echo a URL as a file name: it may carry a password */
+        char shown[2048];
+        scrape_shown_url(path, shown, sizeof shown);
+        cli_msg(err, errlen, "%s: compare reads saved files (fio output, check --json, scrapes); save the "
+                "scrape first (curl URL > FILE) or judge the URL with verdict", shown);
+        return -1;
+    }
     size_t len = 0;
     char *buf = cli_read_file(path, max_input, &len, err, errlen);
     if (!buf)

@@ -6,21 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <curl/curl.h>
 
 #include "scrape.h"
 
-int scrape_is_url(const char *arg)
+int scrape_is_url(const char *arg) /* schemes are case-insensitive (RFC 3986); curl takes HTTP:// too */
 {
-    return arg && (!strncmp(arg, "http://", 7) || !strncmp(arg, "https://", 8));
+    return arg && (!strncasecmp(arg, "http://", 7) || !strncasecmp(arg, "https://", 8));
 }
 
 /* The URL as it may be shown: in messages, the report's source names, JSON and metrics. A password in it
  * (https://user:secret@host/metrics) is replaced, so that a verdict, a saved report or a metric label
  * never carries a credential. Falls back to the scheme and a placeholder if curl cannot parse it. */
-static void shown_url(const char *url, char *out, size_t n)
+void scrape_shown_url(const char *url, char *out, size_t n)
 {
     CURLU *u = curl_url();
     char *pw = NULL, *full = NULL;
@@ -38,7 +39,7 @@ static void shown_url(const char *url, char *out, size_t n)
         snprintf(out, n, "%s", url);
         goto done;
     }
-    snprintf(out, n, "%s://(a URL with credentials)", strncmp(url, "https://", 8) ? "http" : "https");
+    snprintf(out, n, "%s://(a URL with credentials)", strncasecmp(url, "https://", 8) ? "http" : "https");
 done:
     curl_free(pw);
     curl_free(full);
@@ -94,7 +95,7 @@ int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len
     *buf = NULL;
     *len = 0;
     char shown[2048];
-    shown_url(url, shown, sizeof shown);
+    scrape_shown_url(url, shown, sizeof shown);
     CURL *h = curl_easy_init();
     if (!h) {
         snprintf(err, errlen, "%s: cannot start libcurl", shown);
@@ -151,7 +152,7 @@ static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, c
     if (scrape_fetch(url, tls, &buf, &len, err, errlen))
         return -1;
     char shown[2048];
-    shown_url(url, shown, sizeof shown);
+    scrape_shown_url(url, shown, sizeof shown);
     fior_status st = fior_parse_buffer(r, shown, buf, len);
     free(buf);
     if (st != FIOR_OK) {

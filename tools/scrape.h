@@ -15,7 +15,9 @@ typedef struct scrape_tls {
 
 #define SCRAPE_MAX_BYTES (64u << 20) /* a real etcd scrape is ~200 kB */
 
-int scrape_is_url(const char *arg); /* http:// or https:// */
+int scrape_is_url(const char *arg); /* http:// or https:// (any case) */
+/* url as it may be shown (messages, source names, JSON, metrics): a password in it becomes REDACTED. */
+void scrape_shown_url(const char *url, char *out, size_t n);
 
 /* GETs url into *buf (malloc'd, NUL-terminated, *len bytes). 0 on HTTP 200; else -1 and a one-line
  * message in err naming the URL. */
