@@ -120,16 +120,26 @@ static fior_status parse_json(fior_report *r, const char *source, const char *bu
     return st;
 }
 
-/* Other etcdctl output (`endpoint status`, `endpoint health`): a reader that only says what it is. fio's
- * own output never is, whatever its jobs are called (a job named "IS LEADER" is fio's): what carries fio's
- * marks in the same window goes on to the fio readers. */
+/* fio's own output never is etcdctl's, whatever its jobs are called (a job named "IS LEADER" or "PASS:
+ * Throughput is 150 writes/s" is fio's): what carries fio's marks near its start goes to the fio readers. */
+static int fio_marks(const char *buf, size_t len)
+{
+    size_t n = len < FIOR__NOISE_SNIFF ? len : FIOR__NOISE_SNIFF;
+    return memmem(buf, n, "\"fio version\"", 13) || memmem(buf, n, ": (groupid=", 11) || memmem(buf, n, ": (g=", 5);
+}
+
+/* `etcdctl check perf` output (fmt_checkperf.c), unless it is fio's. */
+static int detect_checkperf(const char *buf, size_t len)
+{
+    return !fio_marks(buf, len) && fior__looks_checkperf(buf, len);
+}
+
+/* Other etcdctl output (`endpoint status`, `endpoint health`): a reader that only says what it is. */
 static int detect_etcdctl_noise(const char *buf, size_t len)
 {
-    size_t line, n = len < FIOR__NOISE_SNIFF ? len : FIOR__NOISE_SNIFF;
+    size_t line;
     const char *what;
-    if (memmem(buf, n, "\"fio version\"", 13) || memmem(buf, n, ": (groupid=", 11) || memmem(buf, n, ": (g=", 5))
-        return 0;
-    return fior__etcdctl_noise(buf, len, &line, &what);
+    return !fio_marks(buf, len) && fior__etcdctl_noise(buf, len, &line, &what);
 }
 
 static fior_status parse_etcdctl_noise(fior_report *r, const char *source, const char *buf, size_t len)
@@ -144,7 +154,7 @@ static fior_status parse_etcdctl_noise(fior_report *r, const char *source, const
 
 /* check perf and etcdctl's other output before JSON: etcdctl's own log lines are JSON objects. */
 static const fior__reader readers[] = {
-    {FIOR_FMT_CHECK_PERF, "check-perf", fior__looks_checkperf, fior__parse_checkperf},
+    {FIOR_FMT_CHECK_PERF, "check-perf", detect_checkperf, fior__parse_checkperf},
     {FIOR_FMT_PROM, "prometheus", fior__looks_prom, fior__parse_prom},
     {FIOR_FMT_UNKNOWN, "etcdctl-noise", detect_etcdctl_noise, parse_etcdctl_noise},
     {FIOR_FMT_JSON, "json", detect_json, parse_json},
