@@ -90,12 +90,13 @@ static const char *tls_hint(const char *url, const scrape_tls *tls, CURLcode rc)
     return "";
 }
 
-int scrape_fetch(const char *url, const scrape_tls *tls, char **buf, size_t *len, char *err, size_t errlen)
+/* GETs url into *buf (malloc'd, NUL-terminated, *len bytes). 0 on HTTP 200; else -1 and a one-line message
+ * in err naming the URL as shown (scrape_shown_url: no password). */
+static int fetch(const char *url, const char *shown, const scrape_tls *tls, char **buf, size_t *len, char *err,
+                 size_t errlen)
 {
     *buf = NULL;
     *len = 0;
-    char shown[2048];
-    scrape_shown_url(url, shown, sizeof shown);
     CURL *h = curl_easy_init();
     if (!h) {
         snprintf(err, errlen, "%s: cannot start libcurl", shown);
@@ -149,10 +150,10 @@ static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, c
 {
     char *buf;
     size_t len;
-    if (scrape_fetch(url, tls, &buf, &len, err, errlen))
-        return -1;
     char shown[2048];
-    scrape_shown_url(url, shown, sizeof shown);
+    scrape_shown_url(url, shown, sizeof shown); /* once: the messages and the report's source name */
+    if (fetch(url, shown, tls, &buf, &len, err, errlen))
+        return -1;
     fior_status st = fior_parse_buffer(r, shown, buf, len);
     free(buf);
     if (st != FIOR_OK) {
