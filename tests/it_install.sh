@@ -17,7 +17,7 @@ set -- BUILD="$MAKE_BUILD" PREFIX=/usr/local
 if [ "${ASAN_BUILD:-}" = 1 ]; then
   ECFLAGS="-fsanitize=address,undefined"
   PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-  set -- "$@" OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
+  set -- "$@" CFLAGS='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
 fi
 seeds=$top/tests/fixtures/seeds
 # The one version number (fioreport.h): SONAME libfioreport.so.MAJOR, fioreport.pc, etcd-fio --version.
