@@ -9,7 +9,8 @@
 #    DEVELOPER=1; a change of flags recompiles, the same flags again compile nothing;
 #  - the engine built here refuses, in one line of its own, a fio of another version (a copy of this fio
 #    whose version string says fio-9.99), and fio exits with an error, not a signal; `etcd-fio check`
-#    with that fio is UNKNOWN with the engine's line as its reason.
+#    with that fio is UNKNOWN with the engine's line as its reason;
+#  - CC=clang builds the product warning-free; debian/changelog's version is the library's.
 . "$(dirname "$0")/lib.sh"
 need_built "$B/fio-src.path" "$CLI"
 SRC=$(sed -n 1p "$B/fio-src.path")
@@ -85,6 +86,26 @@ if mk BUILD="$B2" FIO_SRC="$SRC" CFLAGS='-O1 -g' CPPFLAGS='-D_FORTIFY_SOURCE=2' 
 else
   fail "build with the caller's flags: $(tail -n 5 "$WORK/b2.log")"
 fi
+
+# another compiler (clang, a test dependency): the product builds warning-free (DEVELOPER=1) and its
+# engine runs in fio
+if command -v clang >/dev/null 2>&1 && [ "${ASAN_BUILD:-}" != 1 ]; then
+  if mk BUILD="$WORK/b-clang" FIO_SRC="$SRC" CC=clang DEVELOPER=1 all > "$WORK/clang.log" 2>&1; then
+    mkdir -p "$WORK/dc"
+    "$FIO" --name=c --ioengine=external:"$WORK/b-clang/libetcdwal.so" --directory="$WORK/dc" --rw=write --bs=2300 \
+      --fdatasync=1 --size=1m --output-format=json > "$WORK/clang.json" 2>&1 &&
+      ok "CC=clang DEVELOPER=1: the CLI, library and engine build; the engine runs in fio" ||
+      fail "the clang-built engine in fio: $(tail -n 3 "$WORK/clang.json")"
+  else
+    fail "CC=clang DEVELOPER=1: $(grep -m 3 -E 'error|warning' "$WORK/clang.log")"
+  fi
+else
+  echo "skip: clang part (no clang, or under check-asan)"
+fi
+# the package's version is the library's (make deb refuses otherwise; this says so before a release)
+dv=$(sed -n '1s/^etcd-fio (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
+hv=$(sed -n 's/^#define FIOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$TOP/libreport/include/fioreport.h" | paste -sd.)
+[ "$dv" = "$hv" ] && ok "debian/changelog is at $hv, as fioreport.h" || fail "debian/changelog at $dv, fioreport.h at $hv"
 
 # another fio than the engine's: a copy of this one whose version string is changed (same length)
 real=$(command -v "$FIO")
