@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # fio_versions.sh — the fio version matrix (issue 22): for each fio release tag, build that fio from fio's
 # own git repository, build the engine against that tree, and run with that fio the WAL format check
-# (tests/it_engine_wal.sh), the backend shape check (tests/it_backend.sh), a short `etcd-fio check` and
-# the load of this engine into the next version's fio (which must be refused in one line, not crash).
+# (tests/it_engine_wal.sh), the backend shape check (tests/it_backend.sh), a short `etcd-fio check`, and
+# at the end each engine loaded into another version's fio (refused in one line of its own, never a crash).
 # Prints one table row per version (also OUT/matrix.md); every step's log is kept under OUT/fio-3.N/.
 #
 #   sh bench/fio_versions.sh FIO_GIT_DIR [TAGS…]     default tags: the fio versions operators have
@@ -75,25 +75,24 @@ ioops() { sed -n 's/^#define FIO_IOOPS_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$O
 # ---- the matrix ----
 ROWS=$OUT/matrix.md
 {
-  echo "| fio | FIO_IOOPS_VERSION | engine builds | WAL format | backend shape | profile judged | etcd-fio check | previous version's engine in this fio |"
+  echo "| fio | FIO_IOOPS_VERSION | engine builds | WAL format | backend shape | profile judged | etcd-fio check | this engine in another fio |"
   echo "|---|---|---|---|---|---|---|---|"
 } > "$ROWS"
-prev_tag=""
-set -- $TAGS
+built=""
 t0=$(date +%s)
-for tag; do
+for tag in $TAGS; do
   d=$OUT/$tag
   B=$d/build
   log "$tag: building fio"
   if ! build_fio "$tag"; then
-    echo "| $tag | ? | fio does not build here | | | | | |" >> "$ROWS"; continue
+    rm -f "$d/row"; continue
   fi
   V=$("$d/fio" --version)
   log "$tag ($V): building the engine against its tree"
   eng=ok
   make -s -C "$TOP" BUILD="$B" FIO_SRC="$d/src" FIO="$d/fio" CPPFLAGS="$STUBFLAG" DEVELOPER=1 \
     "$B/libetcdwal.so" "$B/etcd-fio" "$B/tests/waldump" > "$d/engine-build.log" 2>&1 || eng="FAILS: $(grep -m1 -E 'error|etcd-fio|fio-src' "$d/engine-build.log")"
-  wal=-; backend=-; judged=-; chk=-; foreign=-
+  wal=-; backend=-; judged=-; chk=-
   if [ "$eng" = ok ]; then
     BUILD=$B FIO=$d/fio sh "$TOP/tests/it_engine_wal.sh" > "$d/wal.log" 2>&1 && wal=pass || wal="FAIL (wal.log)"
     [ "$wal" = pass ] && wal="pass: $(sed -n 's/^waldump: OK segments=\([0-9]*\) .*/\1 segments, chain intact/p' "$d/wal.log")"
@@ -118,28 +117,46 @@ for tag; do
     esac
     [ "$left" -eq 0 ] || chk="$chk; LEFT $left files"
   fi
-  echo "$tag $V $(ioops "$tag") eng=$eng" > "$d/summary"
-  # this engine in the previous tag's fio, and the previous tag's engine in this fio: refused, one line
-  if [ -n "$prev_tag" ] && [ -f "$OUT/$prev_tag/build/libetcdwal.so" ] && [ "$eng" = ok ]; then
-    fdir=$(mktemp -d)
-    "$d/fio" --name=x --ioengine=external:"$OUT/$prev_tag/build/libetcdwal.so" --directory="$fdir" \
-      --rw=write --bs=2300 --fdatasync=1 --size=1m > "$d/foreign.log" 2>&1
-    frc=$?
-    rm -rf "$fdir"
-    line=$(grep -m1 '^etcdwal: this engine was built' "$d/foreign.log")
-    if [ "$frc" -ge 128 ]; then foreign="CRASH (signal $((frc - 128)))"
-    elif [ "$frc" -eq 0 ]; then foreign="NOT REFUSED"
-    elif [ -n "$line" ]; then foreign="$prev_tag's engine refused: \"$(echo "$line" | cut -c1-72)…\""
-    else foreign="refused without our line: $(head -n1 "$d/foreign.log")"; fi
-  fi
   if [ "${FIXTURES:-}" = 1 ] && [ "$eng" = ok ]; then
     log "$tag: fixtures"
     FIO=$d/fio ENGINE=$B/libetcdwal.so CLI=$B/etcd-fio sh "$TOP/tests/gen-fio-matrix.sh" > "$d/fixtures.log" 2>&1 ||
       log "$tag: fixture generation failed (see $d/fixtures.log)"
   fi
-  echo "| $V | $(ioops "$tag") | $eng | $wal | $backend | $judged | $chk | $foreign |" >> "$ROWS"
+  printf '%s\n' "$V" "$(ioops "$tag")" "$eng" "$wal" "$backend" "$judged" "$chk" > "$d/row"
   log "$tag: engine=$eng wal=$wal backend=$backend check=$chk"
-  prev_tag=$tag
+  [ "$eng" = ok ] && built="$built $tag"
+done
+
+# Each engine in another version's fio (the next one; the last one's in the one before): refused by the
+# engine's own line before any hook runs, fio exits with an error, never a signal.
+foreign() { # ENGINE_TAG FIO_TAG
+  fdir=$(mktemp -d)
+  "$OUT/$2/fio" --name=x --ioengine=external:"$OUT/$1/build/libetcdwal.so" --directory="$fdir" \
+    --rw=write --bs=2300 --fdatasync=1 --size=1m > "$OUT/$1/foreign.log" 2>&1
+  frc=$?
+  left=$(ls -A "$fdir" | wc -l); rm -rf "$fdir"
+  line=$(grep -m1 '^etcdwal: this engine was built' "$OUT/$1/foreign.log")
+  if [ "$frc" -ge 128 ]; then echo "in $2: CRASH (signal $((frc - 128)))"
+  elif [ "$frc" -eq 0 ]; then echo "in $2: NOT REFUSED"
+  elif [ -n "$line" ] && [ "$left" = 0 ]; then echo "in $2: refused (exit $frc): \"$(echo "$line" | cut -c1-64)…\""
+  else echo "in $2: refused without the engine's line: $(head -n1 "$OUT/$1/foreign.log")"; fi
+}
+set -- $built
+for tag in $TAGS; do
+  d=$OUT/$tag
+  if [ ! -f "$d/row" ]; then
+    echo "| $tag | ? | fio does not build here | | | | | |" >> "$ROWS"; continue
+  fi
+  partner=""
+  if [ -f "$d/build/libetcdwal.so" ]; then
+    prev=""; for t in $built; do [ "$prev" = "$tag" ] && partner=$t; prev=$t; done
+    [ -n "$partner" ] || for t in $built; do [ "$t" = "$tag" ] && break; partner=$t; done
+  fi
+  f=-
+  [ -n "$partner" ] && f=$(foreign "$tag" "$partner")
+  row="|"
+  while IFS= read -r c; do row="$row $c |"; done < "$d/row"
+  echo "$row $f |" >> "$ROWS"
 done
 echo "fio_versions: $(($(date +%s) - t0)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)" >> "$ROWS"
 cat "$ROWS"
