@@ -1,20 +1,41 @@
 # SPDX-License-Identifier: MIT
 # etcd-fio top-level build. Each module keeps its own rules in <dir>/rules.mk (one owner per file);
 # this file only holds the shared flags, the aggregate targets and the deps/fio-source plumbing.
+#
+# Plain `make` (= `make all`) only builds: it never installs a package and never touches the network. A
+# missing dependency stops it with one line naming it and `make deps` (mk/need.sh). `make deps` installs
+# (mk/deps.sh) and fetches the source of the installed fio (mk/fio-src.sh fetch); `make demo` and
+# `make check` run `make deps` first, so that they work on a fresh Debian machine.
+#
+# The caller's CC, CPPFLAGS, CFLAGS and LDFLAGS are used as given (CFLAGS defaults to -O2 -g), after the
+# flags the code needs (a later -O wins), so a distribution's hardening flags are kept. -Werror only with
+# DEVELOPER=1 (make check, check-asan and CI's builds set it). A change of any of these or of the
+# installation directories rebuilds what they affect ($(FLAGS_STAMP)).
 BUILD    ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
-OPT      ?= -O2 -g
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
 SAN      ?=
+DEVELOPER ?=
 FIO      ?= fio
 FUZZ_SECONDS ?= 20
 export FIO
 
-WARN     := -Wall -Wextra -Werror
+# Installation directories (mk/install.mk); the CLI has ENGINEDIR compiled in (tools/rules.mk).
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFDIR ?= $(LIBDIR)/pkgconfig
+ENGINEDIR  ?= $(PREFIX)/lib/etcd-fio
+
+WARN     := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror)
 # -MMD -MP: every object gets a .d file with the headers it includes (read back at the end of this file).
-CFLAGS_BASE := -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -MMD -MP
-LDFLAGS_BASE := $(SAN)
+CFLAGS_BASE := -std=c11 $(WARN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -MMD -MP $(CPPFLAGS) $(CFLAGS) $(SAN)
+LDFLAGS_BASE := $(LDFLAGS) $(SAN)
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 # libfioreport reads JSON with yajl's event parser (libreport/fmt_json.c); the CLI and tests use json-c.
@@ -22,32 +43,44 @@ YAJL_CFLAGS  := $(shell pkg-config --cflags yajl 2>/dev/null)
 YAJL_LIBS    := $(shell pkg-config --libs yajl 2>/dev/null || echo -lyajl)
 CMOCKA_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# Every flag that changes an object or a link, in a file rewritten only when it differs from the last
+# build's (as git's GIT-CFLAGS), so `make CFLAGS=-O1` after a `make` recompiles (make compares only times).
+FLAGS_STAMP := $(BUILD)/.build-flags
+BUILD_FLAGS := CC=$(CC) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) SAN=$(SAN) WARN=$(WARN) \
+               PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) ENGINEDIR=$(ENGINEDIR)
+sq = $(subst ','\'',$(1))
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@); f='$(call sq,$(BUILD_FLAGS))'; \
+	[ "$$f" = "$$(cat $@ 2>/dev/null)" ] || printf '%s\n' "$$f" > $@
+FORCE:
+
 # Filled in by the module fragments.
 UNIT_TESTS  :=
 INTEG_TESTS :=
 ALL_TARGETS :=
 TEST_HELPERS :=
 INSTALL_TARGETS :=
-TEST_HELPERS :=
 
-.PHONY: all tests check check-unit check-integ check-asan deps deps-test deps-bench demo bench fuzz install uninstall clean fio-src
+.PHONY: all tests check check-unit check-integ check-asan deps deps-test deps-bench demo bench fuzz install \
+        uninstall clean fio-src need-build need-test FORCE
 .DEFAULT_GOAL := all
 
-# Build deps (plain `make` may install these: fio, json-c, the tools for fio's source); every compile rule
-# has $(DEPS_STAMP) as an order-only prerequisite. Test tools come only with `make check` (deps-test).
-DEPS_STAMP := $(BUILD)/.deps-ok
-$(DEPS_STAMP): mk/deps.sh
-	@mkdir -p $(BUILD)
-	sh mk/deps.sh build
-	@touch $@
-deps: $(DEPS_STAMP)
-DEPS_TEST_STAMP := $(BUILD)/.deps-test-ok
-$(DEPS_TEST_STAMP): mk/deps.sh
-	@mkdir -p $(BUILD)
+# What the build needs, checked (never installed): order-only prerequisites of every compile rule.
+# DEPS_STAMP is the old name of need-build, kept for the module fragments.
+need-build:
+	@CC='$(CC)' sh mk/need.sh build
+need-test:
+	@CC='$(CC)' sh mk/need.sh test
+DEPS_STAMP := need-build
+
+# `make deps`: installs the Debian packages for building and testing (mk/deps.sh: BUILD_PKGS, TEST_PKGS;
+# only the missing ones) and fetches the configured source of the installed fio into $(FIO_SRC_CACHE)
+# unless FIO_SRC names one. deps-test is the old name.
+deps:
 	sh mk/deps.sh test
-	@touch $@
-deps-test: $(DEPS_TEST_STAMP)
-deps-bench: deps-test
+	@if [ -z "$(FIO_SRC)" ]; then sh mk/fio-src.sh fetch $(FIO_SRC_CACHE) >/dev/null; fi
+deps-test: deps
+deps-bench: deps
 	sh mk/deps.sh bench
 
 include libreport/rules.mk
@@ -58,28 +91,33 @@ include tests/rules.mk
 -include bench/rules.mk
 -include examples/rules.mk
 -include mk/install.mk
+-include mk/deb.mk
 
 all: $(ALL_TARGETS)
 tests: all $(UNIT_TESTS) $(TEST_HELPERS)
+$(UNIT_TESTS) $(TEST_HELPERS): | need-test
 
 check-unit: tests
 	sh tests/run.sh $(UNIT_TESTS)
 
 check-integ: tests
-	BUILD=$(BUILD) sh tests/run.sh $(INTEG_TESTS)
+	BUILD=$(BUILD) DEVELOPER=$(DEVELOPER) sh tests/run.sh $(INTEG_TESTS)
 
-# The README's test command. Installs what is missing first (deps), then unit + integration tests.
-check: deps-test
-	$(MAKE) tests
-	BUILD=$(BUILD) sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
+# The README's test command: set-up first (deps), then the development build (-Werror) and unit +
+# integration tests. DEVELOPER=1 is in the tests' environment too, for the builds they make themselves.
+check: deps
+	$(MAKE) DEVELOPER=1 tests
+	BUILD=$(BUILD) DEVELOPER=1 sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
 
 # The whole unit + integration suite built with ASan+UBSan in $(ASAN_DIR). The ASan-built engine runs inside
 # the real fio through $(ASAN_DIR)/asan-bin/fio (libasan preloaded; see tests/faults.mk), first in PATH and FIO.
 ASAN_DIR ?= build/asan
-check-asan: deps-test
-	$(MAKE) BUILD=$(ASAN_DIR) OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' ASAN_BUILD=1 tests asan-fio
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
+ASAN_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
+check-asan: deps
+	$(MAKE) DEVELOPER=1 BUILD=$(ASAN_DIR) CFLAGS='$(ASAN_CFLAGS)' SAN='$(ASAN_SAN)' ASAN_BUILD=1 tests asan-fio
 	@start=$$(date +%s); \
-	PATH="$(abspath $(ASAN_DIR))/asan-bin:$$PATH" FIO="$(abspath $(ASAN_DIR))/asan-bin/fio" \
+	PATH="$(abspath $(ASAN_DIR))/asan-bin:$$PATH" FIO="$(abspath $(ASAN_DIR))/asan-bin/fio" DEVELOPER=1 \
 	ASAN_BUILD=1 BUILD=$(ASAN_DIR) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  sh tests/run.sh $(patsubst $(BUILD)/%,$(ASAN_DIR)/%,$(UNIT_TESTS)) $(INTEG_TESTS); rc=$$?; \
 	echo "check-asan: $$(($$(date +%s) - start)) s"; exit $$rc

@@ -12,7 +12,7 @@ bench: deps-bench
 # make check); labfs itself needs libfuse3 (a bench dep) and is built only by `make lab`.
 LABDEV_O := $(BUILD)/bench/labdev.o
 LABFS    := $(BUILD)/bench/labfs
-$(LABDEV_O): bench/labdev.c bench/labdev.h | $(DEPS_STAMP)
+$(LABDEV_O): bench/labdev.c bench/labdev.h $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -c $< -o $@
 $(LABFS): bench/labfs.c $(LABDEV_O)

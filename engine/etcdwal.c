@@ -15,15 +15,25 @@
 #include <time.h>
 #include <unistd.h>
 
+/* fio before 3.16 defines a static gettid() in os/os-linux.h, which glibc 2.30 and later declare too (fio
+ * commit de5ed0e4 "configure: add gettid() test" made it CONFIG_HAVE_GETTID): fio's is renamed here. */
+#if !defined(CONFIG_HAVE_GETTID) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+#define gettid etcdwal_fio_gettid
+#endif
+
 #include "fio.h"
 #include "optgroup.h"
 #include "verify.h"
 
-/* Built against the exact fio that loads it (mk/fio-src.sh); fio refuses an engine whose ops version
- * differs. The hooks used here have been stable since FIO_IOOPS_VERSION 24 (fio 3.x); fields added later
- * (zone and FDP hooks) are left zero by the designated initializer below. */
+/* Built against the exact fio that loads it (mk/fio-src.sh). The hooks used here exist in every fio since
+ * 3.0 (FIO_IOOPS_VERSION 24, fio 3.7, is the oldest this is tested with: bench/fio_versions.sh); hooks added
+ * later (post_init, zone and FDP hooks, prepopulate_file) and fields fio sets itself (dlhandle) are left
+ * zero by the designated initializer below. */
 #if !defined(FIO_IOOPS_VERSION) || FIO_IOOPS_VERSION < 24
-#error "libetcdwal needs fio 3.x headers (FIO_IOOPS_VERSION >= 24)"
+#error "libetcdwal needs the headers of fio 3.x (FIO_IOOPS_VERSION >= 24)"
+#endif
+#ifndef ETCDWAL_FIO_VERSION
+#error "ETCDWAL_FIO_VERSION (the fio tree's version, e.g. \"fio-3.33\") must be defined (engine/rules.mk does)"
 #endif
 
 #include "bbolt.h"
@@ -548,7 +558,29 @@ static int etcdwal_setup(struct thread_data *td)
 }
 
 /* The one exported symbol: fio dlsym()s "ioengine" (the build hides everything else). */
-__attribute__((visibility("default"))) struct ioengine_ops ioengine = {
+__attribute__((visibility("default"))) struct ioengine_ops ioengine;
+
+/* The engine reads fio's struct thread_data, io_u and fio_file, whose layout changes between fio versions
+ * even where FIO_IOOPS_VERSION does not (3.16 and 3.19 are both 25), and fio checks only that number —
+ * after it has stored its dlhandle into the struct at its own offset. So the engine checks at load time
+ * (dlopen runs this before fio looks at the struct) that the fio it is in is the one whose source it was
+ * built against (fio_version_string, init.c), and otherwise says so in one line and spoils its ops
+ * version, which makes every fio refuse it ("bad ioops version") before any hook runs. */
+__attribute__((constructor)) static void etcdwal_check_fio(void)
+{
+    if (strcmp(fio_version_string, ETCDWAL_FIO_VERSION) == 0)
+        return;
+    static const char msg[] = "etcdwal: this engine was built against the source of " ETCDWAL_FIO_VERSION
+                              " and cannot run in %s (fio's internal structures differ): rebuild it "
+                              "against the source of %s (make FIO_SRC=DIR, see etcd-fio's README)\n";
+    if (f_err)
+        log_err(msg, fio_version_string, fio_version_string);
+    else
+        fprintf(stderr, msg, fio_version_string, fio_version_string);
+    ioengine.version = -1;
+}
+
+struct ioengine_ops ioengine = {
     .name = "etcdwal",
     .version = FIO_IOOPS_VERSION,
     .flags = FIO_SYNCIO | FIO_DISKLESSIO | FIO_NODISKUTIL,

@@ -8,30 +8,36 @@ ENGINE_MODEL_A   := $(BUILD)/engine/libwalmodel.a
 ENGINE_SO        := $(BUILD)/libetcdwal.so
 ENGINE_CFLAGS    := $(CFLAGS_BASE) -Iengine
 
-# The configured fio source tree of the installed fio version (FIO_SRC=/path overrides; checked too).
-# It lives outside $(BUILD) so sanitizer builds share it.
-FIO_SRC_CACHE    := build/fio-src
+# The configured fio source tree of the installed fio version and that version, two lines (mk/fio-src.sh
+# find: FIO_SRC=/path, checked against `$(FIO) --version`, or the tree `make deps` fetched; never the
+# network). Looked up on every build and rewritten only when it changes, so a new FIO_SRC or an upgraded
+# fio rebuilds the glue. The fetched tree lives outside $(BUILD) so sanitizer builds share it.
+FIO_SRC_CACHE    ?= build/fio-src
 FIO_SRC_PATH     := $(BUILD)/fio-src.path
-$(FIO_SRC_PATH): mk/fio-src.sh | $(DEPS_STAMP)
+$(FIO_SRC_PATH): mk/fio-src.sh FORCE | need-build
 	@mkdir -p $(BUILD)
-	FIO_SRC="$(FIO_SRC)" sh mk/fio-src.sh $(FIO_SRC_CACHE) > $@.tmp && mv $@.tmp $@
-fio-src: $(FIO_SRC_PATH)
+	@FIO_SRC="$(FIO_SRC)" sh mk/fio-src.sh find $(FIO_SRC_CACHE) > $@.tmp || { rm -f $@.tmp; exit 1; }; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+fio-src:
+	FIO_SRC="$(FIO_SRC)" sh mk/fio-src.sh fetch $(FIO_SRC_CACHE)
 
-$(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h) | $(DEPS_STAMP)
+$(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
 
-# fio's headers are not warning-clean under -Wextra; they are system-like here.
-$(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(wildcard engine/bbolt.c) $(FIO_SRC_PATH)
+# fio's headers are not warning-clean under -Wextra; they are system-like here. ETCDWAL_FIO_VERSION is the
+# tree's version: the engine refuses to load into any other fio (etcdwal.c).
+$(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(wildcard engine/bbolt.c) $(FIO_SRC_PATH) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
-	src="$$(cat $(FIO_SRC_PATH))"; \
-	$(CC) $(ENGINE_CFLAGS) -std=gnu11 -Wno-unused-parameter -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
+	src="$$(sed -n 1p $(FIO_SRC_PATH))"; ver="$$(sed -n 2p $(FIO_SRC_PATH))"; \
+	$(CC) $(ENGINE_CFLAGS) -std=gnu11 -Wno-unused-parameter -DETCDWAL_FIO_VERSION="\"$$ver\"" \
+	  -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
 
 $(ENGINE_MODEL_A): $(ENGINE_MODEL_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(ENGINE_SO): $(BUILD)/engine/etcdwal.glue.o $(ENGINE_MODEL_A)
+$(ENGINE_SO): $(BUILD)/engine/etcdwal.glue.o $(ENGINE_MODEL_A) $(FLAGS_STAMP)
 	$(CC) -shared $(LDFLAGS_BASE) -o $@ $(BUILD)/engine/etcdwal.glue.o $(ENGINE_MODEL_A) -lpthread -lm
 
 ALL_TARGETS += $(ENGINE_SO) $(ENGINE_MODEL_A)

@@ -12,11 +12,11 @@ FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(YAJL_CFLAGS)
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
-$(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/include/fioreport.h | $(DEPS_STAMP)
+$(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/include/fioreport.h $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(FIOR_CFLAGS) -c $< -o $@
 
-$(FIOR_SO).$(FIOR_SOVER): $(FIOR_OBJS) $(FIOR_MAP)
+$(FIOR_SO).$(FIOR_SOVER): $(FIOR_OBJS) $(FIOR_MAP) $(FLAGS_STAMP)
 	$(CC) -shared -Wl,-soname,libfioreport.so.$(FIOR_SOVER) -Wl,--version-script=$(FIOR_MAP) $(LDFLAGS_BASE) \
 	  -o $@ $(FIOR_OBJS) $(YAJL_LIBS) -lm
 $(FIOR_SO): $(FIOR_SO).$(FIOR_SOVER)

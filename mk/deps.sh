@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages a step needs, and only those that are missing, so that `make`, `make check`
 # and `make demo` work on a fresh Debian machine and CI's clean clone.
-# Usage: mk/deps.sh build|test|bench
+# Usage: mk/deps.sh build|test|bench|deb
 #   build: what plain `make` needs (fio and the tools to fetch and configure its source, json-c, a compiler)
-#   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against
+#   test:  build + the test tools (`make deps`, `make check`); bench: test + what `make bench` compares against
+#   deb:   build + what `make deb` and `make check-deb` use (debhelper, lintian, mmdebstrap)
+# Only `make deps` (and demo, check, bench, check-deb, which run it) calls this: plain `make` never installs.
 set -eu
 BUILD_PKGS="fio libjson-c-dev libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
 TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium"
 BENCH_PKGS="hyperfine time"
+DEB_PKGS="debhelper lintian mmdebstrap"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
   bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
-  *) echo "usage: mk/deps.sh build|test|bench" >&2; exit 2 ;;
+  deb)   PKGS="$BUILD_PKGS $DEB_PKGS" ;;
+  *) echo "usage: mk/deps.sh build|test|bench|deb" >&2; exit 2 ;;
 esac
 missing=""
 for p in $PKGS; do

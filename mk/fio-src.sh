@@ -1,32 +1,61 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Fetches and configures the Debian source package of the *installed* fio, so the engine is built
-# against exactly the headers (struct thread_data, io_u, FIO_IOOPS_VERSION) of the fio that loads it.
-# The deb-src list is private (under $OUT) and built from the mirror URIs already in the system's apt
-# configuration; the system's sources are never edited and no host name is written into the repo.
-# Usage: mk/fio-src.sh OUTDIR    -> prints the configured source dir on stdout
+# The configured source tree of the *installed* fio, so that the engine is built against exactly the
+# headers (struct thread_data, io_u, FIO_IOOPS_VERSION) of the fio that loads it.
+#   mk/fio-src.sh find OUTDIR   no network: FIO_SRC if set (checked: same version as `$FIO --version`,
+#                               ./configure run if it has not been), else OUTDIR/fio-VERSION if an earlier
+#                               fetch made it; anything else is one line naming FIO_SRC and `make deps`
+#   mk/fio-src.sh fetch OUTDIR  `make deps`: fetches the Debian source package of the installed fio with
+#                               apt-get source into OUTDIR/fio-VERSION and configures it
+# Both print the tree's directory and its fio version (two lines) on stdout.
+# The deb-src list of fetch is private (under OUTDIR) and built from the mirror URIs already in the
+# system's apt configuration; the system's sources are never edited and no host name is written into the repo.
 set -eu
-OUT=${1:?usage: fio-src.sh OUTDIR}
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
-command -v fio >/dev/null || { echo "fio-src: fio is not installed (run: make deps)" >&2; exit 1; }
-FIOVER=$(fio --version | sed -n 's/^fio-//p')
-PKGVER=$(dpkg-query -W -f='${Version}' fio 2>/dev/null || true)
-[ -n "$FIOVER" ] || { echo "fio-src: cannot read 'fio --version'" >&2; exit 1; }
-src_version() { # prints the fio version a source tree is for
-  v=$(sed -n 's/^FIO_VERSION = fio-//p' "$1/FIO-VERSION-FILE" 2>/dev/null || true)
-  [ -n "$v" ] || v=$(sed -n 's/^DEF_VER=fio-//p' "$1/FIO-VERSION-GEN" 2>/dev/null || true)
+MODE=${1:?usage: fio-src.sh find|fetch OUTDIR}
+OUT=${2:?usage: fio-src.sh find|fetch OUTDIR}
+FIO=${FIO:-fio}
+src_version() { # prints the fio version a source tree is for: FIO-VERSION-FILE (written by fio's make),
+  # else FIO-VERSION-GEN's DEF_VER (a release tarball, a distribution's source, a checkout at a tag)
+  v=$(sed -n 's/^FIO_VERSION = //p' "$1/FIO-VERSION-FILE" 2>/dev/null || true)
+  [ -n "$v" ] || v=$(sed -n 's/^DEF_VER=//p' "$1/FIO-VERSION-GEN" 2>/dev/null || true)
+  case $v in fio-[0-9]*) ;; *) v="" ;; esac
+  case $v in *[!A-Za-z0-9._+-]*) v="" ;; esac
   echo "$v"
 }
-if [ -n "${FIO_SRC:-}" ]; then
-  GOT=$(src_version "$FIO_SRC")
-  [ "$GOT" = "$FIOVER" ] || { echo "fio-src: FIO_SRC=$FIO_SRC is fio-${GOT:-?} but installed fio is fio-$FIOVER; the engine would be rejected or crash" >&2; exit 1; }
-  if [ ! -f "$FIO_SRC/config-host.h" ]; then
-    ( cd "$FIO_SRC" && ./configure >/dev/null ) || { echo "fio-src: ./configure failed in $FIO_SRC" >&2; exit 1; }
-  fi
-  echo "$FIO_SRC"; exit 0
+configure() { # DIR: ./configure once (config-host.h is what the engine includes)
+  [ -f "$1/config-host.h" ] && return 0
+  echo "fio-src: running ./configure in $1" >&2
+  ( cd "$1" && ./configure >"$1/.configure.log" 2>&1 ) || {
+    echo "fio-src: ./configure failed in $1 (see $1/.configure.log)" >&2; exit 1; }
+}
+FIOVER=""
+if command -v "$FIO" >/dev/null 2>&1; then
+  FIOVER=$("$FIO" --version 2>/dev/null | head -n1)
+  case $FIOVER in fio-[0-9]*) ;; *) echo "fio-src: cannot read '$FIO --version' (got '$FIOVER')" >&2; exit 1 ;; esac
 fi
-SRC="$OUT/fio-$FIOVER"
-if [ -f "$SRC/config-host.h" ] && [ -f "$SRC/.etcdfio-configured" ]; then echo "$SRC"; exit 0; fi
+if [ -n "${FIO_SRC:-}" ]; then
+  [ -d "$FIO_SRC" ] || { echo "fio-src: FIO_SRC=$FIO_SRC is not a directory" >&2; exit 1; }
+  GOT=$(src_version "$FIO_SRC")
+  [ -n "$GOT" ] || { echo "fio-src: FIO_SRC=$FIO_SRC is not a fio source tree (no FIO-VERSION-GEN with DEF_VER=fio-N)" >&2; exit 1; }
+  if [ -z "$FIOVER" ]; then
+    echo "fio-src: note: $FIO is not installed; building the engine for $GOT (FIO_SRC), it loads only into $GOT" >&2
+  elif [ "$GOT" != "$FIOVER" ]; then
+    echo "fio-src: FIO_SRC=$FIO_SRC is $GOT but $FIO is $FIOVER: the engine must be built against the source of the fio that loads it (README: Building)" >&2
+    exit 1
+  fi
+  configure "$FIO_SRC"
+  printf '%s\n%s\n' "$(cd "$FIO_SRC" && pwd)" "$GOT"; exit 0
+fi
+[ -n "$FIOVER" ] || { echo "fio-src: $FIO is not installed: run 'make deps' (or set FIO_SRC to a configured fio source tree)" >&2; exit 1; }
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+SRC="$OUT/$FIOVER"
+if [ -f "$SRC/config-host.h" ] && [ -f "$SRC/.etcdfio-configured" ]; then printf '%s\n%s\n' "$SRC" "$FIOVER"; exit 0; fi
+if [ "$MODE" != fetch ]; then
+  echo "etcd-fio: no configured source of the installed $FIOVER to build the engine against: run 'make deps' (fetches it with apt-get source) or set FIO_SRC=DIR (README: Building)" >&2
+  exit 1
+fi
+PKGVER=$(dpkg-query -W -f='${Version}' fio 2>/dev/null || true)
+[ -n "$PKGVER" ] || { echo "fio-src: fio is not a Debian package here: set FIO_SRC to a configured source tree of $FIOVER (README: Building)" >&2; exit 1; }
 mkdir -p "$OUT/apt/lists/partial" "$OUT/apt/cache/archives/partial" "$OUT/apt/src"
 LIST="$OUT/apt/sources.list"
 : > "$LIST"
@@ -60,15 +89,15 @@ apt-get -qq $APTOPT update >&2 || { echo "fio-src: apt-get update of the private
 rm -rf "$OUT/apt/src" && mkdir -p "$OUT/apt/src"
 # shellcheck disable=SC2086
 ( cd "$OUT/apt/src" && apt-get -qq $APTOPT source --download-only "fio=$PKGVER" >&2 ) || {
-  echo "fio-src: could not fetch the source of fio $PKGVER (installed: fio-$FIOVER)" >&2; exit 1; }
+  echo "fio-src: could not fetch the source of fio $PKGVER (installed: $FIOVER)" >&2; exit 1; }
 DSC=$(ls "$OUT"/apt/src/fio_*.dsc | head -n1)
 rm -rf "$SRC"
 command -v dpkg-source >/dev/null || { echo "fio-src: dpkg-source missing (apt-get install dpkg-dev)" >&2; exit 1; }
 dpkg-source --no-check -x "$DSC" "$SRC" >&2
 GOT=$(src_version "$SRC")
 if [ "$GOT" != "$FIOVER" ]; then
-  echo "fio-src: source is fio-$GOT but installed fio is fio-$FIOVER; refusing to build a mismatched engine" >&2; exit 1
+  echo "fio-src: the source of fio $PKGVER is ${GOT:-?} but the installed fio is $FIOVER; refusing to build a mismatched engine" >&2; exit 1
 fi
 ( cd "$SRC" && ./configure >"$SRC/.configure.log" 2>&1 ) || { echo "fio-src: ./configure failed, see $SRC/.configure.log" >&2; exit 1; }
 touch "$SRC/.etcdfio-configured"
-echo "$SRC"
+printf '%s\n%s\n' "$SRC" "$GOT"

@@ -1,13 +1,8 @@
 # SPDX-License-Identifier: MIT
-# mk/install.mk — `make install` / `make uninstall` (PREFIX, DESTDIR honoured). The CLI finds the engine
-# in $(PREFIX)/lib/etcd-fio (compiled in through ETCD_FIO_LIBDIR), so PREFIX must be the same at build and
-# install time; DESTDIR only stages the tree (packaging, containers, the install test).
-BINDIR     ?= $(PREFIX)/bin
-LIBDIR     ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-MANDIR     ?= $(PREFIX)/share/man
-PKGCONFDIR ?= $(LIBDIR)/pkgconfig
-ENGINEDIR  ?= $(LIBDIR)/etcd-fio
+# mk/install.mk — `make install` / `make uninstall` (PREFIX, DESTDIR and the directories of the top
+# Makefile honoured). The CLI finds the engine in $(ENGINEDIR) (compiled in through ETCD_FIO_LIBDIR; a new
+# value rebuilds it), so PREFIX and ENGINEDIR must be the same at build and install time (`make install
+# PREFIX=/usr` after `make` rebuilds the CLI); DESTDIR only stages the tree (packages, the install test).
 INSTALL    ?= install
 
 FIOR_PC    := $(BUILD)/fioreport.pc
@@ -17,7 +12,7 @@ MAN_PAGES  := man/etcd-fio.1 man/libfioreport.3 man/etcdwal.7
 # libreport/rules.mk) (not the DESTDIR staging path). yajl only goes into Requires.private: fioreport.h
 # exposes no yajl type, so shared-library users need neither its headers nor its .pc, while static links
 # (pkg-config --static) still get -lyajl.
-$(FIOR_PC): mk/install.mk $(FIOR_HEADER)
+$(FIOR_PC): mk/install.mk $(FIOR_HEADER) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	{ echo 'prefix=$(PREFIX)'; \
 	  echo 'exec_prefix=$${prefix}'; \

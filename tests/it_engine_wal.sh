@@ -27,11 +27,11 @@ if [ -n "$STRACE" ]; then
   # shellcheck disable=SC2086
   $STRACE "$WORK/trace" "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D" --rw=write --bs=2300 \
     --fdatasync=1 --size=20m --etcd_segment_bytes=$SEG --etcd_keep_files=1 \
-    --etcd_stats_file="$WORK/stats.json" --output-format=json --output="$WORK/fio.json" > "$WORK/out" 2>&1
+    --etcd_stats_file="$WORK/stats.json" --output-format=json+ --output="$WORK/fio.json" > "$WORK/out" 2>&1
 else
   "$FIO" --name=wal --ioengine=external:"$ENGINE" --directory="$D" --rw=write --bs=2300 \
     --fdatasync=1 --size=20m --etcd_segment_bytes=$SEG --etcd_keep_files=1 \
-    --etcd_stats_file="$WORK/stats.json" --output-format=json --output="$WORK/fio.json" > "$WORK/out" 2>&1
+    --etcd_stats_file="$WORK/stats.json" --output-format=json+ --output="$WORK/fio.json" > "$WORK/out" 2>&1
 fi
 rc=$?
 [ $rc -eq 0 ] || { fail "fio exited $rc"; sed 's/^/    | /' "$WORK/out" | head -20; exit 1; }
@@ -65,8 +65,9 @@ crcs=$(echo "$summary" | sed -n 's/.* crcs=\([0-9]*\).*/\1/p')
 J="$WORK/fio.json"
 jq -e . "$J" > /dev/null 2>&1 || { fail "fio's JSON output does not parse"; exit 1; }
 wios=$(jq '.jobs[0].write.total_ios' "$J")
-# fio 3.33 leaves sync.total_ios at 0 (it counts DDIR_DATASYNC past its array); N is the sync count
-sios=$(jq '.jobs[0].sync.lat_ns.N' "$J")
+# fio leaves sync.total_ios at 0 (it counts DDIR_DATASYNC past its array); N is the sync count (fio >= 3.18),
+# and the json+ bins add up to it in every fio (bench/fio_versions.sh runs this with fio 3.7 to 3.42)
+sios=$(jq '.jobs[0].sync.lat_ns | .N // ([.bins[]?] | add)' "$J")
 [ "$wios" = "$entries" ] || fail "fio wrote $wios blocks, the WAL holds $entries entries"
 [ "$sios" -ge "$((wios - 1))" ] || fail "fio issued $sios syncs for $wios writes (fdatasync=1)"
 S="$WORK/stats.json"
@@ -80,7 +81,7 @@ fds=$(jq '.hist.fdatasync.count' "$S")
 [ "$fds" = "$((sios + rolls + 2))" ] || fail "engine fdatasyncs $fds != syncs $sios + rollovers $rolls + 2"
 # fio times the whole Save (flush + fdatasync, or the whole cut): its total sync time cannot be less than
 # the fdatasync time the engine measured inside those Saves (all but Create's and Close's).
-fio_sync_ns=$(jq '.jobs[0].sync.lat_ns.mean * .jobs[0].sync.lat_ns.N' "$J")
+fio_sync_ns=$(jq --argjson n "$sios" '.jobs[0].sync.lat_ns.mean * $n' "$J")
 eng_fds_ns=$(jq '.hist.fdatasync.sum_ns' "$S")
 fmean=$(jq '.jobs[0].sync.lat_ns.mean' "$J")
 emean=$(jq '.hist.fdatasync.mean_ns' "$S")

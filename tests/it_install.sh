@@ -13,11 +13,12 @@ case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 # If a source changed since the build, `make install` rebuilds it: with check-asan's flags (Makefile) then.
 ECFLAGS=""
 PRELOAD=""   # fio is not instrumented: to load an instrumented engine it needs the runtimes first
-set -- BUILD="$MAKE_BUILD" PREFIX=/usr/local
+# the fio source the build used (also when the caller's make did not get FIO_SRC on its command line)
+set -- BUILD="$MAKE_BUILD" PREFIX=/usr/local FIO_SRC="$(sed -n 1p "$BUILD/fio-src.path" 2>/dev/null)"
 if [ "${ASAN_BUILD:-}" = 1 ]; then
   ECFLAGS="-fsanitize=address,undefined"
   PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-  set -- "$@" OPT='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
+  set -- "$@" CFLAGS='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
 fi
 seeds=$top/tests/fixtures/seeds
 # The one version number (fioreport.h): SONAME libfioreport.so.MAJOR, fioreport.pc, etcd-fio --version.

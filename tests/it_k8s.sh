@@ -4,8 +4,8 @@
 # cluster needs: the right kinds, the Job pinned to one node, the DaemonSet on etcd nodes with tolerations,
 # hostPath volumes for both etcd layouts and node_exporter's textfile directory, every mount backed by a
 # volume (and every volume mounted), PID 1 = etcd-fio-pod running `etcd-fio check` on those mounts with
-# options the real CLI accepts, a grace period that covers the cleanup. The Containerfile builds with
-# `make install` on Debian with fio from apt and no test tools. (tests/it_k8s_run.sh runs them.)
+# options the real CLI accepts, a grace period that covers the cleanup. The Containerfile installs the
+# packages of `make deb` (the image: `make image`) and no test tools. (tests/it_k8s_run.sh runs them.)
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,21 +101,26 @@ ml = ds['spec']['selector']['matchLabels']
 check(all(tpl['metadata']['labels'].get(k) == v for k, v in ml.items()), 'DaemonSet selector matches the pod labels')
 
 cf = open(sys.argv[3]).read()
+# the image is the packages of `make deb` on the Debian release they were built on (mk/image.sh)
 froms = re.findall(r'^FROM\s+(\S+)', cf, re.M)
-check(froms and all('debian' in f for f in froms), 'Containerfile: Debian base (%s)' % froms)
-check(len({f for f in froms}) == 1, 'Containerfile: build and runtime stages on the same release (same fio)')
-check(re.search(r'apt-get install[^\n]*(\\\n[^\n]*)*\bfio\b', cf) is not None, 'Containerfile: fio from apt')
-check(re.search(r'\bmake\b[^\n]*\binstall\b', cf) is not None, 'Containerfile: make install')
-m = re.search(r'^RUN .*PREFIX=(/[\w/.-]*)', cf, re.M)
-check(m and ('COPY --from=build /out%s/ %s/' % (m.group(1), m.group(1))) in cf, 'Containerfile: installed tree copied to PREFIX')
-check('COPY examples/k8s/etcd-fio-pod /usr/local/bin/etcd-fio-pod' in cf, 'Containerfile: etcd-fio-pod in the image')
+base = re.search(r'^ARG BASE=(\S+)', cf, re.M)
+check(froms == ['${BASE}'] and base and 'debian' in base.group(1), 'Containerfile: one stage on a Debian base (%s, %s)' % (froms, base and base.group(1)))
+check(re.search(r'^COPY etcd-fio_\*\.deb etcd-fio-engine_\*\.deb /tmp/debs/$', cf, re.M) is not None, 'Containerfile: the CLI and engine packages of make deb')
+check(re.search(r'apt-get install[^\n]*/tmp/debs/\*\.deb', cf) is not None, 'Containerfile: installed with apt (fio comes as their dependency)')
+check(not re.search(r'\bmake\b', '\n'.join(l for l in cf.splitlines() if not l.startswith('#'))), 'Containerfile: builds nothing itself')
+check('COPY etcd-fio-pod /usr/local/bin/etcd-fio-pod' in cf, 'Containerfile: etcd-fio-pod in the image')
 check('ENTRYPOINT ["/usr/local/bin/etcd-fio-pod"]' in cf, 'Containerfile: entrypoint etcd-fio-pod')
-# the build stage installs build deps only: nothing of mk/deps.sh's test list
-deps = open(os.path.join(os.path.dirname(sys.argv[3]), '..', '..', 'mk', 'deps.sh')).read()
+top = os.path.join(os.path.dirname(sys.argv[3]), '..', '..')
+img = open(os.path.join(top, 'mk', 'image.sh')).read()
+check('cp "$DEB_DIR"/etcd-fio_*.deb "$DEB_DIR"/etcd-fio-engine_*.deb "$TOP/examples/k8s/etcd-fio-pod" "$CTX/"' in img,
+      'mk/image.sh: the build context holds the two .debs and etcd-fio-pod')
+debmk = open(os.path.join(top, 'mk', 'deb.mk')).read()
+check(re.search(r'^IMAGE\s*\?=\s*\S*:\$\(FIOR_VERSION\)$', debmk, re.M) is not None, 'mk/deb.mk: the image is tagged with the tool version')
+# nothing of mk/deps.sh's test list goes into the image
+deps = open(os.path.join(top, 'mk', 'deps.sh')).read()
 test_pkgs = set(re.search(r'^TEST_PKGS="([^"]*)"', deps, re.M).group(1).split()) - {'python3'}
-build_stage = cf.split('\nFROM ')[0]
-installed = set(re.findall(r'[\w.+-]+', ' '.join(re.findall(r'apt-get install([^&]*)', build_stage.replace('\\\n', ' ')))))
-check(not (installed & test_pkgs), 'Containerfile: build stage installs no test tool (%s)' % sorted(installed & test_pkgs))
+installed = set(re.findall(r'[\w.+-]+', ' '.join(re.findall(r'apt-get install([^&]*)', cf.replace('\\\n', ' ')))))
+check(not (installed & test_pkgs), 'Containerfile: installs no test tool (%s)' % sorted(installed & test_pkgs))
 sys.exit(1 if bad else 0)
 EOF
 

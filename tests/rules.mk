@@ -7,7 +7,7 @@ TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $(JSONC_CFLAGS) \
                -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
-$(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(YAJL_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
 

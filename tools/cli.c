@@ -190,7 +190,17 @@ void cli_last_line(const char *path, char *buf, size_t len)
     while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' '))
         t[--n] = '\0';
     char *l = strrchr(t, '\n');
-    cli_msg(buf, len, "%s", l ? l + 1 : t);
+    const char *pick = l ? l + 1 : t;
+    /* the engine's refusal to load into a fio it was not built for (engine/etcdwal.c) says what to do;
+     * fio's own last line then is only "job ... dropped" */
+    static const char refused[] = "etcdwal: this engine was built against";
+    char *r = strncmp(t, refused, sizeof refused - 1) == 0 ? t : strstr(t, "\netcdwal: this engine was built against");
+    if (r) {
+        r += *r == '\n';
+        r[strcspn(r, "\n")] = '\0';
+        pick = r;
+    }
+    cli_msg(buf, len, "%s", pick);
     free(t);
 }
 

@@ -62,7 +62,8 @@ void cli_msg(char *buf, size_t n, const char *fmt, ...) __attribute__((format(pr
 /* The whole file (or stdin for "-") into a NUL-terminated malloc'd buffer, at most max bytes.
  * NULL with "PATH: why" in err. */
 char *cli_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
-/* Last non-empty line of a small text file ("" when none), for error messages. */
+/* Last non-empty line of a small text file ("" when none), for error messages; fio's stderr with the
+ * engine's refusal to load in it: that line. */
 void cli_last_line(const char *path, char *buf, size_t len);
 
 /* A private directory $TMPDIR/etcd-fio-WHAT.XXXXXX (0700); 0 or -1 with a message in err. */

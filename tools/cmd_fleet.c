@@ -81,7 +81,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
             if (fleet_add_host(f, p.arg, NULL, "--client", err, sizeof err))
                 goto bad;
             break;
-        case 'C':
+        case 'C': {
             size_t len = 0;
             text = cli_read_file(p.arg, 64 << 20, &len, err, sizeof err);
             if (!text || fleet_parse_clients(f, p.arg, text, len, err, sizeof err)) {
@@ -90,6 +90,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
             }
             free(text);
             break;
+        }
         case 'd':
             if (p.arg[0] != '/') {
                 cli_msg(err, sizeof err, "--dir %s: must be absolute (it is a path on the servers)", p.arg);

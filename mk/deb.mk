@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+# mk/deb.mk — Debian packages and the container image made from them.
+#   make deb        .debs of etcd-fio, etcd-fio-engine, libfioreport2, libfioreport-dev in $(DEB_DIR), built
+#                   with dpkg-buildpackage (debian/) from a copy of the tree against the configured source of
+#                   the installed fio (as `make`: FIO_SRC, or the one `make deps` fetched), then lintian
+#                   (errors and warnings fail). Installs nothing: missing tools are one line (make deps-deb).
+#   make check-deb  deps-deb, make deb, then tests/deb_chroot.sh: the .debs installed into a fresh Debian
+#                   chroot (mmdebstrap), `etcd-fio verdict` and a short `etcd-fio check` run there.
+#   make image      the examples/k8s image from those .debs (buildah), tagged etcd-fio:$(FIOR_VERSION).
+DEB_DIR     := $(BUILD)/deb
+DEB_VERSION := $(shell sed -n '1{s/^[^ ]* .//;s/. .*//;p;}' debian/changelog 2>/dev/null)
+IMAGE       ?= localhost/etcd-fio:$(FIOR_VERSION)
+.PHONY: deb check-deb deps-deb image need-deb
+
+need-deb:
+	@sh mk/need.sh deb
+deps-deb:
+	sh mk/deps.sh deb
+
+deb: need-deb $(FIO_SRC_PATH)
+	@[ "$(DEB_VERSION)" = "$(FIOR_VERSION)" ] || { echo "deb: debian/changelog is at $(DEB_VERSION) but fioreport.h at $(FIOR_VERSION): add a changelog entry (dch -v $(FIOR_VERSION))" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/etcd-fio-$(FIOR_VERSION)
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null; \
+	else tar --exclude=./$(BUILD) --exclude=./build --exclude=./.git -cf - .; fi | tar -x -C $(DEB_DIR)/etcd-fio-$(FIOR_VERSION)
+	@start=$$(date +%s); \
+	cd $(DEB_DIR)/etcd-fio-$(FIOR_VERSION) && FIO_SRC="$$(sed -n 1p $(abspath $(FIO_SRC_PATH)))" FIO="$(FIO)" \
+	  dpkg-buildpackage -us -uc -b > ../build.log 2>&1 || { tail -n 30 ../build.log; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }; \
+	echo "deb: dpkg-buildpackage $$(($$(date +%s) - start)) s"
+	lintian --fail-on error,warning $(DEB_DIR)/etcd-fio_$(FIOR_VERSION)_*.changes
+	@ls -1 $(DEB_DIR)/*.deb
+
+check-deb: deps-deb
+	$(MAKE) deb
+	sh tests/deb_chroot.sh $(DEB_DIR)
+
+image: deb
+	sh mk/image.sh $(DEB_DIR) $(IMAGE)
