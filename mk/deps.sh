@@ -4,11 +4,12 @@
 # and `make demo` work on a fresh Debian machine and CI's clean clone.
 # Usage: mk/deps.sh build|test|bench
 #   build: what plain `make` needs (fio and the tools to fetch and configure its source, json-c, a compiler)
-#   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against
+#   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against (and Go
+#          with etcd's clientv3 for bench/putload)
 set -eu
 BUILD_PKGS="fio libjson-c-dev libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
 TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium"
-BENCH_PKGS="hyperfine time"
+BENCH_PKGS="hyperfine time golang-go golang-etcd-server-dev"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
