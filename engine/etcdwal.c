@@ -190,7 +190,7 @@ static struct fio_option options[] = {
         .lname = "Client turnaround",
         .type = FIO_OPT_STR_VAL,
         .off1 = offsetof(struct etcdwal_options, client_ns),
-        .def = "150000",
+        .def = "200000",
         .help = "Closed-loop load: ns from etcd's answer leaving to the client's next put arriving (round trip "
                 "and gRPC on both sides)",
         .category = FIO_OPT_C_ENGINE,
@@ -201,7 +201,7 @@ static struct fio_option options[] = {
         .lname = "Apply cost per put",
         .type = FIO_OPT_STR_VAL,
         .off1 = offsetof(struct etcdwal_options, apply_ns),
-        .def = "20000",
+        .def = "40000",
         .help = "Closed-loop load: ns of etcd's apply work per put (one after the other, beside the Saves)",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,

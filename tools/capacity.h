@@ -26,6 +26,7 @@ typedef struct cap_opts {
     size_t      ncounts;
     unsigned    key_bytes, val_bytes;
     double      step_s;           /* seconds per client count in the sweep */
+    double      max_time;         /* the whole run's limit */
     double      confidence;
     double      client_us, apply_us; /* the model's client turnaround and apply cost per put */
     int         json, force, accept_point;
@@ -64,6 +65,7 @@ typedef struct cap_result {
     char        reason[1024];     /* the one-line answer */
     double      seconds;
     int         interrupted;
+    int         confirm_skipped;  /* the confirmation run would not have fitted in --max-time */
 } cap_result;
 
 /* capacity_run.c */

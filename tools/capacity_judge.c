@@ -149,7 +149,8 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     } else {
         res->verdict = FIOR_UNKNOWN;
         res->basis = RM_BASIS_UNDECIDED;
-        cli_msg(res->reason, sizeof res->reason, "no client count decided%s", undecided ? " (see the rows)" : "");
+        cli_msg(res->reason, sizeof res->reason, "no client count decided%s%s", undecided ? " (see the rows)" : "",
+                res->confirm_skipped ? "; the confirmation run that could decide it did not fit in --max-time" : "");
     }
 }
 

@@ -116,7 +116,8 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RM_UNKNOWN;
         row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RM_UNKNOWN;
         row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RM_UNKNOWN;
-        row->entries_per_save = row->saves ? (double)row->puts / (double)row->saves : 0;
+        json_object *eps = jobj(jobj(load, "hist"), "entries_per_save");
+        row->entries_per_save = jget(eps, "count") ? (double)jget(eps, "sum") / (double)jget(eps, "count") : 0;
         if (span > 0) {
             row->save_share = (double)jget(load, "save_ns") / span;
             row->apply_share = (double)jget(load, "apply_ns") / span;

@@ -29,12 +29,14 @@ static const char help[] =
     "  --clients LIST     client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)\n"
     "  --key-size B       key bytes of each put (default 8, as etcd's benchmark examples)\n"
     "  --val-size B       value bytes of each put (default 256)\n"
-    "  --step S           seconds per client count (default 4)\n"
+    "  --step S           seconds per client count (default 3)\n"
+    "  --max-time S       the whole run's limit (default 120): a confirmation run that would not fit is not\n"
+    "                     made (the ceiling is then unknown, with the point estimates)\n"
     "  --confidence C     confidence of the p99 bounds, 0.5..0.9999 (default 0.95)\n"
     "  --accept-point-estimate\n"
     "                     when a bound still straddles its threshold, take the point estimate\n"
-    "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 150)\n"
-    "  --apply-us U       the model's etcd apply work per put, one after the other (default 20)\n"
+    "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 200)\n"
+    "  --apply-us U       the model's etcd apply work per put, one after the other (default 40)\n"
     "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
     "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
     "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
@@ -86,7 +88,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
 {
     static const struct option lo[] = {
         {"clients", required_argument, 0, 'c'}, {"key-size", required_argument, 0, 'k'},
-        {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'},
+        {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'}, {"max-time", required_argument, 0, 't'},
         {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
         {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'},
         {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
@@ -98,10 +100,11 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
     o->ncounts = 5;
     o->key_bytes = 8;
     o->val_bytes = 256;
-    o->step_s = 4;
+    o->step_s = 3;
+    o->max_time = 120;
     o->confidence = 0.95;
-    o->client_us = 150;
-    o->apply_us = 20;
+    o->client_us = 200;
+    o->apply_us = 40;
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv, lo);
     int c;
@@ -112,6 +115,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
         case 'k': if (cli_uint(&p, 1, 1048576, &u)) return -1; o->key_bytes = (unsigned)u; break;
         case 'v': if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
         case 's': if (cli_double(&p, 1, 600, &o->step_s)) return -1; break;
+        case 't': if (cli_double(&p, 1, 86400, &o->max_time)) return -1; break;
         case 'C': if (cli_double(&p, 0.5, 0.9999, &o->confidence)) return -1; break;
         case 'a': o->accept_point = 1; break;
         case 'u': if (cli_double(&p, 0, 1e6, &o->client_us)) return -1; break;
@@ -123,6 +127,10 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
     }
     if (c < 0)
         return c == CLI_HELP ? 1 : -1;
+    if ((double)o->ncounts * o->step_s > o->max_time) {
+        cli_err(cmd, "--max-time %g: shorter than %zu client counts of --step %g s", o->max_time, o->ncounts, o->step_s);
+        return -1;
+    }
     if (p.optind < argc)
         o->dir = argv[p.optind++];
     if (p.optind < argc) {
@@ -149,6 +157,8 @@ static uint64_t space_needed(const cap_opts *o)
     if (rate > 200000)
         rate = 200000;
     double secs = (double)o->ncounts * o->step_s + 2 * (cap_samples_needed(o->confidence) / 10.0 + 2);
+    if (secs > o->max_time)
+        secs = o->max_time;
     return (uint64_t)(3.0 * PREFLIGHT_SEGMENT_BYTES + 16.0 * 1048576 + per_put * rate * secs);
 }
 
@@ -188,6 +198,10 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
             break; /* nothing to confirm, or it is decided already */
         cap_row *cand = &res->rows[ci], *c = &res->rows[res->nrows];
         double secs = confirm_seconds(o, cand);
+        if (proc_now() - t0 + secs + 2 > o->max_time) {
+            res->confirm_skipped = 1;
+            break; /* it would not fit in --max-time */
+        }
         cli_msg(what, sizeof what, "confirming %u clients for %.0f s", cand->clients, secs);
         progress(o, what, NULL, proc_now() - t0);
         if (cap_run_row(o, dir, engine, cand->clients, secs, c, err, errlen))
