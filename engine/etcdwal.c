@@ -47,7 +47,7 @@ struct etcdwal_options {
     unsigned long long first_fill;
     unsigned int clients;       /* closed-loop load (load.h): virtual clients, 0 = off */
     unsigned int key_bytes, val_bytes;
-    unsigned long long client_ns, apply_ns;
+    unsigned long long client_ns, apply_ns, entry_ns;
     unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
 };
 
@@ -201,8 +201,19 @@ static struct fio_option options[] = {
         .lname = "Apply cost per put",
         .type = FIO_OPT_STR_VAL,
         .off1 = offsetof(struct etcdwal_options, apply_ns),
-        .def = "40000",
+        .def = "5000",
         .help = "Closed-loop load: ns of etcd's apply work per put (one after the other, beside the Saves)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_entry_ns",
+        .lname = "Raft loop cost per put",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, entry_ns),
+        .def = "35000",
+        .help = "Closed-loop load: ns of etcd's work per put on the raft loop's path, between taking a Ready and "
+                "its Save (engine/load.h)",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
@@ -483,7 +494,7 @@ static int etcdwal_init(struct thread_data *td)
                 "see each other: no backend commit holds the applies)\n", job_name(td));
     if (c->load && c->mode == MODE_WAL) {
         ld_config lc = {.clients = o->clients, .key_bytes = o->key_bytes, .val_bytes = o->val_bytes,
-                        .client_ns = o->client_ns, .apply_ns = o->apply_ns};
+                        .client_ns = o->client_ns, .apply_ns = o->apply_ns, .entry_ns = o->entry_ns};
         if (ldr_wal_init(&c->lw, &lc, g_load_shared, c->err, sizeof c->err) != 0) {
             log_err("%s\n", c->err);
             c->load = 0;

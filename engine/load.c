@@ -220,10 +220,18 @@ int ld_take(ld *m, uint64_t now)
     m->batch_n[b] = k;
     m->batch_saved[b] = LD_NEVER;
     m->blen++;
-    m->take_ns = now;
+    m->take_ns = m->save_start_ns = now;
     hist_add(&m->st.entries_per_save, k);
     m->st.saves++;
     return (int)k;
+}
+
+void ld_save_start(ld *m, uint64_t now)
+{
+    if (now > m->take_ns) {
+        m->st.cpu_ns += now - m->take_ns;
+        m->save_start_ns = now;
+    }
 }
 
 void ld_saved(ld *m, uint64_t now)
@@ -234,6 +242,6 @@ void ld_saved(ld *m, uint64_t now)
     if (m->batch_saved[b] != LD_NEVER)
         return;
     m->batch_saved[b] = now;
-    if (now > m->take_ns)
-        m->st.save_ns += now - m->take_ns;
+    if (now > m->save_start_ns)
+        m->st.save_ns += now - m->save_start_ns;
 }

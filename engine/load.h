@@ -19,6 +19,11 @@
  *    (ld_lock). The backend commits every 100 ms after the previous commit ended (backend.run's timer is
  *    reset after each commit), or at once when 10,000 writes are pending (each put is 2: the key bucket and
  *    the consistent index in the meta bucket, kvstore_txn.go End -> saveIndex), i.e. 5,000 puts.
+ *  - the CPU: with etcd on one core (bench/README.md "Capacity"), what etcd spends on a put — the gRPC
+ *    request, raft's Step, the proposal wait, marshalling the entry — keeps the raft loop from the next
+ *    Save: measured there, a Ready's Save cycle is the fdatasync plus ~35 us per entry, and the CPU-bound
+ *    ceiling at many clients is 1 / that. ld_config.entry_ns models it as work of the raft loop between
+ *    taking a Ready and its Save; the apply goroutine's own share (apply_ns) runs beside the Saves.
  *  - a client sends its next put as soon as the answer arrives (etcd's `benchmark put`): it arrives
  *    ld_config.client_ns after the answer left etcd (the network and gRPC round trip on both sides).
  * What a client measures is the time from its send to the answer: answer - arrival + client_ns. */
@@ -42,6 +47,7 @@ typedef struct ld_config {
     unsigned val_bytes;
     uint64_t client_ns;    /* answer leaves etcd -> the client's next put arrives */
     uint64_t apply_ns;     /* apply goroutine's work per put */
+    uint64_t entry_ns;     /* etcd's work per put on the raft loop's path, before the Save (ld_take) */
 } ld_config;
 
 /* The backend commits as the apply side sees them: finished ones [start, end), and the start of the one in
@@ -58,7 +64,8 @@ typedef struct ld_stats {
     uint64_t puts;         /* answered puts (latency.count) */
     uint64_t saves;
     uint64_t idle_ns;      /* the raft loop waited for a proposal (ld_idle) */
-    uint64_t save_ns;      /* the raft loop was in Save (ld_take -> ld_saved) */
+    uint64_t cpu_ns;       /* the raft loop worked on the entries before the Save (entry_ns each) */
+    uint64_t save_ns;      /* the raft loop was in Save (its write and fdatasync) */
     uint64_t apply_ns;     /* the apply goroutine worked */
     uint64_t blocked_ns;   /* ... or waited for a backend commit's lock */
     uint64_t first_ns, last_ns; /* first arrival, last answer */
@@ -78,6 +85,7 @@ typedef struct ld {
     uint64_t apply_free;       /* when the apply goroutine can start its next put */
     uint64_t applied;          /* puts applied so far (the backend's pending count comes from it) */
     uint64_t take_ns;          /* when the Ready being saved was taken */
+    uint64_t save_start_ns;    /* ... and when its Save started */
     ld_stats st;
 } ld;
 
@@ -99,8 +107,10 @@ uint32_t ld_poll(ld *m, uint64_t now, const ld_lock *lk, uint64_t *next_ns);
 /* The raft loop waited from `from` to `to` for a proposal (accounting only). */
 void ld_idle(ld *m, uint64_t from, uint64_t to);
 /* Takes every put waiting at `now` into the next Ready and returns their count (0 if none; at most one Ready
- * may be in Save at a time: -1 after a take without ld_saved). */
+ * may be in Save at a time: -1 after a take without ld_saved). The raft loop then works entry_ns per entry
+ * (the caller waits that long) before the Save starts: ld_save_start says when it did. */
 int  ld_take(ld *m, uint64_t now);
+void ld_save_start(ld *m, uint64_t now);
 /* The Save of the Ready taken last ended at `now`: its entries go to the apply goroutine. */
 void ld_saved(ld *m, uint64_t now);
 

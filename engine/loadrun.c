@@ -125,6 +125,10 @@ int ldr_wal_ready(ldr_wal *r, wal *w, const volatile bool *stop, char *err, size
         snprintf(err, errlen, "etcdwal: a Ready was taken before the previous one was saved");
         return -EINVAL;
     }
+    if (k > 0 && r->cfg.entry_ns) {
+        sleep_until(now + (uint64_t)k * r->cfg.entry_ns);
+        ld_save_start(&r->m, now_ns());
+    }
     for (int i = 0; i < k; i++) {
         int rc = wal_append(w, r->payload, r->entry_bytes, err, errlen);
         if (rc)
@@ -153,11 +157,11 @@ void ldr_wal_json(const ldr_wal *r, FILE *f)
     uint64_t span = s->last_ns > s->first_ns ? s->last_ns - s->first_ns : 0;
     fprintf(f,
             ",\"load\":{\"clients\":%u,\"key_bytes\":%u,\"val_bytes\":%u,\"entry_bytes\":%zu,\"client_ns\":%" PRIu64
-            ",\"apply_ns_per_put\":%" PRIu64 ",\"puts\":%" PRIu64 ",\"saves\":%" PRIu64 ",\"span_ns\":%" PRIu64
+            ",\"apply_ns_per_put\":%" PRIu64 ",\"entry_ns_per_put\":%" PRIu64 ",\"cpu_ns\":%" PRIu64 ",\"puts\":%" PRIu64 ",\"saves\":%" PRIu64 ",\"span_ns\":%" PRIu64
             ",\"idle_ns\":%" PRIu64 ",\"save_ns\":%" PRIu64 ",\"apply_ns\":%" PRIu64 ",\"blocked_ns\":%" PRIu64
             ",\"latency_p50_ns\":%" PRIu64 ",\"latency_p90_ns\":%" PRIu64 ",\"latency_p99_ns\":%" PRIu64 ",\"hist\":{",
             r->cfg.clients, r->cfg.key_bytes, r->cfg.val_bytes, r->entry_bytes, r->cfg.client_ns, r->cfg.apply_ns,
-            s->puts, s->saves, span, s->idle_ns, s->save_ns, s->apply_ns, s->blocked_ns,
+            r->cfg.entry_ns, s->cpu_ns, s->puts, s->saves, span, s->idle_ns, s->save_ns, s->apply_ns, s->blocked_ns,
             hist_quantile(&s->latency, 0.50), hist_quantile(&s->latency, 0.90), hist_quantile(&s->latency, 0.99));
     const hist_field hs[] = {{"latency", &s->latency, "_ns", 1}, {"entries_per_save", &s->entries_per_save, "", 0}};
     hist_write_fields(f, hs, sizeof hs / sizeof hs[0]);

@@ -183,6 +183,12 @@ static void test_limit(void **s)
     r.apply_share = 0.95;
     assert_non_null(strstr(cap_limit(&r), "not the disk"));
     assert_true(cap_limit_not_disk(&r));
+    r.apply_share = 0;
+    r.save_share = 0.4;
+    r.cpu_share = 0.5;  /* the raft loop spends more on the entries than in the Save */
+    assert_non_null(strstr(cap_limit(&r), "CPU"));
+    assert_true(cap_limit_not_disk(&r));
+    r.cpu_share = 0;
     r.apply_share = 0.1;
     r.save_share = 0.2;
     assert_true(cap_limit_not_disk(&r));
@@ -191,7 +197,7 @@ static void test_limit(void **s)
 static void test_job_file(void **s)
 {
     (void)s;
-    cap_opts o = {.key_bytes = 8, .val_bytes = 256, .client_us = 150, .apply_us = 20};
+    cap_opts o = {.key_bytes = 8, .val_bytes = 256, .client_us = 150, .apply_us = 20, .cpu_us = 35};
     char buf[4096] = "", err[256];
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     assert_int_equal(cap_job_write(f, &o, "/d:x", "/e.so", 64, 4, "/t/w.json", "/t/b.json", err, sizeof err), 0);
@@ -200,7 +206,7 @@ static void test_job_file(void **s)
     assert_non_null(strstr(buf, "runtime=4000ms\n"));
     assert_non_null(strstr(buf, "etcd_mode=wal\netcd_clients=64\netcd_key_bytes=8\netcd_val_bytes=256\n"));
     assert_non_null(strstr(buf, "etcd_mode=backend\netcd_clients=64\n"));
-    assert_non_null(strstr(buf, "etcd_apply_ns=20000\n"));
+    assert_non_null(strstr(buf, "etcd_apply_ns=20000\netcd_entry_ns=35000\n"));
     f = fmemopen(buf, sizeof buf - 1, "w");
     assert_int_equal(cap_job_write(f, &o, "/d\nrw=read", "/e.so", 1, 4, "/w", "/b", err, sizeof err), -1);
     fclose(f);

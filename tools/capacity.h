@@ -28,7 +28,7 @@ typedef struct cap_opts {
     double      step_s;           /* seconds per client count in the sweep */
     double      max_time;         /* the whole run's limit */
     double      confidence;
-    double      client_us, apply_us; /* the model's client turnaround and apply cost per put */
+    double      client_us, apply_us, cpu_us; /* the model's client turnaround, apply and raft-loop cost per put */
     int         json, force, accept_point;
 } cap_opts;
 
@@ -43,8 +43,8 @@ typedef struct cap_row {
     double      entries_per_save;
     uint64_t    puts, saves, commits;
     /* shares of the load's span (engine/load.h ld_stats) */
-    double      save_share, apply_share, blocked_share, write_share; /* write_share: of the Saves' time,
-                                                                      * what was not fdatasync */
+    double      save_share, cpu_share, apply_share, blocked_share, write_share; /* write_share: of the Saves'
+                                                                                 * time, what was not fdatasync */
     fior_bin   *wal_bins, *be_bins; /* fio's json+ bins of the WAL Saves and the backend commits (owned) */
     size_t      nwal, nbe;
     uint64_t    wal_n, be_n;
@@ -92,7 +92,7 @@ int  cap_candidate(const cap_result *res, const fior_criteria *c, double confide
 /* Backend commits a bound at `confidence` needs before it can say PASS on a p99 (libfioreport's bound). */
 uint64_t cap_samples_needed(double confidence);
 /* What limits a row, from the model's shares: "fdatasync latency", "disk bandwidth", "backend commits",
- * "CPU (etcd's apply): not the disk", "the clients: not the disk". */
+ * "CPU (etcd's work per put): not the disk", "the clients' round trip: not the disk". */
 const char *cap_limit(const cap_row *row);
 /* 1 when cap_limit says the disk is not the limit. */
 int  cap_limit_not_disk(const cap_row *row);

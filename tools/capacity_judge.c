@@ -170,9 +170,14 @@ int cap_candidate(const cap_result *res, const fior_criteria *c, double confiden
     return best;
 }
 
+static int cpu_bound(const cap_row *r)
+{
+    return r->cpu_share >= r->save_share || r->apply_share >= 0.8;
+}
+
 int cap_limit_not_disk(const cap_row *r)
 {
-    return r->ran && (r->apply_share >= 0.8 || r->save_share < 0.5) && r->blocked_share < 0.15;
+    return r->ran && r->blocked_share < 0.15 && (cpu_bound(r) || r->save_share + r->cpu_share < 0.5);
 }
 
 const char *cap_limit(const cap_row *r)
@@ -181,9 +186,9 @@ const char *cap_limit(const cap_row *r)
         return "-";
     if (r->blocked_share >= 0.15)
         return "backend commits";
-    if (r->apply_share >= 0.8)
-        return "CPU (etcd's apply): not the disk";
-    if (r->save_share < 0.5)
+    if (cpu_bound(r))
+        return "CPU (etcd's work per put): not the disk";
+    if (r->save_share + r->cpu_share < 0.5)
         return "the clients' round trip: not the disk";
     return r->write_share >= 0.5 ? "disk bandwidth" : "fdatasync latency";
 }

@@ -128,6 +128,7 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
     json_object_object_add(d, "step_s", dbl(o->step_s));
     json_object_object_add(d, "client_us", dbl(o->client_us));
     json_object_object_add(d, "apply_us", dbl(o->apply_us));
+    json_object_object_add(d, "cpu_us", dbl(o->cpu_us));
     json_object_object_add(d, "rows", rows);
     json_object *ceil = NULL;
     if (res->ceiling >= 0) {

@@ -35,10 +35,10 @@ int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engin
     const char *mode[2] = {"wal", "backend"}, *stats[2] = {wal_stats, be_stats};
     for (int i = 0; i < 2; i++) {
         fprintf(f, "\n[etcd-%s]\nioengine=external:%s\netcd_mode=%s\netcd_clients=%u\netcd_key_bytes=%u\n"
-                   "etcd_val_bytes=%u\netcd_client_ns=%.0f\netcd_apply_ns=%.0f\netcd_stats_file=%s\n"
-                   "rw=write\nbs=4096\nfdatasync=1\n",
+                   "etcd_val_bytes=%u\netcd_client_ns=%.0f\netcd_apply_ns=%.0f\netcd_entry_ns=%.0f\n"
+                   "etcd_stats_file=%s\nrw=write\nbs=4096\nfdatasync=1\n",
                 mode[i], engine, mode[i], clients, o->key_bytes, o->val_bytes, o->client_us * 1000, o->apply_us * 1000,
-                stats[i]);
+                o->cpu_us * 1000, stats[i]);
     }
     if (ferror(f)) {
         cli_msg(err, errlen, "write error while printing the job file");
@@ -120,6 +120,7 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         row->entries_per_save = jget(eps, "count") ? (double)jget(eps, "sum") / (double)jget(eps, "count") : 0;
         if (span > 0) {
             row->save_share = (double)jget(load, "save_ns") / span;
+            row->cpu_share = (double)jget(load, "cpu_ns") / span;
             row->apply_share = (double)jget(load, "apply_ns") / span;
             row->blocked_share = (double)jget(load, "blocked_ns") / span;
         }
