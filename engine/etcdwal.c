@@ -211,7 +211,7 @@ static struct fio_option options[] = {
         .lname = "Raft loop cost per put",
         .type = FIO_OPT_STR_VAL,
         .off1 = offsetof(struct etcdwal_options, entry_ns),
-        .def = "35000",
+        .def = "33000",
         .help = "Closed-loop load: ns of etcd's work per put on the raft loop's path, between taking a Ready and "
                 "its Save (engine/load.h)",
         .category = FIO_OPT_C_ENGINE,

@@ -21,7 +21,7 @@
  *    the consistent index in the meta bucket, kvstore_txn.go End -> saveIndex), i.e. 5,000 puts.
  *  - the CPU: with etcd on one core (bench/README.md "Capacity"), what etcd spends on a put — the gRPC
  *    request, raft's Step, the proposal wait, marshalling the entry — keeps the raft loop from the next
- *    Save: measured there, a Ready's Save cycle is the fdatasync plus ~35 us per entry, and the CPU-bound
+ *    Save: measured there, a Ready's Save cycle is the fdatasync plus ~33 us per entry, and the CPU-bound
  *    ceiling at many clients is 1 / that. ld_config.entry_ns models it as work of the raft loop between
  *    taking a Ready and its Save; the apply goroutine's own share (apply_ns) runs beside the Saves.
  *  - a client sends its next put as soon as the answer arrives (etcd's `benchmark put`): it arrives

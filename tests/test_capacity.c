@@ -82,8 +82,10 @@ static void test_few_commits_never_pass(void **s)
     assert_int_equal(res.ceiling, -1);
     assert_int_equal(res.verdict, FIOR_UNKNOWN);
     assert_non_null(strstr(res.rows[0].reason, "too few samples"));
-    /* but it is the row to confirm */
+    /* but it is the row to confirm, until its confirmation did not pass */
     assert_int_equal(cap_candidate(&res, c, 0.95), 0);
+    res.rows[0].excluded = 1;
+    assert_int_equal(cap_candidate(&res, c, 0.95), -1);
     assert_true(cap_samples_needed(0.95) > 40);
     free_res(&res);
     fior_criteria_free(c);
@@ -153,6 +155,29 @@ static void test_not_ran_and_interrupted(void **s)
     fior_criteria_free(c);
 }
 
+/* the candidate: the fastest row whose WAL bound already passes beats a faster one on point estimates */
+static void test_candidate_prefers_decided_wal(void **s)
+{
+    (void)s;
+    fior_criteria *c = fior_criteria_new();
+    cap_result res = {0};
+    row(&res.rows[0], 16, 3000, 3 * MS, 10 * MS, 30);
+    row(&res.rows[1], 64, 8000, 7 * MS, 15 * MS, 30);
+    row(&res.rows[2], 256, 17000, 7 * MS, 19 * MS, 30);
+    cap_row_free(&res.rows[2]);
+    /* 256 clients: a WAL p99 near the threshold, its bound straddles */
+    set_bins(&res.rows[2].wal_bins, &res.rows[2].nwal, &res.rows[2].wal_n, 400, 5 * MS, 3, 11 * MS);
+    set_bins(&res.rows[2].be_bins, &res.rows[2].nbe, &res.rows[2].be_n, 30, 19 * MS, 0, 0);
+    res.nrows = res.nsweep = 3;
+    cap_decide(&res, c, 0.95, 0);
+    assert_int_equal(cap_candidate(&res, c, 0.95), 1);
+    /* a confirmation row (past nsweep) is never a candidate */
+    res.nsweep = 1;
+    assert_int_equal(cap_candidate(&res, c, 0.95), 0);
+    free_res(&res);
+    fior_criteria_free(c);
+}
+
 static void test_merge(void **s)
 {
     (void)s;
@@ -197,7 +222,7 @@ static void test_limit(void **s)
 static void test_job_file(void **s)
 {
     (void)s;
-    cap_opts o = {.key_bytes = 8, .val_bytes = 256, .client_us = 150, .apply_us = 20, .cpu_us = 35};
+    cap_opts o = {.key_bytes = 8, .val_bytes = 256, .client_us = 150, .apply_us = 20, .cpu_us = 33};
     char buf[4096] = "", err[256];
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     assert_int_equal(cap_job_write(f, &o, "/d:x", "/e.so", 64, 4, "/t/w.json", "/t/b.json", err, sizeof err), 0);
@@ -206,7 +231,7 @@ static void test_job_file(void **s)
     assert_non_null(strstr(buf, "runtime=4000ms\n"));
     assert_non_null(strstr(buf, "etcd_mode=wal\netcd_clients=64\netcd_key_bytes=8\netcd_val_bytes=256\n"));
     assert_non_null(strstr(buf, "etcd_mode=backend\netcd_clients=64\n"));
-    assert_non_null(strstr(buf, "etcd_apply_ns=20000\netcd_entry_ns=35000\n"));
+    assert_non_null(strstr(buf, "etcd_apply_ns=20000\netcd_entry_ns=33000\n"));
     f = fmemopen(buf, sizeof buf - 1, "w");
     assert_int_equal(cap_job_write(f, &o, "/d\nrw=read", "/e.so", 1, 4, "/w", "/b", err, sizeof err), -1);
     fclose(f);
@@ -218,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_ceiling_is_fastest_pass), cmocka_unit_test(test_few_commits_never_pass),
         cmocka_unit_test(test_straddle),                cmocka_unit_test(test_fail_at_fewest),
         cmocka_unit_test(test_not_ran_and_interrupted), cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_candidate_prefers_decided_wal),
         cmocka_unit_test(test_limit),                   cmocka_unit_test(test_job_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

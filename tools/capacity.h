@@ -45,6 +45,7 @@ typedef struct cap_row {
     /* shares of the load's span (engine/load.h ld_stats) */
     double      save_share, cpu_share, apply_share, blocked_share, write_share; /* write_share: of the Saves'
                                                                                  * time, what was not fdatasync */
+    int         excluded;         /* its confirmation run did not pass: no candidate again */
     fior_bin   *wal_bins, *be_bins; /* fio's json+ bins of the WAL Saves and the backend commits (owned) */
     size_t      nwal, nbe;
     uint64_t    wal_n, be_n;
@@ -86,8 +87,10 @@ void cap_row_free(cap_row *row);
 /* capacity_judge.c: pure */
 /* Judges every row and picks the ceiling (the only decision of capacity: it asks libfioreport). */
 void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point);
-/* The row a confirmation run should repeat: the fastest whose point estimates of both p99s are below their
- * thresholds (whatever its sample count) and that no bound failed; -1 when none. Call after cap_decide. */
+/* The sweep row a confirmation run should repeat (the backend's p99 is what a short step cannot bound; the
+ * WAL's thousands of Saves usually can): the fastest whose WAL bound is already below its threshold and
+ * whose backend point estimate is, else the fastest whose point estimates both are; never an excluded row
+ * or one a bound failed; -1 when none. Call after cap_decide. */
 int  cap_candidate(const cap_result *res, const fior_criteria *c, double confidence);
 /* Backend commits a bound at `confidence` needs before it can say PASS on a p99 (libfioreport's bound). */
 uint64_t cap_samples_needed(double confidence);

@@ -157,17 +157,19 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
 int cap_candidate(const cap_result *res, const fior_criteria *c, double confidence)
 {
     uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
-    int best = -1;
-    for (size_t i = 0; i < res->nrows; i++) {
+    int best[2] = {-1, -1}; /* [0]: the WAL's bound already below its threshold; [1]: its point estimate only */
+    for (size_t i = 0; i < res->nsweep; i++) {
         const cap_row *r = &res->rows[i];
-        if (!r->ran || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
+        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
             continue;
         uint64_t wp = point_p99(r->wal_bins, r->nwal, confidence), bp = point_p99(r->be_bins, r->nbe, confidence);
-        if (wp != RM_UNKNOWN && bp != RM_UNKNOWN && wp < wt && bp < bt &&
-            (best < 0 || r->writes_per_s > res->rows[best].writes_per_s))
-            best = (int)i;
+        if (wp == RM_UNKNOWN || bp == RM_UNKNOWN || wp >= wt || bp >= bt)
+            continue;
+        int k = r->wal_hi_ns < wt ? 0 : 1;
+        if (best[k] < 0 || r->writes_per_s > res->rows[best[k]].writes_per_s)
+            best[k] = (int)i;
     }
-    return best;
+    return best[0] >= 0 ? best[0] : best[1];
 }
 
 static int cpu_bound(const cap_row *r)

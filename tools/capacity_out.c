@@ -32,7 +32,8 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
         fprintf(f, "%7u %10.0f %9s %9s %9s %9s %11s %8.1f  %-8s %s%s\n", r->clients, r->writes_per_s,
                 fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
                 fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save,
-                fior_verdict_name(r->verdict), cap_limit(r), i >= res->nsweep ? " (confirmation run)" : "");
+                fior_verdict_name(r->verdict), cap_limit(r),
+                i >= res->nsweep ? " (confirmation run)" : r->excluded ? " (not confirmed)" : "");
     }
     const char *word = res->verdict == FIOR_PASS ? "CEILING" : res->verdict == FIOR_FAIL ? "FAIL" : "UNKNOWN";
     fprintf(f, "%s: %s\n", word, res->reason);
