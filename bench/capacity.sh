@@ -13,7 +13,10 @@
 # env: BUILD; CAP_POINTS="disk d0.5=SPEC ..." ("disk" = a directory on this machine's disk, CAP_DISK_DIR,
 #      default a mktemp dir under /var/tmp; NAME=SPEC = labdev.h syntax); CAP_CLIENTS="1 16 64 256 1024";
 #      CAP_SECONDS=10; CAP_ONLY="etcd ours"; CAP_CPU_ETCD=0 CAP_CPU_LOAD=1; CAP_OURS_ARGS (extra options
-#      for etcd-fio capacity); CAP_CLUSTER=1 adds the 3-member etcd cluster runs (points must be lab points).
+#      for etcd-fio capacity); CAP_CLUSTER=1 adds the 3-member etcd cluster (issue 23 item 3): three etcd
+#      processes on 127.0.0.1 whose data dirs sit on three lab mounts at once (CAP_CLUSTER_POINTS, default
+#      the d0.5, d2 and d4 models), driven at CAP_CLUSTER_CLIENTS (default 1 16 64) through all three
+#      endpoints; each member's WAL fsync and backend commit p99 from its own /metrics.
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
@@ -36,7 +39,8 @@ mkdir -p "$BUILD/bench/gopath" "$BUILD/bench/gocache"
 CLK_TCK=$(getconf CLK_TCK)
 . "$BENCH_DIR/lab_lib.sh"
 DISKDIR=""
-cleanup_cap() { cluster_stop; umount_lab; [ -n "$DISKDIR" ] && rm -rf "$DISKDIR"; }
+CL_MNTS=""; CL_BACKS=""; CL_FSPIDS=""
+cleanup_cap() { cluster_stop; cluster_umount; umount_lab; [ -n "$DISKDIR" ] && rm -rf "$DISKDIR"; }
 trap cleanup_cap EXIT
 
 has() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -91,6 +95,56 @@ cluster_stop() {
   CL_PIDS=""
 }
 
+# Three labfs mounts at once (lab_lib.sh's mount_lab keeps one): SPEC1 SPEC2 SPEC3 OUTDIR. Sets CL_MNTS.
+cluster_mount() {
+  n=1
+  for spec in "$1" "$2" "$3"; do
+    b=$(mktemp -d "$SHM/etcd-fio-lab.back.XXXXXX") && m=$(mktemp -d "${TMPDIR:-/tmp}/etcd-fio-lab.mnt.XXXXXX") || return 1
+    CL_BACKS="$CL_BACKS $b"; CL_MNTS="$CL_MNTS $m"
+    $RT taskset -c "$CPU_L" "$LABFS" "$m" -f -o "passthrough=$b,model=$(echo "$spec" | tr , :),stats=$4/labfs.m$n.stats" \
+      > "$4/labfs.m$n.log" 2>&1 &
+    CL_FSPIDS="$CL_FSPIDS $!"
+    w=0
+    while ! mountpoint -q "$m"; do
+      [ $w -lt 50 ] || { bench_log "labfs $n did not mount; see $4/labfs.m$n.log"; return 1; }
+      sleep 0.1; w=$((w + 1))
+    done
+    n=$((n + 1))
+  done
+}
+cluster_umount() {
+  for m in $CL_MNTS; do fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
+  for p in $CL_FSPIDS; do wait "$p" 2>/dev/null; done
+  for m in $CL_MNTS; do rmdir "$m" 2>/dev/null; done
+  for b in $CL_BACKS; do rm -rf "$b"; done
+  CL_MNTS=""; CL_BACKS=""; CL_FSPIDS=""
+}
+
+part_cluster() { # CLIENTS OUT
+  mkdir -p "$2"; : > "$2/result.env"
+  # shellcheck disable=SC2086
+  set -- "$1" "$2" $CL_MNTS
+  cluster_start "$3" "$4" "$5" "$2/etcd" || return
+  n=1; c0=0
+  for ep in $(echo "$CL_EPS" | tr , ' '); do bench_scrape "$ep/metrics" "$2/metrics.m$n.before"; n=$((n + 1)); done
+  for p in $CL_PIDS; do c0=$((c0 + $(cpu_ticks "$p"))); done
+  echo "loadavg=$(loadavg)" >> "$2/result.env"; t0=$(date +%s.%N)
+  $NICE taskset -c "$CPU_L" "$PUTLOAD" -endpoints "$CL_EPS" -clients "$1" -duration "${SECS}s" > "$2/putload.json" 2> "$2/putload.err"
+  t1=$(date +%s.%N); c1=0
+  for p in $CL_PIDS; do c1=$((c1 + $(cpu_ticks "$p"))); done
+  n=1
+  for ep in $(echo "$CL_EPS" | tr , ' '); do bench_scrape "$ep/metrics" "$2/metrics.m$n.after"; n=$((n + 1)); done
+  cluster_stop
+  echo "cpu_pct=$(echo "$c0 $c1 $t0 $t1 $CLK_TCK" | awk '{printf "%.0f", ($2-$1)/$5/($4-$3)*100}')" >> "$2/result.env"
+  for n in 1 2 3; do
+    for m in wal:etcd_disk_wal_fsync_duration_seconds be:etcd_disk_backend_commit_duration_seconds; do
+      set -- "$1" "$2" $($BUCKETS prom "$2/metrics.m$n.before" "$2/metrics.m$n.after" "${m#*:}" --count)
+      echo "m${n}_${m%%:*}_p99=${3:-nan}" >> "$2/result.env"
+    done
+  done
+  for m in $CL_MNTS; do rm -rf "$m"/etcd-m*; done
+}
+
 part_ours() { # DIR OUT
   mkdir -p "$2" "$1/ours"; : > "$2/result.env"
   echo "loadavg=$(loadavg)" >> "$2/result.env"
@@ -126,4 +180,16 @@ for pt in $POINTS; do
   has ours && { bench_log "capacity: $name: etcd-fio capacity"; part_ours "$MNTDIR" "$P/ours"; }
   if [ "$name" = disk ]; then [ -z "${CAP_DISK_DIR:-}" ] && rm -rf "$DISKDIR"; DISKDIR=""; else umount_lab; fi
 done
+if [ "${CAP_CLUSTER:-0}" = 1 ]; then
+  # shellcheck disable=SC2086
+  set -- ${CAP_CLUSTER_POINTS:-median=0.5ms,sigma=0.5,per_mib=2ms,seed=1 median=2ms,sigma=0.5,per_mib=2ms,seed=2 median=4ms,sigma=0.5,per_mib=2ms,seed=3}
+  mkdir -p "$OUT/cluster"; printf '%s\n' "$@" > "$OUT/cluster/model"
+  if cluster_mount "$1" "$2" "$3" "$OUT/cluster"; then
+    for c in ${CAP_CLUSTER_CLIENTS:-1 16 64}; do
+      bench_log "capacity: 3-member cluster, $c clients"
+      part_cluster "$c" "$OUT/cluster/etcd-c$c"
+    done
+  fi
+  cluster_umount
+fi
 $PY "$BENCH_DIR/capacity_table.py" "$OUT"

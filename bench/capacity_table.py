@@ -68,6 +68,8 @@ def main():
             el = "/".join(f"{pl[k]:.2f}" for k in ("p50_ms", "p90_ms", "p99_ms")) if pl else "-"
             ol = "/".join(ms(o.get(k)) for k in ("latency_p50_ns", "latency_p90_ns", "latency_p99_ns")) if o else "-"
             eb = f"{e.get('wal_p99', '-')}/{e.get('be_p99', '-')}"
+            if point == "cluster":  # three members: each one's WAL p99
+                eb = "WAL " + "/".join(e.get(f"m{n}_wal_p99", "-") for n in (1, 2, 3))
             ob = f"{ms(o.get('wal_fdatasync_p99_ns'))}/{ms(o.get('backend_commit_p99_ns'))}" if o else "-"
             per = f"{o['entries_per_save']:.1f}" if o.get("entries_per_save") else "-"
             load = f"{e.get('loadavg', '-')}/{oenv.get('loadavg', '-')}"

@@ -126,7 +126,10 @@ int ldr_wal_ready(ldr_wal *r, wal *w, const volatile bool *stop, char *err, size
         return -EINVAL;
     }
     if (k > 0 && r->cfg.entry_ns) {
-        sleep_until(now + (uint64_t)k * r->cfg.entry_ns);
+        /* the raft loop's work on the entries, in steps that look at fio's stop flag */
+        uint64_t until = now + (uint64_t)k * r->cfg.entry_ns;
+        for (uint64_t t = now; t < until && !(stop && *stop); t = now_ns())
+            sleep_until(until < t + WAIT_STEP_NS ? until : t + WAIT_STEP_NS);
         ld_save_start(&r->m, now_ns());
     }
     for (int i = 0; i < k; i++) {

@@ -83,6 +83,13 @@ for a in "--clients 0" "--clients 100001" "--clients abc" "--clients 1,1" "--cli
   else bad "$a: exit $rc"; cat "$work/bad.err"; fi
 done
 
+# 3b. 100000 clients in a 1 s step: the model's first Ready (every client's put) needs 3.3 s of etcd's CPU, so
+# no put is answered: the row says so, there is no ceiling, nothing is left
+"$BIN" capacity --clients 100000 --step 1 --max-time 2 --force --json "$dir" > "$work/huge.json" 2> "$work/huge.err"; rc=$?
+[ $rc = 2 ] && jq -e '.verdict == "unknown" and (.details.capacity.rows[0] | .ran == false and (.reason | test("no put was answered")))' \
+  "$work/huge.json" > /dev/null && empty "$dir" && ok "100000 clients: no put answered in the step, said so" \
+  || { bad "100000 clients: exit $rc"; cat "$work/huge.err"; jq .details.capacity.rows "$work/huge.json"; }
+
 # 4. a symlink planted in DIR under the name of a private directory: never followed, never removed
 mkdir -p "$work/victim"; echo keep > "$work/victim/file"
 ln -s "$work/victim" "$dir/etcd-fio.1.etcd-wal.0"

@@ -97,11 +97,13 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
     const fior_job *wj = check_find_job(r, FIOR_ROLE_WAL), *bj = check_find_job(r, FIOR_ROLE_BACKEND);
     json_object *ws = read_json(wal_stats), *bs = read_json(be_stats);
     json_object *load = jobj(ws, "load"), *bload = jobj(bs, "load");
-    if (!wj || !bj || !wj->samples_known || !bj->samples_known || !load || !bload ||
+    if (!wj || !bj || !wj->samples_known || !bj->samples_known || !load || !bload || !jget(load, "puts") ||
         copy_bins(wj, &row->wal_bins, &row->nwal) || copy_bins(bj, &row->be_bins, &row->nbe)) {
         cli_msg(row->why, sizeof row->why, "%s", !wj || !bj ? "a job's result is missing in fio's output"
                                                  : !load || !bload ? "the engine's stats of the load are missing"
-                                                                   : "no sync samples");
+                                                 : !jget(load, "puts") ? "no put was answered within the step (a "
+                                                                         "longer --step for this many clients)"
+                                                                       : "no sync samples");
     } else {
         row->ran = 1;
         row->wal_n = wj->samples;
