@@ -90,6 +90,15 @@ done
   "$work/huge.json" > /dev/null && empty "$dir" && ok "100000 clients: no put answered in the step, said so" \
   || { bad "100000 clients: exit $rc"; cat "$work/huge.err"; jq .details.capacity.rows "$work/huge.json"; }
 
+# 3c. --html onto a planted symlink, and a DIR fio's job-file parser would cut: refused before fio starts
+ln -s "$work/victim-html" "$work/planted.html"
+"$BIN" capacity $SHORT --html "$work/planted.html" "$dir" > /dev/null 2> "$work/ph.err"; rc=$?
+[ $rc = 2 ] && [ ! -e "$work/victim-html" ] && empty "$dir" && ok "--html onto a symlink refused ($(cat "$work/ph.err"))" \
+  || { bad "--html symlink: exit $rc"; cat "$work/ph.err"; }
+mkdir -p "$work/a#b"
+"$BIN" capacity $SHORT "$work/a#b" > /dev/null 2> "$work/hash.err"; rc=$?
+[ $rc = 2 ] && grep -q "#" "$work/hash.err" && empty "$work/a#b" && ok "DIR with '#' refused" || { bad "DIR with #: exit $rc"; cat "$work/hash.err"; }
+
 # 4. a symlink planted in DIR under the name of a private directory: never followed, never removed
 mkdir -p "$work/victim"; echo keep > "$work/victim/file"
 ln -s "$work/victim" "$dir/etcd-fio.1.etcd-wal.0"
