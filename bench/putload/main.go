@@ -3,7 +3,10 @@
 // as etcd's `benchmark put`: N clients, each with one put outstanding, over -conns gRPC connections.
 // Prints one JSON line: puts, seconds, writes_per_s, latency p50/p90/p99/max (ms), errors.
 // With -record FILE, every acknowledged put is appended as "key<TAB>mod_revision<TAB>value\n" (values are
-// printable), written only after etcd answered, so the file lists exactly what etcd acknowledged.
+// printable), written only after etcd answered, so the file lists exactly what etcd acknowledged. SIGINT or
+// SIGTERM ends the run early the same way as -duration does (the puts in flight are waited for, the record
+// is flushed, the result printed); a SIGKILLed putload loses what its buffer held. The value of a key is a
+// function of the key alone (value()), so a reader can check what it reads back without the record.
 //
 // Build offline (bench/capacity.sh does): GO111MODULE=off GOPATH=DIR:/usr/share/gocode go build
 package main
@@ -15,9 +18,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/clientv3"
@@ -144,10 +149,22 @@ func main() {
 			}
 		}(i)
 	}
-	time.Sleep(*warmup)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
+	stopped := false
+	select {
+	case <-time.After(*warmup):
+	case <-sigc:
+		stopped = true
+	}
 	atomic.StoreInt32(&measuring, 1)
 	t0 := time.Now()
-	time.Sleep(*duration)
+	if !stopped {
+		select {
+		case <-time.After(*duration):
+		case <-sigc:
+		}
+	}
 	atomic.StoreInt32(&measuring, 0)
 	secs := time.Since(t0).Seconds()
 	atomic.StoreInt32(&stop, 1)
