@@ -73,7 +73,7 @@ def main():
             ob = f"{ms(o.get('wal_fdatasync_p99_ns'))}/{ms(o.get('backend_commit_p99_ns'))}" if o else "-"
             per = f"{o['entries_per_save']:.1f}" if o.get("entries_per_save") else "-"
             load = f"{e.get('loadavg', '-')}/{oenv.get('loadavg', '-')}"
-            print(f"| {point} | {c} | {ew or 0:.0f} | {ow or 0:.0f} | {rw} | {el} | {ol} | {r90} | {eb} | {ob} "
+            print(f"| {point} | {c} | {f"{ew:.0f}" if ew else "-"} | {f"{ow:.0f}" if ow else "-"} | {rw} | {el} | {ol} | {r90} | {eb} | {ob} "
                   f"| {e.get('cpu_pct', '-')} % | {per} | {o.get('limit', '-')} | {load} |")
         if oenv:
             print(f"| {point} | capacity run | | | | | | | | | | | {oenv.get('seconds', '?')} s, exit {oenv.get('rc', '?')} | |")
