@@ -64,6 +64,7 @@ def main():
             ew, ow = pl.get("writes_per_s"), o.get("writes_per_s")
             e90, o90 = pl.get("p90_ms"), (o.get("latency_p90_ns") or 0) / 1e6 or None
             rw = f"{ow / ew:.2f}" if ew and ow else "-"
+            ews, ows = (f"{v:.0f}" if v else "-" for v in (ew, ow))
             r90 = f"{o90 / e90:.2f}" if e90 and o90 else "-"
             el = "/".join(f"{pl[k]:.2f}" for k in ("p50_ms", "p90_ms", "p99_ms")) if pl else "-"
             ol = "/".join(ms(o.get(k)) for k in ("latency_p50_ns", "latency_p90_ns", "latency_p99_ns")) if o else "-"
@@ -73,7 +74,7 @@ def main():
             ob = f"{ms(o.get('wal_fdatasync_p99_ns'))}/{ms(o.get('backend_commit_p99_ns'))}" if o else "-"
             per = f"{o['entries_per_save']:.1f}" if o.get("entries_per_save") else "-"
             load = f"{e.get('loadavg', '-')}/{oenv.get('loadavg', '-')}"
-            print(f"| {point} | {c} | {f"{ew:.0f}" if ew else "-"} | {f"{ow:.0f}" if ow else "-"} | {rw} | {el} | {ol} | {r90} | {eb} | {ob} "
+            print(f"| {point} | {c} | {ews} | {ows} | {rw} | {el} | {ol} | {r90} | {eb} | {ob} "
                   f"| {e.get('cpu_pct', '-')} % | {per} | {o.get('limit', '-')} | {load} |")
         if oenv:
             print(f"| {point} | capacity run | | | | | | | | | | | {oenv.get('seconds', '?')} s, exit {oenv.get('rc', '?')} | |")
