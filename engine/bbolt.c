@@ -392,6 +392,11 @@ static int pick_rewrite(bb_db *db, uint32_t npages, uint64_t *pgid)
     return 0;
 }
 
+void bb_set_append_pct(bb_db *db, unsigned pct)
+{
+    db->cfg.append_pct = pct > 100 ? 100 : pct;
+}
+
 int bb_write(bb_db *db, const void *buf, size_t len, char *err, size_t errlen)
 {
     if (len == 0) {

@@ -56,6 +56,9 @@ int  bb_write(bb_db *db, const void *buf, size_t len, char *err, size_t errlen);
 /* The commit: growth if the high-water mark passed the file size (ftruncate + fsync), the pages in
  * pgid order, fdatasync, meta page write, fdatasync. 0 or -errno. */
 int  bb_commit(bb_db *db, char *err, size_t errlen);
+/* Share of the next pages appended at the high-water mark (0..100, clamped): the closed-loop load sets it
+ * per commit from the pages its puts dirty (load.c ld_commit_pages). */
+void bb_set_append_pct(bb_db *db, unsigned pct);
 const bb_stats *bb_get_stats(const bb_db *db);
 /* One JSON object with the counters and histograms (ns). */
 void bb_stats_json(const bb_db *db, FILE *f);

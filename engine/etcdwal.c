@@ -38,6 +38,8 @@
 
 #include "bbolt.h"
 #include "hist.h"
+#include "load.h"
+#include "loadrun.h"
 #include "pipeline.h"
 #include "privdir.h"
 #include "wal.h"
@@ -53,6 +55,9 @@ struct etcdwal_options {
     unsigned int prealloc;
     unsigned int append_pct;
     unsigned long long first_fill;
+    unsigned int clients;       /* closed-loop load (load.h): virtual clients, 0 = off */
+    unsigned int key_bytes, val_bytes;
+    unsigned long long client_ns, apply_ns, entry_ns;
     unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
 };
 
@@ -63,6 +68,9 @@ struct etcdwal_ctx {
     privdir pd;
     wal w;
     bb_db *db;
+    int load;          /* etcd_clients > 0: the closed-loop load drives the WAL or the backend */
+    ldr_wal lw;
+    ldr_be lb;
     uint64_t io_errors;
     char err[512];
 };
@@ -149,8 +157,82 @@ static struct fio_option options[] = {
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
+    {
+        .name = "etcd_clients",
+        .lname = "Closed-loop clients",
+        .type = FIO_OPT_INT,
+        .off1 = offsetof(struct etcdwal_options, clients),
+        .def = "0",
+        .minval = 0,
+        .maxval = LD_MAX_CLIENTS,
+        .help = "Closed-loop load: this many etcd clients with one put outstanding each; each write io_u is one "
+                "raft Ready with every waiting put, each sync its Save (wal), or etcd's batch and its commit "
+                "(backend); 0 = off",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_key_bytes",
+        .lname = "Put key size",
+        .type = FIO_OPT_INT,
+        .off1 = offsetof(struct etcdwal_options, key_bytes),
+        .def = "8",
+        .minval = 1,
+        .maxval = 1048576,
+        .help = "Closed-loop load: key bytes of each put",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_val_bytes",
+        .lname = "Put value size",
+        .type = FIO_OPT_INT,
+        .off1 = offsetof(struct etcdwal_options, val_bytes),
+        .def = "256",
+        .minval = 0,
+        .maxval = 1572864,
+        .help = "Closed-loop load: value bytes of each put (etcd's request limit is 1.5 MiB)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_client_ns",
+        .lname = "Client turnaround",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, client_ns),
+        .def = "200000",
+        .help = "Closed-loop load: ns from etcd's answer leaving to the client's next put arriving (round trip "
+                "and gRPC on both sides)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_apply_ns",
+        .lname = "Apply cost per put",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, apply_ns),
+        .def = "5000",
+        .help = "Closed-loop load: ns of etcd's apply work per put (one after the other, beside the Saves)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_entry_ns",
+        .lname = "Raft loop cost per put",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, entry_ns),
+        .def = "33000",
+        .help = "Closed-loop load: ns of etcd's work per put on the raft loop's path, between taking a Ready and "
+                "its Save (engine/load.h)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
     {.name = NULL},
 };
+
+/* The closed-loop load's WAL and backend jobs meet in one shared page, mapped by the first job's setup
+ * hook in fio's main process (see fill_gate for why there), so every job process inherits it. */
+static ldr_shared *g_load_shared;
 
 /* The first-segment fill (etcd_first_segment_fill) runs in the WAL job's init, which fio calls only after
  * it has released every job (backend.c: thread_main signals startup_sem before td_io_init), so without
@@ -278,11 +360,15 @@ static void write_stats(struct thread_data *td, struct etcdwal_ctx *c, const cha
         };
         hist_write_fields(f, hs, sizeof hs / sizeof hs[0]);
         fputs("}", f);
+        if (c->load)
+            ldr_wal_json(&c->lw, f);
     } else {
         if (c->db) {
             fputs(",\"backend\":", f);
             bb_stats_json(c->db, f);
         }
+        if (c->load)
+            ldr_be_json(&c->lb, f);
     }
     fputs("}\n", f);
     if (fclose(f) != 0)
@@ -322,6 +408,14 @@ static void summary(struct thread_data *td, struct etcdwal_ctx *c)
                  s->dir_fsync.count ? ms(s->dir_fsync.sum / s->dir_fsync.count) : 0.0, s->cut.count,
                  s->cut.count ? ms(s->cut.sum / s->cut.count) : 0.0, ms(s->cut.max), s->prealloc.count,
                  s->prealloc.count ? ms(s->prealloc.sum / s->prealloc.count) : 0.0);
+        if (c->load && c->lw.started) {
+            const ld_stats *l = &c->lw.m.st;
+            double span = l->last_ns > l->first_ns ? (double)(l->last_ns - l->first_ns) / 1e9 : 0;
+            say("etcdwal: %s: %u clients: %" PRIu64 " puts (%.0f/s), %.1f per Save, latency p50=%.3fms "
+                "p90=%.3fms p99=%.3fms\n", job_name(td), c->lw.cfg.clients, l->puts, span > 0 ? (double)l->puts / span : 0.0,
+                l->saves ? (double)l->entries_per_save.sum / (double)l->saves : 0.0, ms(hist_quantile(&l->latency, 0.5)),
+                ms(hist_quantile(&l->latency, 0.9)), ms(hist_quantile(&l->latency, 0.99)));
+        }
     }
     else if (c->db) {
         const bb_stats *s = bb_get_stats(c->db);
@@ -339,6 +433,8 @@ static void etcdwal_cleanup(struct thread_data *td)
     struct etcdwal_options *o = td->eo;
     if (!c)
         return;
+    if (c->load && c->mode == MODE_WAL)
+        ldr_wal_done(&c->lw);
     if (c->have_wal) {
         if (wal_close(&c->w, c->err, sizeof c->err) != 0)
             log_err("etcdwal: %s\n", c->err);
@@ -366,6 +462,8 @@ static void etcdwal_cleanup(struct thread_data *td)
         if (rc != 0)
             log_err("etcdwal: rmdir(%s): %s\n", c->pd.path, strerror(-rc));
     }
+    if (c->load && c->mode == MODE_WAL)
+        ldr_wal_free(&c->lw);
     free(c);
     td->io_ops_data = NULL;
 }
@@ -399,7 +497,23 @@ static int etcdwal_init(struct thread_data *td)
     }
     c->pd.fd = c->pd.lock_fd = -1;
     c->mode = (int)o->mode;
+    c->load = o->clients > 0;
     td->io_ops_data = c;
+    if (c->load && !g_load_shared)
+        log_err("etcdwal: %s: warning: no shared page for the closed-loop load (the WAL and backend jobs do not "
+                "see each other: no backend commit holds the applies)\n", job_name(td));
+    if (c->load && c->mode == MODE_WAL) {
+        ld_config lc = {.clients = o->clients, .key_bytes = o->key_bytes, .val_bytes = o->val_bytes,
+                        .client_ns = o->client_ns, .apply_ns = o->apply_ns, .entry_ns = o->entry_ns};
+        if (ldr_wal_init(&c->lw, &lc, g_load_shared, c->err, sizeof c->err) != 0) {
+            log_err("%s\n", c->err);
+            c->load = 0;
+            c->pd.path[0] = 0;
+            goto fail;
+        }
+    } else if (c->load) {
+        ldr_be_init(&c->lb, g_load_shared, o->key_bytes, o->val_bytes);
+    }
 
     char parent[4096];
     if (parent_dir(td, parent, sizeof parent) != 0) {
@@ -418,7 +532,7 @@ static int etcdwal_init(struct thread_data *td)
         wal_config cfg = {
             .segment_bytes = o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES,
             .prealloc_mode = (int)o->prealloc,
-            .max_entry_bytes = (size_t)td_max_bs(td),
+            .max_entry_bytes = c->load && c->lw.entry_bytes > td_max_bs(td) ? c->lw.entry_bytes : (size_t)td_max_bs(td),
             .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
             .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
             .dir_label = c->pd.path,
@@ -449,6 +563,9 @@ static int etcdwal_init(struct thread_data *td)
     return 0;
 fail:
     fill_release(o);
+    if (c->load && c->mode == MODE_WAL)
+        ldr_wal_free(&c->lw);
+    c->load = 0;
     /* undo here, so nothing is left behind even if fio skips cleanup; cleanup then only frees c */
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
@@ -470,7 +587,16 @@ static enum fio_q_status etcdwal_queue(struct thread_data *td, struct io_u *io_u
     int rc;
 
     fio_ro_check(td, io_u);
-    if (io_u->ddir == DDIR_WRITE) {
+    if (c->load && (io_u->ddir == DDIR_WRITE || ddir_sync(io_u->ddir))) {
+        if (io_u->ddir == DDIR_WRITE)
+            rc = c->mode == MODE_WAL ? ldr_wal_ready(&c->lw, &c->w, &td->terminate, c->err, sizeof c->err)
+                                     : ldr_be_stage(&c->lb, c->db, &td->terminate, c->err, sizeof c->err);
+        else
+            rc = c->mode == MODE_WAL ? ldr_wal_save(&c->lw, &c->w, c->err, sizeof c->err)
+                                     : ldr_be_commit(&c->lb, c->db, c->err, sizeof c->err);
+        if (!rc && io_u->ddir == DDIR_WRITE)
+            io_u->resid = 0;
+    } else if (io_u->ddir == DDIR_WRITE) {
         if (c->mode == MODE_WAL)
             rc = wal_append(&c->w, io_u->xfer_buf, io_u->xfer_buflen, c->err, sizeof c->err);
         else
@@ -543,6 +669,8 @@ static int etcdwal_setup(struct thread_data *td)
         if (f->real_file_size == -1ULL && td->o.size) /* as get_file_sizes does */
             f->real_file_size = td->o.size / td->o.nr_files;
     }
+    if (o->clients && !g_load_shared && !td->io_ops_data)
+        g_load_shared = ldr_shared_map();
     /* with create_serialize=0 fio calls this in the job, after init: the fill is done, nobody to hold */
     if (o->mode == MODE_WAL && o->first_fill && !o->fill_counted && !td->io_ops_data) {
         atomic_int *g = fill_gate();

@@ -23,7 +23,7 @@ typedef struct cli_cmd {
     const char *help;           /* the whole --help text */
 } cli_cmd;
 
-extern const cli_cmd cmd_check_def, cmd_verdict_def, cmd_job_def, cmd_fleet_def, cmd_compare_def;
+extern const cli_cmd cmd_check_def, cmd_verdict_def, cmd_job_def, cmd_fleet_def, cmd_compare_def, cmd_capacity_def;
 
 /* The option loop: `lo` is a getopt_long table whose .val are the caller's ids (non-zero, not '?' or ':');
  * {"help", no_argument, 0, 'h'} is handled here. cli_next returns the next id, 0 when the options are done

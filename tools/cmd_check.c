@@ -17,6 +17,7 @@
 #include "engine_path.h"
 #include "out.h"
 #include "outfile.h"
+#include "preflight.h"
 #include "profile.h"
 
 static const char help[] =
@@ -137,68 +138,20 @@ static uint64_t space_needed(const check_opts *o)
     return (uint64_t)need;
 }
 
-/* Everything that can be refused before fio starts. 0 or 2 (message printed). */
-static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd)
+/* Everything that can be refused before fio starts (preflight.h, and the --keep-output directory). 0 or 2
+ * (message printed). */
+static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd)
 {
-    char err[4400], desc[1024], why[2048];
-    if (cli_dir_ok(o->dir, err, sizeof err)) {
-        cli_err(cmd, "%s", err);
+    char err[4400];
+    const preflight_out outs[] = {{"prometheus", o->prom}, {"svg", o->svg}, {"html", o->html}};
+    if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi))
         return 2;
-    }
-    if (fsinfo_get(o->dir, fi, err, sizeof err) != 0) {
-        cli_err(cmd, "%s", err);
-        return 2;
-    }
-    if (cli_dir_ok(fi->path, err, sizeof err)) { /* the resolved path goes into the job file */
-        cli_err(cmd, "%s", err);
-        return 2;
-    }
-    fsinfo_describe(fi, desc, sizeof desc);
-    if (!fi->writable) {
-        cli_err(cmd, "%s: cannot create files there (%s); choose a writable directory on the disk to test", fi->path,
-                desc);
-        return 2;
-    }
-    uint64_t need = space_needed(o);
-    if (fi->free_bytes < need) {
-        cli_err(cmd, "%s: %llu MiB free on %s, the run needs about %llu MiB", fi->path,
-                (unsigned long long)(fi->free_bytes >> 20), desc, (unsigned long long)(need >> 20));
-        return 2;
-    }
-    /* a live etcd needs room for its next WAL segment and the spare (2 x 64 MB) plus slack: never take a
-     * disk below that for a test */
-    uint64_t reserve = 2 * CHECK_SEGMENT_BYTES + fi->total_bytes / 20;
-    if (fi->free_bytes - need < reserve) {
-        if (!o->force) {
-            cli_err(cmd, "%s: the run needs about %llu MiB and would leave %llu MiB free, less than the %llu MiB a "
-                    "live etcd should keep (2 x 64 MB + 5 %% of the filesystem); refusing (--force to run anyway)",
-                    fi->path, (unsigned long long)(need >> 20), (unsigned long long)((fi->free_bytes - need) >> 20),
-                    (unsigned long long)(reserve >> 20));
-            return 2;
-        }
-        cli_err(cmd, "warning: the run may leave less than %llu MiB free on %s (--force)",
-                (unsigned long long)(reserve >> 20), fi->path);
-    }
-    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
-        if (!o->force) {
-            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
-            return 2;
-        }
-        cli_err(cmd, "warning: %s (--force)", why);
-    }
-    const char *files[3] = {o->prom, o->svg, o->html}, *names[3] = {"prometheus", "svg", "html"};
-    for (int i = 0; i < 3; i++)
-        if (files[i] && out_check(files[i], err, sizeof err)) {
-            cli_err(cmd, "--%s %s", names[i], err);
-            return 2;
-        }
     if (o->keep && (*keepfd = out_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         return 2;
     }
     return 0;
 }
-
 
 /* The files of one phase's run, in its temp dir (check_keep takes the deciding one's by these names). */
 typedef struct phase_files {
@@ -237,7 +190,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
     int keepfd = -1, rc = 2;
-    if (preflight(cmd, &o, &fi, &keepfd))
+    if (preflight_check(cmd, &o, &fi, &keepfd))
         return 2;
     char engine[PATH_MAX], tmp[4096], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 
-static const cli_cmd *const cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_compare_def, &cmd_job_def, &cmd_fleet_def};
+static const cli_cmd *const cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_compare_def, &cmd_job_def, &cmd_fleet_def, &cmd_capacity_def};
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
 static void usage(FILE *f)

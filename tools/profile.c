@@ -67,7 +67,7 @@ unsigned long long prof_first_fill(const char *load, unsigned long long segment_
 
 /* A value fio would misread: control characters would end the line (a second option could be smuggled
  * in), and fio strips leading/trailing blanks. */
-static int bad_value(const char *v)
+int prof_value_bad(const char *v)
 {
     if (!v || !*v)
         return 1;
@@ -78,8 +78,7 @@ static int bad_value(const char *v)
     return v[0] == ' ' || v[n - 1] == ' ';
 }
 
-/* fio splits directory= at ':' (several directories); a literal colon must be written as "\:". */
-static void put_dir(FILE *out, const char *dir)
+void prof_put_dir(FILE *out, const char *dir)
 {
     fputs("directory=", out);
     for (const char *p = dir; *p; p++) {
@@ -97,16 +96,16 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "unknown load level '%s' (expected s, m, l or xl)", o && o->load ? o->load : "");
         return -1;
     }
-    if (bad_value(o->dir)) {
+    if (prof_value_bad(o->dir)) {
         snprintf(err, errlen, "directory must be a non-empty path without control characters or edge blanks");
         return -1;
     }
-    if (bad_value(o->engine_path)) {
+    if (prof_value_bad(o->engine_path)) {
         snprintf(err, errlen, "engine path must be a non-empty path without control characters or edge blanks");
         return -1;
     }
-    if ((o->wal_stats_file && bad_value(o->wal_stats_file)) ||
-        (o->backend_stats_file && bad_value(o->backend_stats_file))) {
+    if ((o->wal_stats_file && prof_value_bad(o->wal_stats_file)) ||
+        (o->backend_stats_file && prof_value_bad(o->backend_stats_file))) {
         snprintf(err, errlen, "stats file paths must not be empty or contain control characters");
         return -1;
     }
@@ -121,7 +120,7 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
               "; commits back to back, with etcd's batches and pages; a disk whose p99s pass this passes etcd's.\n",
               out);
     fputs("[global]\n", out);
-    put_dir(out, o->dir);
+    prof_put_dir(out, o->dir);
     fprintf(out, "time_based=1\nruntime=%u\n", runtime);
     /* fio wants a size; the engine ignores fio's offsets and writes its own files, so this only bounds
      * fio's bookkeeping before it wraps (time_based keeps going). */

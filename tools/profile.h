@@ -33,6 +33,12 @@ unsigned long long prof_first_fill(const char *load, unsigned long long segment_
 
 /* Returns 0, or -1 with a one-line message in err. */
 int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen);
+/* 1 when fio would misread v as an option value: empty, a control character (it would end the line: a second
+ * option could be smuggled in), or an edge blank (fio strips them). */
+int prof_value_bad(const char *v);
+/* "directory=DIR\n" as fio reads it: fio splits directory= at ':' (several directories), so a literal colon
+ * is written as "\:". */
+void prof_put_dir(FILE *out, const char *dir);
 /* 1 if name is a known load level. */
 int prof_load_valid(const char *name);
 

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// putload — a closed-loop put client on etcd's own clientv3 (Debian golang-etcd-server-dev, etcd 3.4),
+// as etcd's `benchmark put`: N clients, each with one put outstanding, over -conns gRPC connections.
+// Prints one JSON line: puts, seconds, writes_per_s, latency p50/p90/p99/max (ms), errors.
+// With -record FILE, every acknowledged put is appended as "key<TAB>mod_revision<TAB>value\n" (values are
+// printable), written only after etcd answered, so the file lists exactly what etcd acknowledged. SIGINT or
+// SIGTERM ends the run early the same way as -duration does (the puts in flight are waited for, the record
+// is flushed, the result printed); a SIGKILLed putload loses what its buffer held. The value of a key is a
+// function of the key alone (value()), so a reader can check what it reads back without the record.
+//
+// Build offline (bench/capacity.sh does): GO111MODULE=off GOPATH=DIR:/usr/share/gocode go build
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.etcd.io/etcd/clientv3"
+)
+
+type result struct {
+	Clients    int     `json:"clients"`
+	Puts       int64   `json:"puts"`
+	Errors     int64   `json:"errors"`
+	Seconds    float64 `json:"seconds"`
+	WritesPerS float64 `json:"writes_per_s"`
+	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	FirstError string  `json:"first_error,omitempty"`
+}
+
+// key: the prefix, then a hex number filling size bytes: with -unique a global sequence number (distinct
+// per put until it wraps at 16^(size-len(prefix))), else the client's number, so that every put of a client
+// goes to one key (as `benchmark put`'s default key space of 1 reuses one key).
+func key(prefix string, size int, n uint64) string {
+	w := size - len(prefix)
+	s := fmt.Sprintf("%0*x", w, n)
+	return prefix + s[len(s)-w:]
+}
+
+// value: size printable bytes that depend on the key (a soak can check what it reads back).
+func value(k string, size int) string {
+	b := make([]byte, size)
+	h := uint32(2166136261)
+	for i := 0; i < len(k); i++ {
+		h = (h ^ uint32(k[i])) * 16777619
+	}
+	for i := range b {
+		h ^= h << 13
+		h ^= h >> 17
+		h ^= h << 5
+		b[i] = 'a' + byte(h%26)
+	}
+	return string(b)
+}
+
+func main() {
+	endpoints := flag.String("endpoints", "http://127.0.0.1:2379", "etcd client URL(s), comma-separated")
+	clients := flag.Int("clients", 1, "closed-loop clients (each one put outstanding)")
+	conns := flag.Int("conns", 1, "gRPC connections shared by the clients (etcd benchmark's --conns)")
+	keySize := flag.Int("key-size", 8, "key bytes")
+	valSize := flag.Int("val-size", 256, "value bytes")
+	duration := flag.Duration("duration", 10*time.Second, "measured time")
+	warmup := flag.Duration("warmup", time.Second, "time run before measuring (puts not counted)")
+	prefix := flag.String("prefix", "", "key prefix")
+	unique := flag.Bool("unique", true, "a distinct key per put (false: one key per client)")
+	record := flag.String("record", "", "append every acknowledged put to this file (key, revision, value)")
+	timeout := flag.Duration("timeout", 10*time.Second, "per-put timeout")
+	flag.Parse()
+	if *clients < 1 || *conns < 1 || *keySize < len(*prefix)+1 || *valSize < 0 {
+		fmt.Fprintln(os.Stderr, "putload: need -clients >= 1, -conns >= 1, -key-size > len(prefix), -val-size >= 0")
+		os.Exit(2)
+	}
+	var eps []string
+	for _, e := range splitComma(*endpoints) {
+		eps = append(eps, e)
+	}
+	cs := make([]*clientv3.Client, *conns)
+	for i := range cs {
+		c, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "putload:", err)
+			os.Exit(2)
+		}
+		defer c.Close()
+		cs[i] = c
+	}
+	var rec *bufio.Writer
+	var recMu sync.Mutex
+	if *record != "" {
+		f, err := os.OpenFile(*record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "putload:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		rec = bufio.NewWriterSize(f, 1<<20)
+		defer rec.Flush()
+	}
+
+	var measuring, stop int32
+	var errs int64
+	var next uint64
+	var firstErr atomic.Value
+	lats := make([][]time.Duration, *clients)
+	var wg sync.WaitGroup
+	for i := 0; i < *clients; i++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			kv := cs[id%len(cs)]
+			for atomic.LoadInt32(&stop) == 0 {
+				n := uint64(id)
+				if *unique {
+					n = atomic.AddUint64(&next, 1) - 1
+				}
+				k := key(*prefix, *keySize, n)
+				v := value(k, *valSize)
+				ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+				t0 := time.Now()
+				resp, err := kv.Put(ctx, k, v)
+				d := time.Since(t0)
+				cancel()
+				if err != nil {
+					atomic.AddInt64(&errs, 1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				if rec != nil {
+					recMu.Lock()
+					fmt.Fprintf(rec, "%s\t%d\t%s\n", k, resp.Header.Revision, v)
+					recMu.Unlock()
+				}
+				if atomic.LoadInt32(&measuring) == 1 {
+					lats[id] = append(lats[id], d)
+				}
+			}
+		}(i)
+	}
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
+	stopped := false
+	select {
+	case <-time.After(*warmup):
+	case <-sigc:
+		stopped = true
+	}
+	atomic.StoreInt32(&measuring, 1)
+	t0 := time.Now()
+	if !stopped {
+		select {
+		case <-time.After(*duration):
+		case <-sigc:
+		}
+	}
+	atomic.StoreInt32(&measuring, 0)
+	secs := time.Since(t0).Seconds()
+	atomic.StoreInt32(&stop, 1)
+	wg.Wait()
+
+	var all []time.Duration
+	for _, l := range lats {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a] < all[b] })
+	r := result{Clients: *clients, Puts: int64(len(all)), Errors: errs, Seconds: secs}
+	if len(all) > 0 {
+		r.WritesPerS = float64(len(all)) / secs
+		r.P50Ms = ms(quantile(all, 0.50))
+		r.P90Ms = ms(quantile(all, 0.90))
+		r.P99Ms = ms(quantile(all, 0.99))
+		r.MaxMs = ms(all[len(all)-1])
+	}
+	if e, ok := firstErr.Load().(string); ok {
+		r.FirstError = e
+	}
+	out, _ := json.Marshal(r)
+	fmt.Println(string(out))
+	if r.Puts == 0 {
+		os.Exit(1)
+	}
+}
+
+// quantile: the sample of rank ceil(q*n) (1-based), the rule libfioreport's fio readers use.
+func quantile(s []time.Duration, q float64) time.Duration {
+	i := int(q*float64(len(s))+0.999999999) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(s) {
+		i = len(s) - 1
+	}
+	return s[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
+ *
+ * cap_decide is the one place a verdict is made: a row passes when libfioreport's confidence bound on each
+ * p99 (fior_quantile_bound over fio's json+ bins of all its samples) lies below the criteria's threshold,
+ * fails when one lies at or above it (the rule check applies at its end), with at least the criteria's
+ * minimum of samples; else it is undecided, with its point estimates (which --accept-point-estimate takes).
+ * The ceiling is the highest write rate among the rows that pass. When libfioreport gets its sequential
+ * judge (fior_monitor, issue 21), judge_row asks that instead and nothing else here changes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "cli.h"
+
+static void bound(const fior_bin *b, size_t n, double confidence, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t point;
+    *lo = 0;
+    *hi = UINT64_MAX;
+    if (n)
+        fior_quantile_bound(b, n, 0.99, confidence, lo, &point, hi);
+}
+
+/* One side of a row: the library's verdict on its p99 (all samples, exact bins) with the bound. */
+static fior_verdict side(const fior_bin *b, size_t n, uint64_t samples, uint64_t thr, uint64_t min_samples,
+                         double confidence, uint64_t *lo, uint64_t *hi, int *bound_clear)
+{
+    bound(b, n, confidence, lo, hi);
+    *bound_clear = 0;
+    if (samples < min_samples || !n)
+        return FIOR_UNKNOWN;
+    if (*hi < thr) {
+        *bound_clear = 1;
+        return FIOR_PASS;
+    }
+    if (*lo >= thr) {
+        *bound_clear = 1;
+        return FIOR_FAIL;
+    }
+    return FIOR_UNKNOWN;
+}
+
+static uint64_t point_p99(const fior_bin *b, size_t n, double confidence)
+{
+    uint64_t lo, p = RM_UNKNOWN, hi;
+    if (n && fior_quantile_bound(b, n, 0.99, confidence, &lo, &p, &hi) != FIOR_OK && p == 0)
+        p = RM_UNKNOWN;
+    return p;
+}
+
+uint64_t cap_samples_needed(double confidence)
+{
+    /* the smallest sample whose bound on the p99 is finite when every sample is the same */
+    for (uint64_t n = 100; n < 100000; n += n / 50 + 1) {
+        fior_bin b = {1000, n};
+        uint64_t lo, p, hi;
+        if (fior_quantile_bound(&b, 1, 0.99, confidence, &lo, &p, &hi) == FIOR_OK && hi != UINT64_MAX)
+            return n;
+    }
+    return 100000;
+}
+
+static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int accept_point)
+{
+    uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    uint64_t min = fior_criteria_min_samples(c);
+    char a[32], b[32];
+    if (!r->ran) {
+        r->verdict = FIOR_UNKNOWN;
+        r->basis = RM_BASIS_NONE;
+        cli_msg(r->reason, sizeof r->reason, "%s", r->why[0] ? r->why : "no result");
+        return;
+    }
+    int wc, bc;
+    fior_verdict w = side(r->wal_bins, r->nwal, r->wal_n, wt, min, confidence, &r->wal_lo_ns, &r->wal_hi_ns, &wc);
+    fior_verdict k = side(r->be_bins, r->nbe, r->be_n, bt, min, confidence, &r->be_lo_ns, &r->be_hi_ns, &bc);
+    if (w == FIOR_FAIL || k == FIOR_FAIL) {
+        r->verdict = FIOR_FAIL;
+        r->basis = RM_BASIS_BOUND;
+        cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
+                w == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
+        return;
+    }
+    if (w == FIOR_PASS && k == FIOR_PASS) {
+        r->verdict = FIOR_PASS;
+        r->basis = RM_BASIS_BOUND;
+        cli_msg(r->reason, sizeof r->reason, "both p99s below their thresholds with %g confidence", confidence);
+        return;
+    }
+    /* undecided: the point estimates, which --accept-point-estimate takes */
+    uint64_t wp = point_p99(r->wal_bins, r->nwal, confidence), bp = point_p99(r->be_bins, r->nbe, confidence);
+    fior_verdict pv = wp == RM_UNKNOWN || bp == RM_UNKNOWN ? FIOR_UNKNOWN : wp >= wt || bp >= bt ? FIOR_FAIL : FIOR_PASS;
+    cli_fmt_ns(a, sizeof a, wp);
+    cli_fmt_ns(b, sizeof b, bp);
+    int few = r->wal_n < min || r->be_n < min;
+    cli_msg(r->reason, sizeof r->reason, "%s: point estimates WAL p99 %s, backend p99 %s (%llu and %llu samples)",
+            few ? "too few samples" : "a p99 bound straddles its threshold", a, b, (unsigned long long)r->wal_n,
+            (unsigned long long)r->be_n);
+    r->verdict = accept_point && !few ? pv : FIOR_UNKNOWN;
+    r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
+}
+
+void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point)
+{
+    res->ceiling = -1;
+    int any_fail_low = 0, undecided = 0;
+    unsigned lowest = UINT32_MAX;
+    for (size_t i = 0; i < res->nrows; i++) {
+        judge_row(&res->rows[i], c, confidence, accept_point);
+        const cap_row *r = &res->rows[i];
+        if (r->verdict == FIOR_PASS && (res->ceiling < 0 || r->writes_per_s > res->rows[res->ceiling].writes_per_s))
+            res->ceiling = (int)i;
+        if (r->clients < lowest)
+            lowest = r->clients;
+    }
+    for (size_t i = 0; i < res->nrows; i++) {
+        const cap_row *r = &res->rows[i];
+        if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND)
+            any_fail_low = 1;
+        if (r->verdict == FIOR_UNKNOWN)
+            undecided = 1;
+    }
+    char wl[32], wh[32], bl[32], bh[32];
+    if (res->interrupted) {
+        res->verdict = FIOR_UNKNOWN;
+        res->basis = RM_BASIS_NONE;
+        cli_msg(res->reason, sizeof res->reason, "interrupted: no ceiling");
+    } else if (res->ceiling >= 0) {
+        const cap_row *r = &res->rows[res->ceiling];
+        res->verdict = FIOR_PASS;
+        res->basis = r->basis;
+        cli_fmt_ns(wl, sizeof wl, r->wal_lo_ns);
+        cli_fmt_ns(wh, sizeof wh, r->wal_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : r->wal_hi_ns);
+        cli_fmt_ns(bl, sizeof bl, r->be_lo_ns);
+        cli_fmt_ns(bh, sizeof bh, r->be_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : r->be_hi_ns);
+        cli_msg(res->reason, sizeof res->reason,
+                "this disk keeps etcd within its thresholds up to %.0f writes/s (%u clients): WAL fdatasync p99 in "
+                "[%s, %s], backend commit p99 in [%s, %s] at %g confidence%s%s",
+                r->writes_per_s, r->clients, wl, wh, bl, bh, confidence,
+                r->basis == RM_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
+                cap_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
+    } else if (any_fail_low) {
+        res->verdict = FIOR_FAIL;
+        res->basis = RM_BASIS_BOUND;
+        cli_msg(res->reason, sizeof res->reason,
+                "even at %u client%s this disk does not keep etcd within its thresholds (%s)", lowest,
+                lowest == 1 ? "" : "s", res->nrows ? res->rows[0].reason : "");
+    } else {
+        res->verdict = FIOR_UNKNOWN;
+        res->basis = RM_BASIS_UNDECIDED;
+        cli_msg(res->reason, sizeof res->reason, "no client count decided%s%s", undecided ? " (see the rows)" : "",
+                res->confirm_skipped ? "; the confirmation run that could decide it did not fit in --max-time" : "");
+    }
+}
+
+int cap_candidate(const cap_result *res, const fior_criteria *c, double confidence)
+{
+    uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    int best[2] = {-1, -1}; /* [0]: the WAL's bound already below its threshold; [1]: its point estimate only */
+    for (size_t i = 0; i < res->nsweep; i++) {
+        const cap_row *r = &res->rows[i];
+        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
+            continue;
+        uint64_t wp = point_p99(r->wal_bins, r->nwal, confidence), bp = point_p99(r->be_bins, r->nbe, confidence);
+        if (wp == RM_UNKNOWN || bp == RM_UNKNOWN || wp >= wt || bp >= bt)
+            continue;
+        int k = r->wal_hi_ns < wt ? 0 : 1;
+        if (best[k] < 0 || r->writes_per_s > res->rows[best[k]].writes_per_s)
+            best[k] = (int)i;
+    }
+    return best[0] >= 0 ? best[0] : best[1];
+}
+
+static int cpu_bound(const cap_row *r)
+{
+    return r->cpu_share >= r->save_share || r->apply_share >= 0.8;
+}
+
+int cap_limit_not_disk(const cap_row *r)
+{
+    return r->ran && r->blocked_share < 0.15 && (cpu_bound(r) || r->save_share + r->cpu_share < 0.5);
+}
+
+const char *cap_limit(const cap_row *r)
+{
+    if (!r->ran)
+        return "-";
+    if (r->blocked_share >= 0.15)
+        return "backend commits";
+    if (cpu_bound(r))
+        return "CPU (etcd's work per put): not the disk";
+    if (r->save_share + r->cpu_share < 0.5)
+        return "the clients' round trip: not the disk";
+    return r->write_share >= 0.5 ? "disk bandwidth" : "fdatasync latency";
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* capacity_out.c — what `etcd-fio capacity` prints: the table operators know from etcd's benchmark pages
+ * (clients, writes/s, latency p50/p90/p99, WAL fdatasync p99, backend commit p99, entries per Save, what
+ * limits it), the result model for the one JSON writer (details.capacity, doc/etcd-fio.schema.json), and the
+ * HTML page with writes/s and latency against clients on log scales. */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "cli.h"
+#include "out.h"
+
+static const char *fmt(char *b, size_t n, uint64_t ns)
+{
+    return cli_fmt_ns(b, n, ns);
+}
+
+void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
+{
+    (void)c;
+    fprintf(f, "%7s %10s %9s %9s %9s %9s %11s %8s  %-8s %s\n", "clients", "writes/s", "lat p50", "p90", "p99",
+            "WAL p99", "backend p99", "per Save", "verdict", "limit");
+    for (size_t i = 0; i < res->nrows; i++) {
+        const cap_row *r = &res->rows[i];
+        char a[32], b[32], d[32], w[32], k[32];
+        if (!r->ran) {
+            fprintf(f, "%7u %10s  %s\n", r->clients, "-", r->why);
+            continue;
+        }
+        fprintf(f, "%7u %10.0f %9s %9s %9s %9s %11s %8.1f  %-8s %s%s\n", r->clients, r->writes_per_s,
+                fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
+                fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save,
+                fior_verdict_name(r->verdict), cap_limit(r),
+                i >= res->nsweep ? " (confirmation run)" : r->excluded ? " (not confirmed)" : "");
+    }
+    const char *word = res->verdict == FIOR_PASS ? "CEILING" : res->verdict == FIOR_FAIL ? "FAIL" : "UNKNOWN";
+    fprintf(f, "%s: %s\n", word, res->reason);
+}
+
+static json_object *ns_or_null(uint64_t v)
+{
+    return v == RM_UNKNOWN || v == UINT64_MAX ? NULL : json_object_new_int64((int64_t)v);
+}
+
+static json_object *dbl(double v)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.4g", v);
+    return json_object_new_double_s(v, b);
+}
+
+static json_object *row_json(const cap_row *r, int confirm)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "clients", json_object_new_int64(r->clients));
+    json_object_object_add(o, "confirmation", json_object_new_boolean(confirm));
+    json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
+    json_object_object_add(o, "seconds", dbl(r->seconds));
+    json_object_object_add(o, "writes_per_s", r->ran ? dbl(r->writes_per_s) : NULL);
+    json_object_object_add(o, "latency_p50_ns", ns_or_null(r->lat_p50_ns));
+    json_object_object_add(o, "latency_p90_ns", ns_or_null(r->lat_p90_ns));
+    json_object_object_add(o, "latency_p99_ns", ns_or_null(r->lat_p99_ns));
+    json_object_object_add(o, "wal_fdatasync_p99_ns", ns_or_null(r->wal_p99_ns));
+    json_object_object_add(o, "backend_commit_p99_ns", ns_or_null(r->be_p99_ns));
+    json_object *wb = json_object_new_array(), *bb = json_object_new_array();
+    json_object_array_add(wb, ns_or_null(r->ran ? r->wal_lo_ns : RM_UNKNOWN));
+    json_object_array_add(wb, ns_or_null(r->ran ? r->wal_hi_ns : RM_UNKNOWN));
+    json_object_array_add(bb, ns_or_null(r->ran ? r->be_lo_ns : RM_UNKNOWN));
+    json_object_array_add(bb, ns_or_null(r->ran ? r->be_hi_ns : RM_UNKNOWN));
+    json_object_object_add(o, "wal_p99_bound_ns", wb);
+    json_object_object_add(o, "backend_p99_bound_ns", bb);
+    json_object_object_add(o, "wal_samples", json_object_new_int64((int64_t)r->wal_n));
+    json_object_object_add(o, "backend_samples", json_object_new_int64((int64_t)r->be_n));
+    json_object_object_add(o, "entries_per_save", r->ran ? dbl(r->entries_per_save) : NULL);
+    json_object_object_add(o, "limit", json_object_new_string(cap_limit(r)));
+    json_object_object_add(o, "disk_is_the_limit", json_object_new_boolean(r->ran && !cap_limit_not_disk(r)));
+    json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(r->verdict)));
+    json_object_object_add(o, "basis", json_object_new_string(rm_basis_name(r->basis)));
+    json_object_object_add(o, "reason", json_object_new_string(r->reason));
+    return o;
+}
+
+static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_criteria *c)
+{
+    rm_job *j = rm_add_job(h);
+    if (!j)
+        return;
+    int wal = role == FIOR_ROLE_WAL;
+    cli_msg(j->name, sizeof j->name, "%s", wal ? "etcd-wal" : "etcd-backend");
+    j->role = role;
+    j->samples = wal ? r->wal_n : r->be_n;
+    j->p99_ns = j->judged_ns = wal ? r->wal_p99_ns : r->be_p99_ns;
+    j->bound_lo_ns = wal ? r->wal_lo_ns : r->be_lo_ns;
+    j->bound_hi_ns = wal ? r->wal_hi_ns : r->be_hi_ns;
+    if (j->bound_hi_ns == UINT64_MAX)
+        j->bound_hi_ns = RM_UNKNOWN;
+    j->threshold_ns = fior_criteria_threshold(c, role);
+    j->verdict = r->verdict;
+    j->bins = wal ? r->wal_bins : r->be_bins;
+    j->nbins = wal ? r->nwal : r->nbe;
+    cli_msg(j->reason, sizeof j->reason, "%u clients: %s", r->clients, r->reason);
+}
+
+int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir)
+{
+    rm_init(r, "capacity", c);
+    r->confidence = o->confidence;
+    rm_host *h = rm_add_host(r);
+    if (!h)
+        return -1;
+    cli_hostname(h->host, sizeof h->host);
+    cli_msg(h->dir, sizeof h->dir, "%s", dir);
+    h->duration_s = res->seconds;
+    const cap_row *shown = res->ceiling >= 0 ? &res->rows[res->ceiling] : res->nrows ? &res->rows[0] : NULL;
+    if (shown && shown->ran) {
+        add_job(h, shown, FIOR_ROLE_WAL, c);
+        add_job(h, shown, FIOR_ROLE_BACKEND, c);
+    }
+    h->verdict = res->verdict;
+    h->basis = res->basis;
+    cli_msg(h->reason, sizeof h->reason, "%s", res->reason);
+    json_object *d = json_object_new_object(), *rows = json_object_new_array();
+    for (size_t i = 0; i < res->nrows; i++)
+        json_object_array_add(rows, row_json(&res->rows[i], i >= res->nsweep));
+    json_object_object_add(d, "key_bytes", json_object_new_int64(o->key_bytes));
+    json_object_object_add(d, "val_bytes", json_object_new_int64(o->val_bytes));
+    json_object_object_add(d, "step_s", dbl(o->step_s));
+    json_object_object_add(d, "client_us", dbl(o->client_us));
+    json_object_object_add(d, "apply_us", dbl(o->apply_us));
+    json_object_object_add(d, "cpu_us", dbl(o->cpu_us));
+    json_object_object_add(d, "rows", rows);
+    json_object *ceil = NULL;
+    if (res->ceiling >= 0) {
+        ceil = json_object_new_object();
+        json_object_object_add(ceil, "writes_per_s", dbl(res->rows[res->ceiling].writes_per_s));
+        json_object_object_add(ceil, "clients", json_object_new_int64(res->rows[res->ceiling].clients));
+        json_object_object_add(ceil, "row", json_object_new_int64(res->ceiling));
+    }
+    json_object_object_add(d, "ceiling", ceil);
+    rm_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
+                  res->ceiling >= 0 ? "ceiling found" : "no ceiling");
+    r->basis = res->basis;
+    rm_finish(r);
+    r->verdict = res->verdict;
+    cli_msg(r->reason, sizeof r->reason, "%s", res->reason);
+    return 0;
+}
+
+/* ---- the HTML page: two log-log charts and the table ---- */
+#define W 560
+#define H 300
+#define ML 70
+#define MB 40
+#define MT 20
+#define MR 20
+
+static double lx(double v, double lo, double hi)
+{
+    return ML + (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) * (W - ML - MR);
+}
+
+static double ly(double v, double lo, double hi)
+{
+    return H - MB - (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) * (H - MB - MT);
+}
+
+static void decades(double vmin, double vmax, double *lo, double *hi)
+{
+    *lo = pow(10, floor(log10(vmin > 0 ? vmin : 1)));
+    *hi = pow(10, ceil(log10(vmax > 0 ? vmax : 10)));
+    if (*hi <= *lo)
+        *hi = *lo * 10;
+}
+
+static void axes(FILE *f, double xlo, double xhi, double ylo, double yhi, const char *ylabel, double yscale,
+                 const char *yunit)
+{
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n", ML, MT,
+            W - ML - MR, H - MB - MT);
+    for (double x = xlo; x <= xhi * 1.0001; x *= 10)
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n", lx(x, xlo, xhi),
+                H - MB + 14, x);
+    for (double y = ylo; y <= yhi * 1.0001; y *= 10)
+        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%d\" y=\"%.1f\" "
+                   "font-size=\"11\" text-anchor=\"end\">%g%s</text>\n",
+                ML, W - MR, ly(y, ylo, yhi), ly(y, ylo, yhi), ML - 4, ly(y, ylo, yhi) + 4, y / yscale, yunit);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">clients (log)</text>\n", (W + ML) / 2,
+            H - 6);
+    fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
+            H / 2, H / 2);
+    html_text(f, ylabel);
+    fputs("</text>\n", f);
+}
+
+static void series(FILE *f, const cap_result *res, double xlo, double xhi, double ylo, double yhi, int which,
+                   const char *colour, const char *name, int legend_row)
+{
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+    for (size_t i = 0; i < res->nsweep; i++) {
+        const cap_row *r = &res->rows[i];
+        double v = which == 0 ? r->writes_per_s : (double)(which == 1 ? r->lat_p50_ns : which == 2 ? r->lat_p90_ns : r->lat_p99_ns);
+        if (r->ran && v > 0 && (which == 0 || v < (double)RM_UNKNOWN))
+            fprintf(f, "%.1f,%.1f ", lx(r->clients, xlo, xhi), ly(v, ylo, yhi));
+    }
+    fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", ML + 10, MT + 16 + 14 * legend_row,
+            colour, name);
+}
+
+static int picture(FILE *f, const void *ctx)
+{
+    const cap_result *res = ctx;
+    double cmin = 1e9, cmax = 0, wmin = 1e12, wmax = 0, lmin = 1e18, lmax = 0;
+    for (size_t i = 0; i < res->nsweep; i++) {
+        const cap_row *r = &res->rows[i];
+        if (!r->ran)
+            continue;
+        cmin = fmin(cmin, r->clients);
+        cmax = fmax(cmax, r->clients);
+        if (r->writes_per_s > 0) {
+            wmin = fmin(wmin, r->writes_per_s);
+            wmax = fmax(wmax, r->writes_per_s);
+        }
+        uint64_t l[3] = {r->lat_p50_ns, r->lat_p90_ns, r->lat_p99_ns};
+        for (int k = 0; k < 3; k++)
+            if (l[k] && l[k] != RM_UNKNOWN) {
+                lmin = fmin(lmin, (double)l[k]);
+                lmax = fmax(lmax, (double)l[k]);
+            }
+    }
+    if (cmax <= 0) {
+        fputs("<p>No client count ran: nothing to draw.</p>\n", f);
+        return 0;
+    }
+    double xlo, xhi, wlo, whi, llo, lhi;
+    decades(cmin, cmax, &xlo, &xhi);
+    decades(wmin, wmax, &wlo, &whi);
+    decades(lmin, lmax, &llo, &lhi);
+    fprintf(f, "<h2>Writes/s against clients</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"writes per second against clients\">\n", W, H, W, H);
+    axes(f, xlo, xhi, wlo, whi, "writes/s (log)", 1, "");
+    series(f, res, xlo, xhi, wlo, whi, 0, "#1565c0", "writes/s", 0);
+    fputs("</svg>\n", f);
+    fprintf(f, "<h2>Latency against clients</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"latency against clients\">\n", W, H, W, H);
+    axes(f, xlo, xhi, llo, lhi, "put latency (log)", 1e6, " ms");
+    series(f, res, xlo, xhi, llo, lhi, 1, "#2e7d32", "p50", 0);
+    series(f, res, xlo, xhi, llo, lhi, 2, "#9e6a03", "p90", 1);
+    series(f, res, xlo, xhi, llo, lhi, 3, "#c62828", "p99", 2);
+    fputs("</svg>\n<h2>Client counts</h2>\n<table><tr><th>clients</th><th>writes/s</th><th>latency p50</th><th>p90</th>"
+          "<th>p99</th><th>WAL fdatasync p99</th><th>backend commit p99</th><th>entries per Save</th><th>verdict</th>"
+          "<th>limit</th></tr>\n", f);
+    for (size_t i = 0; i < res->nrows; i++) {
+        const cap_row *r = &res->rows[i];
+        char a[32], b[32], d[32], w[32], k[32];
+        fprintf(f, "<tr><td>%u%s</td>", r->clients, i >= res->nsweep ? " (confirmation)" : "");
+        if (!r->ran) {
+            fputs("<td colspan=\"9\">", f);
+            html_text(f, r->why);
+            fputs("</td></tr>\n", f);
+            continue;
+        }
+        fprintf(f, "<td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f</td><td class=\"%s\">%s</td><td>",
+                r->writes_per_s, fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns),
+                fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns),
+                r->entries_per_save, r->verdict == FIOR_PASS ? "pass" : r->verdict == FIOR_FAIL ? "fail" : "unknown",
+                fior_verdict_name(r->verdict));
+        html_text(f, cap_limit(r));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+int cap_html(const char *path, const rm_run *r, const cap_result *res, char *err, size_t errlen)
+{
+    return out_html_file(path, r, picture, res, err, errlen);
+}

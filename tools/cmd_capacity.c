@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_capacity.c — `etcd-fio capacity [DIR]`: the write ceiling of this disk for etcd by client count. Options,
+ * the refusals before fio starts (preflight.h, as check), one run per client count (capacity_run.c), then one
+ * confirmation run at the candidate ceiling long enough for the backend's bound, the decision
+ * (capacity_judge.c) and the outputs (capacity_out.c). */
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capacity.h"
+#include "cli.h"
+#include "engine_path.h"
+#include "out.h"
+#include "preflight.h"
+
+static const char help[] =
+    "usage: etcd-fio capacity [OPTIONS] [DIR]\n"
+    "How many writes a second this disk lets etcd do: runs etcd's write path with N closed-loop clients\n"
+    "(each with one put outstanding, as etcd's `benchmark put`) for each client count in turn, in a private\n"
+    "directory under DIR (default: the current directory), and prints writes/s, put latency p50/p90/p99,\n"
+    "WAL fdatasync p99, backend commit p99, entries per Save and what limits it; then the highest write rate\n"
+    "at which the disk keeps etcd within its thresholds (WAL p99 < 10 ms, backend p99 < 25 ms) with the\n"
+    "confidence bound of both p99s (one longer confirmation run at that client count gathers the backend\n"
+    "commits the bound needs). Options may come anywhere (--opt=VALUE or --opt VALUE; -- ends them).\n\n"
+    "  --clients LIST     client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)\n"
+    "  --key-size B       key bytes of each put (default 8, as etcd's benchmark examples)\n"
+    "  --val-size B       value bytes of each put (default 256)\n"
+    "  --step S           seconds per client count (default 3)\n"
+    "  --max-time S       the whole run's limit (default 120): a confirmation run that would not fit is not\n"
+    "                     made (the ceiling is then unknown, with the point estimates)\n"
+    "  --confidence C     confidence of the p99 bounds, 0.5..0.9999 (default 0.95)\n"
+    "  --accept-point-estimate\n"
+    "                     when a bound still straddles its threshold, take the point estimate\n"
+    "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 200)\n"
+    "  --cpu-us U         the model's etcd work per put on the raft loop's path, before each Save (default 33)\n"
+    "  --apply-us U       the model's etcd apply work per put, beside the Saves (default 5)\n"
+    "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
+    "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
+    "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
+    "  --help             this text\n\n"
+    "Exit status: 0 a ceiling was found (with its bound), 1 even the fewest clients exceed a threshold, 2\n"
+    "no answer or error. Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
+
+static int run(const cli_cmd *cmd, int argc, char **argv);
+const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", help};
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    cap_interrupted = 1;
+}
+
+/* "1,16,64": ascending, no repeats. 0 or -1 after the message. */
+static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
+{
+    o->ncounts = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        if (*p < '0' || *p > '9') {
+            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            return -1;
+        }
+        unsigned long v = strtoul(p, &end, 10);
+        if (v < 1 || v > CAP_MAX_CLIENTS || (*end && *end != ',') || end - p > 6) {
+            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            return -1;
+        }
+        if (o->ncounts == CAP_MAX_COUNTS) {
+            cli_err(cmd, "--clients %s: at most %d client counts", s, CAP_MAX_COUNTS);
+            return -1;
+        }
+        if (o->ncounts && v <= o->clients[o->ncounts - 1]) {
+            cli_err(cmd, "--clients %s: give the counts once each, in ascending order", s);
+            return -1;
+        }
+        o->clients[o->ncounts++] = (unsigned)v;
+        if (!*end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
+{
+    static const struct option lo[] = {
+        {"clients", required_argument, 0, 'c'}, {"key-size", required_argument, 0, 'k'},
+        {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'}, {"max-time", required_argument, 0, 't'},
+        {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
+        {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'}, {"cpu-us", required_argument, 0, 'U'},
+        {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->dir = ".";
+    static const unsigned def[] = {1, 16, 64, 256, 1024};
+    memcpy(o->clients, def, sizeof def);
+    o->ncounts = 5;
+    o->key_bytes = 8;
+    o->val_bytes = 256;
+    o->step_s = 3;
+    o->max_time = 120;
+    o->confidence = 0.95;
+    o->client_us = 200;
+    o->apply_us = 5;
+    o->cpu_us = 33;
+    cli_parse p;
+    cli_parse_init(&p, cmd, argc, argv, lo);
+    int c;
+    uint64_t u;
+    while ((c = cli_next(&p)) > 0) {
+        switch (c) {
+        case 'c': if (parse_clients(cmd, p.arg, o)) return -1; break;
+        case 'k': if (cli_uint(&p, 1, 1048576, &u)) return -1; o->key_bytes = (unsigned)u; break;
+        case 'v': if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
+        case 's': if (cli_double(&p, 1, 600, &o->step_s)) return -1; break;
+        case 't': if (cli_double(&p, 1, 86400, &o->max_time)) return -1; break;
+        case 'C': if (cli_double(&p, 0.5, 0.9999, &o->confidence)) return -1; break;
+        case 'a': o->accept_point = 1; break;
+        case 'u': if (cli_double(&p, 0, 1e6, &o->client_us)) return -1; break;
+        case 'A': if (cli_double(&p, 0, 1e6, &o->apply_us)) return -1; break;
+        case 'U': if (cli_double(&p, 0, 1e6, &o->cpu_us)) return -1; break;
+        case 'j': o->json = 1; break;
+        case 'H': o->html = p.arg; break;
+        case 'f': o->force = 1; break;
+        }
+    }
+    if (c < 0)
+        return c == CLI_HELP ? 1 : -1;
+    if ((double)o->ncounts * o->step_s > o->max_time) {
+        cli_err(cmd, "--max-time %g: shorter than %zu client counts of --step %g s", o->max_time, o->ncounts, o->step_s);
+        return -1;
+    }
+    if (p.optind < argc)
+        o->dir = argv[p.optind++];
+    if (p.optind < argc) {
+        cli_err(cmd, "one directory expected, got also '%s'", argv[p.optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Seconds of a confirmation run: the backend commits (10 a second) the bound still needs, and a margin. */
+static double confirm_seconds(const cap_opts *o, const cap_row *r)
+{
+    uint64_t need = cap_samples_needed(o->confidence), have = r->be_n;
+    double s = need > have ? ceil((double)(need - have) * 1.1 / 10.0) + 1 : o->step_s;
+    return s < o->step_s ? o->step_s : s;
+}
+
+/* Room: three WAL segments (the tail, the spare, one rolled over to) and what the load writes — WAL frames
+ * and bbolt pages, at most ~32 MB/s at the model's fastest (50,000 puts/s of 300-byte puts, twice) — for
+ * the sweep and two confirmation runs. */
+static uint64_t space_needed(const cap_opts *o)
+{
+    double per_put = 2.0 * (double)(o->key_bytes + o->val_bytes + 64);
+    double rate = o->cpu_us > 0 ? 1e6 / o->cpu_us : 1e6;
+    if (rate > 200000)
+        rate = 200000;
+    double secs = (double)o->ncounts * o->step_s + 2 * (cap_samples_needed(o->confidence) / 10.0 + 2);
+    if (secs > o->max_time)
+        secs = o->max_time;
+    return (uint64_t)(3.0 * PREFLIGHT_SEGMENT_BYTES + 16.0 * 1048576 + per_put * rate * secs);
+}
+
+static void progress(const cap_opts *o, const char *what, const cap_row *r, double el)
+{
+    if (o->json || !isatty(2))
+        return;
+    if (r && r->ran)
+        fprintf(stderr, "\r\033[K%5.0f s  %s: %.0f writes/s\n", el, what, r->writes_per_s);
+    else if (r)
+        fprintf(stderr, "\r\033[K%5.0f s  %s: %s\n", el, what, r->why);
+    else
+        fprintf(stderr, "\r\033[K%5.0f s  %s ...", el, what);
+    fflush(stderr);
+}
+
+/* The sweep, then up to two confirmation runs: at the fastest row whose point estimates pass, and if its
+ * bound says no, at the next one below. */
+static int measure(const cap_opts *o, const char *dir, const char *engine, const fior_criteria *crit, cap_result *res,
+                   char *err, size_t errlen)
+{
+    double t0 = proc_now();
+    char what[64];
+    for (size_t i = 0; i < o->ncounts && !cap_interrupted; i++) {
+        cli_msg(what, sizeof what, "%u clients (%zu/%zu)", o->clients[i], i + 1, o->ncounts);
+        progress(o, what, NULL, proc_now() - t0);
+        if (cap_run_row(o, dir, engine, o->clients[i], o->step_s, &res->rows[res->nrows], err, errlen))
+            return -1;
+        progress(o, what, &res->rows[res->nrows], proc_now() - t0);
+        res->nrows++;
+    }
+    res->nsweep = res->nrows;
+    for (int tries = 0; tries < 2 && !cap_interrupted; tries++) {
+        cap_decide(res, crit, o->confidence, 0);
+        int ci = cap_candidate(res, crit, o->confidence);
+        if (ci < 0 || res->rows[ci].verdict == FIOR_PASS)
+            break; /* nothing to confirm, or it is decided already */
+        cap_row *cand = &res->rows[ci], *c = &res->rows[res->nrows];
+        double secs = confirm_seconds(o, cand);
+        if (proc_now() - t0 + secs + 2 > o->max_time) {
+            res->confirm_skipped = 1;
+            break; /* it would not fit in --max-time */
+        }
+        cli_msg(what, sizeof what, "confirming %u clients for %.0f s", cand->clients, secs);
+        progress(o, what, NULL, proc_now() - t0);
+        if (cap_run_row(o, dir, engine, cand->clients, secs, c, err, errlen))
+            return -1;
+        progress(o, what, c, proc_now() - t0);
+        cap_row_merge(c, cand); /* the same load: the sweep's samples count too */
+        res->nrows++;
+        /* a confirmation that does not pass takes its sweep row out of the candidates */
+        cap_decide(res, crit, o->confidence, 0);
+        if (c->verdict == FIOR_PASS)
+            break;
+        cand->excluded = 1;
+    }
+    res->interrupted = cap_interrupted;
+    cap_decide(res, crit, o->confidence, o->accept_point);
+    res->seconds = proc_now() - t0;
+    return 0;
+}
+
+static int run(const cli_cmd *cmd, int argc, char **argv)
+{
+    cap_opts o;
+    int prc = parse_opts(cmd, argc, argv, &o);
+    if (prc)
+        return prc > 0 ? 0 : 2;
+    fsinfo fi;
+    const preflight_out outs[] = {{"html", o.html}};
+    if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi))
+        return 2;
+    char engine[PATH_MAX], err[4400];
+    if (engine_path_find(engine, sizeof engine) != 0) {
+        cli_err(cmd, "%s", engine);
+        return 2;
+    }
+    if (cli_dir_ok(engine, err, sizeof err)) {
+        cli_err(cmd, "engine %s", err);
+        return 2;
+    }
+    fior_criteria *crit = fior_criteria_new();
+    cap_result *res = calloc(1, sizeof *res);
+    if (!crit || !res) {
+        cli_err(cmd, "out of memory");
+        fior_criteria_free(crit);
+        free(res);
+        return 2;
+    }
+    proc_adopt_orphans();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int rc = 2;
+    if (measure(&o, fi.path, engine, crit, res, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        goto out;
+    }
+    rm_run r;
+    if (cap_model(&r, res, &o, crit, fi.path)) {
+        cli_err(cmd, "out of memory");
+        rm_free(&r);
+        goto out;
+    }
+    rc = cli_exit_status(res->verdict);
+    if (o.json)
+        out_json(stdout, &r);
+    else
+        cap_table(stdout, res, crit);
+    fflush(stdout);
+    if (o.html && cap_html(o.html, &r, res, err, sizeof err) != 0) {
+        cli_err(cmd, "--html %s", err);
+        rc = 2;
+    }
+    rm_free(&r);
+out:
+    for (size_t i = 0; i < res->nrows; i++)
+        cap_row_free(&res->rows[i]);
+    free(res);
+    fior_criteria_free(crit);
+    return rc;
+}
