@@ -37,7 +37,7 @@ static const char help[] =
 "and removes its files.\n"
 "  --ssh [USER@]HOST[:DIR]  a node (HOST as ssh takes it; DIR there, default --dir); repeat for more\n"
 "  --ssh-hosts FILE      one [USER@]HOST[:DIR] per line; blank lines and # comments are ignored\n"
-"  --parallel N          at most N remote checks at once (default " STR(FLEET_SSH_PARALLEL) ")\n"
+"  --parallel N          at most N remote checks at once, 1..256 (default " STR(FLEET_SSH_PARALLEL) ")\n"
 "  --max-time S          the remote check's --max-time (default 120); --min-syncs N, --full and\n"
 "                        --faithful as for check (these, --load, --confidence and\n"
 "                        --accept-point-estimate go to every remote check)\n"
@@ -197,7 +197,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
         int bad = 0; /* 1: the value parsers printed it */
         switch (c) {
         case 'r': bad = cli_uint(&p, 1, 86400, &v); f->runtime_s = (unsigned)v; break;
-        case 'P': bad = cli_uint(&p, 1, 1024, &v); f->parallel = (int)v; break;
+        case 'P': bad = cli_uint(&p, 1, 256, &v); f->parallel = (int)v; break;
         case 'm': bad = cli_uint(&p, 1, 1000000000, &f->min_syncs); break;
         case 't': bad = cli_double(&p, 1, 86400, &f->max_time); break;
         case 'T': bad = cli_double(&p, 1, 7 * 86400, &f->ssh_timeout); break;
