@@ -13,6 +13,8 @@ case "${FAKE:-}" in
     while read -r _; do :; done; exit 0 ;;
   huge)        # more than fleet reads (1 MiB): stopped, never parsed
     head -c 3000000 /dev/zero | tr '\0' '{'; exit 0 ;;
+  errflood)    # stderr without end
+    while :; do echo "err err err err err err err err err err err err err err err err err err err err" >&2; done ;;
   dupkey)      # a key twice: json-c would keep the last ("pass")
     printf '{"schema": 1, "command": "check", "verdict": "fail", "verdict": "pass"}\n'; exit 0 ;;
   pass-no-numbers)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # it_fleet_ssh.sh — `etcd-fio fleet --ssh` through the real OpenSSH client against an sshd of the test's own
-# (Debian openssh-server) on 127.0.0.2-127.0.0.15: a private host key, client keys, known_hosts and ssh_config
+# (Debian openssh-server) on 127.0.0.2-127.0.0.16: a private host key, client keys, known_hosts and ssh_config
 # (ssh -F), so nothing of this machine's ~/.ssh is used or changed (asserted). Per address, sshd's Match
 # LocalAddress + SetEnv give each "node" its PATH: the build's etcd-fio (the real check), none, or
 # tests/fake-remote-etcd-fio.sh (FAKE=...). Asserted:
@@ -10,7 +10,8 @@
 #  1. one run judges three real checks (an alias, USER@alias, a ProxyJump host) from a hosts file and
 #     re-proves each (the row is the remote's own numbers; the verdict agrees with them); beside them, each
 #     unknown with its reason: unreachable, bad key, no etcd-fio, an older etcd-fio (no --stop-on-eof; JSON
-#     schema 0), garbage, a key given twice, "pass" without numbers, 3 MB of output; JSON schema, promtool;
+#     schema 0), garbage, a key given twice, "pass" without numbers, 3 MB of output, a stderr flood; JSON
+#     schema, promtool;
 #  2. a host that never answers: timeout (--ssh-timeout 3), its session closed;
 #  3. terminal escapes in every remote string reach neither the table nor stderr;
 #  4. SIGINT to fleet mid-run: every host interrupted, no fio left, every DIR and remote TMPDIR empty;
@@ -31,10 +32,6 @@ chmod 755 "$tmp"
 sshd_pid=""; bg=""; fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
-alive() { [ -d "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
-descendants() {  # every live descendant of pid $1
-  for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done
-}
 ours() {  # processes started for this test: their command line names $tmp (fio, checks, fakes, ssh); the
   # pattern is written so that grep's own command line does not match it
   grep -lsE "${tmp%.*}[.]${tmp##*.}" /proc/[0-9]*/cmdline 2>/dev/null | while IFS=/ read -r _ _ p _; do
@@ -47,10 +44,7 @@ left_in() {  # what is left in these directories (nothing: "")
 cleanup() {
   trap - EXIT INT TERM HUP PIPE
   for p in $bg; do kill "$p" 2>/dev/null; done
-  if [ -n "$sshd_pid" ]; then
-    kids=$(descendants "$sshd_pid")
-    kill "$sshd_pid" $kids 2>/dev/null
-  fi
+  [ -n "$sshd_pid" ] && sshd_stop
   left=$(ours)
   [ -n "$left" ] && kill $left 2>/dev/null
   i=0; while [ -n "$(ours)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -108,96 +102,41 @@ printf '%s' "$err" | grep -q "$(printf '\033')" && fail "an escape in a hosts fi
   || { printf '%s\n' "$err" | grep -q "hosts.esc:2: bad host" && ok "escape in a hosts file refused, not echoed"; } \
   || fail "hosts.esc: $err"
 
-# ---------- the sshd ----------
-if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/dev/null; then
+# ---------- the sshd (tests/sshd_lib.sh) ----------
+. "$top/tests/sshd_lib.sh"
+if ! sshd_usable; then
   [ $fails -eq 0 ] || { echo "it_fleet_ssh: $fails failure(s)"; exit 1; }
   echo "skip: the sshd part needs root and openssh-server/openssh-client (make deps-test)"; exit 77
 fi
-S=$tmp/ssh; mkdir -p "$S" "$tmp/rtmp" "$tmp/bin-real" "$tmp/bin-fake" "$tmp/bin-none"
-chmod 700 "$S"; chmod 1777 "$tmp/rtmp"
+S=$tmp/ssh; mkdir -p "$tmp/rtmp" "$tmp/bin-real" "$tmp/bin-fake" "$tmp/bin-none"
+chmod 1777 "$tmp/rtmp"
 me=$(id -un); home=$(getent passwd "$me" | cut -d: -f6)
 dot_before=$(ls -la --time-style=full-iso "$home/.ssh" 2>&1)
-ssh-keygen -q -t ed25519 -N '' -C it-host -f "$S/host" && ssh-keygen -q -t ed25519 -N '' -C it-client -f "$S/client" &&
-  ssh-keygen -q -t ed25519 -N '' -C it-other -f "$S/other" || { echo "FAIL: ssh-keygen"; exit 1; }
-cp "$S/client.pub" "$S/authorized_keys"; cp "$S/other.pub" "$S/other_keys"
+sshd_init "$S" 2 16 || { echo "FAIL: ssh-keygen"; exit 1; }
+P=$SSHD_PORT
+cp "$S/other.pub" "$S/other_keys"
 ln -s "$EF" "$tmp/bin-real/etcd-fio"
 cp "$top/tests/fake-remote-etcd-fio.sh" "$tmp/bin-fake/etcd-fio"; chmod 755 "$tmp/bin-fake/etcd-fio"
-listening() {  # 127.0.0.2:port listens (from /proc: no ss needed)
-  awk -v h="0200007F:$(printf '%04X' "$1")" '$2 == h && $4 == "0A" {f=1} END {exit !f}' /proc/net/tcp
-}
-P=$((20000 + $$ % 20000)); while listening $P; do P=$((P + 1)); done
-[ -d /run/sshd ] || mkdir -m 755 /run/sshd   # sshd's privilege separation directory (Debian's unit makes it)
 envs="TMPDIR=$tmp/rtmp"   # the remote checks' temp dirs: asserted empty afterwards
 for v in FIO ASAN_OPTIONS UBSAN_OPTIONS; do eval "x=\${$v:-}"; [ -n "$x" ] && envs="$envs $v=$x"; done
 PATHS="/usr/local/bin:/usr/bin:/bin"
-{
-  for n in $(seq 2 15); do echo "ListenAddress 127.0.0.$n:$P"; done
-  cat <<EOF
-HostKey $S/host
-PidFile none
-UsePAM no
-StrictModes no
-AuthorizedKeysFile $S/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-AllowTcpForwarding yes
-MaxStartups 100:30:200
-LogLevel INFO
-EOF
-  # per address: 2-4 the real etcd-fio, 5 none, 6-13 fakes, 14 the real one again, 15 a key it does not know
-  for n in 2 3 4 14; do printf 'Match LocalAddress 127.0.0.%s\n  SetEnv PATH=%s %s\n' $n "$tmp/bin-real:$PATHS" "$envs"; done
-  printf 'Match LocalAddress 127.0.0.5\n  SetEnv PATH=%s %s\n' "$tmp/bin-none:$PATHS" "$envs"
-  n=6
-  for m in old-option old-schema garbage hang huge dupkey pass-no-numbers escapes; do
-    printf 'Match LocalAddress 127.0.0.%s\n  SetEnv PATH=%s FAKE=%s %s\n' $n "$tmp/bin-fake:$PATHS" $m "$envs"; n=$((n + 1))
-  done
-  printf 'Match LocalAddress 127.0.0.15\n  AuthorizedKeysFile %s\n' "$S/other_keys"
-} > "$S/sshd_config"
-hk=$(cut -d' ' -f1-2 "$S/host.pub")
-for n in $(seq 2 16); do echo "[127.0.0.$n]:$P $hk"; done > "$S/known_hosts"
-cat > "$S/config" <<EOF
-Host *
-  Port $P
-  User $me
-  IdentityFile $S/client
-  IdentitiesOnly yes
-  IdentityAgent none
-  UserKnownHostsFile $S/known_hosts
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  UpdateHostKeys no
-  LogLevel ERROR
-Host node-a
-  HostName 127.0.0.2
-Host node-b
-  HostName 127.0.0.3
-Host node-j
-  HostName 127.0.0.4
-  ProxyJump node-a
-Host node-k
-  HostName 127.0.0.14
-Host no-etcd-fio
-  HostName 127.0.0.5
-Host bad-key
-  HostName 127.0.0.15
-Host down
-  HostName 127.0.0.16
-EOF
-n=6; for m in old-option old-schema garbage hang huge dupkey pass-no-numbers escapes; do
-  printf 'Host %s\n  HostName 127.0.0.%s\n' $m $n >> "$S/config"; n=$((n + 1))
-done
-/usr/sbin/sshd -t -f "$S/sshd_config" 2>"$tmp/sshd-t.err" || { echo "skip: sshd cannot run here: $(cat "$tmp/sshd-t.err")"; exit 77; }
-/usr/sbin/sshd -D -e -f "$S/sshd_config" 2>"$tmp/sshd.log" &
-sshd_pid=$!
-wait_for 20 listening $P || { echo "FAIL: sshd did not listen: $(cat "$tmp/sshd.log")"; exit 1; }
+# per address: 2-5 the real etcd-fio, 6 none, 7-15 fakes, 16 a key it does not know, 17 nobody
+for n in 2 3 4 5; do sshd_env $n "$tmp/bin-real:$PATHS" "$envs"; done
+sshd_env 6 "$tmp/bin-none:$PATHS" "$envs"
+fakes="old-option old-schema garbage hang huge errflood dupkey pass-no-numbers escapes"
+n=7; for m in $fakes; do sshd_env $n "$tmp/bin-fake:$PATHS" FAKE=$m "$envs"; sshd_alias $m $n; n=$((n + 1)); done
+printf 'Match LocalAddress 127.0.0.16\n  AuthorizedKeysFile %s\n' "$S/other_keys" >> "$S/sshd_config"
+sshd_alias node-a 2; sshd_alias node-b 3; sshd_alias node-j 4; echo "  ProxyJump node-a" >> "$S/config"
+sshd_alias node-k 5; sshd_alias no-etcd-fio 6; sshd_alias bad-key 16; sshd_alias down 17
+sshd_start || { echo "skip: sshd cannot run here: $(cat "$S/sshd-t.err" "$S/sshd.log" 2>/dev/null)"; exit 77; }
+sshd_pid=$SSHD_PID
 SSHF="--ssh-config $S/config"
 mkdir -p "$tmp/da" "$tmp/db" "$tmp/dj" "$tmp/keep"
 
 # ---------- 1. one run: three real checks beside every kind of unknown ----------
 printf '# the real nodes\r\nnode-a:%s\r\n\t%s@node-b:%s   # USER@alias\n\nnode-j:%s\n' "$tmp/da" "$me" "$tmp/db" "$tmp/dj" > "$tmp/hosts"
 "$EF" fleet $SSHF --ssh-hosts "$tmp/hosts" --ssh down --ssh bad-key --ssh no-etcd-fio:/x --ssh old-option \
-  --ssh old-schema --ssh garbage --ssh dupkey --ssh pass-no-numbers --ssh huge \
+  --ssh old-schema --ssh garbage --ssh dupkey --ssh pass-no-numbers --ssh huge --ssh errflood \
   --faithful --max-time 7 --min-syncs 20 --accept-point-estimate --json --prometheus "$tmp/fleet.prom" \
   --keep-output "$tmp/keep" >"$tmp/fleet.json" 2>"$tmp/fleet.err" &
 f1=$!; bg="$f1"
@@ -237,7 +176,8 @@ want_unknown = {
     'garbage': ('bad-output', 'Welcome to node!'),
     'dupkey': ('bad-output', 'key "verdict" given twice'),
     'pass-no-numbers': ('unproven', '0 WAL and 0 backend jobs'),
-    'huge': ('bad-output', 'more than 1 MiB'),
+    'huge': ('bad-output', 'more than 1 MiB on stdout'),
+    'errflood': ('bad-output', 'or 16 MiB on stderr'),
 }
 real = {'node-a': t + '/da', me + '@node-b': t + '/db', 'node-j': t + '/dj'}
 check(set(hosts) == set(want_unknown) | set(real), 'one row per host: %s' % sorted(hosts))

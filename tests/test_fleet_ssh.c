@@ -396,6 +396,7 @@ static void test_ssh_endings(void **state)
         {255, "root@10.0.0.1: Permission denied (publickey).\n", 0, "ssh-failed", "Permission denied (publickey)"},
         {255, "Host key verification failed.\n", 0, "ssh-failed", "Host key verification failed"},
         {255, "something odd\n", 0, "ssh-failed", "ssh failed (exit status 255): something odd"},
+        {255, "Connection to 10.0.0.1 closed by remote host.\n", 0, "unreachable", "closed by remote host"},
         {127, "bash: line 1: etcd-fio: command not found\n", 0, "no-etcd-fio", "command not found"},
         {126, "sh: 1: /opt/etcd-fio: Permission denied\n", 0, "no-etcd-fio", "Permission denied"},
         {2, "etcd-fio check: unknown or ambiguous option '--stop-on-eof' (see etcd-fio help check)\n", 0,

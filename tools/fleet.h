@@ -46,6 +46,7 @@ typedef struct fleet_host {
 #define FLEET_SSH_PARALLEL   16        /* --parallel default */
 #define FLEET_SSH_OUT_MAX    (1 << 20) /* a check's JSON is ~5 KB: more is not ours (the host is unknown) */
 #define FLEET_SSH_ERR_MAX    8192      /* stderr kept for the reason; the rest is read and dropped */
+#define FLEET_SSH_ERR_FLOOD  (16 << 20) /* ...up to this much: a remote that floods it is stopped */
 #define FLEET_SSH_MARGIN_S   70        /* default --ssh-timeout: --max-time + phase 1 + this */
 #define FLEET_SSH_STOP_GRACE_S 30      /* after a remote check's stdin is closed, before its ssh is stopped */
 
@@ -63,7 +64,7 @@ typedef struct fleet_ssh {
     char    *out;             /* the remote's stdout (NUL-terminated), at most FLEET_SSH_OUT_MAX */
     size_t   outlen, outcap;
     char     err[FLEET_SSH_ERR_MAX + 1];
-    size_t   errlen;
+    size_t   errlen, errtotal;   /* kept / read (more than FLEET_SSH_ERR_FLOOD: stopped as too big) */
     int      status;          /* ssh's exit status (the remote command's, or 255 for ssh's own errors), -1 when
                                * it did not start or was killed by a signal (signo) */
     int      signo;

@@ -403,7 +403,7 @@ static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, rm_h
     static const char *const unreachable[] = {"Could not resolve hostname", "Connection refused", "timed out",
                                               "No route to host", "Network is unreachable", "Connection closed",
                                               "Connection reset", "banner exchange", "kex_exchange_identification",
-                                              "Timeout, server", "Broken pipe", NULL};
+                                              "Timeout, server", "Broken pipe", "closed by remote host", NULL};
     static const char *const key[] = {"Permission denied", "Host key verification failed", "HOST IDENTIFICATION",
                                       "host key", "Too many authentication failures", NULL};
     static const char *const missing[] = {"not found", "No such file", "Permission denied", NULL};
@@ -416,8 +416,9 @@ static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, rm_h
         cli_msg(num, sizeof num, "%g", f->ssh_timeout);
         set(h, "timeout", "no result within %s s (--ssh-timeout); the remote check was stopped%s", num, "");
     } else if (s->stop == SSH_STOP_TOO_BIG) {
-        cli_msg(num, sizeof num, "%d", FLEET_SSH_OUT_MAX >> 20);
-        set(h, "bad-output", "more than %s MiB on stdout: not etcd-fio's JSON; the remote was stopped%s", num, "");
+        cli_msg(num, sizeof num, "%d MiB on stdout (or %d MiB on stderr)", FLEET_SSH_OUT_MAX >> 20,
+                FLEET_SSH_ERR_FLOOD >> 20);
+        set(h, "bad-output", "more than %s: not etcd-fio's; the remote was stopped%s", num, "");
     } else if (s->signo) {
         cli_msg(num, sizeof num, "%d", s->signo);
         set(h, "ssh-failed", "ssh was killed by signal %s%s", num, "");

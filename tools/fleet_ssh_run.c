@@ -75,6 +75,13 @@ static void drain(fleet_ssh *s, int is_err)
         return;
     }
     if (is_err) {
+        s->errtotal += (size_t)n;
+        if (s->errtotal > FLEET_SSH_ERR_FLOOD) { /* no check writes that much: stop it, read no more */
+            stop(s, SSH_STOP_TOO_BIG);
+            close_fd(fd);
+            proc_stop_step(&s->p, 0);
+            return;
+        }
         size_t k = (size_t)n < FLEET_SSH_ERR_MAX - s->errlen ? (size_t)n : FLEET_SSH_ERR_MAX - s->errlen;
         memcpy(s->err + s->errlen, tmp, k);
         s->errlen += k;
