@@ -4,7 +4,8 @@
  * --client, and the judge of one host: how its ssh ended (unreachable, key refused, no etcd-fio, an older one,
  * timeout, interrupted, too much output) and fleet_remote_proof() over real and hostile remote JSON (a PASS
  * only with the numbers that prove it under this run's criteria; a key given twice, a wrong type, a schema
- * of another version, a run that did not end normally, an unconfirmed phase 1: never a PASS). */
+ * of another version, a run that did not end normally, an unconfirmed phase 1: never a PASS), and every cut
+ * and a byte change at every offset of a real result. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,6 +305,7 @@ static void test_proof(void **state)
     h = judge_doc(&f, &p);
     EXPECT(h, FIOR_UNKNOWN, "fio-failed", "the remote check: fio-failed: remote reason");
     /* interrupted (a stop request to us): unknown whatever the remote printed */
+    free(d);
     d = doc(&PASS);
     h = judge(&f, d, 0, "", SSH_NOT_STOPPED, 1);
     EXPECT(h, FIOR_UNKNOWN, "interrupted", "interrupted");
@@ -419,8 +421,39 @@ static void test_ssh_endings(void **state)
     rm_host h = judge(&f, d, 0, "", SSH_STOP_TIMEOUT, 0);
     assert_string_equal(h.status, "timeout");
     free(d);
-    rm_run r;
-    memset(&r, 0, sizeof r);
+}
+
+/* Every cut of a real result before its closing brace is no JSON (never a PASS); single-byte changes at
+ * every offset (a fixed sequence) must not crash the reader (run under check-asan too). */
+static void test_mutations(void **state)
+{
+    (void)state;
+    fleet f;
+    fleet_init(&f);
+    f.accept_point = 1;
+    size_t len = 0;
+    char *real = slurp(TEST_FIXTURES "/fleet/check-point-pass.json", &len);
+    char *buf = malloc(len + 1);
+    size_t end = len;
+    while (end && real[end - 1] != '}')
+        end--;
+    for (size_t cut = 0; cut < end; cut++) {
+        memcpy(buf, real, cut);
+        buf[cut] = '\0';
+        rm_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
+        if (h.verdict == FIOR_PASS)
+            fail_msg("a cut at byte %zu passed", cut);
+    }
+    static const char bytes[] = {'"', '{', '}', '[', ']', ',', ':', '0', '9', '-', 'e', '\\', '\0', '\033', 'x'};
+    uint32_t x = 1;
+    for (size_t i = 0; i < len; i++) {
+        memcpy(buf, real, len + 1);
+        x = x * 1103515245u + 12345u;
+        buf[i] = bytes[(x >> 16) % sizeof bytes];
+        judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
+    }
+    free(buf);
+    free(real);
 }
 
 int main(void)
@@ -429,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_hosts),           cmocka_unit_test(test_command),
         cmocka_unit_test(test_printable_loopback), cmocka_unit_test(test_proof),
         cmocka_unit_test(test_hostile_json),    cmocka_unit_test(test_ssh_endings),
+        cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
