@@ -41,7 +41,7 @@ static const char help[] =
 "  --max-time S          the remote check's --max-time (default 120); --min-syncs N, --full and\n"
 "                        --faithful as for check (these, --load, --confidence and\n"
 "                        --accept-point-estimate go to every remote check)\n"
-"  --ssh-timeout S       give up on a host after S seconds (default: --max-time + " STR(FLEET_SSH_MARGIN_S) " + 10)\n"
+"  --ssh-timeout S       give up on a host after S seconds (default: --max-time + 80)\n"
 "  --remote-etcd-fio PATH  the etcd-fio to run on the nodes (default: etcd-fio in the remote PATH)\n"
 "  --ssh-config FILE     ssh -F FILE (default: your ~/.ssh/config); ssh is $ETCD_FIO_SSH or ssh\n"
 "\n"
@@ -235,10 +235,13 @@ static void warn_exposed(const cli_cmd *cmd, const fleet *f)
             n++, first = i;
     if (!n)
         return;
-    cli_err(cmd, "warning: %s%s is not a loopback address: fio's server runs any job a client sends, as its "
-            "own user (any file with filename=, any shell command with exec_prerun=) and asks no password, so "
+    char more[48] = "";
+    if (n > 1)
+        cli_msg(more, sizeof more, " (and %zu more)", n - 1);
+    cli_err(cmd, "warning: --client %s%s is not a loopback address: fio's server runs any job a client sends, as "
+            "its own user (any file with filename=, any shell command with exec_prerun=) and asks no password, so "
             "whoever reaches that port owns the node. Bind the server to 127.0.0.1 and reach it through `ssh -L`, or "
-            "use fleet --ssh (man etcd-fio: SECURITY)", f->h[first].spec, n > 1 ? " (and others)" : "");
+            "use fleet --ssh (man etcd-fio: SECURITY)", f->h[first].spec, more);
 }
 
 /* fio's raw output, the job files and each ssh host's output into the kept directory (outfile.h: no

@@ -47,7 +47,7 @@ typedef struct fleet_host {
 #define FLEET_SSH_OUT_MAX    (1 << 20) /* a check's JSON is ~5 KB: more is not ours (the host is unknown) */
 #define FLEET_SSH_ERR_MAX    8192      /* stderr kept for the reason; the rest is read and dropped */
 #define FLEET_SSH_ERR_FLOOD  (16 << 20) /* ...up to this much: a remote that floods it is stopped */
-#define FLEET_SSH_MARGIN_S   70        /* default --ssh-timeout: --max-time + phase 1 + this */
+#define FLEET_SSH_MARGIN_S   70        /* default --ssh-timeout: --max-time + phase 1 (10) + this (help: + 80) */
 #define FLEET_SSH_STOP_GRACE_S 30      /* after a remote check's stdin is closed, before its ssh is stopped */
 
 typedef enum ssh_stop { SSH_NOT_STOPPED = 0, SSH_STOP_TIMEOUT, SSH_STOP_INTERRUPT, SSH_STOP_TOO_BIG } ssh_stop;
