@@ -82,6 +82,14 @@ static void test_hosts(void **state)
     assert_int_equal(fleet_parse_ssh_hosts(&f, "h6", big, 10000, err, sizeof err), -1);
     assert_string_equal(err, "h6:1: line too long");
     free(big);
+    /* a hosts file of a million lines is refused at the cap, not grown into */
+    size_t n = 0;
+    char *many = malloc(20 * 12000);
+    for (int i = 0; i < 12000; i++)
+        n += (size_t)sprintf(many + n, "n%d\n", i);
+    assert_int_equal(fleet_parse_ssh_hosts(&f, "h7", many, n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "more than 10000 ssh hosts"));
+    free(many);
     free(f.s);
 }
 

@@ -44,6 +44,7 @@ typedef struct fleet_host {
 
 /* --ssh [USER@]HOST[:DIR]: one remote `etcd-fio check --json --stop-on-eof` through OpenSSH's client */
 #define FLEET_SSH_PARALLEL   16        /* --parallel default */
+#define FLEET_SSH_MAX_HOSTS  10000     /* ~13 KB each while the run lasts */
 #define FLEET_SSH_OUT_MAX    (1 << 20) /* a check's JSON is ~5 KB: more is not ours (the host is unknown) */
 #define FLEET_SSH_ERR_MAX    8192      /* stderr kept for the reason; the rest is read and dropped */
 #define FLEET_SSH_ERR_FLOOD  (16 << 20) /* ...up to this much: a remote that floods it is stopped */

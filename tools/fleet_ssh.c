@@ -136,6 +136,10 @@ int fleet_add_ssh(fleet *f, const char *spec, const char *where, char *err, size
             cli_msg(err, errlen, "%s: %s is listed twice", where, shown);
             return -1;
         }
+    if (f->ns == FLEET_SSH_MAX_HOSTS) {
+        cli_msg(err, errlen, "%s: more than %d ssh hosts in one run", where, FLEET_SSH_MAX_HOSTS);
+        return -1;
+    }
     if (f->ns == f->scap) {
         size_t cap = f->scap ? f->scap * 2 : 8;
         fleet_ssh *ns = realloc(f->s, cap * sizeof *ns);
