@@ -8,7 +8,8 @@
 # host's sshd session are SIGKILLed. Recorded: rows, statuses, wall time against R, etcd-fio's own peak RSS
 # (VmHWM, sampled from /proc) and its tree's (/usr/bin/time -v: the largest of etcd-fio and its children),
 # and the 1-minute load average before and after. Numbers only: nothing here asserts a timing.
-# Usage: flock /tmp/etcdfio-suite.lock sh bench/fleet_scale.sh [OUTDIR]   (R=60 NFIO=50 NSSH=12 by default)
+# Usage: flock /tmp/etcdfio-suite.lock sh bench/fleet_scale.sh [OUTDIR]   (R=60 NFIO=50 NSSH=12 by default;
+# KILL=0: run A only)
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
@@ -123,7 +124,7 @@ for h in hosts:
 EOF
 }
 run a
-run b kill
+[ "${KILL:-1}" = 0 ] || run b kill
 leftovers() { find "$tmp"/d[0-9]* "$tmp"/s[0-9]* "$tmp/rtmp" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 i=0; while [ "$(leftovers)" != 0 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 bench_log "left in the hosts' DIRs and the remote TMPDIR 30 s after both runs: $(leftovers) entries"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_run.c — the run step of `etcd-fio fleet`: fio's own version, the parse-only probe of every server
- * (PROBE_BATCH fio clients at a time; the server parses the very job the run will use, so it fails on what
+ * (FLEET_PROBE_BATCH fio clients at a time; the server parses the very job the run will use, so it fails on what
  * the run would fail to parse, without touching its disk), then one fio client process that runs the
  * profile on every usable server at once — each server gets its own copy of the job file, because fio hands
  * a job file only to the --client option in front of it. Processes through proc.h. */
