@@ -297,17 +297,23 @@ static void test_proof(void **state)
     snprintf(d2, strlen(d) + 64, "%.*s\"probe\":{\"ok\":true}%s", (int)(q - d), d, q + strlen("\"probe\":null"));
     h = judge(&f, d2, 0, "", SSH_NOT_STOPPED, 0);
     EXPECT(h, FIOR_PASS, "judged", "WAL:");
-    /* the remote says unknown, its numbers say pass: not a PASS either */
+    /* the remote says unknown, its numbers look like a pass: never a PASS here either */
     p = PASS;
     p.run_verdict = p.host_verdict = "unknown";
     p.exit_status = 2;
     h = judge_doc(&f, &p);
-    EXPECT(h, FIOR_UNKNOWN, "unproven", "the remote check says unknown");
+    EXPECT(h, FIOR_UNKNOWN, "judged", "the remote check could not decide: remote reason");
     /* a remote unknown for too few samples claims nothing: unknown, judged, its reason */
     p.wal_v = "unknown";
     p.wal_samples = "19";
     h = judge_doc(&f, &p);
-    EXPECT(h, FIOR_UNKNOWN, "judged", "the remote check: remote reason");
+    EXPECT(h, FIOR_UNKNOWN, "judged", "the remote check could not decide: remote reason");
+    /* the remote says pass, its numbers fail: unproven */
+    p = PASS;
+    p.wal_v = "fail";
+    p.wal_p99 = 15000000, p.wal_lo = 12000000, p.wal_hi = 18000000;
+    h = judge_doc(&f, &p);
+    EXPECT(h, FIOR_UNKNOWN, "unproven", "the remote check says pass (remote reason), its numbers say fail");
     /* a check that could not judge: its own status and reason */
     p.status = "fio-failed";
     h = judge_doc(&f, &p);

@@ -350,13 +350,19 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
         return unproven(h, why);
     }
     cli_msg(h->status, sizeof h->status, "judged");
+    if (remote == FIOR_UNKNOWN) { /* it could not decide: neither can its numbers make it a verdict here */
+        h->verdict = FIOR_UNKNOWN;
+        h->basis = RM_BASIS_NONE;
+        cli_msg(h->reason, sizeof h->reason, "the remote check could not decide: %s", rr->reason);
+        return;
+    }
     if (h->verdict != remote && h->verdict != FIOR_UNKNOWN) {
         cli_msg(why, sizeof why, "the remote check says %s (%s), its numbers say %s", rr->host_verdict, rr->reason,
                 fior_verdict_name(h->verdict));
         return unproven(h, why);
     }
     if (h->verdict == FIOR_UNKNOWN && !h->reason[0])
-        cli_msg(h->reason, sizeof h->reason, "the remote check: %s", rr->reason);
+        cli_msg(h->reason, sizeof h->reason, "the remote check: %s", rr->reason); /* not reached: kept safe */
     if (h->verdict != FIOR_UNKNOWN) {
         const rm_job *w = &h->jobs[0], *k = &h->jobs[1];
         cli_msg(h->reason, sizeof h->reason, "WAL: %s; backend: %s", (w->role == FIOR_ROLE_WAL ? w : k)->reason,
