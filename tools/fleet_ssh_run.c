@@ -139,6 +139,10 @@ static void tend(const fleet *f, fleet_ssh *s, double now)
 
 int fleet_ssh_run(fleet *f, proc *fio, double fio_deadline)
 {
+    /* BatchMode does not reach a ProxyJump's ssh: without a terminal (PROC_NEW_SESSION) it could still ask
+     * through ssh-askpass on a $DISPLAY; OpenSSH >= 8.4 never does with this */
+    if (f->ns)
+        setenv("SSH_ASKPASS_REQUIRE", "never", 1);
     struct pollfd *pf = calloc(2 * f->ns + 1, sizeof *pf);
     fleet_ssh **who = calloc(2 * f->ns + 1, sizeof *who);
     size_t next = 0;
