@@ -24,6 +24,7 @@ typedef struct check_opts {
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
     int         faithful;       /* --faithful: phase 2 only (twophase.h); --full implies it */
+    int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
 } check_opts;
 
 /* What the engine's stats file says about one job (present 0 when absent or not ours). */

@@ -130,9 +130,20 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
     int tty = isatty(2), stopped = 0, gone = 0;
+    int watch_in = o->stop_on_eof; /* stdin (the ssh session of fleet --ssh): its end is a stop request */
     for (;;) {
-        struct pollfd pf = {p.out_fd, POLLIN, 0};
-        int pr = poll(&pf, 1, gone ? 0 : 250);
+        struct pollfd pf[2] = {{p.out_fd, POLLIN, 0}, {0, POLLIN, 0}};
+        int pr = poll(pf, watch_in ? 2 : 1, gone ? 0 : 250);
+        if (pr > 0 && watch_in && pf[1].revents) {
+            char sink[512];
+            ssize_t k = read(0, sink, sizeof sink); /* anything sent is ignored; only the end counts */
+            if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) {
+                check_interrupted = 1;
+                watch_in = 0;
+            }
+            if (!pf[0].revents)
+                pr = 0;
+        }
         if (gone && pr == 0)
             break; /* fio has exited and what it wrote is read */
         /* fio itself may die (OOM killer, kill -9) while its job processes, in sessions of their own, live on

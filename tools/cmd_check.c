@@ -51,7 +51,11 @@ static const char help[] =
     "                     22 MiB) in DIR and print its p99 beside ours\n"
     "  --force            run even on a filesystem that is probably not the one meant, or one the run would\n"
     "                     leave with less than 2 x 64 MB + 5 % free (a live etcd's reserve)\n"
+    "  --stop-on-eof      stop as on SIGINT (end fio, clean up, unknown) when stdin ends: `fleet --ssh` runs\n"
+    "                     check so, and closing its ssh session (or losing it) then stops the remote run\n"
     "  --help             this text\n\n"
+    "SIGINT, SIGTERM and SIGHUP stop the run: fio ends its jobs, the files go, the verdict is UNKNOWN unless the\n"
+    "data had already decided it.\n"
     "Exit status: 0 PASS, 1 FAIL, 2 cannot judge or error. Output files are written through a temp file\n"
     "created beside them (never through a symlink). Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
 
@@ -74,7 +78,8 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         {"keep-output", required_argument, 0, 'k'}, {"ionice", no_argument, 0, 'i'},
         {"classic", no_argument, 0, 'C'},          {"force", no_argument, 0, 'f'},
         {"accept-point-estimate", no_argument, 0, 'a'}, {"html", required_argument, 0, 'H'},
-        {"faithful", no_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     o->load = "s";
@@ -107,6 +112,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'f': o->force = 1; break;
         case 'a': o->accept_point = 1; break;
         case 'P': o->faithful = 1; break;
+        case 'E': o->stop_on_eof = 1; break;
         }
     }
     if (c < 0)
@@ -226,6 +232,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a hung-up terminal or ssh pty: stop and clean up, as on SIGINT */
     signal(SIGPIPE, SIG_IGN);
 
     /* phase 1 (twophase.h): the heavy profile in a temp dir of its own, at most TP_PHASE1_MAX_S */
