@@ -26,25 +26,34 @@ static const struct {
 } keys[K__COUNT] = {
     KEY(""), KEY("fio version"), KEY("timestamp"), KEY("timestamp_ms"), KEY("global options"), KEY("jobs"),
     KEY("client_stats"), KEY("jobname"), KEY("groupid"), KEY("error"), KEY("hostname"), KEY("port"),
-    KEY("job options"), KEY("write"), KEY("sync"), KEY("elapsed"), KEY("job_runtime"), KEY("iops"),
-    KEY("bw_bytes"), KEY("total_ios"), KEY("clat_ns"), KEY("lat_ns"), KEY("N"), KEY("min"), KEY("max"),
-    KEY("mean"), KEY("stddev"), KEY("percentile"), KEY("bins"), KEY("ioengine"), KEY("etcd_mode"),
-    KEY("fdatasync"), KEY("fsync"), KEY("gtod_reduce"),
+    KEY("job options"), KEY("write"), KEY("sync"), KEY("elapsed"), KEY("job_runtime"), KEY("read"), KEY("trim"),
+    KEY("eta"), KEY("iops"), KEY("bw_bytes"), KEY("total_ios"), KEY("clat_ns"), KEY("io_bytes"), KEY("short_ios"),
+    KEY("runtime"), KEY("lat_ns"), KEY("N"), KEY("min"), KEY("max"), KEY("mean"), KEY("stddev"), KEY("percentile"),
+    KEY("bins"), KEY("ioengine"), KEY("etcd_mode"), KEY("fdatasync"), KEY("fsync"), KEY("gtod_reduce"),
+    KEY("size"), KEY("io_size"), KEY("io_limit"), KEY("filesize"), KEY("nrfiles"), KEY("number_ios"),
+    KEY("runtime"), KEY("timeout"), KEY("loops"), KEY("numjobs"), KEY("bs"), KEY("blocksize"), KEY("bsrange"),
+    KEY("kb_base"), KEY("sync"), KEY("direct"), KEY("buffered"), KEY("sync_file_range"), KEY("end_fsync"),
+    KEY("fsync_on_close"), KEY("directory"), KEY("filename"),
 };
 #undef KEY
 
 static const unsigned char keys_root[] = {K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS,
                                           K_CLIENT_STATS, 0};
 static const unsigned char keys_job[] = {K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS,
-                                         K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME, 0};
-static const unsigned char keys_write[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, 0};
+                                         K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME, K_READ, K_TRIM, K_ETA, 0};
+static const unsigned char keys_ddir[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, K_IO_BYTES, K_SHORT_IOS,
+                                          K_RUNTIME, 0};
 static const unsigned char keys_clat[] = {K_MEAN, 0};
-static const unsigned char keys_sync[] = {K_LAT_NS, 0};
+static const unsigned char keys_sync[] = {K_LAT_NS, K_TOTAL_IOS, 0};
 static const unsigned char keys_lat[] = {K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS, 0};
-static const unsigned char keys_opts[] = {K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD, 0};
+static const unsigned char keys_opts[] = {
+    K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD, K_O_SIZE, K_O_IO_SIZE, K_O_IO_LIMIT,
+    K_O_FILESIZE, K_O_NRFILES, K_O_NUMBER_IOS, K_O_RUNTIME, K_O_TIMEOUT, K_O_LOOPS, K_O_NUMJOBS, K_O_BS,
+    K_O_BLOCKSIZE, K_O_BSRANGE, K_O_KB_BASE, K_O_SYNC, K_O_DIRECT, K_O_BUFFERED, K_O_SFR, K_O_END_FSYNC,
+    K_O_FSYNC_ON_CLOSE, K_O_DIRECTORY, K_O_FILENAME, 0};
 
 static const unsigned char *const frame_keys[] = {
-    [F_ROOT] = keys_root, [F_JOB] = keys_job, [F_WRITE] = keys_write, [F_CLAT] = keys_clat,
+    [F_ROOT] = keys_root, [F_JOB] = keys_job, [F_DDIR] = keys_ddir, [F_CLAT] = keys_clat,
     [F_SYNC] = keys_sync, [F_LAT] = keys_lat, [F_OPTS] = keys_opts,
 };
 
@@ -158,13 +167,16 @@ static int cb_start_map(void *ctx)
             d->x.has_opts = 1;
             return push(d, F_OPTS, "job options");
         }
-        if (k == K_WRITE)
-            return push(d, F_WRITE, "write");
+        if (k == K_WRITE || k == K_READ || k == K_TRIM) {
+            push(d, F_DDIR, k == K_WRITE ? "write" : k == K_READ ? "read" : "trim");
+            top(d)->ddir = k == K_WRITE ? D_WRITE : k == K_READ ? D_READ : D_TRIM;
+            return 1;
+        }
         if (k == K_SYNC)
             return push(d, F_SYNC, "sync");
         break;
-    case F_WRITE:
-        if (k == K_CLAT_NS)
+    case F_DDIR:
+        if (k == K_CLAT_NS && f->ddir == D_WRITE)
             return push(d, F_CLAT, "clat_ns");
         break;
     case F_SYNC:
@@ -220,12 +232,14 @@ static int cb_start_array(void *ctx)
     return nest_skip(d);
 }
 
+/* "N" missing is only told at the job's end (fior__jjob_end): fio before 3.18 writes none, and the count is
+ * then in keys that come after lat_ns */
 static void lat_end(jdoc *d, const jframe *f)
 {
     fior_job *j = &d->b.j;
-    if (!(f->seen & (1ull << K_N)))
-        fior__jdoubt(d, "no sample count \"N\" in %s[%zu].sync.lat_ns (byte %zu): fio always writes one",
-              d->st[1].array_name, d->st[1].count - 1, f->off);
+    d->x.has_lat = 1;
+    d->x.has_n = (f->seen & (1ull << K_N)) != 0;
+    d->x.lat_off = f->off;
     /* N counts the timed syncs; with N missing a percentile still proves there were some */
     j->has_sync = j->samples_known ? j->samples > 0 : (j->npct > 0 || j->max_ns > 0);
 }
@@ -303,7 +317,10 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
     int id = key_id(f->kind, k, n);
     f->key = id;
     if (id) {
-        if (f->seen & (1ull << id))
+        /* fio lists an option as often as it was given (the last one counts): for the options that end a
+         * job or change its syncs, a repeat is not a contradiction, and opt_end_value keeps the value that
+         * proves least (the largest size, any O_SYNC) */
+        if ((f->seen & (1ull << id)) && !(f->kind == F_OPTS && id >= K_O_SIZE))
             dup_key(d, id, off);
         f->seen |= 1ull << id;
         if (f->kind == F_LAT && !f->off)
@@ -312,12 +329,89 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
     return 1;
 }
 
+/* A later value of an option that ends the job wins only when larger: the run must then have gone further
+ * to prove its end (two values of one option are a contradiction, told by dup_key anyway). */
+static void opt_max(uint64_t *o, uint64_t v)
+{
+    if (*o == 0 || v == UINT64_MAX || (*o != UINT64_MAX && v > *o))
+        *o = v;
+}
+
+/* fio's bool options (parse.c check_str_bool): "1", "true", "on", "yes" */
+static int truthy(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
+           (n == 3 && !memcmp(s, "yes", 3));
+}
+
+static int dec_count(const char *s, size_t n, uint64_t *v)
+{
+    uint64_t t = fior__opt_size(s, n, 1);
+    *v = t;
+    return t != UINT64_MAX;
+}
+
+/* The options that end a job or change what its syncs flush (run_end.c, verdict.c). */
+static void opt_end_value(jdoc *d, jjob *x, int global, int key, const char *s, size_t n)
+{
+    uint64_t v;
+    switch (key) {
+    case K_O_SIZE:       opt_max(&x->o_size, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_IO_SIZE:
+    case K_O_IO_LIMIT:   opt_max(&x->o_io_size, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_FILESIZE:   opt_max(&x->o_filesize, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_NRFILES:    dec_count(s, n, &v); opt_max(&x->o_nrfiles, v); break;
+    case K_O_NUMBER_IOS: dec_count(s, n, &v); opt_max(&x->o_number_ios, v); break;
+    case K_O_RUNTIME:
+    case K_O_TIMEOUT:    opt_max(&x->o_runtime_ms, fior__opt_time_ms(s, n)); break;
+    case K_O_LOOPS:      dec_count(s, n, &v); opt_max(&x->o_loops, v); break;
+    case K_O_NUMJOBS:    dec_count(s, n, &v); opt_max(&x->o_numjobs, v); break;
+    case K_O_BS:
+    case K_O_BLOCKSIZE:
+    case K_O_BSRANGE:    opt_max(&x->o_bs, fior__opt_bs_max(s, n, x->kb1000)); break;
+    case K_O_KB_BASE:    x->kb1000 = !(n == 4 && !memcmp(s, "1024", 4)); break;
+    case K_O_SYNC: { /* options.c: "none"/"0", "sync"/"1" (O_SYNC), "dsync" (O_DSYNC); older fio: a bool */
+        signed char v = (signed char)((n == 5 && !memcmp(s, "dsync", 5)) ? 2
+                                      : (n == 4 && !memcmp(s, "sync", 4)) || truthy(s, n) ? 1 : 0);
+        if (x->o_sync <= 0)
+            x->o_sync = v;
+        break;
+    }
+    case K_O_DIRECT:
+    case K_O_BUFFERED:
+        if (x->o_direct <= 0)
+            x->o_direct = (signed char)(truthy(s, n) == (key == K_O_DIRECT));
+        break;
+    case K_O_SFR: /* wait_before, write, wait_after, … */
+        if (x->o_sfr <= 0)
+            x->o_sfr = (signed char)(n > 0);
+        break;
+    case K_O_END_FSYNC:
+    case K_O_FSYNC_ON_CLOSE:
+        if (truthy(s, n))
+            x->o_end_fsync = 1;
+        else if (x->o_end_fsync < 0)
+            x->o_end_fsync = 0;
+        break;
+    case K_O_DIRECTORY:
+        fior__jsetstr(d, global ? &d->g_directory : &d->b.j.directory, (const unsigned char *)s, n);
+        x->own_directory = 1;
+        break;
+    case K_O_FILENAME:
+        fior__jsetstr(d, global ? &d->g_filename : &d->b.j.filename, (const unsigned char *)s, n);
+        x->own_filename = 1;
+        break;
+    }
+}
+
 static void opt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n)
 {
     int on = !(n == 1 && s[0] == '0');
-    int truthy = (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
-                 (n == 3 && !memcmp(s, "yes", 3));
     jjob *x = f->global ? &d->gx : &d->x;
+    if (key >= K_O_SIZE) {
+        opt_end_value(d, x, f->global, key, s, n);
+        return;
+    }
     switch (key) {
     case K_O_IOENGINE:
         fior__jsetstr(d, f->global ? &d->g_ioengine : &d->b.j.ioengine, (const unsigned char *)s, n);
@@ -329,7 +423,7 @@ static void opt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n
         break;
     case K_O_FDATASYNC: x->fdatasync = (signed char)on; break;
     case K_O_FSYNC:     x->fsync = (signed char)on; break;
-    case K_O_GTOD:      x->gtod = (signed char)truthy; break;
+    case K_O_GTOD:      x->gtod = (signed char)truthy(s, n); break;
     }
 }
 
@@ -437,20 +531,45 @@ static int cb_number(void *ctx, const char *s, size_t n)
             d->x.has_elapsed = 1;
         } else if (k == K_JOB_RUNTIME && v.is_int && !v.neg) {
             d->x.runtime_ms = v.u;
+            d->x.has_runtime = 1;
+        } else if (k == K_ETA && v.is_int && !v.neg) {
+            d->x.eta = v.u;
+            d->x.has_eta = 1;
         }
         return 1;
     case F_OPTS:
         opt_value(d, f, k, s, n);
         return 1;
-    case F_WRITE:
+    case F_DDIR: {
         if (!fior__jnum_ok(&v))
             return 1;
-        if (k == K_IOPS)
+        uint64_t u = fior__jnum_u64(&v);
+        int w = f->ddir == D_WRITE;
+        if (k == K_IOPS && w)
             j->write_iops = v.d;
-        else if (k == K_BW_BYTES)
+        else if (k == K_BW_BYTES && w)
             j->write_bw_bytes = v.d;
-        else if (k == K_TOTAL_IOS)
-            d->x.writes = fior__jnum_u64(&v);
+        else if (k == K_TOTAL_IOS) {
+            if (w)
+                d->x.writes = u;
+            if (f->ddir == D_READ)
+                d->x.reads = u;
+            d->x.ios = d->x.ios > UINT64_MAX - u ? UINT64_MAX : d->x.ios + u;
+        } else if (k == K_IO_BYTES) {
+            d->x.bytes = d->x.bytes > UINT64_MAX - u ? UINT64_MAX : d->x.bytes + u;
+            d->x.has_bytes = 1;
+        } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
+            d->x.read_short = u;
+        } else if (k == K_RUNTIME && u > d->x.ddir_runtime_ms) {
+            d->x.ddir_runtime_ms = u;
+        }
+        return 1;
+    }
+    case F_SYNC:
+        if (k == K_TOTAL_IOS && fior__jnum_ok(&v)) {
+            d->x.sync_total = fior__jnum_u64(&v);
+            d->x.has_sync_total = 1;
+        }
         return 1;
     case F_CLAT:
         if (fior__jnum_ok(&v))

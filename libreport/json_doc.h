@@ -15,18 +15,26 @@ enum {
     K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS, K_CLIENT_STATS,
     /* job */
     K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS, K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME,
-    /* write */
-    K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS,
+    K_READ, K_TRIM, K_ETA,
+    /* read, write, trim */
+    K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, K_IO_BYTES, K_SHORT_IOS, K_RUNTIME,
     /* sync, lat_ns, clat_ns */
     K_LAT_NS, K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS,
     /* options */
     K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD,
+    /* options that say when a job ends (run_end.c) and what its syncs are */
+    K_O_SIZE, K_O_IO_SIZE, K_O_IO_LIMIT, K_O_FILESIZE, K_O_NRFILES, K_O_NUMBER_IOS, K_O_RUNTIME, K_O_TIMEOUT,
+    K_O_LOOPS, K_O_NUMJOBS, K_O_BS, K_O_BLOCKSIZE, K_O_BSRANGE, K_O_KB_BASE, K_O_SYNC, K_O_DIRECT, K_O_BUFFERED,
+    K_O_SFR, K_O_END_FSYNC, K_O_FSYNC_ON_CLOSE, K_O_DIRECTORY, K_O_FILENAME,
     K__COUNT
 };
+/* jframe.seen has a bit per key */
+_Static_assert(K__COUNT <= 64, "a key id must fit jframe.seen");
 const char *fior__jkey(int k);
 
 /* The objects whose keys are read. */
-enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_WRITE, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS };
+enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_DDIR, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS };
+enum { D_READ, D_WRITE, D_TRIM };  /* jframe.ddir of an F_DDIR frame */
 
 #define JDOC_DEPTH 8  /* root > jobs[] > job > sync > lat_ns > percentile is the deepest path read */
 
@@ -42,6 +50,7 @@ typedef struct jframe {
     int         global;        /* F_OPTS of "global options" */
     double      pkey;          /* F_PCT: the percentile of the value that comes next */
     uint64_t    bkey;          /* F_BINS: the bin of the value that comes next */
+    int         ddir;          /* F_DDIR: D_READ, D_WRITE or D_TRIM */
 } jframe;
 
 /* What a job's options say, kept until the document ends ("global options" may come after the jobs). */
@@ -51,6 +60,16 @@ typedef struct jjob {
     uint64_t    writes;                  /* write "total_ios" */
     uint64_t    elapsed_s, runtime_ms;   /* "elapsed" (s since fio started), "job_runtime": see same_run() */
     size_t      off, pct_off, bins_off;  /* bytes, for messages */
+    /* the options that end a job and make its syncs (run_end.c): 0 not given, UINT64_MAX unreadable */
+    uint64_t    o_size, o_io_size, o_filesize, o_nrfiles, o_number_ios, o_runtime_ms, o_loops, o_numjobs, o_bs;
+    signed char o_sync, o_direct, o_sfr, o_end_fsync;  /* -1 not given; o_sync 0 none, 1 O_SYNC, 2 O_DSYNC */
+    int         kb1000, own_directory, own_filename;
+    /* counters */
+    uint64_t    bytes, ios, reads, read_short, sync_total, eta, ddir_runtime_ms;
+    int         has_eta, has_runtime, has_bytes, has_sync_total, has_n, has_lat;
+    size_t      lat_off;                 /* byte of its sync lat_ns, for the message when "N" is missing */
+    /* filled in at the document's end: the facts fior__job_end needs that the document alone gives */
+    fior__endfacts end;
 } jjob;
 
 typedef struct jdoc {
@@ -76,7 +95,7 @@ typedef struct jdoc {
     jjob        *aux;          /* x of every job in out, by index */
     size_t       naux, auxcap;
     jjob         gx;           /* global options */
-    const char  *g_ioengine, *g_etcd_mode, *fio_version;
+    const char  *g_ioengine, *g_etcd_mode, *fio_version, *g_directory, *g_filename;
     uint64_t     ts_ms;        /* "timestamp_ms", else "timestamp" × 1000 */
     int          ts_known, ts_has_ms;
     char         doc_doubt[192]; /* a contradiction in the document's own keys: every job gets it */
