@@ -2,6 +2,7 @@
 /* readers.c — the table of input readers: how each format is recognised (from the content, never the file
  * name) and which reader parses it. fior_parse_buffer() takes the first row whose detect() matches; the
  * fuzz harnesses run every row. A new input format is one more row here. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -112,11 +113,27 @@ fior_status fior__text_beside_json(fior_report *r, const char *source, const cha
     return st;
 }
 
+/* An etcd-perf container log prints fio's JSON and then its own "INFO: 99th percentile of fsync is N ns"
+ * line: when the JSON part is damaged or partly elided, the log's lines are read instead (their value, no
+ * count: never a PASS on their own), each saying why. */
+static fior_status etcdperf_instead(fior_report *r, const char *source, const char *buf, size_t len)
+{
+    char why[FIOR__ERRLEN + 96];
+    snprintf(why, sizeof why, "read from the etcd-perf log's line, as its fio JSON does not read (%s)", r->err);
+    fior__report_clear(r);
+    fior_status st = fior__parse_etcdperf_lines(r, source, buf, len, why);
+    if (st == FIOR_OK)
+        r->format = FIOR_FMT_ETCD_PERF;
+    return st;
+}
+
 static fior_status parse_json(fior_report *r, const char *source, const char *buf, size_t len)
 {
     int text_jobs = 0;
     fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, NULL);
     r->format = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
+    if (st == FIOR_E_PARSE && detect_etcdperf(buf, len))
+        return etcdperf_instead(r, source, buf, len);
     return st;
 }
 
