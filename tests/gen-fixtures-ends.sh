@@ -6,6 +6,7 @@
 # let fio run a few seconds before it is signalled). Rerun by hand, then re-check the values asserted in
 # tests/test_run_end.c, tests/it_verdict.sh and tests/it_compare.sh:
 #     sh tests/gen-fixtures-ends.sh              # needs fio, /dev/shm and a free TCP port (client/server)
+#     SECTIONS="names" sh tests/gen-fixtures-ends.sh   # some sections only: ends samples client names hand
 # Each healthy twin is the same job run to its end, so that the tests show the rule only takes away what
 # it must. The classic job throughout: rw=write ioengine=sync fdatasync=1 bs=2300 in a /tmp directory.
 set -eu
@@ -23,7 +24,10 @@ trap cleanup EXIT INT TERM
 V=$($FIO --version)
 C="--name=mytest --directory=$WORK --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
 
-clean() { rm -f "$WORK"/mytest.* "$WORK"/grp.* "$SHM"/mytest.*; }
+SECTIONS=${SECTIONS:-ends samples client names hand}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+clean() { rm -f "$WORK"/mytest.* "$WORK"/grp.* "$WORK"/fio* "$SHM"/mytest.*; }
 
 run() { # OUTFILE FIO-ARGS... : stdout and stderr as an operator saves them (2>&1)
   f=$1; shift
@@ -57,6 +61,7 @@ job_killed_after() { # OUTFILE SECONDS MODE FIO-ARGS... : the job processes (fio
 }
 
 # ---- issue 25: runs fio did not finish, and their complete twins ----
+if want ends; then
 signal_after "$V-sigint.json"        INT 3 json $C --size=100m --output-format=json
 signal_after "$V-sigint-jsonplus.json" INT 3 json $C --size=100m --output-format=json+
 signal_after "$V-sigint.txt"         INT 3 text $C --size=100m
@@ -75,9 +80,16 @@ signal_after "$V-status-kill.txt"    KILL 3.5 text $C --size=100m --runtime=30 -
 signal_after "$V-status-sigint.json" INT 3.5 json $C --size=100m --runtime=30 --time_based --status-interval=1 \
     --output-format=json
 
+fi
+
 # ---- issue 26: what made the sync samples ----
-run "$V-null.txt"                    $C --size=4m --ioengine=null
-run_json "$V-null.json"              $C --size=4m --ioengine=null --output-format=json
+if want samples || want null; then
+run "$V-null.txt"                    --name=mytest --directory="$WORK" --rw=write --ioengine=null --fdatasync=1 \
+    --bs=2300 --size=4m
+run_json "$V-null.json"              --name=mytest --directory="$WORK" --rw=write --ioengine=null --fdatasync=1 \
+    --bs=2300 --size=4m --output-format=json
+fi
+if want samples; then
 run "$V-sfr.txt"                     --name=mytest --directory="$WORK" --rw=write --ioengine=sync \
     --sync_file_range=write --bs=2300 --size=2m
 run_json "$V-sfr.json"               --name=mytest --directory="$WORK" --rw=write --ioengine=sync \
@@ -105,6 +117,8 @@ run "$V-end-fsync.txt"               --name=mytest --directory="$WORK" --rw=writ
 run_json "$V-end-fsync.json"         --name=mytest --directory="$WORK" --rw=write --ioengine=sync --end_fsync=1 \
     --bs=2300 --size=2m --output-format=json
 
+fi
+
 leaves() { # PID: the fio processes below PID that have no fio child (the job processes)
   for c in $(pgrep -P "$1" fio); do
     if pgrep -P "$c" fio > /dev/null; then leaves "$c"; else echo "$c"; fi
@@ -112,6 +126,7 @@ leaves() { # PID: the fio processes below PID that have no fio child (the job pr
 }
 
 # client/server on loopback: the server's job process killed; the client exits 0 and says nothing
+if want client; then
 $FIO --server=ip:127.0.0.1,$PORT > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 sleep 1
@@ -139,3 +154,28 @@ for mode in json text; do
   clean; echo "wrote $f"
 done
 kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+fi
+
+# ---- jobs named like fio's own lines: they are jobs, not a signal or a dead process ----
+if want names; then
+run "$V-name-signal.txt" --name="fio: terminating on signal 2" --directory="$WORK" --rw=write --ioengine=sync \
+    --fdatasync=1 --bs=2300 --size=2m
+run_json "$V-name-signal.json" --name="fio: terminating on signal 2" --directory="$WORK" --rw=write \
+    --ioengine=sync --fdatasync=1 --bs=2300 --size=2m --output-format=json
+run "$V-name-got-signal.txt" --name="fio: pid=1, got signal=9" --directory="$WORK" --rw=write --ioengine=sync \
+    --fdatasync=1 --bs=2300 --size=2m
+rm -f "$WORK"/fio*
+fi
+
+# ---- hand-made from the committed fio 3.7 outputs (no fio older than 3.4 is built here): what fio before
+# 3.4 prints for an fsync=1 job, which it never timed (stat.c had no DDIR_SYNC statistics): no "sync"
+# object in the JSON, no sync section and the three-number "issued rwt:" in normal output ----
+if want hand; then
+F37=$(cd "$(dirname "$0")" && pwd)/fixtures/fio-3.7
+sed -e 's/"fio version" : "fio-3.7"/"fio version" : "fio-3.1"/' -e '/^      "sync" : {/,/^      },/d' \
+    "$F37/fsync.json" > "$OUT/hand-fio-3.1-fsync.json"
+sed -e 's/^fio-3.7$/fio-2.2.10/' -e '/fsync\/fdatasync\/sync_file_range:/,/^  cpu/{/^  cpu/!d}' \
+    -e 's/issued rwts: total=\([0-9]*\),\([0-9]*\),\([0-9]*\),[0-9]* short=\([0-9]*\),\([0-9]*\),\([0-9]*\),[0-9]*/issued rwt: total=\1,\2,\3 short=\4,\5,\6/' \
+    "$F37/fsync.txt" > "$OUT/hand-fio-2.2.10-fsync.txt"
+echo "wrote hand-fio-3.1-fsync.json hand-fio-2.2.10-fsync.txt"
+fi
