@@ -618,8 +618,9 @@ static fior_status fio_says(nstate *s, const char *p, int *mine)
         }
     }
     long pid;
-    int sig;
-    if (sscanf(p, "fio: pid=%ld, got signal=%d", &pid, &sig) == 2 && sig > 0) {
+    int sig, end = 0;
+    /* the whole line: a job may be named "fio: pid=1, got signal=9" (its header goes on after the name) */
+    if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sig, &end) == 2 && sig > 0 && !p[end]) {
         *mine = 1;
         nsig *d = fior__grow(s->died, &s->diedcap, s->ndied, sizeof *d, 4);
         if (!d)

@@ -208,15 +208,16 @@ static fior_verdict judge_check_perf(const fior_job *j, fior__judged *o)
 /* At most how large the median can be, from what the input lists: the lowest listed percentile at or above
  * p50 (the upper edge of what its printed value may stand for), else the json+ bins' p50. 0 when neither
  * says (the mean does not bound the median from above). */
-static uint64_t median_hi(const fior_job *j)
+static uint64_t median_hi(const fior_job *j, uint64_t *shown)
 {
     uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
+    *shown = 0;
     for (size_t i = 0; i < j->npct; i++) /* ascending by percent */
         if (j->pct[i].percent >= 50.0 - 1e-9)
-            return fio_bucket_hi(upper(j->pct[i].ns, res));
+            return fio_bucket_hi(upper(*shown = j->pct[i].ns, res));
     uint64_t lo, pt = 0, hi;
     if (j->nbins && fior_quantile_bound(j->bins, j->nbins, 0.5, 0.95, &lo, &pt, &hi) != FIOR_E_INVAL && pt)
-        return fio_bucket_hi(pt);
+        return fio_bucket_hi(*shown = pt);
     return 0;
 }
 
@@ -228,9 +229,9 @@ static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *
 {
     char a[32], b[32], fl[32];
     unsigned f = j->sync_flags;
-    uint64_t med = median_hi(j);
+    uint64_t shown, med = median_hi(j, &shown);
     if (fior__engine_no_io(j->ioengine)) {
-        fior_format_ns(a, sizeof a, med);
+        fior_format_ns(a, sizeof a, shown);
         say(o, FIOR_UNKNOWN, "ioengine=%s does no I/O: its syncs flush nothing to a disk (median %s); run the job "
             "with ioengine=sync or psync", j->ioengine, med ? a : "?");
         return 1;
@@ -248,8 +249,8 @@ static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *
             "nothing left to flush; run the job without it", how, j->write_clat_mean_ns > 0 ? a : "?");
         return 1;
     }
-    if (c->floor_ns && med && med < c->floor_ns) {
-        fior_format_ns(a, sizeof a, med);
+    if (c->floor_ns && med && med < c->floor_ns) { /* even the largest value the median may stand for */
+        fior_format_ns(a, sizeof a, shown);
         fior_format_ns(fl, sizeof fl, c->floor_ns);
         say(o, FIOR_UNKNOWN, "these %ss did not reach a disk: their median is %s, below the %s that any flush to "
             "a device takes (tmpfs, a RAM disk, or a cache that acknowledges without flushing?%s%s)",
