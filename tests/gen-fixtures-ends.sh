@@ -79,6 +79,9 @@ signal_after "$V-status-kill.json"   KILL 3.5 json $C --size=100m --runtime=30 -
 signal_after "$V-status-kill.txt"    KILL 3.5 text $C --size=100m --runtime=30 --time_based --status-interval=1
 signal_after "$V-status-sigint.json" INT 3.5 json $C --size=100m --runtime=30 --time_based --status-interval=1 \
     --output-format=json
+fi
+if want ends || want status-text; then
+signal_after "$V-status-sigint.txt"  INT 3.5 text $C --size=100m --runtime=30 --time_based --status-interval=1
 
 fi
 

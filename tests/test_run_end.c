@@ -77,6 +77,7 @@ static void stopped_by_a_signal(void **state)
     one(FX("fio-3.33-time-based-cut.json"), FIOR_END_STOPPED, FIOR_UNKNOWN, "2.75 s of its 30 s runtime");
     one(FX("fio-3.33-io-size-cut.json"), FIOR_END_STOPPED, FIOR_UNKNOWN, "after 47.5 of 100 MiB");
     one(FX("fio-3.33-status-sigint.json"), FIOR_END_STOPPED, FIOR_UNKNOWN, why);
+    one(FX("fio-3.33-status-sigint.txt"), FIOR_END_STOPPED, FIOR_UNKNOWN, "after 24.8 MiB, 3.24 s");
     /* the measured value stays in the reason */
     one(FX("fio-3.33-sigint.json"), FIOR_END_STOPPED, FIOR_UNKNOWN, "until then: p99 342 us < 10 ms");
     fior_report *r = parse_ok(FX("fio-3.33-sigint.json"));
