@@ -347,7 +347,7 @@ static void ddir_io(nstate *s, const char *p)
         if (fior__parse_dec(&v, &ms) || !starts(v, "msec)"))
             continue;
         double b = num * u[k].mult;
-        if (!(b < 1.8e19))
+        if (!(b < 1.8e19) || !(ms < 1.8e19))
             return;
         s->cur.bytes += (uint64_t)llround(b);
         s->cur.has_bytes = 1;

@@ -202,13 +202,7 @@ static fior_status commit_doc(fior_stream *s)
     s->cur_ts_known = d->ts_has_ms || d->ts_known;
     s->cur_ts_ms = d->ts_has_ms;
     s->docs++;
-    fior_status st = run_end(s, 0);
-    if (st == FIOR_OK && s->sig_in_doc) {
-        int sig = s->sig_in_doc;
-        s->sig_in_doc = 0;
-        st = on_signal(s, sig);
-    }
-    return st;
+    return run_end(s, 0); /* a signal line inside this document follows it: doc_signal(), after */
 }
 
 /* ---- the scanner ---- */
@@ -249,6 +243,15 @@ static void doc_close(fior_stream *s)
         yajl_free(s->h);
     s->h = NULL;
     s->in_doc = 0;
+}
+
+/* A signal line read inside a document stands after it: once the document is committed, or dropped (it
+ * broke, or grew past the cap), after the documents before it. */
+static fior_status doc_signal(fior_stream *s)
+{
+    int sig = s->sig_in_doc;
+    s->sig_in_doc = 0;
+    return sig ? on_signal(s, sig) : FIOR_OK;
 }
 
 static void keep_gap(fior_stream *s, const char *p, size_t n)
@@ -327,6 +330,8 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
                 st = commit_doc(s);
             else
                 memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+            if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
+                st = FIOR_E_NOMEM;
             fior__report_clear(s->doc);
             if (st != FIOR_OK)
                 set_first(s, &first, st);
@@ -338,6 +343,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             memcpy(s->err->err, s->doc->err, sizeof s->err->err);
             set_first(s, &first, d->failed ? d->failed : FIOR_E_PARSE);
             doc_close(s);
+            doc_signal(s);
             fior__report_clear(s->doc);
             s->bol = 0;
             i += used ? used : 1;
@@ -350,6 +356,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
                      s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
         set_first(s, &first, FIOR_E_PARSE);
         doc_close(s);
+        doc_signal(s);
         fior__report_clear(s->doc);
         s->bol = 0;
         i += used ? used : 1;
@@ -539,6 +546,7 @@ fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
         fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu bytes",
                      s->source, s->pos, s->doc_start + 1, (unsigned long long)cap);
         doc_close(s);
+        doc_signal(s);
         fior__report_clear(s->doc);
         s->bol = 0;
         set_first(s, &st, FIOR_E_TOOBIG);

@@ -180,6 +180,17 @@ static void signal_line_wherever_it_stands(void **state)
     assert_int_equal(j->end_signal, 2);
     has(j->end_reason, "fio was stopped by signal 2 (SIGINT) and the input ends before its final figures");
     fior_report_free(r);
+    /* the same, with that document broken at its end: the live stream still knows fio was stopped */
+    char *brk = strrchr(in, '}');
+    assert_non_null(brk);
+    brk[0] = '#';
+    fior_stream *st = fior_stream_new("broken");
+    assert_int_equal(fior_stream_feed(st, in, l2), FIOR_E_PARSE);
+    assert_int_equal(fior_stream_documents(st), 2);
+    j = fior_report_job(fior_stream_report(st), 0);
+    assert_int_equal(j->end_signal, 2);
+    assert_int_equal(j->end, FIOR_END_CUT);
+    fior_stream_free(st);
     free(in);
     free(buf);
 
