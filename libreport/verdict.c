@@ -208,17 +208,20 @@ static fior_verdict judge_check_perf(const fior_job *j, fior__judged *o)
 /* At most how large the median can be, from what the input lists: the lowest listed percentile at or above
  * p50 (the upper edge of what its printed value may stand for), else the json+ bins' p50. 0 when neither
  * says (the mean does not bound the median from above). */
-static uint64_t median_hi(const fior_job *j, uint64_t *shown)
+static int median_hi(const fior_job *j, uint64_t *hi_ns, uint64_t *shown)
 {
     uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
-    *shown = 0;
     for (size_t i = 0; i < j->npct; i++) /* ascending by percent */
-        if (j->pct[i].percent >= 50.0 - 1e-9)
-            return fio_bucket_hi(upper(*shown = j->pct[i].ns, res));
+        if (j->pct[i].percent >= 50.0 - 1e-9) {
+            *hi_ns = fio_bucket_hi(upper(*shown = j->pct[i].ns, res));
+            return 1;
+        }
     uint64_t lo, pt = 0, hi;
-    if (j->nbins && fior_quantile_bound(j->bins, j->nbins, 0.5, 0.95, &lo, &pt, &hi) != FIOR_E_INVAL && pt)
-        return fio_bucket_hi(*shown = pt);
-    return 0;
+    fior_status st = j->nbins ? fior_quantile_bound(j->bins, j->nbins, 0.5, 0.95, &lo, &pt, &hi) : FIOR_E_INVAL;
+    if (st == FIOR_E_INVAL || (st != FIOR_OK && !pt))
+        return 0;
+    *hi_ns = fio_bucket_hi(*shown = pt);
+    return 1;
 }
 
 /* UNKNOWN (1, reason said) when the job's sync samples are not flushes to a disk: an engine that does no
@@ -229,11 +232,12 @@ static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *
 {
     char a[32], b[32], fl[32];
     unsigned f = j->sync_flags;
-    uint64_t shown, med = median_hi(j, &shown);
+    uint64_t shown = 0, med = 0;
+    int med_known = median_hi(j, &med, &shown);
     if (fior__engine_no_io(j->ioengine)) {
         fior_format_ns(a, sizeof a, shown);
         say(o, FIOR_UNKNOWN, "ioengine=%s does no I/O: its syncs flush nothing to a disk (median %s); run the job "
-            "with ioengine=sync or psync", j->ioengine, med ? a : "?");
+            "with ioengine=sync or psync", j->ioengine, med_known ? a : "?");
         return 1;
     }
     if (f & FIOR_SYNC_RANGE) {
@@ -249,7 +253,7 @@ static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *
             "nothing left to flush; run the job without it", how, j->write_clat_mean_ns > 0 ? a : "?");
         return 1;
     }
-    if (c->floor_ns && med && med < c->floor_ns) { /* even the largest value the median may stand for */
+    if (c->floor_ns && med_known && med < c->floor_ns) { /* even the largest value the median may stand for */
         fior_format_ns(a, sizeof a, shown);
         fior_format_ns(fl, sizeof fl, c->floor_ns);
         say(o, FIOR_UNKNOWN, "these %ss did not reach a disk: their median is %s, below the %s that any flush to "
@@ -386,8 +390,6 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     if ((j->sync_flags & FIOR_SYNC_END_FSYNC) && !(j->sync_flags & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)) &&
         (j->sync_flags & FIOR_SYNC_OPTIONS))
         return no_timed_syncs(j, o);
-    if (not_a_flush(j, &c, o))
-        return o->j.verdict;
     if (j->latency_untimed)
         return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
     switch (libaio_garbage(j)) {
@@ -405,6 +407,8 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
         all_zero = j->pct[i].ns == 0;
     if (all_zero)
         return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
+    if (not_a_flush(j, &c, o))
+        return o->j.verdict;
     /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
     if (!j->samples_known)
         return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "

@@ -325,6 +325,14 @@ static void the_physical_floor(void **state)
     assert_int_equal(tj_judge(r, c), FIOR_UNKNOWN);
     has(JV(0).reason, "the job's directory is under /dev/shm, a tmpfs");
     fior_report_free(r);
+    /* a median printed as 0 ns is below the floor too (not "no median") */
+    static const char zero[] = "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"z\", \"error\": 0, \"sync\": "
+                               "{\"lat_ns\": {\"N\": 500, \"min\": 0, \"max\": 900000, \"percentile\": "
+                               "{\"50.000000\": 0, \"99.000000\": 800000}}}}]}\n";
+    r = parse_buf("zero.json", zero, sizeof zero - 1);
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "did not reach a disk: their median is 0 ns");
+    fior_report_free(r);
     r = parse_ok(FX("fio-3.33-global-backend.json")); /* on /dev/shm: the engine's fast commits do not pass */
     assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
     assert_int_equal(JV(0).verdict, FIOR_UNKNOWN);
@@ -398,6 +406,12 @@ static void etcd_perf_logs(void **state)
     assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     has(JV(0).reason, "read from the etcd-perf log's line, as its fio JSON does not read (");
     has(JV(0).reason, "byte 1005");
+    fior_report_free(r);
+    /* the phrase in a job's name is no etcd-perf line: a broken document keeps the JSON's own error */
+    static const char named[] = "{\"jobs\": [{\"jobname\": \"99th percentile of fsync is 100 ns\", \"error\": 0,#}]}\n";
+    r = fior_report_new();
+    assert_int_equal(fior_parse_buffer(r, "named.json", named, sizeof named - 1), FIOR_E_PARSE);
+    has(fior_report_error(r), "named.json: byte 73: expected valid JSON");
     fior_report_free(r);
 }
 
