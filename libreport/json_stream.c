@@ -41,7 +41,7 @@ struct fior_stream {
      * signal handler may have written it) and taken out before the scanner sees the bytes */
     char           held[64];  /* the input's tail from a '\n' that may begin one, until more bytes come */
     size_t         heldlen;
-    uint64_t       held_abs;  /* where held[0] stands in the input */
+    uint64_t       held_abs;  /* where the first held byte of the input stands in it (after a virtual '\n') */
     int            held_virtual; /* held[0] is a '\n' before the input's first byte, not in the input */
     uint64_t       raw;       /* bytes fed so far (s->pos is set per piece handed to the scanner) */
     int            sig_pending; /* a signal line after the current run's latest document */
@@ -429,8 +429,9 @@ static int resolve_held(fior_stream *s, const char *buf, size_t len, size_t *use
     if (r > 0) {
         keep_first(first, removed_line(s, tmp + s->held_virtual, l - (size_t)s->held_virtual, sig));
         *used = l - s->heldlen;
-    } else if (!s->held_virtual) {
-        keep_first(first, piece(s, s->held, s->heldlen, s->held_abs));
+    } else { /* not a signal line: the held bytes (after a virtual '\n') go to the scanner */
+        size_t v = (size_t)s->held_virtual;
+        keep_first(first, piece(s, s->held + v, s->heldlen - v, s->held_abs));
     }
     s->heldlen = 0;
     s->held_virtual = 0;
@@ -483,10 +484,11 @@ static fior_status flush_held(fior_stream *s)
     int sig = 0;
     memcpy(tmp, s->held, s->heldlen);
     tmp[s->heldlen] = '\n';
+    size_t v = (size_t)s->held_virtual;
     if (sig_at(tmp, s->heldlen + 1, &l, &sig) > 0 && l == s->heldlen + 1)
-        keep_first(&first, removed_line(s, s->held + s->held_virtual, s->heldlen - (size_t)s->held_virtual, sig));
-    else if (!s->held_virtual)
-        keep_first(&first, piece(s, s->held, s->heldlen, s->held_abs));
+        keep_first(&first, removed_line(s, s->held + v, s->heldlen - v, sig));
+    else
+        keep_first(&first, piece(s, s->held + v, s->heldlen - v, s->held_abs));
     s->heldlen = 0;
     s->held_virtual = 0;
     s->pos = (size_t)s->raw;
