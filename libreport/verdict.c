@@ -299,8 +299,9 @@ static fior_verdict no_timed_syncs(const fior_job *j, fior__judged *o)
 static fior_verdict end_rule(const fior_job *j, const fior_criteria *c, fior__judged *o)
 {
     fior_verdict v = o->j.verdict;
-    if (j->end == FIOR_END_UNKNOWN || j->end == FIOR_END_PROVEN || j->end == FIOR_END_INFERRED)
-        return v;
+    if (v == FIOR_NOT_JUDGED || j->end == FIOR_END_UNKNOWN || j->end == FIOR_END_PROVEN ||
+        j->end == FIOR_END_INFERRED)
+        return v; /* (a job with nothing to judge stays so) */
     if (j->end == FIOR_END_STOPPED && c->caller_stop && j->end_signal == c->caller_stop)
         return v;
     const char *why = j->end_reason ? j->end_reason : "the run did not reach its end";
