@@ -251,6 +251,9 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     e->job_signal = check_job_signal(errpath);
     const char *se = fior_stream_error(out->stream);
     cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");
+    const fior_job *wj = check_find_job(last, FIOR_ROLE_WAL);
+    if (!e->complete && !e->stream_error[0] && wj && wj->end_reason) /* what the library knows of the end */
+        cli_msg(e->stream_error, sizeof e->stream_error, "%s", wj->end_reason);
     proc_release(&p);
     return 0;
 }
