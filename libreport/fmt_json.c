@@ -329,104 +329,6 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
     return 1;
 }
 
-/* A later value of an option that ends the job wins only when larger: the run must then have gone further
- * to prove its end (two values of one option are a contradiction, told by dup_key anyway). */
-static void opt_max(uint64_t *o, uint64_t v)
-{
-    if (*o == 0 || v == UINT64_MAX || (*o != UINT64_MAX && v > *o))
-        *o = v;
-}
-
-/* fio's bool options (parse.c check_str_bool): "1", "true", "on", "yes" */
-static int truthy(const char *s, size_t n)
-{
-    return (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
-           (n == 3 && !memcmp(s, "yes", 3));
-}
-
-static int dec_count(const char *s, size_t n, uint64_t *v)
-{
-    uint64_t t = fior__opt_size(s, n, 1);
-    *v = t;
-    return t != UINT64_MAX;
-}
-
-/* The options that end a job or change what its syncs flush (run_end.c, verdict.c). */
-static void opt_end_value(jdoc *d, jjob *x, int global, int key, const char *s, size_t n)
-{
-    uint64_t v;
-    switch (key) {
-    case K_O_SIZE:       opt_max(&x->o_size, fior__opt_size(s, n, x->kb1000)); break;
-    case K_O_IO_SIZE:
-    case K_O_IO_LIMIT:   opt_max(&x->o_io_size, fior__opt_size(s, n, x->kb1000)); break;
-    case K_O_FILESIZE:   opt_max(&x->o_filesize, fior__opt_size(s, n, x->kb1000)); break;
-    case K_O_NRFILES:    dec_count(s, n, &v); opt_max(&x->o_nrfiles, v); break;
-    case K_O_NUMBER_IOS: dec_count(s, n, &v); opt_max(&x->o_number_ios, v); break;
-    case K_O_RUNTIME:
-    case K_O_TIMEOUT:    opt_max(&x->o_runtime_ms, fior__opt_time_ms(s, n)); break;
-    case K_O_LOOPS:      dec_count(s, n, &v); opt_max(&x->o_loops, v); break;
-    case K_O_NUMJOBS:    dec_count(s, n, &v); opt_max(&x->o_numjobs, v); break;
-    case K_O_BS:
-    case K_O_BLOCKSIZE:
-    case K_O_BSRANGE:    opt_max(&x->o_bs, fior__opt_bs_max(s, n, x->kb1000)); break;
-    case K_O_KB_BASE:    x->kb1000 = !(n == 4 && !memcmp(s, "1024", 4)); break;
-    case K_O_SYNC: { /* options.c: "none"/"0", "sync"/"1" (O_SYNC), "dsync" (O_DSYNC); older fio: a bool */
-        signed char v = (signed char)((n == 5 && !memcmp(s, "dsync", 5)) ? 2
-                                      : (n == 4 && !memcmp(s, "sync", 4)) || truthy(s, n) ? 1 : 0);
-        if (x->o_sync <= 0)
-            x->o_sync = v;
-        break;
-    }
-    case K_O_DIRECT:
-    case K_O_BUFFERED:
-        if (x->o_direct <= 0)
-            x->o_direct = (signed char)(truthy(s, n) == (key == K_O_DIRECT));
-        break;
-    case K_O_SFR: /* wait_before, write, wait_after, … */
-        if (x->o_sfr <= 0)
-            x->o_sfr = (signed char)(n > 0);
-        break;
-    case K_O_END_FSYNC:
-    case K_O_FSYNC_ON_CLOSE:
-        if (truthy(s, n))
-            x->o_end_fsync = 1;
-        else if (x->o_end_fsync < 0)
-            x->o_end_fsync = 0;
-        break;
-    case K_O_DIRECTORY:
-        fior__jsetstr(d, global ? &d->g_directory : &d->b.j.directory, (const unsigned char *)s, n);
-        x->own_directory = 1;
-        break;
-    case K_O_FILENAME:
-        fior__jsetstr(d, global ? &d->g_filename : &d->b.j.filename, (const unsigned char *)s, n);
-        x->own_filename = 1;
-        break;
-    }
-}
-
-static void opt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n)
-{
-    int on = !(n == 1 && s[0] == '0');
-    jjob *x = f->global ? &d->gx : &d->x;
-    if (key >= K_O_SIZE) {
-        opt_end_value(d, x, f->global, key, s, n);
-        return;
-    }
-    switch (key) {
-    case K_O_IOENGINE:
-        fior__jsetstr(d, f->global ? &d->g_ioengine : &d->b.j.ioengine, (const unsigned char *)s, n);
-        x->own_ioengine = 1;
-        break;
-    case K_O_ETCD_MODE:
-        fior__jsetstr(d, f->global ? &d->g_etcd_mode : &d->b.j.etcd_mode, (const unsigned char *)s, n);
-        x->own_etcd_mode = 1;
-        break;
-    case K_O_FDATASYNC: x->fdatasync = (signed char)on; break;
-    case K_O_FSYNC:     x->fsync = (signed char)on; break;
-    case K_O_GTOD:      x->gtod = (signed char)truthy(s, n); break;
-    }
-}
-
 /* A string, null or boolean where fio writes something else: the error for that key (1), or 0 when the key
  * takes any value. */
 static int wrong_type(jdoc *d, int kind, int k, size_t off)
@@ -480,10 +382,73 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     else if (f->kind == F_JOB && k == K_HOSTNAME)
         fior__jsetstr(d, &d->b.j.host, s, n);
     else if (f->kind == F_OPTS)
-        opt_value(d, f, k, (const char *)s, n);
+        fior__jopt_value(d, f, k, (const char *)s, n);
     else
         wrong_type(d, f->kind, k, off);
     return 1;
+}
+
+/* A number among a job's own keys. */
+static int job_number(jdoc *d, int k, const jnum *v, size_t off)
+{
+    fior_job *j = &d->b.j;
+    int whole = v->is_int && !v->neg;
+    if (k == K_ERROR) {
+        if (!v->is_int || v->u > 1000000)
+            return fior__jfail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
+        j->error = v->neg ? -(int)v->u : (int)v->u;
+        if (v->neg && !v->u)
+            fior__jdoubt(d, "\"error\" is -0 in %s[%zu] (byte %zu): not a value fio writes", d->st[1].array_name,
+                         d->st[1].count - 1, off);
+    } else if (k == K_GROUPID && whole && v->u < 1000000) {
+        j->group = (int)v->u;
+    } else if (k == K_PORT && whole && v->u < 65536) {
+        j->port = (int)v->u;
+    } else if (k == K_ELAPSED && whole && v->u < 1000000000) {
+        d->x.elapsed_s = v->u;
+        d->x.has_elapsed = 1;
+    } else if (k == K_JOB_RUNTIME && whole) {
+        d->x.runtime_ms = v->u;
+        d->x.has_runtime = 1;
+    } else if (k == K_ETA && whole) {
+        d->x.eta = v->u;
+        d->x.has_eta = 1;
+    }
+    return 1;
+}
+
+/* A number in a job's read/write/trim or sync object: the write summary, and the counters the run's end
+ * (run_end.c) and fio 3.4-3.17's sync count (json_job.c) are read from. */
+static void ddir_number(jdoc *d, const jframe *f, int k, const jnum *v)
+{
+    fior_job *j = &d->b.j;
+    if (!fior__jnum_ok(v))
+        return;
+    uint64_t u = fior__jnum_u64(v);
+    int w = f->kind == F_DDIR && f->ddir == D_WRITE;
+    if (f->kind == F_SYNC) {
+        if (k == K_TOTAL_IOS) {
+            d->x.sync_total = u;
+            d->x.has_sync_total = 1;
+        }
+    } else if (k == K_IOPS && w) {
+        j->write_iops = v->d;
+    } else if (k == K_BW_BYTES && w) {
+        j->write_bw_bytes = v->d;
+    } else if (k == K_TOTAL_IOS) {
+        if (w)
+            d->x.writes = u;
+        if (f->ddir == D_READ)
+            d->x.reads = u;
+        d->x.ios = d->x.ios > UINT64_MAX - u ? UINT64_MAX : d->x.ios + u;
+    } else if (k == K_IO_BYTES) {
+        d->x.bytes = d->x.bytes > UINT64_MAX - u ? UINT64_MAX : d->x.bytes + u;
+        d->x.has_bytes = 1;
+    } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
+        d->x.read_short = u;
+    } else if (k == K_RUNTIME && u > d->x.ddir_runtime_ms) {
+        d->x.ddir_runtime_ms = u;
+    }
 }
 
 static int cb_number(void *ctx, const char *s, size_t n)
@@ -515,61 +480,13 @@ static int cb_number(void *ctx, const char *s, size_t n)
         }
         return 1;
     case F_JOB:
-        if (k == K_ERROR) {
-            if (!v.is_int || v.u > 1000000)
-                return fior__jfail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
-            j->error = v.neg ? -(int)v.u : (int)v.u;
-            if (v.neg && !v.u)
-                fior__jdoubt(d, "\"error\" is -0 in %s[%zu] (byte %zu): not a value fio writes", d->st[1].array_name,
-                      d->st[1].count - 1, off);
-        } else if (k == K_GROUPID && v.is_int && !v.neg && v.u < 1000000) {
-            j->group = (int)v.u;
-        } else if (k == K_PORT && v.is_int && !v.neg && v.u < 65536) {
-            j->port = (int)v.u;
-        } else if (k == K_ELAPSED && v.is_int && !v.neg && v.u < 1000000000) {
-            d->x.elapsed_s = v.u;
-            d->x.has_elapsed = 1;
-        } else if (k == K_JOB_RUNTIME && v.is_int && !v.neg) {
-            d->x.runtime_ms = v.u;
-            d->x.has_runtime = 1;
-        } else if (k == K_ETA && v.is_int && !v.neg) {
-            d->x.eta = v.u;
-            d->x.has_eta = 1;
-        }
-        return 1;
+        return job_number(d, k, &v, off);
     case F_OPTS:
-        opt_value(d, f, k, s, n);
+        fior__jopt_value(d, f, k, s, n);
         return 1;
-    case F_DDIR: {
-        if (!fior__jnum_ok(&v))
-            return 1;
-        uint64_t u = fior__jnum_u64(&v);
-        int w = f->ddir == D_WRITE;
-        if (k == K_IOPS && w)
-            j->write_iops = v.d;
-        else if (k == K_BW_BYTES && w)
-            j->write_bw_bytes = v.d;
-        else if (k == K_TOTAL_IOS) {
-            if (w)
-                d->x.writes = u;
-            if (f->ddir == D_READ)
-                d->x.reads = u;
-            d->x.ios = d->x.ios > UINT64_MAX - u ? UINT64_MAX : d->x.ios + u;
-        } else if (k == K_IO_BYTES) {
-            d->x.bytes = d->x.bytes > UINT64_MAX - u ? UINT64_MAX : d->x.bytes + u;
-            d->x.has_bytes = 1;
-        } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
-            d->x.read_short = u;
-        } else if (k == K_RUNTIME && u > d->x.ddir_runtime_ms) {
-            d->x.ddir_runtime_ms = u;
-        }
-        return 1;
-    }
+    case F_DDIR:
     case F_SYNC:
-        if (k == K_TOTAL_IOS && fior__jnum_ok(&v)) {
-            d->x.sync_total = fior__jnum_u64(&v);
-            d->x.has_sync_total = 1;
-        }
+        ddir_number(d, f, k, &v);
         return 1;
     case F_CLAT:
         if (fior__jnum_ok(&v))

@@ -10,15 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-enum section { SEC_NONE, SEC_WRITE, SEC_OTHER, SEC_SYNC };
-
-typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E, iodepth=…" */
-    char *name;
-    int   group;
-    char *ioengine;
-} desc;
+#include "normal_doc.h"
 
 static char *job_key(const fior_job *j)
 {
@@ -36,100 +28,6 @@ static char *desc_key(const char *name, int group)
     return k;
 }
 
-/* What the output says of one job's end (run_end.c), by its index in the report: its prints (a
- * --status-interval normal output prints every job again and again) and their figures. */
-typedef struct nfact {
-    unsigned prints, last_print; /* how often it was printed, and the run's print count at its last one */
-    uint64_t rt[3];              /* the write line's runtime of its last three prints, newest last (ms) */
-    int      has_ddir, has_bytes, has_rt;
-    uint64_t bytes, rt_ms;
-    int      jobs;               /* the header's jobs=N (group_reporting sums N processes) */
-    int      cpu_idle;           /* its cpu line says usr=0, sys=0, ctx=0: the process never ran to its end */
-} nfact;
-
-typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */
-    long pid;
-    int  sig;
-} nsig;
-
-typedef struct nstate {
-    fior_report *r;
-    const char  *source;
-    size_t       lineno;
-    char        *line;         /* current line, NUL-terminated copy */
-    size_t       linecap;
-    char        *version;      /* last fio version line seen */
-    char        *host1;        /* the single client host seen, if only one */
-    int          nhosts;
-    desc        *descs;
-    size_t       ndescs, dcap;
-    fior__strmap         didx;         /* "name\x1fgroup" → descs[] */
-    fior__strmap         jidx;         /* job identity → r->jobs[] */
-    int          fio_seen;     /* version or description line seen: this is fio output */
-    int          in_job;
-    fior__jobb   job;
-    enum section sec;
-    uint64_t     pct_unit;     /* inside a percentile block: its unit; 0 outside */
-    int          pct_target;   /* the block belongs to sync (1) or is skipped (0) */
-    size_t       pct_rows, pct_start;
-    int          pct_open;     /* last entry ended with ',' */
-    int          sync_lines, issued_lines;  /* of the current job: each at most once */
-    unsigned     run;          /* fior_job.run of the jobs being read */
-    size_t       run_first;    /* index in r->jobs of the current run's first job */
-    int          run_fio;      /* the current run has shown fio's banner or a job description */
-    int          run_summary;  /* the current run has printed its 'Run status group' summary */
-    /* how the jobs ended (run_end.c) */
-    nfact       *nf;           /* by index in r->jobs */
-    size_t       nfcap;
-    nfact        cur;          /* the job being read */
-    unsigned     prints;       /* job prints of the current run */
-    int          run_sig;      /* its "fio: terminating on signal N" line: N */
-    unsigned     sig_prints;   /* prints before that line */
-    nsig        *died;         /* its "got signal" lines */
-    size_t       ndied, diedcap;
-} nstate;
-
-static fior_status nomem(nstate *s)
-{
-    fior__seterr(s->r, "%s: out of memory", s->source);
-    return FIOR_E_NOMEM;
-}
-
-static fior_status bad(nstate *s, const char *what)
-{
-    fior__seterr(s->r, "%s:%zu: expected %s", s->source, s->lineno, what);
-    return FIOR_E_PARSE;
-}
-
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
-/* The first-byte test keeps most lines away from strncmp: every line meets a dozen of these. */
-static int starts(const char *p, const char *word)
-{
-    return p[0] == word[0] && strncmp(p, word, strlen(word)) == 0;
-}
-
-/* "key=" as a token: at the start or after a blank, ',' or '('. Returns the text after '=' (blanks
- * skipped), or NULL. */
-static const char *find_key(const char *line, const char *key)
-{
-    size_t n = strlen(key);
-    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key)) {
-        if (p[n] != '=')
-            continue;
-        if (p != line && !strchr(" \t,(", p[-1]))
-            continue;
-        return skip_ws(p + n + 1);
-    }
-    return NULL;
-}
-
-/* "(nsec)" / "(usec)" / "(msec)" right after `p` (blanks allowed). 0 when not one of them. */
 static uint64_t unit_at(const char *p)
 {
     p = skip_ws(p);
@@ -182,20 +80,6 @@ static fior_status finish_pct(nstate *s)
     return FIOR_OK;
 }
 
-/* The job just printed at index idx of the report: its print and figures. */
-static void note_print(nstate *s, size_t idx)
-{
-    nfact *n = &s->nf[idx], c = s->cur;
-    c.prints = n->prints + 1;
-    c.last_print = s->prints;
-    memcpy(c.rt, n->rt, sizeof c.rt);
-    if (c.has_rt) {
-        memmove(c.rt, c.rt + 1, 2 * sizeof c.rt[0]);
-        c.rt[2] = c.rt_ms;
-    }
-    *n = c;
-}
-
 static fior_status finish_job(nstate *s)
 {
     fior_status st = finish_pct(s);
@@ -227,7 +111,7 @@ static fior_status finish_job(nstate *s)
         if (at) {
             free(key);
             fior__report_replace(s->r, *at, &s->job);
-            note_print(s, *at);
+            fior__nnote_print(s, *at);
             return FIOR_OK;
         }
     }
@@ -245,7 +129,7 @@ static fior_status finish_job(nstate *s)
         fior__job_clear(&s->job);
         return nomem(s);
     }
-    note_print(s, idx);
+    fior__nnote_print(s, idx);
     if (key && fior__strmap_put(&s->jidx, key, idx))
         return nomem(s);
     return FIOR_OK;
@@ -283,8 +167,6 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     if (p && !fior__parse_u64(&p, &v) && v < 100000000)
         b->j.pid = (long)v;
     memset(&s->cur, 0, sizeof s->cur);
-    p = find_key(mark, "jobs");
-    s->cur.jobs = p && !fior__parse_u64(&p, &v) && v < 1000000 ? (int)v : 1;
     s->in_job = 1;
     s->sec = SEC_NONE;
     s->sync_lines = s->issued_lines = 0;
@@ -292,8 +174,6 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
 }
 
 static fior_status new_run(nstate *s);
-static void note_print(nstate *s, size_t idx);
-static fior_status fio_says(nstate *s, const char *p, int *mine);
 
 static fior_status desc_line(nstate *s, const char *line, const char *mark)
 {
@@ -322,40 +202,6 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     if (!d->name || !d->ioengine || fior__strmap_put(&s->didx, desc_key(d->name, d->group), s->ndescs - 1))
         return nomem(s);
     return FIOR_OK;
-}
-
-/* The "(39.6MiB/2755msec)" of a read/write/trim line (stat.c show_ddir_status: io and runtime): adds the
- * bytes and keeps the longest runtime. */
-static void ddir_io(nstate *s, const char *p)
-{
-    static const struct { const char *pfx; double mult; } u[] = {
-        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-        {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1.0},
-    };
-    s->cur.has_ddir = 1;
-    for (const char *q = strstr(p, ")("); q; q = strstr(q + 1, ")(")) {
-        const char *v = q + 2;
-        double num, ms;
-        if (fior__parse_dec(&v, &num))
-            continue;
-        size_t k = 0;
-        while (k < sizeof u / sizeof u[0] && !starts(v, u[k].pfx))
-            k++;
-        if (k == sizeof u / sizeof u[0] || v[strlen(u[k].pfx)] != '/')
-            continue;
-        v += strlen(u[k].pfx) + 1;
-        if (fior__parse_dec(&v, &ms) || !starts(v, "msec)"))
-            continue;
-        double b = num * u[k].mult;
-        if (!(b < 1.8e19) || !(ms < 1.8e19))
-            return;
-        s->cur.bytes += (uint64_t)llround(b);
-        s->cur.has_bytes = 1;
-        if (!s->cur.has_rt || (uint64_t)ms > s->cur.rt_ms)
-            s->cur.rt_ms = (uint64_t)ms;
-        s->cur.has_rt = 1;
-        return;
-    }
 }
 
 /* "  write: IOPS=470, BW=1057KiB/s (1082kB/s)(…)" */
@@ -512,7 +358,7 @@ static fior_status one_line(nstate *s)
     if (st != FIOR_OK)
         return st;
     int mine = 0;
-    if (starts(p, "fio: ") && ((st = fio_says(s, p, &mine)) != FIOR_OK || mine))
+    if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
         return st;
 
     /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
@@ -559,10 +405,10 @@ static fior_status one_line(nstate *s)
     if (starts(p, "write:")) {
         s->sec = SEC_WRITE;
         write_line(s, p);
-        ddir_io(s, p);
+        fior__nddir_io(s, p);
     } else if (starts(p, "read:") || starts(p, "trim:") || starts(p, "mixed:")) {
         s->sec = SEC_OTHER;
-        ddir_io(s, p);
+        fior__nddir_io(s, p);
     } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
         s->sec = SEC_SYNC;
     } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
@@ -571,14 +417,7 @@ static fior_status one_line(nstate *s)
         if (unit && !parse_scaled(find_key(p, "avg"), (double)unit, &avg))
             s->job.j.write_clat_mean_ns = avg;
     } else if (starts(p, "cpu") && skip_ws(p + 3)[0] == ':') {
-        /* "cpu : usr=0.00%, sys=0.00%, ctx=0, majf=0, minf=0": what fio's parent prints for a job process
-         * that died (its rusage is only gathered when it ends) */
-        const char *c = find_key(p, "ctx");
-        uint64_t ctx;
-        double usr, sys;
-        const char *u = find_key(p, "usr"), *y = find_key(p, "sys");
-        s->cur.cpu_idle = c && !fior__parse_u64(&c, &ctx) && ctx == 0 && u && !fior__parse_dec(&u, &usr) &&
-                          usr == 0 && y && !fior__parse_dec(&y, &sys) && sys == 0;
+        fior__ncpu_line(s, p);
     } else if (starts(p, "sync (")) {
         return sync_line(s, p);
     } else if (starts(p, "issued rwts:")) {
@@ -597,96 +436,10 @@ static fior_status one_line(nstate *s)
     return FIOR_OK;
 }
 
-/* fio's own lines: "fio: terminating on signal N" (backend.c sig_int: fio stops its jobs and prints their
- * figures after it) and "fio: pid=P, got signal=S" (a job process died). Other "fio: …" lines are not ours. */
-static fior_status fio_says(nstate *s, const char *p, int *mine)
-{
-    size_t len;
-    char tmp[64];
-    size_t n = strlen(p);
-    if (n + 1 < sizeof tmp) { /* fior__sigline wants the newline the line had */
-        memcpy(tmp, p, n);
-        tmp[n] = '\n';
-        int sig = fior__sigline(tmp, n + 1, &len);
-        if (sig > 0) {
-            *mine = 1;
-            if (!s->run_sig) {
-                s->run_sig = sig;
-                s->sig_prints = s->prints;
-            }
-            return FIOR_OK;
-        }
-    }
-    long pid;
-    int sig, end = 0;
-    /* the whole line: a job may be named "fio: pid=1, got signal=9" (its header goes on after the name) */
-    if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sig, &end) == 2 && sig > 0 && !p[end]) {
-        *mine = 1;
-        nsig *d = fior__grow(s->died, &s->diedcap, s->ndied, sizeof *d, 4);
-        if (!d)
-            return nomem(s);
-        s->died = d;
-        s->died[s->ndied++] = (nsig){pid, sig};
-    }
-    return FIOR_OK;
-}
-
-/* The end of each job of the current run (run_end.c): normal output never carries a job's options, so
- * its end is at best inferred; a signal line, a dead job process and an interim last print say more. */
-static fior_status run_ends(nstate *s)
-{
-    int unmatched = 0, usig = 0;
-    for (size_t d = 0; d < s->ndied; d++) {
-        int hit = 0;
-        for (size_t i = s->run_first; i < s->r->njobs; i++)
-            hit |= s->r->jobs[i].pid == s->died[d].pid;
-        if (!hit) {
-            unmatched = 1;
-            usig = s->died[d].sig;
-        }
-    }
-    for (size_t i = s->run_first; i < s->r->njobs; i++) {
-        fior_job *j = &s->r->jobs[i];
-        const nfact *n = &s->nf[i];
-        fior__endfacts f;
-        fior__endfacts_init(&f);
-        f.bytes_known = n->has_bytes;
-        f.bytes = n->bytes;
-        f.runtime_known = n->has_rt;
-        f.runtime_ms = n->rt_ms;
-        f.syncs = j->samples_known ? j->samples : 0;
-        f.ios = f.syncs;
-        /* a dead job's print has syncs, no read/write line and an idle cpu line */
-        f.died = j->has_sync && !n->has_ddir && n->cpu_idle;
-        for (size_t d = 0; d < s->ndied; d++)
-            if (j->pid == s->died[d].pid) {
-                f.died = 2;
-                f.died_signal = s->died[d].sig;
-            }
-        if (unmatched && f.died != 2) { /* which job a "got signal" pid was is not in the output */
-            f.died = 2;
-            f.died_signal = usig;
-        }
-        f.signal = s->run_sig;
-        f.after_signal = s->run_sig && n->last_print > s->sig_prints;
-        f.docs = n->prints;
-        if (n->prints >= 2 && n->rt[2] > n->rt[1])
-            f.gap_ms = n->rt[2] - n->rt[1];
-        if (n->prints >= 3 && n->rt[1] > n->rt[0])
-            f.interval_ms = n->rt[1] - n->rt[0];
-        if (fior__job_end(j, &f))
-            return nomem(s);
-        j->end_signal = s->run_sig;
-        j->io_bytes = n->has_bytes ? n->bytes : 0;
-        j->runtime_ms = n->has_rt ? n->rt_ms : 0;
-    }
-    return FIOR_OK;
-}
-
 /* Fills the per-input facts (version, host, ioengine) into the jobs read. */
 static fior_status finish_input(nstate *s)
 {
-    fior_status st = run_ends(s);
+    fior_status st = fior__nrun_ends(s);
     if (st != FIOR_OK)
         return st;
     for (size_t i = 0; i < s->r->njobs; i++) {

@@ -103,6 +103,58 @@ typedef struct jdoc {
 
 extern const yajl_callbacks fior__jdoc_callbacks;
 
+/* A stream of fio JSON documents (json_stream.c; its signal lines: json_signal.c). */
+struct fior_stream {
+    char          *source;
+    fior_report   *rep;       /* the finished runs, then the current run's latest document */
+    size_t         ndone;     /* jobs of finished runs at the front of rep */
+    unsigned       run;       /* index of the current run */
+    int            have_cur;
+    uint64_t       cur_ts;
+    int            cur_ts_known, cur_ts_ms;
+    jjob          *cur_x;     /* what the current run's latest document said of its jobs (d.aux) */
+    size_t         cur_xcap;
+    fior_report   *doc;       /* the document being read */
+    fior_report   *err;       /* message of this feed's first error */
+    fior_status    first_st;  /* the input's first error (whole-input use), message in first_err */
+    char           first_err[FIOR__ERRLEN];
+    jdoc           d;
+    yajl_handle    h;
+    int            in_doc, bol, text_jobs;
+    unsigned       hdr_match;
+    size_t         pos, doc_start;
+    unsigned long  docs;
+    int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
+    char          *gap;
+    size_t         gaplen, gapcap;
+    uint64_t       max_doc;   /* a document may take this many bytes (0: FIOR_MAX_INPUT_DEFAULT) */
+    /* fio's "\nfio: terminating on signal N\n" lines, found anywhere (also inside a document, where fio's
+     * signal handler may have written it) and taken out before the scanner sees the bytes */
+    char           held[64];  /* the input's tail from a '\n' that may begin one, until more bytes come */
+    size_t         heldlen;
+    uint64_t       held_abs;  /* where the first held byte of the input stands in it (after a virtual '\n') */
+    int            held_virtual; /* held[0] is a '\n' before the input's first byte, not in the input */
+    uint64_t       raw;       /* bytes fed so far (s->pos is set per piece handed to the scanner) */
+    int            sig_pending; /* a signal line after the current run's latest document */
+    int            sig_in_doc;  /* a signal line inside the document being read: it follows that document */
+    /* the current run, for fior__job_end (run_end.c) */
+    unsigned       run_docs;
+    int            run_signal, run_after; /* its signal line, and whether a document came after it */
+    uint64_t       run_gap, run_interval; /* ms between its last two documents, and the two before */
+};
+
+/* json_stream.c: the scanner over bytes without signal lines (buf at input offset s->pos), and the bytes
+ * outside documents kept for the normal half of normal,json output */
+fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len);
+void        fior__keep_gap(fior_stream *s, const char *p, size_t n);
+/* json_signal.c: raw input in (the signal lines out, the rest to fior__scan_feed); the input's end (held
+ * bytes); the current run's end from its latest document, with a signal line after it when signal_after
+ * and another run's document followed; a signal line read (inside a document: once it is committed). */
+fior_status fior__feed_raw(fior_stream *s, const char *buf, size_t len);
+fior_status fior__flush_held(fior_stream *s);
+fior_status fior__run_end(fior_stream *s, int signal_after);
+fior_status fior__on_signal(fior_stream *s, int sig);
+
 /* json_job.c */
 /* 1-based byte of a token yajl hands over at p (n bytes; is_str: a string's content) */
 size_t      fior__jtok_off(jdoc *d, const void *p, size_t n, int is_str);
@@ -127,6 +179,8 @@ int         fior__jsetstr(jdoc *d, const char **field, const unsigned char *s, s
 void        fior__jjob_begin(jdoc *d);
 void        fior__jjob_end(jdoc *d, const jframe *f);  /* f: the job's frame; pushes the job into d->out */
 void        fior__jpush_held(jdoc *d);                 /* a held "All clients" entry was not the last */
+/* json_opts.c: the value (n bytes at s) of option `key` in options frame f */
+void        fior__jopt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n);
 
 /* d must be zeroed before its first use. begin clears `out` and starts a document at byte doc_off. */
 void        fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off);

@@ -6,51 +6,13 @@
  * grow, the same fio start) are one run, judged by its last document; any other document starts a new
  * run, and every run is kept and judged (a later run never hides an earlier one).
  * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_stream_* API,
- * so where an input is split never changes what is read. */
+ * so where an input is split never changes what is read. fio's signal lines are taken out before the
+ * scanner sees the bytes (json_signal.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_doc.h"
-
-struct fior_stream {
-    char          *source;
-    fior_report   *rep;       /* the finished runs, then the current run's latest document */
-    size_t         ndone;     /* jobs of finished runs at the front of rep */
-    unsigned       run;       /* index of the current run */
-    int            have_cur;
-    uint64_t       cur_ts;
-    int            cur_ts_known, cur_ts_ms;
-    jjob          *cur_x;     /* what the current run's latest document said of its jobs (d.aux) */
-    size_t         cur_xcap;
-    fior_report   *doc;       /* the document being read */
-    fior_report   *err;       /* message of this feed's first error */
-    fior_status    first_st;  /* the input's first error (whole-input use), message in first_err */
-    char           first_err[FIOR__ERRLEN];
-    jdoc           d;
-    yajl_handle    h;
-    int            in_doc, bol, text_jobs;
-    unsigned       hdr_match;
-    size_t         pos, doc_start;
-    unsigned long  docs;
-    int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
-    char          *gap;
-    size_t         gaplen, gapcap;
-    uint64_t       max_doc;   /* a document may take this many bytes (0: FIOR_MAX_INPUT_DEFAULT) */
-    /* fio's "\nfio: terminating on signal N\n" lines, found anywhere (also inside a document, where fio's
-     * signal handler may have written it) and taken out before the scanner sees the bytes */
-    char           held[64];  /* the input's tail from a '\n' that may begin one, until more bytes come */
-    size_t         heldlen;
-    uint64_t       held_abs;  /* where the first held byte of the input stands in it (after a virtual '\n') */
-    int            held_virtual; /* held[0] is a '\n' before the input's first byte, not in the input */
-    uint64_t       raw;       /* bytes fed so far (s->pos is set per piece handed to the scanner) */
-    int            sig_pending; /* a signal line after the current run's latest document */
-    int            sig_in_doc;  /* a signal line inside the document being read: it follows that document */
-    /* the current run, for fior__job_end (run_end.c) */
-    unsigned       run_docs;
-    int            run_signal, run_after; /* its signal line, and whether a document came after it */
-    uint64_t       run_gap, run_interval; /* ms between its last two documents, and the two before */
-};
 
 /* fio's normal output beside the JSON (normal,json) shows as job headers outside every document */
 static const char HDR[] = ": (groupid=";
@@ -107,45 +69,6 @@ static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
     return after > before || rt_after > rt_before;
 }
 
-/* Sets the current run's jobs' end (run_end.c) from what their latest document said (cur_x) and where it
- * stands: its signal line (a document after it is fio's final one), the documents before it, and, when
- * `signal_after` is set, a signal line after it that was followed by another run's document. */
-static fior_status run_end(fior_stream *s, int signal_after)
-{
-    for (size_t i = s->ndone; i < s->rep->njobs; i++) {
-        fior_job *j = &s->rep->jobs[i];
-        fior__endfacts f = s->cur_x[i - s->ndone].end;
-        int sig = s->run_signal ? s->run_signal : s->sig_pending;
-        f.signal = sig;
-        f.after_signal = s->run_signal && s->run_after;
-        f.docs = s->run_docs;
-        f.gap_ms = s->run_gap;
-        f.interval_ms = s->run_interval;
-        f.stream_signal_after = signal_after;
-        if (fior__job_end(j, &f)) {
-            fior__seterr(s->err, "%s: out of memory", s->source);
-            return FIOR_E_NOMEM;
-        }
-        j->end_signal = sig;
-    }
-    return FIOR_OK;
-}
-
-/* A signal line outside the documents: the current run has no final document (yet). Inside a document it
- * counts once that document is read (the document was written before fio stopped its jobs). A second line
- * after a document that followed the first one changes nothing (Ctrl-C twice). */
-static fior_status on_signal(fior_stream *s, int sig)
-{
-    if (s->in_doc) {
-        s->sig_in_doc = sig;
-        return FIOR_OK;
-    }
-    if (s->run_signal && s->run_after)
-        return FIOR_OK;
-    s->sig_pending = sig;
-    return s->have_cur ? run_end(s, 0) : FIOR_OK;
-}
-
 static fior_status commit_doc(fior_stream *s)
 {
     jdoc *d = &s->d;
@@ -165,7 +88,7 @@ static fior_status commit_doc(fior_stream *s)
             if (s->sig_pending) {
                 int sig = s->sig_pending;
                 s->sig_pending = 0;
-                st = run_end(s, 1);
+                st = fior__run_end(s, 1);
                 s->sig_pending = sig;
             }
             if (st != FIOR_OK)
@@ -202,7 +125,7 @@ static fior_status commit_doc(fior_stream *s)
     s->cur_ts_known = d->ts_has_ms || d->ts_known;
     s->cur_ts_ms = d->ts_has_ms;
     s->docs++;
-    return run_end(s, 0); /* a signal line inside this document follows it: doc_signal(), after */
+    return fior__run_end(s, 0); /* a signal line inside this document follows it: doc_signal(), after */
 }
 
 /* ---- the scanner ---- */
@@ -251,10 +174,10 @@ static fior_status doc_signal(fior_stream *s)
 {
     int sig = s->sig_in_doc;
     s->sig_in_doc = 0;
-    return sig ? on_signal(s, sig) : FIOR_OK;
+    return sig ? fior__on_signal(s, sig) : FIOR_OK;
 }
 
-static void keep_gap(fior_stream *s, const char *p, size_t n)
+void fior__keep_gap(fior_stream *s, const char *p, size_t n)
 {
     if (!s->keep_gaps || !n || s->keep_gaps < 0)
         return;
@@ -270,7 +193,7 @@ static void keep_gap(fior_stream *s, const char *p, size_t n)
 
 /* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
  * the next line that starts a document, and the chunk's first error status is returned. */
-static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
+fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
 {
     fior_status first = FIOR_OK;
     size_t i = 0, g0 = 0; /* g0: where the bytes outside documents began in this chunk */
@@ -288,7 +211,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             if (ch == '\n') {
                 s->bol = 1;
             } else if (s->bol && ch == '{') {
-                keep_gap(s, buf + g0, i - g0);
+                fior__keep_gap(s, buf + g0, i - g0);
                 s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
                 if (!s->h) {
                     fior__seterr(s->err, "%s: out of memory", s->source);
@@ -363,135 +286,8 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
         g0 = i;
     }
     if (!s->in_doc)
-        keep_gap(s, buf + g0, len - g0);
+        fior__keep_gap(s, buf + g0, len - g0);
     s->pos += len;
-    return first;
-}
-
-/* ---- fio's signal lines ---- */
-
-/* At p (a '\n', n bytes to the end of what is there): 1 and the line's length from the '\n' and its
- * signal when "\nfio: terminating on signal N\n" starts there, -1 when it may but the bytes end first, 0 not. */
-static int sig_at(const char *p, size_t n, size_t *len, int *sig)
-{
-    size_t l;
-    int r = n > 1 ? fior__sigline(p + 1, n - 1, &l) : -1;
-    if (r > 0) {
-        *len = l + 1;
-        *sig = r;
-        return 1;
-    }
-    return r;
-}
-
-static fior_status piece(fior_stream *s, const char *p, size_t n, uint64_t abs)
-{
-    if (!n)
-        return FIOR_OK;
-    s->pos = (size_t)abs;
-    return scan_feed(s, p, n);
-}
-
-/* The line is taken out of what the scanner reads; outside a document it stays in the gaps (the normal
- * half of normal,json output reads it too), and the next byte starts a line. */
-static fior_status removed_line(fior_stream *s, const char *p, size_t n, int sig)
-{
-    if (!s->in_doc) {
-        keep_gap(s, p, n);
-        s->bol = 1;
-        s->hdr_match = 0;
-    }
-    return on_signal(s, sig);
-}
-
-static void keep_first(fior_status *first, fior_status st)
-{
-    if (*first == FIOR_OK)
-        *first = st;
-}
-
-/* Held bytes and the start of buf: either a signal line (taken out; *used: the bytes of buf it took), or
- * the held bytes go to the scanner. 1 when all of buf was held too (still undecided). */
-static int resolve_held(fior_stream *s, const char *buf, size_t len, size_t *used, fior_status *first)
-{
-    char tmp[2 * sizeof s->held];
-    size_t k = len < sizeof tmp - s->heldlen ? len : sizeof tmp - s->heldlen, l = 0;
-    int sig = 0;
-    memcpy(tmp, s->held, s->heldlen);
-    memcpy(tmp + s->heldlen, buf, k);
-    int r = sig_at(tmp, s->heldlen + k, &l, &sig);
-    *used = 0;
-    if (r < 0 && k == len && s->heldlen + len <= sizeof s->held) {
-        memcpy(s->held + s->heldlen, buf, len);
-        s->heldlen += len;
-        return 1;
-    }
-    if (r > 0) {
-        keep_first(first, removed_line(s, tmp + s->held_virtual, l - (size_t)s->held_virtual, sig));
-        *used = l - s->heldlen;
-    } else { /* not a signal line: the held bytes (after a virtual '\n') go to the scanner */
-        size_t v = (size_t)s->held_virtual;
-        keep_first(first, piece(s, s->held + v, s->heldlen - v, s->held_abs));
-    }
-    s->heldlen = 0;
-    s->held_virtual = 0;
-    return 0;
-}
-
-/* Feeds raw input: the signal lines out, the rest to the scanner in pieces at their own offsets (so that
- * where the input is split never changes what is read). */
-static fior_status feed_raw(fior_stream *s, const char *buf, size_t len)
-{
-    fior_status first = FIOR_OK;
-    uint64_t base = s->raw;
-    size_t from = 0;
-    if (s->heldlen && resolve_held(s, buf, len, &from, &first)) {
-        s->raw += len;
-        return first;
-    }
-    const char *q = from < len ? memchr(buf + from, '\n', len - from) : NULL;
-    while (q) {
-        size_t at = (size_t)(q - buf), l = 0;
-        int sig = 0, r = sig_at(q, len - at, &l, &sig);
-        if (r != 0) {
-            keep_first(&first, piece(s, buf + from, at - from, base + from));
-            if (r < 0) { /* hold the tail until more comes */
-                memcpy(s->held, q, len - at);
-                s->heldlen = len - at;
-                s->held_abs = base + at;
-                s->raw = base + len;
-                return first;
-            }
-            keep_first(&first, removed_line(s, q, l, sig));
-            from = at + l;
-            q = buf + from - 1;
-        }
-        q = (size_t)(q + 1 - buf) < len ? memchr(q + 1, '\n', len - (size_t)(q + 1 - buf)) : NULL;
-    }
-    keep_first(&first, piece(s, buf + from, len - from, base + from));
-    s->raw = base + len;
-    return first;
-}
-
-/* The end of the input: held bytes are a signal line without its newline, or go to the scanner. */
-static fior_status flush_held(fior_stream *s)
-{
-    fior_status first = FIOR_OK;
-    if (!s->heldlen)
-        return first;
-    char tmp[sizeof s->held + 1];
-    size_t l = 0;
-    int sig = 0;
-    memcpy(tmp, s->held, s->heldlen);
-    tmp[s->heldlen] = '\n';
-    size_t v = (size_t)s->held_virtual;
-    if (sig_at(tmp, s->heldlen + 1, &l, &sig) > 0 && l == s->heldlen + 1)
-        keep_first(&first, removed_line(s, s->held + v, s->heldlen - v, sig));
-    else
-        keep_first(&first, piece(s, s->held + v, s->heldlen - v, s->held_abs));
-    s->heldlen = 0;
-    s->held_virtual = 0;
-    s->pos = (size_t)s->raw;
     return first;
 }
 
@@ -541,7 +337,7 @@ fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
     if (!s || (!buf && len))
         return FIOR_E_INVAL;
     s->err->err[0] = '\0';
-    fior_status st = feed_raw(s, buf, len);
+    fior_status st = fior__feed_raw(s, buf, len);
     s->pos = (size_t)s->raw;
     uint64_t cap = s->max_doc ? s->max_doc : FIOR_MAX_INPUT_DEFAULT;
     if (s->in_doc && s->pos - s->doc_start > cap) {
@@ -591,7 +387,7 @@ const char *fior__stream_gaps(const fior_stream *s, size_t *len)
 
 fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
 {
-    fior_status fl = flush_held(s);
+    fior_status fl = fior__flush_held(s);
     if (fl != FIOR_OK && s->first_st == FIOR_OK) {
         s->first_st = fl;
         memcpy(s->first_err, s->err->err, sizeof s->first_err);
@@ -632,7 +428,7 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
         return FIOR_E_NOMEM;
     }
     fior__stream_keep_gaps(s);
-    feed_raw(s, buf, len);
+    fior__feed_raw(s, buf, len);
     int tj = 0;
     fior_status st = fior__stream_finish(s, r, &tj, ndocs);
     if (st == FIOR_OK && tj) {
