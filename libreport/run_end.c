@@ -314,7 +314,7 @@ static int interim(const fior__endfacts *f, char *why, size_t n)
 
 int fior__job_end(fior_job *j, const fior__endfacts *f)
 {
-    char why[320], prog[96], r[128];
+    char why[512], prog[96], r[128];
     fior_end e;
     progress(prog, sizeof prog, f);
     const char *at = prog[0] ? " after " : "";

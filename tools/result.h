@@ -42,7 +42,7 @@ typedef struct rm_job {
     const fior_bin *bins;       /* json+ bins (owned by the report; for the SVG), or NULL */
     size_t       nbins;
     fior_end     end;           /* did the fio run reach its end (fior_job.end); FIOR_END_UNKNOWN: not told */
-    char         end_reason[320];
+    char         end_reason[512];
     char         ioengine[128]; /* "" when not in the input */
     char         syncs[64];     /* what made the sync samples (fior_sync_flags_name), "" when not a fio job */
 } rm_job;
