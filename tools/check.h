@@ -88,6 +88,9 @@ int  check_job_signal(const char *errpath);
 extern volatile int check_interrupted;
 /* The first job of the role: by the engine's etcd_mode, else by the profile's job name. */
 const fior_job *check_find_job(const fior_report *r, fior_role role);
+/* 1 when the WAL and backend jobs of r (check_find_job) come from fio's final document: the library's
+ * run-ended flag (fior_job.end) is neither "cut" nor unknown. 0 when not, or there is no such job. */
+int check_final(const fior_report *r);
 /* The shortest --max-time that can decide a PASS (backend upper bound at the first look). */
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
