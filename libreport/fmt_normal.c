@@ -332,6 +332,25 @@ static fior_status pct_row(nstate *s, const char *p)
     return FIOR_OK;
 }
 
+/* The engine's summary line on stderr (engine/etcdwal.c, cleanup): "etcdwal: NAME: backend N commits, …"
+ * names a job that ran in etcd_mode=backend. fio's normal output has no job options, so this line (in
+ * `2>&1` output) is the only sign that the job commits like bbolt and is judged against the backend
+ * threshold; finish_input gives it only to a job of this run that ran the etcd-fio engine. */
+static fior_status engine_line(nstate *s, const char *p)
+{
+    const char *m = strstr(p, ": backend ");
+    if (!m || m == p)
+        return FIOR_OK;
+    const char *d = m + 10;
+    uint64_t n;
+    if (fior__parse_u64(&d, &n) || !starts(d, " commits"))
+        return FIOR_OK;
+    char *k = NULL;
+    if (asprintf(&k, "%u\x1f%.*s", s->run, (int)(m - p), p) < 0)
+        return nomem(s);
+    return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
+}
+
 static fior_status one_line(nstate *s)
 {
     char *line = s->line;
@@ -360,6 +379,8 @@ static fior_status one_line(nstate *s)
     int mine = 0;
     if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
         return st;
+    if (starts(p, "etcdwal: "))
+        return engine_line(s, p + 9);
 
     /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
      * other lines (most of them) */
@@ -453,6 +474,16 @@ static fior_status finish_input(nstate *s)
         free(key);
         if (d && fior__job_set(&j->ioengine, s->descs[*d].ioengine, strlen(s->descs[*d].ioengine)))
             return nomem(s);
+        if (s->backend.n && !j->etcd_mode && fior__is_etcd_engine(j->ioengine)) {
+            char *k = NULL;
+            if (asprintf(&k, "%u\x1f%s", j->run, j->name) < 0)
+                return nomem(s);
+            int hit = fior__strmap_find(&s->backend, k) != NULL;
+            free(k);
+            if (hit && fior__job_set(&j->etcd_mode, "backend", 7))
+                return nomem(s);
+            j->role = fior__job_role(j->ioengine, j->etcd_mode, 0);
+        }
     }
     return FIOR_OK;
 }
@@ -538,6 +569,7 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     descs_free(&s);
     free(s.descs);
     fior__strmap_free(&s.jidx);
+    fior__strmap_free(&s.backend);
     free(s.line);
     free(s.version);
     free(s.host1);

@@ -69,6 +69,7 @@ typedef struct nstate {
     unsigned     sig_prints;   /* prints before that line */
     nsig        *died;         /* its "got signal" lines */
     size_t       ndied, diedcap;
+    fior__strmap backend;      /* "run\x1fname" of the engine's "etcdwal: NAME: backend N commits" lines */
 } nstate;
 
 static inline fior_status nomem(nstate *s)
