@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "waldec.h"
+#include "sys.h"
 
 #define PD_PREFIX "etcd-fio."
 #define PD_KEPT "etcd-fio-kept."
@@ -85,11 +86,11 @@ static int publish(privdir *pd, const char *tmp, pid_t pid, const char *j)
     for (unsigned n = 0; n < 10000; n++) {
         snprintf(pd->name, sizeof pd->name, PD_PREFIX "%ld.%s.%u", (long)pid, j, n);
         snprintf(pd->path, sizeof pd->path, "%s/%s", pd->parent, pd->name);
-        int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, pd->path, RENAME_NOREPLACE);
+        int rc = sys_renameat2(AT_FDCWD, tmp, AT_FDCWD, pd->path, RENAME_NOREPLACE);
         /* NFS and some FUSE file systems lack RENAME_NOREPLACE: a plain rename still fails on a non-empty
          * target (every named directory holds its lock file); an empty one is debris the reaper removes */
         if (rc != 0 && (errno == EINVAL || errno == ENOSYS))
-            rc = rename(tmp, pd->path);
+            rc = sys_renameat(AT_FDCWD, tmp, AT_FDCWD, pd->path);
         if (rc == 0)
             return 0;
         if (errno != EEXIST && errno != ENOTEMPTY)
@@ -269,7 +270,7 @@ int privdir_keep(privdir *pd)
     char name[sizeof pd->name], path[sizeof pd->path];
     snprintf(name, sizeof name, PD_KEPT "%s", pd->name + strlen(PD_PREFIX));
     snprintf(path, sizeof path, "%s/%s", pd->parent, name);
-    int rc = rename(pd->path, path) == 0 ? 0 : -errno;
+    int rc = sys_renameat(AT_FDCWD, pd->path, AT_FDCWD, path) == 0 ? 0 : -errno;
     if (pd->lock_fd >= 0)
         close(pd->lock_fd);
     pd->lock_fd = -1;
