@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,6 +63,15 @@ int sys_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *ne
 #else
     return sys_renameat2(olddirfd, oldpath, newdirfd, newpath, 0);
 #endif
+}
+
+int sys_die_with_parent(pid_t parent, int sig)
+{
+    if (prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0)
+        return -errno;
+    if (parent > 0 && getppid() != parent)
+        return -ESRCH;
+    return 0;
 }
 
 /* ---- the interposer report ---- */

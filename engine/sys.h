@@ -23,6 +23,12 @@ int sys_ftruncate(int fd, off_t length);
 int sys_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 int sys_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 
+/* Has the kernel send sig to this process when its parent ends (prctl PR_SET_PDEATHSIG), then checks that
+ * the parent is still `parent` (recorded by the parent before it forked us): one that died before the prctl
+ * sends nothing — we have been re-parented already, getppid() says another pid. 0, -ESRCH when the parent
+ * is gone, or -errno of the prctl. The signal comes when the parent *thread* that forked us ends. */
+int sys_die_with_parent(pid_t parent, int sig);
+
 /* What could intercept this process's file and sync calls, as one line (empty: nothing):
  *  - "LD_PRELOAD=…", "LD_AUDIT=…" from the environment and "/etc/ld.so.preload: …" (its library names),
  *  - "LIB interposes fdatasync fsync …": each loaded object other than libc that provides the default
