@@ -25,7 +25,15 @@
  * it is renamed (RENAME_NOREPLACE) into "etcd-fio.<pid>.<job>.<n>". A staging directory is reaped like a
  * named one (empty: rmdir; lock file takeable: stale), and its creator notices: the lock file it creates
  * in a removed directory fails with ENOENT, and a lock file it locked after a reaper had it is no longer
- * linked in the directory (checked by inode), so it starts again under a new temporary name. */
+ * linked in the directory (checked by inode), so it starts again under a new temporary name.
+ *
+ * Ownership. A name is never enough: anyone can make "etcd-fio.99999.etcd-backend.tmp-abcdef". A directory
+ * is ours when it holds our lock file (a regular file of our uid, not a symlink, that we can lock: then its
+ * run is dead) and only our files. The one moment a directory of ours has no lock file is between mkdir
+ * and the lock file's creation (or after a killed reaper unlinked it): for that, mkdir itself marks it —
+ * mode 01700 (sticky + 0700), set atomically with the directory (umask does not touch S_ISVTX) and no
+ * directory made by mkdir(1), mkdtemp or a tar of ours carries it. An empty directory is removed only
+ * with that mark; any other one without a lock file is left. */
 #include "privdir.h"
 
 #include <dirent.h>
@@ -46,6 +54,7 @@
 #define PD_STAGE "." PD_STAGE_TAIL
 #define PD_JOB_MAX 64
 #define PD_ATTEMPTS 64
+#define PD_MARK_MODE (S_ISVTX | 0700) /* the creation mark (see "Ownership" above) */
 
 static int job_char(char c)
 {
@@ -100,7 +109,8 @@ static int publish(privdir *pd, const char *tmp, pid_t pid, const char *j)
 }
 
 /* mkdtemp's job, done with mkdir(2) itself (glibc's mkdtemp calls an internal mkdir that an LD_PRELOAD
- * fault shim cannot see): "<parent>/etcd-fio.<pid>.<job>.tmp-" + 6 random [A-Za-z0-9], mode 0700. */
+ * fault shim cannot see, and makes mode 0700, not our mark): "<parent>/etcd-fio.<pid>.<job>.tmp-" + 6
+ * random [A-Za-z0-9], mode PD_MARK_MODE. */
 static int make_staging(char *tmp, size_t cap, const char *parent, pid_t pid, const char *j)
 {
     static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -113,7 +123,7 @@ static int make_staging(char *tmp, size_t cap, const char *parent, pid_t pid, co
             x[i] = abc[r[i] % (sizeof abc - 1)];
         x[6] = 0;
         snprintf(tmp, cap, "%s/" PD_PREFIX "%ld.%s" PD_STAGE "%s", parent, (long)pid, j, x);
-        if (mkdir(tmp, 0700) == 0)
+        if (mkdir(tmp, PD_MARK_MODE) == 0)
             return 0;
         if (errno != EEXIST)
             return errno;
@@ -208,7 +218,13 @@ int privdir_own_file(const char *name)
         return 1;
     if (!strcmp(name, "0.tmp") || !strcmp(name, "1.tmp") || !strcmp(name, "db"))
         return 1;
-    return 0;
+    /* etcd-fio check's write probe (tools/fsinfo.c), made in a staging directory of its own */
+    if (strncmp(name, PRIVDIR_PROBE_PREFIX, strlen(PRIVDIR_PROBE_PREFIX)))
+        return 0;
+    const char *p = name + strlen(PRIVDIR_PROBE_PREFIX), *d = p;
+    while (*p >= '0' && *p <= '9' && p - d < 10)
+        p++;
+    return p > d && !*p;
 }
 
 /* Unlinks our data files in dfd (not the lock file). With only_if_all_ours, unlinks nothing when any other
@@ -275,8 +291,10 @@ int privdir_keep(privdir *pd)
         close(pd->lock_fd);
     pd->lock_fd = -1;
     if (pd->fd >= 0) {
-        if (rc == 0) /* a kept directory holds only the run's files (and is never reaped) */
+        if (rc == 0) { /* a kept directory holds only the run's files, is never reaped, has no mark */
             unlinkat(pd->fd, PRIVDIR_LOCK, 0);
+            fchmod(pd->fd, 0700);
+        }
         close(pd->fd);
     }
     pd->fd = -1;
@@ -349,9 +367,10 @@ static int reap_one(int pfd, const char *name, int staging)
         int e = errno;
         close(dfd);
         /* No lock file: one being staged (its creator notices and starts again), or emptied by a reaper
-         * that was killed: removed only if empty. A non-empty one was made by an engine before locks, or
+         * that was killed: removed only if empty and carrying our creation mark. Without the mark it is
+         * someone else's directory with our name; a non-empty one was made by an engine before locks, or
          * holds someone's files: not ours to judge. A symlink in its place (ELOOP) is never followed. */
-        return e == ENOENT && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
+        return e == ENOENT && (st.st_mode & 07777) == PD_MARK_MODE && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
     }
     struct stat ls;
     if (fstat(lfd, &ls) != 0 || !S_ISREG(ls.st_mode) || ls.st_uid != geteuid() || ofd_lock(lfd, 0) != 0 ||
