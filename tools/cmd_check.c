@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli.h"
 #include "engine_path.h"
+#include "mempress.h"
 #include "out.h"
 #include "outfile.h"
 #include "profile.h"
@@ -48,8 +49,10 @@ static const char help[] =
     "  --ionice           run the WAL job at etcd's I/O priority (best-effort, level 0)\n"
     "  --classic          afterwards, also run the classic fio test (sync, fdatasync=1, bs=2300,\n"
     "                     22 MiB) in DIR and print its p99 beside ours\n"
-    "  --force            run even on a filesystem that is probably not the one meant, or one the run would\n"
-    "                     leave with less than 2 x 64 MB + 5 % free (a live etcd's reserve)\n"
+    "  --force            run even on a filesystem that is probably not the one meant (memory, container\n"
+    "                     layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded\n"
+    "                     (LD_PRELOAD, /etc/ld.so.preload, or by the fio in use), or one the run would leave\n"
+    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so\n"
     "  --help             this text\n\n"
     "Exit status: 0 PASS, 1 FAIL, 2 cannot judge or error. Output files are written through a temp file\n"
     "created beside them (never through a symlink). Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
@@ -137,10 +140,22 @@ static uint64_t space_needed(const check_opts *o)
     return (uint64_t)need;
 }
 
-/* Everything that can be refused before fio starts. 0 or 2 (message printed). */
-static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd)
+/* Everything that can be refused before fio starts. 0 or 2 (message printed); what --force let through
+ * goes into forced. */
+static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd, check_forced *forced)
 {
-    char err[4400], desc[1024], why[2048];
+    char err[4400], desc[2048], why[4096], pre[2048];
+    /* a preloaded library goes into fio too: eatmydata makes every fdatasync a no-op (the engine's own
+     * syncs are raw system calls, but what else such a library changes is not known) */
+    if (check_env_preload(pre, sizeof pre, NULL)) {
+        if (!o->force) {
+            cli_err(cmd, "refusing: %s: a preloaded library can replace fio's file and sync calls (eatmydata makes "
+                    "fdatasync a no-op); run without it (--force to test anyway)", pre);
+            return 2;
+        }
+        cli_err(cmd, "warning: %s (--force)", pre);
+        check_forced_add(forced, "preloaded: %s", pre);
+    }
     if (cli_dir_ok(o->dir, err, sizeof err)) {
         cli_err(cmd, "%s", err);
         return 2;
@@ -155,9 +170,26 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
     }
     fsinfo_describe(fi, desc, sizeof desc);
     if (!fi->writable) {
-        cli_err(cmd, "%s: cannot create files there (%s); choose a writable directory on the disk to test", fi->path,
-                desc);
+        char cause[512];
+        fsinfo_cause(fi, fi->probe_errno, cause, sizeof cause);
+        cli_err(cmd, "%s: cannot create files there: %s (%s); choose a writable directory on the disk to test",
+                fi->path, cause, desc);
         return 2;
+    }
+    /* segments, spares, the db, locks, stats: a few dozen; a filesystem out of inodes fails the engine's init */
+    if (fi->total_inodes && fi->free_inodes < 64) {
+        cli_err(cmd, "%s: %s: only %llu of %llu inodes free (df -i); the run needs a few dozen", fi->path, desc,
+                (unsigned long long)fi->free_inodes, (unsigned long long)fi->total_inodes);
+        return 2;
+    }
+    /* a layer that is not the disk first: the room on it would not matter */
+    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
+        if (!o->force) {
+            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
+            return 2;
+        }
+        cli_err(cmd, "warning: %s (--force)", why);
+        check_forced_add(forced, "%.590s", why);
     }
     uint64_t need = space_needed(o);
     if (fi->free_bytes < need) {
@@ -178,13 +210,7 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
         }
         cli_err(cmd, "warning: the run may leave less than %llu MiB free on %s (--force)",
                 (unsigned long long)(reserve >> 20), fi->path);
-    }
-    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
-        if (!o->force) {
-            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
-            return 2;
-        }
-        cli_err(cmd, "warning: %s (--force)", why);
+        check_forced_add(forced, "less than %llu MiB would be left free", (unsigned long long)(reserve >> 20));
     }
     const char *files[3] = {o->prom, o->svg, o->html}, *names[3] = {"prometheus", "svg", "html"};
     for (int i = 0; i < 3; i++)
@@ -229,6 +255,33 @@ static int write_job(const cli_cmd *cmd, const phase_files *f, prof_opts *po)
     return 0;
 }
 
+/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
+ * it only into fio: not visible before the run): no verdict from such a run, unless --force. */
+static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host *h, check_forced *forced)
+{
+    char seen[1100] = "", err[64];
+    const char *files[2] = {f->ws, f->bs};
+    for (int i = 0; i < 2 && !seen[0]; i++) {
+        char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
+        check_env_interposers(t, seen, sizeof seen);
+        free(t);
+    }
+    if (!seen[0])
+        return;
+    if (o->force) {
+        check_forced_add(forced, "in fio: %s", seen);
+        return;
+    }
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "refused");
+    cli_msg(h->reason, sizeof h->reason, "fio ran with %s: a preloaded library can replace its file and sync calls "
+            "(eatmydata makes fdatasync a no-op), so the figures need not be the disk's; not judged (run fio "
+            "without it, or --force)", seen);
+    for (size_t i = 0; i < h->njobs; i++)
+        h->jobs[i].verdict = FIOR_UNKNOWN;
+}
+
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     check_opts o;
@@ -236,9 +289,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (prc)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
+    check_forced forced = {.n = 0};
     int keepfd = -1, rc = 2;
-    if (preflight(cmd, &o, &fi, &keepfd))
+    if (preflight(cmd, &o, &fi, &keepfd, &forced))
         return 2;
+    mp_snap mem0, mem1;
+    mp_read(&mem0);
     char engine[PATH_MAX], tmp[4096], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
@@ -366,6 +422,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     free(t);
     if (ws.present)
         h->rollovers = ws.rollovers;
+    refuse_interposed(&o, df, h, &forced);
     h->duration_s = r1.end.duration_s + ro.end.duration_s;
     if (!fin || !wj)
         cli_err(cmd, "no WAL job result in fio's output (%s%s%s)", dr->end.fio_said, dr->end.stream_error[0] ? "; " : "",
@@ -381,6 +438,11 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         check_classic(fi.path, tmp, crit, &cl);
     }
     check_details(&r, &o, &dr->end, &ws, &bs, &cl, &fi);
+    mp_result mem;
+    mp_read(&mem1);
+    mp_diff(&mem0, &mem1, h->duration_s, &mem);
+    check_env_details(&r, &fi, &mem);
+    check_forced_detail(&r, &forced);
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, &ph2, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
     rc = cli_exit_status(r.verdict);
