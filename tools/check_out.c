@@ -111,7 +111,7 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
         json_object_object_add(j, "psi_full_pct", mp->psi_full_pct < 0 ? NULL : json_object_new_double(mp->psi_full_pct));
         rm_add_detail(r, "memory", "memory", j, "%s", mp->text);
     }
-    explain_env env = {shortdesc, weak, fi->write_cache, mp && mp->pressure, mp ? mp->text : NULL};
+    explain_env env = {shortdesc, weak, fi->write_cache, mp && mp->pressure, mp ? mp->what : NULL};
     rm_explain_env(r, &env);
 }
 

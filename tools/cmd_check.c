@@ -431,6 +431,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     rm_finish(&r);
     cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
 
+    mp_read(&mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (o.classic && !check_interrupted) {
         if (isatty(2))
@@ -439,12 +440,11 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     check_details(&r, &o, &dr->end, &ws, &bs, &cl, &fi);
     mp_result mem;
-    mp_read(&mem1);
     mp_diff(&mem0, &mem1, h->duration_s, &mem);
-    check_env_details(&r, &fi, &mem);
     check_forced_detail(&r, &forced);
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, &ph2, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
+    check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
     rc = cli_exit_status(r.verdict);
     if (o.json)
         out_json(stdout, &r);

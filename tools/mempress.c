@@ -184,8 +184,9 @@ void mp_diff(const mp_snap *a, const mp_snap *b, double seconds, mp_result *r)
                  r->psi_full_pct < 0 ? 0.0 : r->psi_full_pct);
     }
     r->pressure = r->limit_events > 0 || r->oom_kills > 0 || r->psi_some_pct >= MP_PSI_SHARE_PCT;
+    snprintf(r->what, sizeof r->what, "%s%s", lim, psi);
     if (!r->known)
         snprintf(r->text, sizeof r->text, "not known (no memory cgroup counters or PSI readable)");
     else
-        snprintf(r->text, sizeof r->text, "%s%s%s", r->pressure ? "UNDER PRESSURE: " : "no pressure: ", lim, psi);
+        snprintf(r->text, sizeof r->text, "%s%s", r->pressure ? "UNDER PRESSURE: " : "no pressure: ", r->what);
 }

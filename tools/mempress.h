@@ -30,7 +30,8 @@ typedef struct mp_result {
     uint64_t limit_events;      /* high + max (+ failcnt) + oom during the run */
     uint64_t oom_kills;
     double   psi_some_pct, psi_full_pct; /* share of the run's wall time; < 0 when unknown */
-    char     text[400];         /* one line for the result */
+    char     what[360];         /* what was seen, e.g. "memory cgroup v1 (limit 30 MiB): limit hit 30 times …" */
+    char     text[400];         /* one line for the result: "UNDER PRESSURE: " / "no pressure: " + what */
 } mp_result;
 
 /* Reads the counters of this process's memory cgroup (fio's jobs are in it too) and PSI. */
