@@ -7,7 +7,7 @@
 #   test:  build + the test tools (`make check`); bench: test + what `make bench` compares against
 set -eu
 BUILD_PKGS="fio libjson-c-dev libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
-TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium"
+TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium eatmydata fuse-overlayfs bindfs btrfs-progs"
 BENCH_PKGS="hyperfine time"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;

@@ -68,7 +68,9 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     }
     json_object *fs = json_object_new_object();
     char mm[32], desc[1024];
-    cli_msg(mm, sizeof mm, "%u:%u", fi->dev_major, fi->dev_minor);
+    /* the block device when there is one (btrfs's st_dev is an anonymous 0:N) */
+    cli_msg(mm, sizeof mm, "%u:%u", fi->bdev_major ? fi->bdev_major : fi->dev_major,
+            fi->bdev_major ? fi->bdev_minor : fi->dev_minor);
     json_object_object_add(fs, "path", json_object_new_string(fi->path));
     json_object_object_add(fs, "type", json_object_new_string(fi->fstype));
     json_object_object_add(fs, "device", json_object_new_string(fi->source));
