@@ -455,6 +455,7 @@ static int etcdwal_init(struct thread_data *td)
             /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does
              * (a writev from fio's buffer cost more in the kernel than the copy: bench/README.md, issue 17). */
             .first_fill_bytes = o->first_fill,
+            .cancel = &td->terminate,
         };
         c->have_wal = 1;
         int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);

@@ -206,6 +206,10 @@ static int fill(wal *w, char *err, size_t errlen)
     }
     while (!rc && off < upto) {
         size_t n = 0;
+        if (w->cfg.cancel && *w->cfg.cancel) { /* a killed fio's job: its files are removed at once */
+            rc = -ECANCELED;
+            break;
+        }
         while (n + pair_max <= FILL_CHUNK_BYTES && off + n < upto) {
             unsigned char head[WALREC_HEAD_MAX], hs[WALREC_HEAD_MAX];
             size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, elen);
