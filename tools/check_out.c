@@ -130,7 +130,9 @@ static const char *end_word(const check_run_out *x)
     case CHECK_TIME_NET: return "stopped: past its runtime";
     case CHECK_RAN_OUT: break;
     }
-    return "ran to its runtime";
+    if (e->code != 0)
+        return "fio failed";
+    return e->duration_s + 0.5 < (double)e->runtime_s ? "ended before its runtime" : "ran to its runtime";
 }
 
 static json_object *phase_json(const check_run_out *x, char *txt, size_t n)
