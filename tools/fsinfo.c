@@ -158,7 +158,7 @@ int fsinfo_lookup(const char *path, fsinfo *fi, int depth, char *err, size_t err
     return 0;
 }
 
-int fsinfo_probe(const char *dir)
+static int probe_once(const char *dir)
 {
     static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     char d[4200], lock[4300], probe[4300];
@@ -210,6 +210,16 @@ int fsinfo_probe(const char *dir)
     close(dfd);
     if (rmdir(d) != 0 && !e)
         e = errno;
+    return e;
+}
+
+int fsinfo_probe(const char *dir)
+{
+    /* an engine's reaper in the same directory removes an empty, marked staging directory: ours then
+     * vanishes before its lock file exists (ENOENT), and we start again, as the engine's creator does */
+    int e = ENOENT;
+    for (int attempt = 0; attempt < 16 && e == ENOENT; attempt++)
+        e = probe_once(dir);
     return e;
 }
 
