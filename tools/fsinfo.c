@@ -107,6 +107,10 @@ static void find_mount(fsinfo *fi)
     }
     free(m);
     fclose(f);
+    if (!found_id && fi->mnt_id >= 0 && !fi->fstype[0]) { /* an ID mountinfo does not list: by device */
+        fi->mnt_id = -1;
+        find_mount(fi);
+    }
 }
 
 int fsinfo_lookup(const char *path, fsinfo *fi, int depth, char *err, size_t errlen)
