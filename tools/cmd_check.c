@@ -140,6 +140,18 @@ static uint64_t space_needed(const check_opts *o)
     return (uint64_t)need;
 }
 
+/* A refusal --force can override: 1 (refused, message printed), or 0 (forced: warned, listed). */
+static int refuse_unless_forced(const cli_cmd *cmd, const check_opts *o, check_forced *forced, const char *why)
+{
+    if (!o->force) {
+        cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
+        return 1;
+    }
+    cli_err(cmd, "warning: %s (--force)", why);
+    check_forced_add(forced, "%.590s", why);
+    return 0;
+}
+
 /* Everything that can be refused before fio starts. 0 or 2 (message printed); what --force let through
  * goes into forced. */
 static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd, check_forced *forced)
@@ -183,13 +195,11 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
         return 2;
     }
     /* a layer that is not the disk first: the room on it would not matter */
-    if (fsinfo_suspicious(fi, NULL, why, sizeof why)) {
-        if (!o->force) {
-            cli_err(cmd, "refusing: %s (use --force to test it anyway)", why);
+    char reason[2048];
+    if (fsinfo_layer_reason(fi, reason, sizeof reason)) {
+        cli_msg(why, sizeof why, "%s is on %s: %s", fi->path, desc, reason);
+        if (refuse_unless_forced(cmd, o, forced, why))
             return 2;
-        }
-        cli_err(cmd, "warning: %s (--force)", why);
-        check_forced_add(forced, "%.590s", why);
     }
     uint64_t need = space_needed(o);
     if (fi->free_bytes < need) {
@@ -212,6 +222,8 @@ static int preflight(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *k
                 (unsigned long long)(reserve >> 20), fi->path);
         check_forced_add(forced, "less than %llu MiB would be left free", (unsigned long long)(reserve >> 20));
     }
+    if (fsinfo_other_disk(fi, NULL, why, sizeof why) && refuse_unless_forced(cmd, o, forced, why))
+        return 2;
     const char *files[3] = {o->prom, o->svg, o->html}, *names[3] = {"prometheus", "svg", "html"};
     for (int i = 0; i < 3; i++)
         if (files[i] && out_check(files[i], err, sizeof err)) {

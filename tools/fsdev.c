@@ -102,11 +102,6 @@ static void follow_loop(const char *devdir, const char *name, int depth, fsinfo 
     } else if (!fi->write_cache[0]) {
         snprintf(fi->write_cache, sizeof fi->write_cache, "%s", u->write_cache);
     }
-    if (!fi->based) {
-        fi->base_major = u->base_major;
-        fi->base_minor = u->base_minor;
-        fi->based = 1;
-    }
     free(u);
 }
 
@@ -146,15 +141,6 @@ static void follow(const char *sys, const char *devdir, int depth, fsinfo *fi)
     if (any)
         return;
     /* a disk: the bottom of the chain (the first one, for a device-mapper volume over several) */
-    char dev[32];
-    unsigned ma, mi;
-    snprintf(p, sizeof p, "%s/dev", devdir);
-    read_line(p, dev, sizeof dev);
-    if (!fi->based && sscanf(dev, "%u:%u", &ma, &mi) == 2) {
-        fi->base_major = ma;
-        fi->base_minor = mi;
-        fi->based = 1;
-    }
     if (!fi->write_cache[0]) {
         snprintf(p, sizeof p, "%s/queue/write_cache", devdir);
         read_line(p, fi->write_cache, sizeof fi->write_cache);

@@ -155,8 +155,6 @@ int fsinfo_lookup(const char *path, fsinfo *fi, int depth, char *err, size_t err
         fi->bdev_major = fi->dev_major;
         fi->bdev_minor = fi->dev_minor;
     }
-    fi->base_major = fi->bdev_major;
-    fi->base_minor = fi->bdev_minor;
     if (fi->bdev_major && depth < FSINFO_MAX_DEPTH)
         fsdev_follow(NULL, fi->bdev_major, fi->bdev_minor, depth, fi);
     return 0;
@@ -299,13 +297,20 @@ int fsinfo_layer_reason(const fsinfo *fi, char *why, size_t whylen)
 
 int fsinfo_suspicious(const fsinfo *fi, const char *const *etcd_dirs, char *why, size_t whylen)
 {
-    static const char *const dflt[] = {"/var/lib/etcd", "/var/lib/rancher/rke2/server/db/etcd", NULL};
     char desc[2048], reason[2048];
     fsinfo_describe(fi, desc, sizeof desc);
     if (fsinfo_layer_reason(fi, reason, sizeof reason)) {
         snprintf(why, whylen, "%s is on %s: %s", fi->path, desc, reason);
         return 1;
     }
+    return fsinfo_other_disk(fi, etcd_dirs, why, whylen);
+}
+
+int fsinfo_other_disk(const fsinfo *fi, const char *const *etcd_dirs, char *why, size_t whylen)
+{
+    static const char *const dflt[] = {"/var/lib/etcd", "/var/lib/rancher/rke2/server/db/etcd", NULL};
+    char desc[2048];
+    fsinfo_describe(fi, desc, sizeof desc);
     for (const char *const *d = etcd_dirs ? etcd_dirs : dflt; *d; d++) {
         struct stat st;
         if (stat(*d, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -313,16 +318,16 @@ int fsinfo_suspicious(const fsinfo *fi, const char *const *etcd_dirs, char *why,
         fsinfo *e = malloc(sizeof *e);
         char err[64];
         int same = 1;
-        /* the same disk: one mount, one block device (btrfs subvolumes differ in st_dev), or one disk at
-         * the bottom of both device chains (a loop device over a file on etcd's disk) */
+        /* the same filesystem: one mount, or one block device (btrfs subvolumes differ in st_dev). A loop
+         * device over a file on etcd's disk is another device: its queue, limits and caches are its own */
         if (e && fsinfo_lookup(*d, e, 0, err, sizeof err) == 0)
             same = (e->mnt_id >= 0 && e->mnt_id == fi->mnt_id) ||
                    (e->bdev_major && e->bdev_major == fi->bdev_major && e->bdev_minor == fi->bdev_minor) ||
-                   (e->base_major && e->base_major == fi->base_major && e->base_minor == fi->base_minor) ||
                    (e->dev_major == fi->dev_major && e->dev_minor == fi->dev_minor);
         if (!same)
-            snprintf(why, whylen, "%s is on %s, but this node's etcd data directory %s is on %s (%s)", fi->path, desc,
-                     *d, e->fstype, e->source);
+            snprintf(why, whylen, "%s is on %s, but this node's etcd data directory %s is on device %u:%u (%s on "
+                     "%s)", fi->path, desc, *d, e->bdev_major ? e->bdev_major : e->dev_major,
+                     e->bdev_major ? e->bdev_minor : e->dev_minor, e->fstype, e->source);
         free(e);
         if (!same)
             return 1;

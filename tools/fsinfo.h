@@ -20,9 +20,6 @@ typedef struct fsinfo {
     char     superopts[1024];  /* the filesystem's options (mountinfo's last field), e.g. "rw,nobarrier" */
     unsigned dev_major, dev_minor;   /* stat's st_dev of the directory (btrfs: an anonymous device) */
     unsigned bdev_major, bdev_minor; /* the block device the filesystem is on; 0:0 when none */
-    unsigned base_major, base_minor; /* the disk at the bottom of its device chain (a loop device's
-                                      * backing file's disk, a device-mapper volume's first slave) */
-    int      based;                  /* base set by fsdev_follow (not the filesystem's own device) */
     int      mnt_id;           /* mountinfo's mount ID, -1 when not known */
     uint64_t free_bytes;       /* available to unprivileged users */
     uint64_t total_bytes;
@@ -69,6 +66,9 @@ void fsinfo_cause(const fsinfo *fi, int err, char *out, size_t n);
  * (NULL-terminated; NULL uses /var/lib/etcd and /var/lib/rancher/rke2/server/db/etcd). 0 when it looks
  * fine. */
 int fsinfo_suspicious(const fsinfo *fi, const char *const *etcd_dirs, char *why, size_t whylen);
+
+/* Only the last test of fsinfo_suspicious: another filesystem than this node's etcd data directory. */
+int fsinfo_other_disk(const fsinfo *fi, const char *const *etcd_dirs, char *why, size_t whylen);
 
 /* The reason alone (no path, no etcd data directory comparison), e.g. "tmpfs is memory or a container
  * layer, not the disk etcd uses"; 1 if there is one. */
