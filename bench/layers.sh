@@ -17,6 +17,7 @@ command -v eatmydata >/dev/null && command -v jq >/dev/null || { echo "layers: n
 W=$(mktemp -d "${1:-/var/tmp}/bench-layers.XXXXXX") || exit 2
 cg=""
 trap '[ -n "$cg" ] && rmdir "$cg" 2>/dev/null; rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM HUP
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # the throttle: a child of our own blkio (v1) or io (v2) cgroup
@@ -44,8 +45,9 @@ for eng in sync etcdwal; do
     # shellcheck disable=SC2086
     in_cg $pre "$FIO" --name=j --directory="$d" $e --rw=write --bs=2300 --size=460k --fdatasync=1 \
       --output-format=json > "$d.json" 2> /dev/null
-    jq -r --arg j "$eng (libc fdatasync)" --arg e "$emd" '.jobs[0].sync.lat_ns |
-      "| \(if $j | startswith("etcdwal") then "etcdwal (raw syscall)" else $j end) | \($e) | \(.N) | \(.percentile["50.000000"] / 1000 | floor) us | \(.percentile["99.000000"] / 1000 | floor) us |"' "$d.json"
+    label="fio sync engine (libc fdatasync)"; [ $eng = etcdwal ] && label="etcdwal engine"
+    jq -r --arg j "$label" --arg e "$emd" '.jobs[0].sync.lat_ns |
+      "| \($j) | \($e) | \(.N) | \(.percentile["50.000000"] / 1000 | floor) us | \(.percentile["99.000000"] / 1000 | floor) us |"' "$d.json"
   done
 done
 echo
@@ -77,8 +79,17 @@ for k in 1 2 3 4 5; do
   sleep 1  # the jobs are writing
   t0=$(date +%s%N)
   env kill -s KILL -- "-$g"; wait $g 2>/dev/null
-  i=0; while [ $i -lt 3000 ] && { [ -n "$(writers "$d")" ] || [ -n "$(ls -A "$d")" ]; }; do sleep 0.01; i=$((i + 1)); done
-  printf " %d" $(( ($(date +%s%N) - t0) / 1000000 ))
+  # at most 30 s (a job that outlives fio writes on until its runtime: then ">30000" and it is ended)
+  while [ $(( $(date +%s%N) - t0 )) -lt 30000000000 ] && { [ -n "$(writers "$d")" ] || [ -n "$(ls -A "$d")" ]; }; do
+    sleep 0.01
+  done
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  if [ $ms -ge 30000 ]; then
+    printf " >30000"
+    for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -q -- "-> $d/" && kill -TERM "${p#/proc/}"; done
+  else
+    printf " %d" $ms
+  fi
 done
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
