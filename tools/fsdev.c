@@ -140,7 +140,7 @@ static void follow(const char *sys, const char *devdir, int depth, fsinfo *fi)
         closedir(d);
     if (any)
         return;
-    /* a disk: the bottom of the chain (the first one, for a device-mapper volume over several) */
+    /* a disk, at the bottom of the chain: its write cache (the first one's, for a volume over several) */
     if (!fi->write_cache[0]) {
         snprintf(p, sizeof p, "%s/queue/write_cache", devdir);
         read_line(p, fi->write_cache, sizeof fi->write_cache);
