@@ -187,6 +187,11 @@ static int probe_once(const char *dir)
         rmdir(d);
         return e;
     }
+    struct stat st; /* in a directory others may write to, the name could have been swapped meanwhile */
+    if (fstat(dfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        close(dfd);
+        return EPERM;
+    }
     snprintf(lock, sizeof lock, "lock");
     snprintf(probe, sizeof probe, ".etcd-fio-probe.%ld", (long)getpid());
     int lfd = openat(dfd, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
