@@ -18,7 +18,14 @@ loops="" mounts="" zram="" cg=""
 cleanup() {
   for m in $mounts; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
   for d in $loops; do losetup -d "$d" 2>/dev/null; done
-  [ -n "$zram" ] && echo "$zram" > /sys/class/zram-control/hot_remove 2>/dev/null
+  # a zram device just unmounted may still be busy for a moment: retry until it is gone (up to 30 s)
+  i=0
+  while [ -n "$zram" ] && [ -e "/sys/block/zram$zram" ] && [ $i -lt 300 ]; do
+    echo 1 > "/sys/block/zram$zram/reset" 2>/dev/null
+    echo "$zram" > /sys/class/zram-control/hot_remove 2>/dev/null || sleep 0.1
+    i=$((i + 1))
+  done
+  [ -n "$zram" ] && [ -e "/sys/block/zram$zram" ] && echo "FAIL: zram$zram could not be removed" >&2
   [ -n "$cg" ] && rmdir "$cg" 2>/dev/null
   rm -rf "$L"
 }
@@ -91,7 +98,8 @@ fi
 if [ -r /sys/class/zram-control/hot_add ] && z=$(cat /sys/class/zram-control/hot_add 2>/dev/null) && [ -n "$z" ]; then
   zram=$z
   mkdir -p "$L/z"
-  if echo 1G > "/sys/block/zram$z/disksize" && mkfs.ext4 -q -F "/dev/zram$z" && mount "/dev/zram$z" "$L/z"; then
+  if echo 1G > "/sys/block/zram$z/disksize" && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/zram$z" &&
+     mount "/dev/zram$z" "$L/z"; then
     mounts="$L/z $mounts"
     refused zram "$L/z" "refusing:" "/dev/zram$z is a zram device"
   else
