@@ -259,6 +259,11 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     const fior_report *last = fior_stream_report(out->stream);
     e->complete = last && (!stopped || seen > at_stop) && check_final(last);
     cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
+    /* fio's last line is "fio: io engine etcdwal init failed"; the engine's own line names the cause */
+    char cause[sizeof e->fio_said];
+    check_engine_cause(errpath, o->dir, cause, sizeof cause);
+    if (cause[0])
+        cli_msg(e->fio_said, sizeof e->fio_said, "%s", cause);
     e->job_signal = check_job_signal(errpath);
     const char *se = fior_stream_error(out->stream);
     cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli.h"
 #include "engine_path.h"
+#include "mempress.h"
 #include "out.h"
 #include "outfile.h"
 #include "preflight.h"
@@ -49,8 +50,10 @@ static const char help[] =
     "  --ionice           run the WAL job at etcd's I/O priority (best-effort, level 0)\n"
     "  --classic          afterwards, also run the classic fio test (sync, fdatasync=1, bs=2300,\n"
     "                     22 MiB) in DIR and print its p99 beside ours\n"
-    "  --force            run even on a filesystem that is probably not the one meant, or one the run would\n"
-    "                     leave with less than 2 x 64 MB + 5 % free (a live etcd's reserve)\n"
+    "  --force            run even on a filesystem that is probably not the one meant (memory, container\n"
+    "                     layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded\n"
+    "                     (LD_PRELOAD, /etc/ld.so.preload, or by the fio in use), or one the run would leave\n"
+    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so\n"
     "  --stop-on-eof      stop as on SIGINT (end fio, clean up, unknown) when stdin ends: `fleet --ssh` runs\n"
     "                     check so, and closing its ssh session (or losing it) then stops the remote run\n"
     "  --help             this text\n\n"
@@ -145,12 +148,14 @@ static uint64_t space_needed(const check_opts *o)
 }
 
 /* Everything that can be refused before fio starts (preflight.h, and the --keep-output directory). 0 or 2
- * (message printed). */
-static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd)
+ * (message printed); what --force let through goes into forced. */
+static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd,
+                           check_forced *forced)
 {
     char err[4400];
     const preflight_out outs[] = {{"prometheus", o->prom}, {"svg", o->svg}, {"html", o->html}};
-    if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi))
+    if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
+                  forced))
         return 2;
     if (o->keep && (*keepfd = out_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
@@ -188,6 +193,33 @@ static int write_job(const cli_cmd *cmd, const phase_files *f, prof_opts *po)
     return 0;
 }
 
+/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
+ * it only into fio: not visible before the run): no verdict from such a run, unless --force. */
+static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host *h, check_forced *forced)
+{
+    char seen[1100] = "", err[64];
+    const char *files[2] = {f->ws, f->bs};
+    for (int i = 0; i < 2 && !seen[0]; i++) {
+        char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
+        check_env_interposers(t, seen, sizeof seen);
+        free(t);
+    }
+    if (!seen[0])
+        return;
+    if (o->force) {
+        check_forced_add(forced, "in fio: %s", seen);
+        return;
+    }
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "refused");
+    cli_msg(h->reason, sizeof h->reason, "fio ran with %s: a preloaded library can replace its file and sync calls "
+            "(eatmydata makes fdatasync a no-op), so the figures need not be the disk's; not judged (run fio "
+            "without it, or --force)", seen);
+    for (size_t i = 0; i < h->njobs; i++)
+        h->jobs[i].verdict = FIOR_UNKNOWN;
+}
+
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     check_opts o;
@@ -195,9 +227,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (prc)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
+    check_forced forced = {.n = 0};
     int keepfd = -1, rc = 2;
-    if (preflight_check(cmd, &o, &fi, &keepfd))
+    if (preflight_check(cmd, &o, &fi, &keepfd, &forced))
         return 2;
+    mp_snap mem0, mem1;
+    mp_read(&mem0);
     char engine[PATH_MAX], tmp[4096], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
@@ -326,6 +361,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     free(t);
     if (ws.present)
         h->rollovers = ws.rollovers;
+    refuse_interposed(&o, df, h, &forced);
     h->duration_s = r1.end.duration_s + ro.end.duration_s;
     if (!fin || !wj)
         cli_err(cmd, "no WAL job result in fio's output (%s%s%s)", dr->end.fio_said, dr->end.stream_error[0] ? "; " : "",
@@ -334,6 +370,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     rm_finish(&r);
     cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
 
+    mp_read(&mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (o.classic && !check_interrupted) {
         if (isatty(2))
@@ -341,8 +378,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         check_classic(fi.path, tmp, crit, &cl);
     }
     check_details(&r, &o, &dr->end, &ws, &bs, &cl, &fi);
+    mp_result mem;
+    mp_diff(&mem0, &mem1, h->duration_s, &mem);
+    check_forced_detail(&r, &forced);
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, &ph2, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
+    check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
     rc = cli_exit_status(r.verdict);
     if (o.json)
         out_json(stdout, &r);

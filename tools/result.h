@@ -112,6 +112,9 @@ void     rm_explain(rm_run *r, const explain_facts *f, const char *prefix);
  * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured. */
 void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns);
 
+/* Appends the environment's explain lines (explain_env_lines). */
+void     rm_explain_env(rm_run *r, const explain_env *e);
+
 /* "wal", "backend", "check-perf" */
 const char *rm_role_name(fior_role role);
 
