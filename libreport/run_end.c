@@ -250,17 +250,20 @@ static void progress(char *out, size_t n, const fior__endfacts *f)
  * 1 when one was reached (why says which; the runtime first: a time_based job wraps around its size), -1
  * when every limit the options set is known to be short of it, 0 when the input cannot tell (no limit is
  * known, or a counter is missing). */
-static int reached(const fior__endfacts *f, char *why, size_t n)
+static int reached(const fior__endfacts *f, char *why, size_t n, int *by_slack)
 {
     char a[32], b[32];
     uint64_t div;
     int limits = 0, short_of = 0;
+    *by_slack = 0;
     if (f->goal_runtime_ms) {
         limits++;
         /* job_runtime is whole ms since the job's start (stat.c); fio stops at the first I/O past runtime=,
-         * so the figure is at least the runtime: the slack only allows for rounding */
+         * so the figure is at least the runtime: the slack only allows for rounding (by_slack: the figure
+         * is short of the runtime, which an interim document taken just before the end also is) */
         uint64_t slack = f->goal_runtime_ms / 100 > 100 ? f->goal_runtime_ms / 100 : 100;
         if (f->runtime_known && f->runtime_ms + slack >= f->goal_runtime_ms) {
+            *by_slack = f->runtime_ms < f->goal_runtime_ms;
             fior_format_ns(a, sizeof a, f->goal_runtime_ms * 1000000);
             snprintf(why, n, "the job ran its runtime of %s", a);
             return 1;
@@ -318,7 +321,12 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
     fior_end e;
     progress(prog, sizeof prog, f);
     const char *at = prog[0] ? " after " : "";
-    int rc = f->died ? 0 : reached(f, r, sizeof r);
+    int by_slack = 0, rc = f->died ? 0 : reached(f, r, sizeof r, &by_slack);
+    /* short of its runtime by less than the rounding slack, and one status interval after the document
+     * before: the last interim document of a stream cut just before the end, not the final one */
+    char r2[128];
+    if (rc > 0 && by_slack && interim(f, r2, sizeof r2))
+        rc = -2;
     if (f->died == 2) {
         e = FIOR_END_DIED;
         snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
@@ -341,6 +349,10 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "fio was stopped by signal %d%s and the input ends before its final figures "
                  "(these%s%s are an interim report); run the job to its end", f->signal, signame(f->signal), at,
                  prog);
+    } else if (rc == -2) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends with an interim --status-interval report (%s, short of its end) "
+                 "and no final one (%s): fio was killed or its output cut; run the job to its end", prog, r2);
     } else if (rc < 0 && f->docs > 1) {
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "the input ends with an interim --status-interval report (%s) and no final one: "

@@ -102,6 +102,10 @@ void check_parse_stats(const char *json_text, engine_stats *es);
 void check_judge(const fior_report *fin, const es_ctl *es, const check_end *end, const check_opts *o,
                  const fior_criteria *c, rm_host *h);
 
+/* The verdict of a check whose phase 1 ran and whose phase 2 did not confirm it (interrupted between
+ * them): h, judged on phase 1's run, becomes UNKNOWN with why (p1_pass: phase 1's bounds had passed). */
+void check_unconfirmed(rm_host *h, int p1_pass, double seconds);
+
 /* check_classic.c: the classic fio job (sync, fdatasync=1, bs=2300, 22 MiB) in a private directory. */
 typedef struct classic_out {
     int      ran, ok;

@@ -207,3 +207,25 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
     }
     fior_result_free(res);
 }
+
+/* Phase 1's run is never judged on its own: its heavy load can only PASS, and that PASS stands once phase
+ * 2's probe confirmed it (twophase.h). A check stopped between the two (SIGINT, SIGTERM, SIGHUP,
+ * --stop-on-eof) has neither, whatever phase 1's bounds said. */
+void check_unconfirmed(rm_host *h, int p1_pass, double seconds)
+{
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "interrupted");
+    char was[sizeof h->reason];
+    cli_msg(was, sizeof was, "%s", h->reason);
+    if (p1_pass)
+        cli_msg(h->reason, sizeof h->reason, "interrupted after %.0f s, before phase 2 confirmed phase 1's pass "
+                "(a pass under the heavy load stands only when etcd's load is no slower); not judged (phase 1: "
+                "%s)", seconds, was);
+    else
+        cli_msg(h->reason, sizeof h->reason, "interrupted after %.0f s, after phase 1 and before phase 2 (the "
+                "faithful profile) could decide; phase 1's heavy load can only pass, so it is not judged "
+                "(phase 1: %s)", seconds, was);
+    for (size_t i = 0; i < h->njobs; i++)
+        h->jobs[i].verdict = FIOR_UNKNOWN;
+}

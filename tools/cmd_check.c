@@ -347,6 +347,8 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     cli_msg(h->dir, sizeof h->dir, "%s", fi.path);
     const fior_report *fin = fior_stream_report(dr->stream);
     check_judge(fin, &dr->es, &dr->end, &o, crit, h);
+    if (dr == &r1 && !confirmed)
+        check_unconfirmed(h, p1_pass, r1.end.duration_s);
     const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL);
     if (wj && wj->fio_version) {
         cli_msg(r.fio_version, sizeof r.fio_version, "%s", wj->fio_version);
