@@ -157,11 +157,12 @@ typedef struct jparams {
     long long wal_p99, wal_lo, wal_hi, be_p99, be_lo, be_hi;
     double confidence;
     int exit_status;
+    const char *be_samples; /* NULL: 800 (a finite upper bound at 95 % needs >= 368) */
 } jparams;
 
 static const jparams PASS = {"pass", "pass", "judged", "stopped early: decided", "phase 2", "{\"seconds\":7,\"end\":\"x\"}",
                              "pass", "pass", "", "1050", "20", "10000000", 2000000, 1500000, 2500000, 5000000,
-                             4000000, 6000000, 0.95, 0};
+                             4000000, 6000000, 0.95, 0, NULL};
 
 static char *doc(const jparams *p)
 {
@@ -176,13 +177,14 @@ static char *doc(const jparams *p)
              "{\"name\":\"etcd-wal\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":%s,\"p50_ns\":1000,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
              "\"threshold_ns\":%s,\"verdict\":\"%s\",\"reason\":\"w\"},"
-             "{\"name\":\"etcd-backend\",\"source\":\"fio\",\"run\":1,\"role\":\"backend\",\"samples\":80,\"p50_ns\":1000,"
+             "{\"name\":\"etcd-backend\",\"source\":\"fio\",\"run\":1,\"role\":\"backend\",\"samples\":%s,\"p50_ns\":1000,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
              "\"threshold_ns\":25000000,\"verdict\":\"%s\",\"reason\":\"b\"}%s]}],"
              "\"details\":{\"run\":{\"seconds\":7,\"end\":\"%s\"},\"phases\":{\"decided_by\":\"%s\",\"phase1\":null,"
              "\"phase2\":%s,\"probe\":null}},\"explain\":[]}\n",
              p->run_verdict, p->exit_status, p->min_samples, p->confidence, p->status, p->host_verdict, p->wal_samples,
-             p->wal_p99, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_lo, p->wal_hi, p->wal_thr_job, p->wal_v, p->be_p99,
+             p->wal_p99, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_lo, p->wal_hi, p->wal_thr_job, p->wal_v,
+             p->be_samples ? p->be_samples : "800", p->be_p99,
              p->be_p99, p->be_p99, p->be_p99, p->be_lo, p->be_hi, p->be_v, p->extra_job, p->end, p->decided_by,
              p->phase2);
     return b;
@@ -241,6 +243,19 @@ static void test_proof(void **state)
     assert_int_equal(h.njobs, 2);
     assert_string_equal(h.server_hostname, "n1");
     jparams p = PASS;
+    /* a remote whose numbers lie: a bound no sample count could give, upside down, or not around its p99 */
+    p.be_samples = "80";
+    h = judge_doc(&f, &p);
+    EXPECT(h, FIOR_UNKNOWN, "unproven", "80 samples cannot give the upper bound 6 ms it claims at 0.95 confidence");
+    p = PASS;
+    p.be_lo = 7000000;
+    h = judge_doc(&f, &p);
+    EXPECT(h, FIOR_UNKNOWN, "unproven", "backend: its bound 7 ms..6 ms is upside down");
+    p = PASS;
+    p.wal_hi = 1800000;
+    h = judge_doc(&f, &p);
+    EXPECT(h, FIOR_UNKNOWN, "unproven", "WAL: its p99 2 ms lies outside its own bound");
+    p = PASS;
     p.be_hi = 30000000; /* the backend's bound straddles 25 ms */
     h = judge_doc(&f, &p);
     EXPECT(h, FIOR_UNKNOWN, "judged", "straddles 25 ms");

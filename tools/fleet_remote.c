@@ -301,6 +301,17 @@ static int job_problem(const fior_criteria *c, const fleet_remote *rr, const rm_
     else if (v == RM_UNKNOWN || (j->verdict == FIOR_PASS) != (v < T))
         cli_msg(why, n, "%s: the remote says %s, but its p%g is %s against %s", what, fior_verdict_name(j->verdict),
                 rr->percentile, cli_fmt_ns(a, sizeof a, v), cli_fmt_ns(b, sizeof b, T));
+    else if (j->bound_lo_ns != RM_UNKNOWN && j->bound_hi_ns != RM_UNKNOWN && j->bound_lo_ns > j->bound_hi_ns)
+        cli_msg(why, n, "%s: its bound %s..%s is upside down", what, cli_fmt_ns(a, sizeof a, j->bound_lo_ns),
+                cli_fmt_ns(b, sizeof b, j->bound_hi_ns));
+    else if (v != RM_UNKNOWN && ((j->bound_lo_ns != RM_UNKNOWN && v < j->bound_lo_ns) ||
+                                 (j->bound_hi_ns != RM_UNKNOWN && v > j->bound_hi_ns)))
+        cli_msg(why, n, "%s: its p%g %s lies outside its own bound", what, rr->percentile, cli_fmt_ns(a, sizeof a, v));
+    else if (j->bound_hi_ns != RM_UNKNOWN && rr->confidence > 0.5 &&
+             j->samples < fior_first_pass_samples(rr->percentile / 100, 2 * rr->confidence - 1, 1))
+        /* the nominal two-sided bound has a finite upper end only from the n where q^n <= (1-c)/2 */
+        cli_msg(why, n, "%s: %llu samples cannot give the upper bound %s it claims at %g confidence", what,
+                (unsigned long long)j->samples, cli_fmt_ns(a, sizeof a, j->bound_hi_ns), rr->confidence);
     else
         return 0;
     return 1;
@@ -341,7 +352,7 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
                 cli_fmt_ns(t, sizeof t, j->threshold_ns), (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples),
                 cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns), cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
     }
-    fleet_apply_bound(f, h); /* the bound on the right side of each threshold: fleet's own rule */
+    fleet_apply_bound(f, h); /* the bound on the right side of each threshold: the library's rule */
     fior_verdict remote = verdict_word(rr->host_verdict);
     if (remote != verdict_word(rr->verdict) || rr->exit_status != cli_exit_status(remote) ||
         rr->exit_status != rr->ssh_status) {
