@@ -157,19 +157,15 @@ static void take_roles(fior_outcome *o, const fior_monitor *m, const fior_report
     }
 }
 
-/* The library's verdict on the jobs judged here: fail if one fails, else unknown unless every one passes. */
+/* The library's verdict on the jobs judged here (aggregate.c's rule). */
 static fior_verdict roles_verdict(const fior_outcome *o)
 {
-    int any = 0, unknown = 0;
-    for (int k = 0; k < 2; k++) {
-        if (!o->role[k].present)
-            continue;
-        any = 1;
-        if (o->role[k].verdict == FIOR_FAIL)
-            return FIOR_FAIL;
-        unknown |= o->role[k].verdict != FIOR_PASS;
-    }
-    return any && !unknown ? FIOR_PASS : FIOR_UNKNOWN;
+    fior_verdict v[2];
+    size_t n = 0;
+    for (int k = 0; k < 2; k++)
+        if (o->role[k].present)
+            v[n++] = o->role[k].verdict;
+    return fior_verdict_combine(v, n);
 }
 
 static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior_run_facts *e,

@@ -341,6 +341,14 @@ FIOR_API size_t       fior_result_count(const fior_result *res);  /* == fior_rep
  * are valid until fior_result_free(res). */
 FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i);
 
+/* 2.3: the one aggregation rule. fior_verdict_combine: jobs into a host (or a report): FAIL if any fails,
+ * else UNKNOWN if any is UNKNOWN (or a value this version does not know) or none is PASS — NOT_JUDGED jobs
+ * are left out, but nothing judged is never a PASS —, else PASS. fior_verdict_overall: hosts (or runs)
+ * into the overall verdict: FAIL if any fails, else UNKNOWN if any is not PASS (a NOT_JUDGED host too) or
+ * there is none, else PASS. */
+FIOR_API fior_verdict  fior_verdict_combine(const fior_verdict *v, size_t n);
+FIOR_API fior_verdict  fior_verdict_overall(const fior_verdict *v, size_t n);
+
 /* 2.2: lower-case static string for fior_job.end: "unknown", "proven", "inferred", "stopped", "died", "cut"
  * ("unknown" for values it does not know). */
 FIOR_API const char  *fior_end_name(fior_end e);
