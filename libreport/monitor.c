@@ -154,7 +154,7 @@ const fior_job *fior_monitor_pick(const fior_report *r, fior_role role)
     }
     for (size_t i = n; i-- > 0;) {
         const fior_job *j = fior_report_job(r, i);
-        if (j->role == role && !j->etcd_mode && j->nbins)
+        if (j->role == role && !j->etcd_mode)
             return j;
     }
     return NULL;

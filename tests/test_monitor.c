@@ -18,6 +18,7 @@
 
 #include "fioreport.h"
 #include "fiojson.h"
+#include "tslurp.h"
 
 /* a report of one document: the WAL's and the backend's bins (NULL/0: that job absent) */
 static fior_report *doc(const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2], size_t nb)
@@ -269,6 +270,60 @@ static void two_runs(void **state)
     fior_monitor_free(m);
 }
 
+/* a careless embedder: the stream cut at every byte of its last document, fed document by document, and the
+ * end told "complete" with no signal and its runtime run — the monitor's verdict is never a PASS, because
+ * the readers' run-ended flag says the latest document is an interim one */
+static void cut_at_every_byte_with_a_lying_caller(void **state)
+{
+    (void)state;
+    size_t len;
+    char *buf = slurp(TEST_FIXTURES "/fio/fio-3.33-status-interval.json", &len);
+    const char *last = buf;
+    for (const char *p = strstr(buf, "\n{"); p; p = strstr(p + 1, "\n{"))
+        last = p + 1;
+    fior_run_facts lie = {.size = sizeof lie, .started = 1, .stop = FIOR_STOP_NONE, .complete = 1, .runtime_s = 3,
+                          .duration_s = 3.5};
+    size_t checked = 0;
+    for (size_t cut = (size_t)(last - buf) + 1; cut < len; cut += 7) {
+        fior_stream *s = fior_stream_new("cut");
+        fior_monitor *m = fior_monitor_new(NULL);
+        fior_criteria *c = fior_criteria_new();
+        assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+        assert_int_equal(fior_monitor_set_accept_point(m, 1), FIOR_OK);
+        unsigned long seen = 0;
+        for (size_t at = 0; at < cut; at += 4096) {
+            fior_stream_feed(s, buf + at, cut - at < 4096 ? cut - at : 4096);
+            if (fior_stream_documents(s) != seen) {
+                seen = fior_stream_documents(s);
+                fior_monitor_feed(m, fior_stream_report(s), (double)seen, NULL);
+            }
+        }
+        fior_outcome *o = fior_monitor_end(m, fior_stream_report(s), &lie);
+        if (fior_outcome_verdict(o) == FIOR_PASS)
+            fail_msg("cut at %zu of %zu: PASS: %s", cut, len, fior_outcome_reason(o));
+        fior_outcome_free(o);
+        fior_criteria_free(c);
+        fior_monitor_free(m);
+        fior_stream_free(s);
+        checked++;
+    }
+    assert_true(checked > 100);
+    /* the whole stream, its final document in: a PASS on its point estimate (few samples: accept_point) */
+    fior_stream *s = fior_stream_new("whole");
+    fior_monitor *m = fior_monitor_new(NULL);
+    fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL);
+    fior_monitor_set_accept_point(m, 1);
+    fior_stream_feed(s, buf, len);
+    fior_monitor_feed(m, fior_stream_report(s), 3, NULL);
+    fior_outcome *o = fior_monitor_end(m, fior_stream_report(s), &lie);
+    if (fior_outcome_verdict(o) != FIOR_PASS)
+        fail_msg("the whole stream: %s", fior_outcome_reason(o));
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+    fior_stream_free(s);
+    free(buf);
+}
+
 /* the bound rule at the end, one look: each rule, and the guard where bound and point disagree */
 static void bound_rule(void **state)
 {
@@ -310,7 +365,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settings),  cmocka_unit_test(each_role_as_soon_as_decided), cmocka_unit_test(wal_only),
         cmocka_unit_test(phases),    cmocka_unit_test(end_facts), cmocka_unit_test(two_runs),
-        cmocka_unit_test(bound_rule),
+        cmocka_unit_test(bound_rule),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
