@@ -35,7 +35,7 @@ struct fior_outcome {
     fior_verdict verdict;
     fior_basis   basis;
     const char  *status;
-    char         reason[1400];
+    char         reason[1600];
     int          phase;                 /* 0 single run, 1, 2 */
     int          heavy_passed;          /* phase 1 whose bounds passed (fior_outcome_phases) */
     double       duration_s;

@@ -183,37 +183,37 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     o->status = problem[0] ? (e->stop == FIOR_STOP_USER ? "interrupted" : "fio-failed")
                            : !have[0] || (!have[1] && !wal_only) ? "no-results" : "judged";
     if (problem[0]) {
-        snprintf(o->reason, sizeof o->reason, "%s; the run did not end normally, so it is not judged (point "
-                 "estimates: %s%s%s)", problem, ws[0], tail, ws1);
+        snprintf(o->reason, sizeof o->reason, "%.600s; the run did not end normally, so it is not judged (point "
+                 "estimates: %.399s%s%.399s)", problem, ws[0], tail, ws1);
     } else if (!have[0] || (!have[1] && !wal_only)) {
         snprintf(o->reason, sizeof o->reason, "no %s job result in fio's output; cannot judge",
                  !have[0] ? "WAL" : "backend");
     } else if (lib != FIOR_PASS && lib != FIOR_FAIL) {
         for (int k = 0; k < (wal_only ? 1 : 2); k++)
             if (o->role[k].verdict != FIOR_PASS && o->role[k].verdict != FIOR_FAIL) {
-                snprintf(o->reason, sizeof o->reason, "%s: %s", role_what(k), o->role[k].j.reason);
+                snprintf(o->reason, sizeof o->reason, "%s: %.500s", role_what(k), o->role[k].j.reason);
                 break;
             }
     } else if (ov == FIOR_DEC_PASS || ov == FIOR_DEC_FAIL) {
         if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {
             snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own p99 says %s; cannot "
-                     "judge (%s%s%s)", fior_decision_name(ov), fior_verdict_name(lib), ws[0], tail, ws1);
+                     "judge (%.399s%s%.399s)", fior_decision_name(ov), fior_verdict_name(lib), ws[0], tail, ws1);
         } else {
             o->verdict = lib;
             o->basis = FIOR_BASIS_BOUND;
-            snprintf(o->reason, sizeof o->reason, "%s%s%s (%.0f %% confident after %llu syncs, %.0f s)", ws[0], tail,
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident after %llu syncs, %.0f s)", ws[0], tail,
                      ws1, m->confidence * 100,
                      (unsigned long long)(e->decided_samples ? e->decided_samples : es->wal.n + es->backend.n),
                      e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
         }
     } else if (e->stop == FIOR_STOP_USER) {
         o->status = "interrupted";
-        snprintf(o->reason, sizeof o->reason, "%s after %.0f s before the p99 was decided (point estimates: %s%s%s)",
+        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
                  e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
     } else if (m->accept_point) {
         o->verdict = lib;
         o->basis = FIOR_BASIS_POINT;
-        snprintf(o->reason, sizeof o->reason, "%s%s%s (point estimate after %.0f s, accepted by "
+        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (point estimate after %.0f s, accepted by "
                  "--accept-point-estimate)", ws[0], tail, ws1, e->duration_s);
     } else {
         o->basis = FIOR_BASIS_UNDECIDED;

@@ -33,7 +33,7 @@ case "${FAKE:-}" in
     printf '"wal_threshold_ns":10000000,"backend_threshold_ns":25000000,"min_samples":20,"confidence":0.95},"load":"s",'
     printf '"hosts":[{"host":"evil%s","port":null,"dir":"/x","status":"judged","server_hostname":null,' "$E"
     printf '"fio_version":"fio-3.33%s","verdict":"pass","basis":"bound","reason":"r%s","rollovers":1,"duration_s":7,"jobs":[' "$E" "$E"
-    for j in "wal 1000 2000000 10000000" "backend 100 5000000 25000000"; do
+    for j in "wal 1000 2000000 10000000" "backend 400 5000000 25000000"; do
       set -- $j
       [ "$1" = backend ] && printf ','
       printf '{"name":"job%s-%s","source":"fio","run":1,"role":"%s","samples":%s,"p50_ns":1000,"p99_ns":%s,' "$E" "$1" "$1" "$2" "$3"
