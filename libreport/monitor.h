@@ -38,6 +38,7 @@ struct fior_outcome {
     char         reason[1600];
     int          phase;                 /* 0 single run, 1, 2 */
     int          heavy_passed;          /* phase 1 whose bounds passed (fior_outcome_phases) */
+    int          probe_ok;              /* phase 2 whose probe confirmed phase 1's PASS */
     double       duration_s;
     struct {
         int          present;

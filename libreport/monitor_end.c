@@ -274,6 +274,7 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
         snprintf(o->role[1].line, sizeof o->role[1].line, "%.399s (not judged: the WAL alone was asked)", ws[1]);
     }
     o->heavy_passed = m->heavy && m->p1_passed;
+    o->probe_ok = m->probed && m->probe.ok;
     o->duration_s = e.duration_s;
     return o;
 }
@@ -282,6 +283,8 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
  * 2's probe confirmed it. A run stopped between the two has neither, whatever phase 1's bounds said. */
 fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed)
 {
+    /* the caller's word is not enough: phase 2's own monitor must have confirmed it */
+    confirmed = confirmed && p2 && p2->probe_ok;
     if (p2 && !(confirmed && p1)) {
         fior_outcome_free(p1);
         p2->phase = 2;

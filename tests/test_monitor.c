@@ -212,6 +212,18 @@ static void phases(void **state)
     assert_int_equal(fior_outcome_phase(o), 1);
     assert_int_equal(fior_outcome_verdict(o), FIOR_PASS);
     fior_outcome_free(o);
+    /* a caller that claims a confirmation phase 2's probe never gave: phase 2 decides */
+    fior_monitor *m3 = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_continue(m3, m1), FIOR_OK);
+    feed(m3, w, 1, b, 1, 0.2); /* no probe yet */
+    fin = doc(w, 1, b, 1);
+    p2 = fior_monitor_end(m3, fin, &decided_end);
+    fior_report_free(fin);
+    o = fior_outcome_phases(phase1(1000000, NULL), p2, 1);
+    assert_int_equal(fior_outcome_phase(o), 2);
+    assert_int_not_equal(fior_outcome_verdict(o), FIOR_PASS); /* phase 2 alone: its backend has too few samples */
+    fior_outcome_free(o);
+    fior_monitor_free(m3);
     fior_monitor_free(m1);
     fior_monitor_free(m2);
 }

@@ -523,7 +523,8 @@ typedef struct fior_run_facts {
  * still straddles at the end (unless accept_point), or the bound and the library's judgement disagree. */
 typedef struct fior_outcome fior_outcome;
 FIOR_API fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *final, const fior_run_facts *f);
-/* Both phases: phase 1's outcome stands only when phase 2 (p2, NULL when it did not run) confirmed it; a run
+/* Both phases: phase 1's outcome stands only when phase 2 (p2, NULL when it did not run) confirmed it —
+ * `confirmed` (the caller stopped phase 2 on FIOR_STOP_CONFIRMED) and p2's own probe both say so; a run
  * stopped between them is UNKNOWN. Returns the deciding phase's outcome (1 or 2: fior_outcome_phase) and
  * frees the other; either may be NULL (out of memory: NULL). */
 FIOR_API fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed);
