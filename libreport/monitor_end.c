@@ -188,6 +188,12 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     } else if (!have[0] || (!have[1] && !wal_only)) {
         snprintf(o->reason, sizeof o->reason, "no %s job result in fio's output; cannot judge",
                  !have[0] ? "WAL" : "backend");
+    } else if (e->stop == FIOR_STOP_USER && ov != FIOR_DEC_PASS && ov != FIOR_DEC_FAIL) {
+        /* stopped from outside before the bound decided: that is the reason, whatever the library says of
+         * the figures fio printed after the signal */
+        o->status = "interrupted";
+        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
+                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
     } else if (lib != FIOR_PASS && lib != FIOR_FAIL) {
         for (int k = 0; k < (wal_only ? 1 : 2); k++)
             if (o->role[k].verdict != FIOR_PASS && o->role[k].verdict != FIOR_FAIL) {
@@ -206,10 +212,6 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
                      (unsigned long long)(e->decided_samples ? e->decided_samples : es->wal.n + es->backend.n),
                      e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
         }
-    } else if (e->stop == FIOR_STOP_USER) {
-        o->status = "interrupted";
-        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
-                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
     } else if (m->accept_point) {
         o->verdict = lib;
         o->basis = FIOR_BASIS_POINT;

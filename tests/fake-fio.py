@@ -10,6 +10,9 @@
 #   p1fail-SIG   the same, but phase 1's WAL syncs take 50 ms (a FAIL under the heavy load: never a verdict)
 #   p1pass-eof   phase 1 as above, but instead of a signal it creates $FAKE_DIR/p1done and waits for
 #                $FAKE_DIR/eofsent (the test closes check's stdin: --stop-on-eof) before it exits
+#   p2slow       phase 2 brings 20 WAL syncs and 2 backend commits per document (etcd's pace, not enough to
+#                decide alone within the probe): phase 1's PASS must be confirmed by the probe
+#   p2sig        as p2slow, and SIGTERM to check after phase 2's second document (during the probe)
 #   cut-sigint   on check's SIGINT: the signal line and no final document (fio died before printing it)
 #   cut-runout   interim documents until its runtime=, then exit 0 without the final document
 # Documents follow fio's stat.c: cumulative figures, job_runtime in ms, one every status interval.
@@ -62,7 +65,8 @@ def doc(k, final=False):
     elif not stop:
         rt = max(rt, runtime * 1000 + 5)
     ts = int(time.time() * 1000)
-    jobs = [job_json("etcd-wal", "wal", wal_ns, 400 * k, rt), job_json("etcd-backend", "backend", 3000000, 300 * k, rt)]
+    nw, nb = (20, 2) if mode in ("p2slow", "p2sig") and not phase1 else (400, 300)
+    jobs = [job_json("etcd-wal", "wal", wal_ns, nw * k, rt), job_json("etcd-backend", "backend", 3000000, nb * k, rt)]
     sys.stdout.write('{\n  "fio version" : "fio-3.33",\n  "timestamp" : %d,\n  "timestamp_ms" : %d,\n'
                      '  "time" : "x",\n  "jobs" : [\n%s\n  ]\n}\n' % (ts // 1000, ts, ",\n".join(jobs)))
     sys.stdout.flush()
@@ -75,6 +79,8 @@ while not stop and time.time() - t0 < runtime:
         break
     k += 1
     doc(k)
+    if mode == "p2sig" and not phase1 and k == 2:
+        os.kill(os.getppid(), signal.SIGTERM)
 if not stop:  # ran its runtime
     if mode != "cut-runout":
         doc(k + 1, True)

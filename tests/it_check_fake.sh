@@ -3,14 +3,16 @@
 # it_check_fake.sh — check's end cases at the moments a real fio cannot be made to hit on cue, with
 # tests/fake-fio.py as FIO (no I/O; its stream passes every bound unless it says otherwise):
 #  1. SIGINT, SIGTERM, SIGHUP to check after phase 1's PASS and before phase 2's probe confirmed it:
-#     unknown (exit 2) "before phase 2 confirmed phase 1's pass", never phase 1's PASS;
+#     unknown (exit 2) "before phase 2 confirmed phase 1's pass", never phase 1's PASS; a SIGTERM during
+#     the probe: unknown, interrupted;
 #  2. the same with --stop-on-eof and check's stdin closed there;
 #  3. a FAIL of phase 1's heavy load, then a signal: unknown, never phase 1's FAIL;
 #  4. the stream cut: fio stopped by check's SIGINT prints its signal line and dies before its final
 #     document; fio runs its runtime and its output ends on an interim document taken just short of the
 #     end: unknown with a reason that says the final report is missing / the last one is interim — in check
 #     and in `verdict` on the output check kept;
-#  5. the same fake run to its end is a PASS (the fake is not failing every case by itself).
+#  5. the same fake run to its end is a PASS (the fake is not failing every case by itself), and a phase-1
+#     PASS that phase 2's probe confirms is the verdict (decided by phase 1).
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not installed"; exit 77; }
@@ -42,12 +44,23 @@ want() { # NAME RC VERDICT REASON-SUBSTRING
 run clean none
 want clean 0 pass "confident after"
 
+run confirmed p2slow
+want confirmed 0 pass "confident after"
+[ "$(jq -r .details.phases.decided_by "$WORK/confirmed.json")" = "phase 1" ] &&
+  [ "$(jq -r .details.phases.probe.ok "$WORK/confirmed.json")" = true ] ||
+  fail "p2slow: decided by $(jq -r .details.phases.decided_by "$WORK/confirmed.json"), probe $(jq -c .details.phases.probe "$WORK/confirmed.json")"
+
 # 1. a signal between phase 1's PASS and phase 2's confirmation
 for s in INT TERM HUP; do
   run "p1pass-$s" "p1pass-$s"
   want "p1pass-$s" 2 unknown "before phase 2 confirmed phase 1's pass"
   [ "$(jq -r .details.phases.phase2 "$WORK/p1pass-$s.json")" = null ] || fail "p1pass-$s: phase 2 ran"
 done
+
+# ... and during phase 2's probe
+run p2sig p2sig
+want p2sig 2 unknown "interrupted"
+[ "$(jq -r .details.phases.decided_by "$WORK/p2sig.json")" = "phase 2" ] || fail "p2sig: not phase 2's verdict"
 
 # 2. --stop-on-eof: stdin (a fifo held open here) ends right after phase 1's PASS
 mkfifo "$WORK/in"
