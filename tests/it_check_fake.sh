@@ -50,6 +50,18 @@ want confirmed 0 pass "confident after"
   [ "$(jq -r .details.phases.probe.ok "$WORK/confirmed.json")" = true ] ||
   fail "p2slow: decided by $(jq -r .details.phases.decided_by "$WORK/confirmed.json"), probe $(jq -c .details.phases.probe "$WORK/confirmed.json")"
 
+# --wal-only: the WAL's verdict, the backend not judged; the JSON still matches the schema
+run walonly none --wal-only
+want walonly 0 pass "WAL fdatasync p99"
+[ "$(jq -r '.hosts[0].jobs[] | select(.role == "backend") | .verdict' "$WORK/walonly.json")" = "not judged" ] ||
+  fail "--wal-only: the backend was judged"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 - "$TOP/doc/etcd-fio.schema.json" "$WORK/walonly.json" <<'PY' || fail "--wal-only: JSON does not match the schema"
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+fi
+
 # 1. a signal between phase 1's PASS and phase 2's confirmation
 for s in INT TERM HUP; do
   run "p1pass-$s" "p1pass-$s"
