@@ -137,6 +137,14 @@ static void start(fior_monitor *m)
 /* The latest job of the role: a stream may hold several runs (status documents written before the jobs
  * started have nothing to group by), and the last one is the one that goes on. By the engine's etcd_mode,
  * else by the profile's job names, else by the library's role. */
+static int is_role(const fior_job *j, fior_role role)
+{
+    const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
+    const char *name = role == FIOR_ROLE_BACKEND ? "etcd-backend" : "etcd-wal";
+    return (j->etcd_mode && !strcmp(j->etcd_mode, mode)) || (!j->etcd_mode && j->name && !strcmp(j->name, name)) ||
+           (!j->etcd_mode && j->role == role);
+}
+
 const fior_job *fior_monitor_pick(const fior_report *r, fior_role role)
 {
     const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
@@ -158,6 +166,22 @@ const fior_job *fior_monitor_pick(const fior_report *r, fior_role role)
             return j;
     }
     return NULL;
+}
+
+void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job **b)
+{
+    *w = fior_monitor_pick(r, FIOR_ROLE_WAL);
+    *b = fior_monitor_pick(r, FIOR_ROLE_BACKEND);
+    if (!*w || !*b || (*b)->run == (*w)->run)
+        return;
+    /* one run's jobs only: a backend job of another run (concatenated outputs) is not this WAL's partner */
+    const fior_job *same = NULL;
+    for (size_t i = fior_report_njobs(r); i-- > 0 && !same;) {
+        const fior_job *j = fior_report_job(r, i);
+        if (j->run == (*w)->run && j != *w && is_role(j, FIOR_ROLE_BACKEND))
+            same = j;
+    }
+    *b = same;
 }
 
 static void keep_last(fior_monitor *m, int k, const fior_bin *b, size_t n)
@@ -230,7 +254,8 @@ fior_status fior_monitor_feed(fior_monitor *m, const fior_report *r, double elap
         *advice = FIOR_GO_ON;
     if (!m || !r)
         return refuse(m, "a monitor and a report");
-    const fior_job *w = fior_monitor_pick(r, FIOR_ROLE_WAL), *b = fior_monitor_pick(r, FIOR_ROLE_BACKEND);
+    const fior_job *w, *b;
+    fior__monitor_pair(r, &w, &b);
     return fior_monitor_feed_bins(m, w ? w->bins : NULL, w ? w->nbins : 0, b ? b->bins : NULL, b ? b->nbins : 0,
                                   elapsed_s, advice);
 }

@@ -30,6 +30,9 @@ struct fior_monitor {
 };
 
 const fior__seq_side *fior__monitor_side(const fior_monitor *m, fior_role role);
+/* The WAL job and the backend job of one run of r (fior_monitor_pick; the backend NULL when the WAL's run
+ * has none). */
+void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job **b);
 
 struct fior_outcome {
     fior_verdict verdict;

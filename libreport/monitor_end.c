@@ -140,8 +140,10 @@ static uint64_t p99_of(const fior_job *j)
 static void take_roles(fior_outcome *o, const fior_monitor *m, const fior_report *fin, const fior_criteria *cc,
                        const fior_job *jobs[2])
 {
+    jobs[0] = jobs[1] = NULL;
+    if (fin)
+        fior__monitor_pair(fin, &jobs[0], &jobs[1]);
     for (int k = 0; k < 2; k++) {
-        jobs[k] = fin ? fior_monitor_pick(fin, k ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL) : NULL;
         o->role[k].lo_ns = 0;
         o->role[k].hi_ns = UINT64_MAX;
         o->role[k].verdict = FIOR_UNKNOWN;

@@ -282,6 +282,34 @@ static void two_runs(void **state)
     fior_monitor_free(m);
 }
 
+/* two fio outputs concatenated: the second run has a WAL job only; its WAL is not paired with the first
+ * run's backend, so the backend is absent and nothing passes on the first run's commits */
+static void one_run_only(void **state)
+{
+    (void)state;
+    static const uint64_t w[][2] = {{1000000, 3000}}, b[][2] = {{3000000, 1000}};
+    fj_job a[2] = {{"etcd-wal", "wal", NULL, 0, w, 1}, {"etcd-backend", "backend", NULL, 0, b, 1}};
+    char *d1 = fj_doc(a, 2, 0), *d2 = fj_doc(a, 1, 0), *all = NULL;
+    assert_true(asprintf(&all, "%s%s", d1, d2) > 0);
+    fior_report *r = fior_report_new();
+    assert_int_equal(fior_parse_buffer(r, "two.json", all, strlen(all)), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 3);
+    fior_monitor *m = fior_monitor_new(NULL);
+    fior_advice adv;
+    assert_int_equal(fior_monitor_feed(m, r, 1, &adv), FIOR_OK);
+    assert_int_equal(answer(m, FIOR_ROLE_BACKEND).samples, 0);
+    assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
+    fior_outcome *o = fior_monitor_end(m, r, &decided_end);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    assert_non_null(strstr(fior_outcome_reason(o), "no backend job result"));
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+    fior_report_free(r);
+    free(all);
+    free(d1);
+    free(d2);
+}
+
 /* a careless embedder: the stream cut at every byte of its last document, fed document by document, and the
  * end told "complete" with no signal and its runtime run — the monitor's verdict is never a PASS, because
  * the readers' run-ended flag says the latest document is an interim one */
@@ -378,6 +406,7 @@ int main(void)
         cmocka_unit_test(settings),  cmocka_unit_test(each_role_as_soon_as_decided), cmocka_unit_test(wal_only),
         cmocka_unit_test(phases),    cmocka_unit_test(end_facts), cmocka_unit_test(two_runs),
         cmocka_unit_test(bound_rule),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
+        cmocka_unit_test(one_run_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

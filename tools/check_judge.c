@@ -86,7 +86,7 @@ void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h)
 {
     static const fior_role roles[2] = {FIOR_ROLE_WAL, FIOR_ROLE_BACKEND};
     for (int k = 0; k < 2; k++) {
-        const fior_job *j = check_find_job(fin, roles[k]);
+        const fior_job *j = fior_outcome_judgement(o, roles[k]) ? check_find_job(fin, roles[k]) : NULL;
         rm_job *oj = j ? rm_add_job(h) : NULL;
         if (!oj)
             continue;
