@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* seqbound.h — libfioreport's sequential judge inside (fior_monitor, monitor.c): the early-stop decision: from the cumulative json+ bins of the WAL
- * fdatasyncs and the backend commits (fio's --status-interval documents), decide as soon as each job's p99 is
- * known to be below or above its threshold with the requested confidence.
+/* seqbound.h — inside libfioreport's sequential judge (fior_monitor, monitor.c), library-internal: from the
+ * cumulative json+ bins of the WAL fdatasyncs and the backend commits (fio's --status-interval documents),
+ * decide as soon as each job's p99 is known to be below or above its threshold with the requested
+ * confidence (seqbound.c), and check's two-phase rules (twophase.c).
  *
  * A wrong FAIL needs the lower bound above the true p99, a wrong PASS the upper bound below it: two
  * one-sided errors, each given half of alpha = 1 - confidence (as a two-sided bound at that confidence).
  * Repeated looks at a growing sample would inflate them, so each side spends its half like a union bound:
  * its look k uses a tail of alpha/2^(k+2), so the sum over all its looks is <= alpha/2. Lower-bound (FAIL)
  * looks happen when the job's sample count first reaches min_syncs*2^k; upper-bound (PASS) looks start at
- * the first count where an upper bound can exist at all (0.99^n <= alpha/4, n = 436 at 95 %) and double
+ * the first count where an upper bound can exist at all (0.99^n <= alpha/4, n = 437 at 95 %) and double
  * from there. So each job's decision is wrong with probability <= 1 - confidence. Decisions are sticky.
  * Assumptions: samples are independent draws (bursty interference from other tenants makes neighbouring
  * samples correlated, and a short burst can then decide early), and latencies are known to fio's histogram
@@ -23,7 +24,7 @@
  * slower syncs. That premise is checked, not assumed: on a machine whose CPUs are contended (or a device
  * with idle power states) a lightly loaded disk waits for a wakeup at every sync, and etcd's lighter load
  * then sees *higher* latencies than phase 1 (measured: bench/README.md "Two-phase check"). So:
- *  - phase 1 ends as soon as its bounds decide a PASS of both jobs (with the time guard of earlystop.h,
+ *  - phase 1 ends as soon as its bounds decide a PASS of both jobs (with the time guard above,
  *    so a stall diluted by the fast sample rate still counts), or cannot any more: a job FAILs under the
  *    heavy load (never a verdict: etcd's load is lighter), or has spent FIOR__TP_PHASE1_PASS_LOOKS PASS looks,
  *    or FIOR_PHASE1_MAX_S passed;
