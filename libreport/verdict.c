@@ -299,6 +299,8 @@ static fior_verdict no_timed_syncs(const fior_job *j, fior__judged *o)
 static fior_verdict end_rule(const fior_job *j, const fior_criteria *c, fior__judged *o)
 {
     fior_verdict v = o->j.verdict;
+    if (v == FIOR_NOT_JUDGED && j->end == FIOR_END_CUT) /* its syncs may be in what was cut away */
+        return say(o, FIOR_UNKNOWN, "%s", j->end_reason ? j->end_reason : "the input was cut");
     if (v == FIOR_NOT_JUDGED || j->end == FIOR_END_UNKNOWN || j->end == FIOR_END_PROVEN ||
         j->end == FIOR_END_INFERRED)
         return v; /* (a job with nothing to judge stays so) */
