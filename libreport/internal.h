@@ -148,6 +148,7 @@ typedef struct fior__endfacts {
     uint64_t tol_bytes;       /* the largest block size: fio leaves out a last block that does not fit */
     uint64_t goal_ios;        /* number_ios, 0 none */
     uint64_t goal_runtime_ms; /* runtime=, 0 none */
+    int      goal_unreadable; /* its size, io_size or filesize is a value fio reads and we do not ("50%") */
     int      bytes_known, runtime_known, ios_known;
     int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
                                * longest read/write runtime (ms since its I/O started) */
@@ -189,6 +190,9 @@ int         fior__sigline(const char *p, size_t n, size_t *len);
 uint64_t    fior__opt_size(const char *s, size_t n, int kb1000);
 uint64_t    fior__opt_time_ms(const char *s, size_t n);
 uint64_t    fior__opt_bs_max(const char *s, size_t n, int kb1000);
+/* p without "//", "/./" and "dir/.." (lexically, as written), in out (n bytes); p itself when not absolute
+ * or too long (verdict.c) */
+const char *fior__path_lexical(const char *p, char *out, size_t n);
 /* An ioengine whose "syncs" flush nothing to a disk (null, cpuio, net, …), else 0. */
 int         fior__engine_no_io(const char *ioengine);
 

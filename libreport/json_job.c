@@ -367,6 +367,9 @@ static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
     uint64_t times = loops == UINT64_MAX || numjobs == UINT64_MAX ? 0 : mul(loops ? loops : 1,
                                                                            grouped(d, j, numjobs));
     f->goal_bytes = base == UINT64_MAX || kb1000 || bs == UINT64_MAX ? 0 : mul(base, times);
+    /* "50%", a range, an expression, or sizes whose base (kb_base=1000, an option that may follow them) is
+     * not known when they are read: what the job asks is not known, so its end is not proven */
+    f->goal_unreadable = base == UINT64_MAX || (base && kb1000);
     /* each job, file and loop may leave out a last block that does not fit (fio's default bs is 4k) */
     f->tol_bytes = mul(bs ? bs : 4096, mul(times, nrfiles && nrfiles != UINT64_MAX ? nrfiles : 1));
     f->goal_ios = nios == UINT64_MAX ? 0 : nios;

@@ -385,6 +385,11 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "a \"fio: terminating on signal\" line follows this stream's last report and no "
                  "final one does: fio was stopped and its final figures are missing; run the job to its end");
+    } else if (f->goal_unreadable) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the job's size is not a number of bytes read here (a percentage, a range, an "
+                 "expression, or kb_base=1000), so whether it did what it asks is not known%s%s; give its size in "
+                 "bytes", at, prog);
     } else {
         e = FIOR_END_INFERRED;
         snprintf(why, sizeof why, f->options ? "a complete output without a signal line; the job's options set no "

@@ -128,7 +128,7 @@ static void widths_3_to_8_digits(void **state)
         fior_report_free(r);
     }
     /* a 5-digit value must not be read as a 4-digit one (the fixed-column bug) */
-    fior_report *r = parse_str(HEAD "    sync (usec): min=500, max=99999, avg=1.00, stdev=1.00\n"
+    fior_report *r = parse_str(HEAD "    sync (usec): min=500, max=99999, avg=3000.00, stdev=1.00\n"
                                "    sync percentiles (usec):\n     | 99.00th=[12345], 99.50th=[23456]\n"
                                ISSUED(500), FIOR_OK);
     assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 12345000);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "internal.h" /* fior__path_lexical */
 #include "tjudge.h"
 #include "tslurp.h"
 
@@ -354,6 +355,29 @@ static void appended_runs_are_two(void **state)
     fior_report_free(r);
 }
 
+/* An attack run's ways around the sample rules: /dev/shm written "/dev//shm" or "/tmp/../dev/shm"; O_SYNC
+ * writes at bs=2300 in normal output (writes 3.1x the syncs: over 4x was asked); a group_reporting
+ * time_based group with one job killed (its runtime met: "proven"). */
+static void samples_rules_as_paths_and_ratios_really_are(void **state)
+{
+    (void)state;
+    one(FX("fio-3.33-dev-double-slash-shm.json"), FIOR_END_PROVEN, FIOR_UNKNOWN, "is under /dev/shm, a tmpfs");
+    one(FX("fio-3.33-dotdot-dev-shm.json"), FIOR_END_PROVEN, FIOR_UNKNOWN, "is under /dev/shm, a tmpfs");
+    one(FX("fio-3.33-osync-bs2300.txt"), FIOR_END_INFERRED, FIOR_UNKNOWN, "the writes took longer than the syncs");
+    one(FX("fio-3.33-numjobs2-timebased-group-one-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN,
+        "a job process died before its end: fio counted");
+    /* SIGUSR1, then fio and its job SIGKILLed: the one document is interim; a size read as "not known" must
+     * not leave the end "inferred" */
+    const char *size = "the job's size is not a number of bytes read here";
+    one(FX("fio-3.33-usr1-killed-kb1000.json"), FIOR_END_CUT, FIOR_UNKNOWN, size);
+    one(FX("fio-3.33-usr1-killed-size-percent.json"), FIOR_END_CUT, FIOR_UNKNOWN, size);
+    char out[64];
+    assert_string_equal(fior__path_lexical("/dev//shm/./x", out, sizeof out), "/dev/shm/x");
+    assert_string_equal(fior__path_lexical("/tmp/../dev/shm", out, sizeof out), "/dev/shm");
+    assert_string_equal(fior__path_lexical("/../..//", out, sizeof out), "/");
+    assert_string_equal(fior__path_lexical("rel/../x", out, sizeof out), "rel/../x");
+}
+
 static void syncs_that_flush_nothing(void **state)
 {
     (void)state;
@@ -502,6 +526,7 @@ int main(void)
         cmocka_unit_test(dead_jobs_beside_living_ones),
         cmocka_unit_test(outputs_cut_before_their_end),
         cmocka_unit_test(appended_runs_are_two),
+        cmocka_unit_test(samples_rules_as_paths_and_ratios_really_are),
         cmocka_unit_test(syncs_that_flush_nothing),
         cmocka_unit_test(the_physical_floor),
         cmocka_unit_test(what_old_fio_and_end_fsync_did),
