@@ -390,6 +390,10 @@ static fior_status one_line(nstate *s, char *line)
     if (st != FIOR_OK)
         return st;
     int mine = 0;
+    if (starts(p, "client: host=") && fior__host_lost_line(p)) {
+        s->host_lost = 1;
+        return FIOR_OK;
+    }
     if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
         return st;
     if (starts(p, "etcdwal: "))
@@ -557,6 +561,7 @@ static fior_status new_run(nstate *s)
     s->run_first = s->r->njobs;
     s->run_fio = s->run_summary = 0;
     s->run_started = 0;
+    s->host_lost = 0;
     s->prints = 0;
     s->run_sig = 0;
     s->ndied = 0;

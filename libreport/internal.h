@@ -155,7 +155,7 @@ typedef struct fior__endfacts {
     uint64_t bytes, runtime_ms, ios, syncs;
     int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
                                * line; 3: I/O done in a direction whose runtime stayed 0; 4: more writes
-                               * counted than the bytes hold */
+                               * counted than the bytes hold; 5: fio's client lost a server */
     int      died_signal;     /* S of "fio: pid=P, got signal=S" */
     int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
     int      after_signal;    /* these figures were printed after that line */
@@ -178,6 +178,8 @@ int         fior__job_end(fior_job *j, const fior__endfacts *f);
 /* fio's "fio: pid=P, got signal=S" lines in the text around JSON documents (json_signal.c): every job of r
  * is then one whose process died. FIOR_E_NOMEM, else FIOR_OK. */
 fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len);
+/* fio's client's "client: host=H disconnected" (a whole line, client.c): a server it ran jobs on is gone */
+int         fior__host_lost_line(const char *line);
 /* fio's "\nfio: terminating on signal N\n" (backend.c sig_int, server.c): the text after "fio: " */
 #define FIOR__SIGLINE "fio: terminating on signal "
 /* The signal of such a line at p (n bytes, from its "fio: "), 0 when it is not one; *len: the line's length

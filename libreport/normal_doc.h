@@ -69,6 +69,7 @@ typedef struct nstate {
     int          run_fio;      /* the current run has shown fio's banner or a job description */
     int          run_summary;  /* the current run has printed its 'Run status group' summary */
     uint64_t     run_started;  /* its "Starting N processes" (threads): N, 0 when not seen */
+    int          host_lost;    /* fio's client said "client: host=H disconnected" in this run */
     /* how the jobs ended (run_end.c) */
     nfact       *nf;           /* by index in r->jobs */
     size_t       nfcap;

@@ -166,6 +166,8 @@ fior_status fior__nrun_ends(nstate *s)
                 f.died = 2;
                 f.died_signal = s->died[d].sig;
             }
+        if (s->host_lost && !f.died)
+            f.died = 5;
         if (unmatched && f.died != 2) { /* which job a "got signal" pid was is not in the output */
             f.died = 2;
             f.died_signal = usig;

@@ -329,6 +329,10 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
                  "fio printed what it left; run the job again", f->died_signal, signame(f->died_signal),
                  f->died_signal);
+    } else if (f->died == 5) {
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): "
+                 "that host's figures are missing, and the run did not end normally; run it again");
     } else if (f->died == 4) {
         uint64_t div;
         char a[32];

@@ -319,6 +319,15 @@ static void dead_jobs_beside_living_ones(void **state)
     one(FX("fio-3.33-group-one-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, group);
     one(FX("fio-3.33-numjobs2-group-one-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, group);
     one(FX("fio-3.33-group-one-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN, group);
+    /* two servers, one killed: the client says "client: host=H disconnected" (client.c) and judges the other */
+    fior_report *r = parse_ok(FX("fio-3.33-client-server-lost.json"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "fio's client lost a server it ran jobs on");
+    fior_report_free(r);
+    r = parse_ok(FX("fio-3.33-client-server-lost.txt"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "fio's client lost a server it ran jobs on");
+    fior_report_free(r);
     const char *line = "died of signal 9 (SIGKILL) before its end";
     one(FX("fio-3.33-client-got-signal.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
     one(FX("fio-3.33-client-got-signal.json"), FIOR_END_DIED, FIOR_UNKNOWN, line);
