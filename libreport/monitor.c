@@ -203,6 +203,8 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
         *advice = FIOR_GO_ON;
     if (!m)
         return FIOR_E_INVAL;
+    if ((!wal && nwal) || (!backend && nbackend))
+        return refuse(m, "bins for every count given (NULL with a count)");
     if (!m->started)
         start(m);
     /* cumulative counts of one run only grow: fewer samples than last time is another run (or documents

@@ -70,6 +70,12 @@ static void settings(void **state)
     assert_int_equal(small.decision, FIOR_DEC_TOO_FEW);
     assert_int_equal(fior_monitor_answer(m, FIOR_ROLE_CHECK_PERF, &small), FIOR_E_INVAL);
     assert_int_equal(fior_monitor_feed(m, NULL, 1, NULL), FIOR_E_INVAL);
+    assert_int_equal(fior_monitor_feed_bins(m, NULL, 5, NULL, 0, 1, NULL), FIOR_E_INVAL); /* a count, no bins */
+    assert_int_equal(fior_monitor_feed_bins(NULL, NULL, 0, NULL, 0, 1, NULL), FIOR_E_INVAL);
+    assert_int_equal(fior_monitor_answer(NULL, FIOR_ROLE_WAL, &small), FIOR_E_INVAL);
+    assert_null(fior_monitor_end(NULL, NULL, NULL));
+    assert_int_equal(fior_outcome_verdict(NULL), FIOR_UNKNOWN);
+    fior_outcome_free(NULL);
     fior_monitor_free(m);
     fior_monitor_free(NULL);
     assert_string_equal(fior_decision_name(FIOR_DEC_PASS), "pass");
