@@ -287,6 +287,8 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
  * 2's probe confirmed it. A run stopped between the two has neither, whatever phase 1's bounds said. */
 fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed)
 {
+    if (p1 && p1 == p2) /* one outcome given twice: no phase 2 confirmed anything (and it is freed once) */
+        p2 = NULL;
     /* the caller's word is not enough: phase 2's own monitor must have confirmed it */
     confirmed = confirmed && p2 && p2->probe_ok;
     if (p2 && !(confirmed && p1)) {

@@ -187,6 +187,12 @@ static void phases(void **state)
     assert_int_equal(fior_outcome_role_verdict(o, FIOR_ROLE_WAL), FIOR_UNKNOWN);
     fior_outcome_free(o);
 
+    o = phase1(1000000, NULL);
+    o = fior_outcome_phases(o, o, 1); /* the same outcome twice: no confirmation, no double free */
+    assert_int_equal(fior_outcome_phase(o), 1);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    fior_outcome_free(o);
+
     o = phase1(50000000, NULL); /* a FAIL under the heavy load */
     o = fior_outcome_phases(o, NULL, 0);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
