@@ -4,7 +4,10 @@
  * goes into a fresh temp file beside the target (O_CREAT|O_EXCL|O_NOFOLLOW, so a planted symlink is never
  * followed), is fsynced and renamed over the target; a target that is a symlink is refused, and a
  * keep-output directory must be owned by the caller and not writable by group or others.
- * Every path is checked with out_check()/out_dir_open() before fio starts, so a typo fails at once. */
+ * Every path is checked with out_check()/out_dir_open() before fio starts, so a typo fails at once. Nothing
+ * is ever written among etcd's files: a directory within an etcd data directory's member/ (one with wal/
+ * or snap/ in it) or one holding etcd WAL segments is refused, also when a symlinked parent leads there
+ * (the check is on the directory the kernel opened), at the check and again at the write. */
 #ifndef ETCD_FIO_OUTFILE_H
 #define ETCD_FIO_OUTFILE_H
 

@@ -3,6 +3,7 @@
 #include "preflight.h"
 
 #include "outfile.h"
+#include "tmpdir.h"
 
 int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, const preflight_out *outs,
               size_t nouts, fsinfo *fi)
@@ -57,5 +58,6 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
             cli_err(cmd, "--%s %s", outs[i].opt, err);
             return 2;
         }
+    tmpdir_reap(fi->path); /* what a killed check --classic left in DIR: only with the proof (tmpdir.h) */
     return 0;
 }
