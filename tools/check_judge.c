@@ -52,8 +52,18 @@ static void end_problem(const check_end *e, const check_opts *o, char *b, size_t
 {
     b[0] = '\0';
     const char *said = e->fio_said[0] ? e->fio_said : "";
+    const char *hung = e->hung & PROC_TREE_STOPPED ? " (it was stopped: SIGSTOP, Ctrl-Z or a debugger)"
+                       : e->hung & PROC_TREE_IN_KERNEL ? " (stuck in uninterruptible I/O)" : "";
     if (!e->started)
         cli_msg(b, n, "fio did not start");
+    else if (e->stop == CHECK_GUARD)
+        cli_msg(b, n, "%s", e->guard_why[0] ? e->guard_why : "stopped to protect the live etcd");
+    else if (e->unended)
+        cli_msg(b, n, "fio did not end even on SIGKILL%s and was left behind; its files go when it ends (the next "
+                "run removes them)", hung);
+    else if (e->stop == CHECK_TIME_NET)
+        cli_msg(b, n, "fio was still running well after its runtime of %u s%s: ended by etcd-fio at --max-time",
+                e->runtime_s, hung);
     else if (e->state == PROC_SIGNALED && e->job_signal) /* fio 3.33 may abort (double free) after a job died */
         cli_msg(b, n, "a fio job process died of signal %d (%s) during the run, then fio itself of signal %d (%s)",
                 e->job_signal, strsignal(e->job_signal), e->code, strsignal(e->code));
@@ -64,7 +74,11 @@ static void end_problem(const check_end *e, const check_opts *o, char *b, size_t
                 strsignal(e->job_signal));
     else if (e->stop_level > 1)
         cli_msg(b, n, "fio did not end on SIGINT and had to be killed");
-    else if (e->code != 0 && !(e->stop_level == 1 && (e->code == 128 || e->code == 128 + 2)))
+    else if (e->code != 0 && (e->code == 128 || e->code == 128 + 2) && (e->stop_level == 1 || e->stop == CHECK_USER))
+        ; /* fio's exit status after the SIGINT we (or the operator's Ctrl-C) sent it */
+    else if (e->code != 0 && (e->code == 128 || e->code == 128 + 2) && !e->stop_level)
+        cli_msg(b, n, "fio was interrupted by a SIGINT that did not come from etcd-fio (exit status %d)", e->code);
+    else if (e->code != 0)
         cli_msg(b, n, "fio exited with status %d%s%s", e->code, said[0] ? ": " : "", said);
     else if (e->stop == CHECK_RAN_OUT && e->duration_s + 0.5 < (double)e->runtime_s)
         cli_msg(b, n, "fio ended after %.1f s, before its runtime of %u s, without being asked to", e->duration_s,
@@ -145,9 +159,12 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
     fior_verdict lib = res && h->njobs ? rm_jobs_verdict(h) : FIOR_UNKNOWN;
     h->verdict = FIOR_UNKNOWN;
     h->basis = RM_BASIS_NONE;
-    cli_msg(h->status, sizeof h->status, "%s", problem[0] ? (e->stop == CHECK_USER ? "interrupted" : "fio-failed")
+    cli_msg(h->status, sizeof h->status, "%s", problem[0] ? (e->stop == CHECK_USER ? "interrupted"
+                                                             : e->stop == CHECK_GUARD ? "etcd-guard" : "fio-failed")
                                                : !wj || !bj ? "no-results" : "judged");
-    if (problem[0]) {
+    if (problem[0] && e->stop == CHECK_GUARD) {
+        cli_msg(h->reason, sizeof h->reason, "%s; not judged (point estimates so far: %s; %s)", problem, ws[0], ws[1]);
+    } else if (problem[0]) {
         cli_msg(h->reason, sizeof h->reason, "%s; the run did not end normally, so it is not judged (point "
                 "estimates: %s; %s)", problem, ws[0], ws[1]);
     } else if (!wj || !bj) {

@@ -12,15 +12,21 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "term.h"
 #include "cli.h"
+#include "etcdwatch.h"
+#include "term.h"
 
 volatile int check_interrupted;
 
 /* fio's own runtime= ends it at --max-time; past this margin we stop it; a fio that does not end within
- * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). */
+ * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). Past the margin --max-time is a hard
+ * limit: the steps come every HARD_GRACE_S (SIGCONT with each, proc.h: a stopped fio ends too), and a fio
+ * that SIGKILL does not end within KILL_WAIT_S (stuck in the kernel) is left behind, not waited for. So
+ * check_run returns at the latest runtime + TIME_NET_S + 3 x HARD_GRACE_S, plus the orphans' end. */
 #define TIME_NET_S   20.0
 #define STOP_GRACE_S 30.0
+#define HARD_GRACE_S 5.0
+#define KILL_WAIT_S  5.0
 
 /* The latest: the library may split one fio's stream into runs (status documents written while the jobs
  * were still in setup, e.g. the first-segment fill under phase 1's 200 ms interval, have nothing to group
@@ -130,6 +136,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
     int tty = isatty(2), stopped = 0, gone = 0;
+    double hard = (double)e->runtime_s + TIME_NET_S; /* past it, every stop step comes fast */
     for (;;) {
         struct pollfd pf = {p.out_fd, POLLIN, 0};
         int pr = poll(&pf, 1, gone ? 0 : 250);
@@ -145,15 +152,22 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         int why = -1;
         if (check_interrupted && !stopped)
             why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
-        else if (!stopped && el > (double)e->runtime_s + TIME_NET_S)
+        else if (!stopped && el > hard) {
             why = CHECK_TIME_NET;
+            e->hung = proc_tree_state(p.pid); /* why it is still running: stopped, or stuck in the kernel */
+        } else if (!stopped && etcdwatch_tripped()) { /* live etcd: etcdwatch.h */
+            why = CHECK_GUARD;
+            etcdwatch_why(e->guard_why, sizeof e->guard_why);
+        }
         if (why >= 0) {
             e->stop = (check_stop)why;
             stopped = 1;
             at_stop = seen;
         }
         if (stopped)
-            proc_stop_step(&p, STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+        if (stopped && p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S && proc_wait(&p, 0) == 0)
+            break; /* SIGKILL did not end it: stuck in the kernel */
         if (pr < 0 && errno != EINTR)
             break;
         if (pr <= 0)
@@ -209,16 +223,24 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
             proc_stop_step(&p, STOP_GRACE_S);
         }
     }
-    while (!proc_wait(&p, 1000))
-        if (stopped || check_interrupted) {
+    while (!proc_wait(&p, 250)) {
+        double el = proc_now() - t0;
+        if (stopped || check_interrupted || el > hard) {
             stopped = 1;
-            proc_stop_step(&p, STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
         }
+        if (p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S) {
+            e->unended = 1;
+            e->hung |= proc_tree_state(p.pid);
+            break;
+        }
+    }
     /* A fio that died leaves its job processes writing on (they are ours: proc_adopt_orphans). They are
      * ended before the next phase, and while the pipe is still open: a job's SIGTERM handler prints
      * "terminating on signal" to it, and with the read end closed SIGPIPE would kill the job before the
      * engine removes its files. */
-    out->end.orphans = proc_end_orphans(CHECK_ORPHAN_GRACE_S) > 0;
+    out->end.orphans = proc_end_orphans(e->stop == CHECK_TIME_NET || e->stop == CHECK_GUARD ? HARD_GRACE_S
+                                                                                            : CHECK_ORPHAN_GRACE_S) > 0;
     close(p.out_fd);
     p.out_fd = -1;
     e->state = p.state;
@@ -237,7 +259,10 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     e->job_signal = check_job_signal(errpath);
     const char *se = fior_stream_error(out->stream);
     cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");
-    proc_release(&p);
+    if (e->unended)
+        proc_abandon(&p); /* its temp directory stays locked by it (cli.h), for a later run to reap */
+    else
+        proc_release(&p);
     return 0;
 }
 
