@@ -73,7 +73,9 @@ static fior_report *parse(const char *const *text, const size_t *len, int n, eg_
     static const char *const names[] = {"etcd scrape", "later etcd scrape"};
     for (int i = 0; i < n; i++)
         if (fior_parse_buffer(r, names[i], text[i], len[i]) != FIOR_OK) {
-            cli_msg(out->err, sizeof out->err, "%s", fior_report_error(r));
+            /* the reader's words are about every format it knows; what matters here is that it is not etcd's */
+            cli_msg(out->err, sizeof out->err, "not etcd's /metrics: no Prometheus text with etcd's disk histograms "
+                    "(%.150s)", fior_report_error(r));
             fior_report_free(r);
             return NULL;
         }
