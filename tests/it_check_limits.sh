@@ -26,7 +26,7 @@ fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 QUICK="--faithful --max-time 6 --accept-point-estimate --min-syncs 10"
-mkdir -p "$T/tmp" "$T/tmpA" "$T/dirK" "$T/dirA"
+mkdir -p "$T/tmp" "$T/tmpA" "$T/tmpM" "$T/dirK" "$T/dirA"
 gone() { [ ! -d "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 # wait_run PID DIR: until the check PID has fio running with the engine's private directory in DIR
 wait_run() {
@@ -79,6 +79,17 @@ for o in "--svg $T/etcd/member/x.svg" "--prometheus $T/etcd/member/wal/000000000
     bad "O: check $o: exit $rc: $(cat "$T/o.err")"
   fi
 done
+# a planted symlink as the output's own name, pointing at etcd's db: refused, never written through
+ln -s "$T/etcd/member/snap/db" "$T/report-link.html"
+"$CLI" check $QUICK --html "$T/report-link.html" "$T/etcd" > "$T/o.out" 2> "$T/o.err"; rc=$?
+[ $rc = 2 ] && grep -q "is a symbolic link; refusing to write through it" "$T/o.err" && [ -L "$T/report-link.html" ] &&
+  ok "O: an output name that is a symlink into member/ refused: $(head -c 140 "$T/o.err")" || bad "O: symlink output: exit $rc: $(cat "$T/o.err")"
+# a hard link to etcd's db as the output name: the output replaces the name (rename), never the db's data
+ln "$T/etcd/member/snap/db" "$T/report-hard.html"
+TMPDIR=$T/tmpM FIO=false "$CLI" check $QUICK --html "$T/report-hard.html" "$T/etcd" > /dev/null 2> "$T/o.err"
+[ "$(stat -c %h "$T/etcd/member/snap/db")" = 1 ] && grep -q "<html" "$T/report-hard.html" &&
+  ok "O: a hard link to etcd's db as the output: replaced by name, the db keeps its data" ||
+  bad "O: hard-linked output: links $(stat -c %h "$T/etcd/member/snap/db"): $(cat "$T/o.err")"
 "$CLI" capacity --clients 1 --html "$T/innocent/cap.html" "$T/etcd" > /dev/null 2> "$T/o.err"; rc=$?
 [ $rc = 2 ] && grep -q "inside etcd's data directory" "$T/o.err" && ok "O: capacity --html into member/ refused" ||
   bad "O: capacity: exit $rc: $(cat "$T/o.err")"
@@ -114,6 +125,14 @@ if jq -e --argjson p $HOLD --arg d "$T/etcd" '.details.live_etcd | .found and .w
   ok "L: the locked WAL and its holder (pid $HOLD) are named"
 else
   bad "L: live etcd here: $(jq -c .details.live_etcd "$T/L.json") $(cat "$T/L.err")"
+fi
+# ... and in the text table and the HTML report too
+TMPDIR=$T/tmpM FIO=false "$CLI" check $QUICK --html "$T/L.html" "$T/etcd" > "$T/L.txt" 2> /dev/null
+if grep -q "live etcd" "$T/L.txt" && grep -q "$T/etcd" "$T/L.txt" && grep -q "live etcd" "$T/L.html" &&
+   grep -q "shares the disk\|shared\|slows" "$T/L.html"; then
+  ok "L: text and HTML say a live etcd shares the disk: $(grep -m 1 "live etcd" "$T/L.txt" | cut -c1-140)"
+else
+  bad "L: text/HTML: $(cat "$T/L.txt")"
 fi
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
   TMPDIR=$T/tmpM FIO=false unshare --pid --fork --mount-proc "$CLI" check $QUICK --json "$T/etcd" > "$T/L2.json" 2> "$T/L2.err"
