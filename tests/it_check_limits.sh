@@ -153,8 +153,9 @@ wait $HOLD
 wait $CA; rc=$?
 PIDS=""
 reason=$(jq -r .reason "$T/A.json" 2>/dev/null)
-if [ $rc = 2 ] && echo "$reason" | grep -q "still running well after its runtime of 6 s (it was stopped: SIGSTOP"; then
+if [ $rc = 2 ] && echo "$reason" | grep -q "still running after its runtime of 6 s (it was stopped: SIGSTOP"; then
   ok "A: stopped fio ended at --max-time: $(echo "$reason" | cut -c1-150)"
+  echo "A: check ended $(jq -r .details.run.seconds "$T/A.json") s after fio started, of --max-time 6"
 else
   bad "A: exit $rc: $reason $(cat "$T/A.err")"
 fi

@@ -199,7 +199,7 @@ static void test_end_messages(void **state)
     x.end.hung = PROC_TREE_STOPPED;
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_non_null(strstr(x.h->reason, "still running well after its runtime of 40 s (it was stopped: SIGSTOP"));
+    assert_non_null(strstr(x.h->reason, "still running after its runtime of 40 s (it was stopped: SIGSTOP"));
     done(&x);
     build(&x, fast_wal, 2, fast_be, 2);
     x.end.stop = CHECK_TIME_NET;

@@ -62,7 +62,7 @@ static void end_problem(const check_end *e, const check_opts *o, char *b, size_t
         cli_msg(b, n, "fio did not end even on SIGKILL%s and was left behind; its files go when it ends (the next "
                 "run removes them)", hung);
     else if (e->stop == CHECK_TIME_NET)
-        cli_msg(b, n, "fio was still running well after its runtime of %u s%s: ended by etcd-fio at --max-time",
+        cli_msg(b, n, "fio was still running after its runtime of %u s%s: ended by etcd-fio at --max-time",
                 e->runtime_s, hung);
     else if (e->state == PROC_SIGNALED && e->job_signal) /* fio 3.33 may abort (double free) after a job died */
         cli_msg(b, n, "a fio job process died of signal %d (%s) during the run, then fio itself of signal %d (%s)",

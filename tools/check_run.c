@@ -22,10 +22,12 @@ volatile int check_interrupted;
  * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). Past the margin --max-time is a hard
  * limit: the steps come every HARD_GRACE_S (SIGCONT with each, proc.h: a stopped fio ends too), and a fio
  * that SIGKILL does not end within KILL_WAIT_S (stuck in the kernel) is left behind, not waited for. So
- * check_run returns at the latest runtime + TIME_NET_S + 3 x HARD_GRACE_S, plus the orphans' end. */
+ * check_run returns at the latest runtime + TIME_NET_S + 3 x HARD_GRACE_S, plus the orphans' end; a fio
+ * that is stopped (SIGSTOP) is stopped as soon as its runtime is over (its SIGINT comes with SIGCONT). */
 #define TIME_NET_S   20.0
 #define STOP_GRACE_S 30.0
 #define HARD_GRACE_S 5.0
+#define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
 #define KILL_WAIT_S  5.0
 
 /* The latest: the library may split one fio's stream into runs (status documents written while the jobs
@@ -155,6 +157,9 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         else if (!stopped && el > hard) {
             why = CHECK_TIME_NET;
             e->hung = proc_tree_state(p.pid); /* why it is still running: stopped, or stuck in the kernel */
+        } else if (!stopped && el > (double)e->runtime_s + STOPPED_AFTER_S && (proc_tree_state(p.pid) & PROC_TREE_STOPPED)) {
+            why = CHECK_TIME_NET; /* a stopped fio (SIGSTOP, a debugger) past its runtime: no setup to wait for */
+            e->hung = PROC_TREE_STOPPED;
         } else if (!stopped && etcdwatch_tripped()) { /* live etcd: etcdwatch.h */
             why = CHECK_GUARD;
             etcdwatch_why(e->guard_why, sizeof e->guard_why);
@@ -165,7 +170,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
             at_stop = seen;
         }
         if (stopped)
-            proc_stop_step(&p, el > hard || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
         if (stopped && p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S && proc_wait(&p, 0) == 0)
             break; /* SIGKILL did not end it: stuck in the kernel */
         if (pr < 0 && errno != EINTR)
@@ -227,7 +232,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         double el = proc_now() - t0;
         if (stopped || check_interrupted || el > hard) {
             stopped = 1;
-            proc_stop_step(&p, el > hard || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
         }
         if (p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S) {
             e->unended = 1;
