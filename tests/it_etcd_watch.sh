@@ -6,6 +6,7 @@
 #      before fio starts, nothing left;
 #   R. an endpoint that redirects (to a "metrics" elsewhere): not followed, exit 2, the message says so;
 #   N. an endpoint that answers, but not with etcd's metrics: exit 2, "not etcd's";
+#   W. a URL of another etcd than the one whose WAL lock is held on DIR's filesystem: refused;
 #   B. etcd answers before the check, then hangs on /metrics during it: the guard stops the check (a
 #      check that cannot watch etcd must not go on loading its disk), unknown, status etcd-guard, the
 #      reason says it has not answered; fio ended, nothing of ours left.
@@ -65,6 +66,28 @@ for m in hang redirect junk; do
     bad "$m: exit $rc: $(cat "$T/$m.err") / $(ls -A "$T/dir" "$T/tmp")"
   fi
 done
+
+# W: a URL of another etcd than the one using DIR's filesystem (a process holding DIR's WAL lock, started
+# at another time than the scraped etcd says it was): refused unless --force, before fio starts
+fake_etcd "$T/etcd"
+echo ok > "$T/mode"
+python3 - "$T/etcd/member/wal/0000000000000000-0000000000000000.wal" "$T/locked" <<'PY2' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+open(sys.argv[2], "w").close()
+while os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+PY2
+HOLD=$!
+i=0; until [ -e "$T/locked" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+TMPDIR=$T/tmp "$CLI" check $QUICK --max-time 6 --etcd "$EP" "$T/etcd" > "$T/W.out" 2> "$T/W.err"; rc=$?
+if [ $rc = 2 ] && grep -q "it is not the etcd beside the check" "$T/W.err" && ! ls -d "$T"/etcd/etcd-fio* > /dev/null 2>&1; then
+  ok "W: another etcd's URL refused: $(grep -o 'that etcd started.*' "$T/W.err" | cut -c1-150)"
+else
+  bad "W: exit $rc: $(cat "$T/W.err")"
+fi
+rm -f "$T/locked"; wait $HOLD
 
 # B: answers for the baseline, then hangs once the check's fio runs
 echo ok > "$T/mode"

@@ -341,19 +341,22 @@ etcdwatch *etcdwatch_start(const char *url, const scrape_tls *tls, const fior_cr
     if (scrape_fetch(w->url, &w->tls, ETCDWATCH_TIMEOUT_S, &buf, &len, err, errlen))
         goto fail;
 
-    if (baseline(w, buf, len, err, errlen))
-        goto fail;
-    w->last_start = w->first.start_s;
-    if (le && le->found && le->pid > 0 && le->start_s > 0 && w->before.start_s > 0 &&
-        fabs(le->start_s - w->before.start_s) > 2.0 && !force) {
+    eg_view v0; /* the etcd beside the check? decided on the first scrape, before the baseline's wait */
+    eg_judge_one(buf, len, w->crit, &v0);
+    if (v0.ok && le && le->found && le->pid > 0 && le->start_s > 0 && v0.start_s > 0 &&
+        fabs(le->start_s - v0.start_s) > 2.0 && !force) {
         char a[64], b[64];
-        utc(a, sizeof a, w->before.start_s);
+        free(buf);
+        utc(a, sizeof a, v0.start_s);
         utc(b, sizeof b, le->start_s);
         cli_msg(err, errlen, "%s: that etcd started at %s, but the etcd using this filesystem (pid %ld, %s) started "
                 "at %s: it is not the etcd beside the check; give that etcd's own URL (or --force to watch this one)",
                 w->shown, a, le->pid, le->datadir[0] ? le->datadir : "data directory not visible", b);
         goto fail;
     }
+    if (baseline(w, buf, len, err, errlen))
+        goto fail;
+    w->last_start = w->first.start_s;
     if (pthread_create(&w->th, NULL, loop, w) != 0) {
         cli_msg(err, errlen, "cannot start the thread that watches etcd");
         goto fail;
