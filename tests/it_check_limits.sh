@@ -4,6 +4,7 @@
 # fio and a fake etcd data directory:
 #   A. --max-time is a hard limit with fio and its jobs SIGSTOPped: check ends them, says so, unknown, and
 #      leaves nothing (nor any process) behind;
+#   S. ... and with a fio deaf to SIGINT and SIGTERM (a stand-in script): ended by SIGKILL;
 #   K. the temp directory of a SIGKILLed etcd-fio is reaped by the next run (its lock is the proof), and a
 #      look-alike without that proof is never touched;
 #   O. user-named outputs (--svg, --prometheus, --html, --keep-output, capacity's --html) inside member/ of
@@ -11,13 +12,14 @@
 #   M. a fio that ends without output: one line, no empty "()";
 #   L. a live etcd's WAL lock (a stand-in holding an OFD lock on a segment) is reported from this pid
 #      namespace (with the holder's pid) and from a new one (by the lock alone) — root only.
-# A runs in the background while the others run. Waits are on events; no timing asserts.
+# A and S run in the background while the others run. Waits are on events; no timing asserts.
 . "$(dirname "$0")/lib.sh"
 need_built "$CLI" "$ENGINE"
 command -v jq > /dev/null || { echo "skip: jq missing"; exit 77; }
 T=$(mktemp -d /tmp/it_check_limits.XXXXXX) || exit 1
 PIDS=""
 cleanup() {
+  [ -s "$T/stuck.pid" ] && kill -KILL "$(cat "$T/stuck.pid")" 2>/dev/null
   for p in $PIDS; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
   rm -rf "$T"
 }
@@ -36,6 +38,14 @@ wait_run() {
   done
   ls -d "$2"/etcd-fio.* > /dev/null 2>&1
 }
+
+# ---- S. a fio that ignores SIGINT and SIGTERM (stuck, as one blocked on a dead NFS server is to them): the
+# check still ends, by SIGKILL, within --max-time + its margin + two steps; runs beside the cases below ----
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo fio-3.33; exit 0; }\ntrap "" INT TERM\necho $$ > "%s"\nexec sleep 600\n' "$T/stuck.pid" > "$T/stuckfio"
+chmod +x "$T/stuckfio"
+mkdir -p "$T/dirS" "$T/tmpS"
+TMPDIR=$T/tmpS FIO=$T/stuckfio "$CLI" check $QUICK --json "$T/dirS" > "$T/S.json" 2> "$T/S.err" &
+CS=$!
 
 # ---- K. a SIGKILLed check leaves its temp dir (locked by it while its fio lived); the next run reaps it ----
 TMPDIR=$T/tmp "$CLI" check $QUICK "$T/dirK" > /dev/null 2>&1 &
@@ -167,5 +177,15 @@ left=$(ls -A "$T/tmp")
   bad "K: TMPDIR holds: $left"
 [ -z "$(ls -A "$T/dirK")" ] || bad "K: the killed check's DIR holds: $(ls -A "$T/dirK")"
 [ -z "$(ls -A "$T/tmpM")" ] || bad "M/L: TMPDIR holds: $(ls -A "$T/tmpM")"
+# ---- S's end ----
+wait $CS; rc=$?
+reason=$(jq -r .reason "$T/S.json" 2>/dev/null)
+if [ $rc = 2 ] && echo "$reason" | grep -q "^fio was still running after its runtime of 6 s: ended by etcd-fio at --max-time" &&
+   [ -s "$T/stuck.pid" ] && ! kill -0 "$(cat "$T/stuck.pid")" 2>/dev/null; then
+  ok "S: a fio deaf to SIGINT/SIGTERM ended by SIGKILL after $(jq -r '.details.run.seconds | floor' "$T/S.json") s: $(echo "$reason" | cut -c1-100)"
+else
+  bad "S: exit $rc: $reason $(cat "$T/S.err")"
+fi
+[ -z "$(ls -A "$T/dirS")$(ls -A "$T/tmpS")" ] || bad "S: left: $(ls -A "$T/dirS" "$T/tmpS")"
 echo "it_check_limits: $fails failure(s)"
 [ $fails = 0 ]
