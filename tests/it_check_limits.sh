@@ -118,17 +118,7 @@ fi
 
 # ---- L. a live etcd's WAL lock, seen from here and from another pid namespace ----
 SEG="$T/etcd/member/wal/0000000000000000-0000000000000000.wal"
-python3 - "$SEG" "$T/locked" <<'PY' &
-import fcntl, os, struct, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR)
-fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
-open(sys.argv[2], "w").close()
-while os.path.exists(sys.argv[2]):
-    time.sleep(0.05)
-PY
-HOLD=$!
-i=0
-until [ -e "$T/locked" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+hold_wal_lock "$SEG" "$T/locked"
 TMPDIR=$T/tmpM FIO=false "$CLI" check $QUICK --json "$T/etcd" > "$T/L.json" 2> "$T/L.err"
 if jq -e --argjson p $HOLD --arg d "$T/etcd" '.details.live_etcd | .found and .wal_locked and .here and .pid == $p and
         .data_dir == $d' "$T/L.json" > /dev/null && grep -q "warning: a live etcd uses this filesystem" "$T/L.err"; then

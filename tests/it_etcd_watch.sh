@@ -71,16 +71,7 @@ done
 # at another time than the scraped etcd says it was): refused unless --force, before fio starts
 fake_etcd "$T/etcd"
 echo ok > "$T/mode"
-python3 - "$T/etcd/member/wal/0000000000000000-0000000000000000.wal" "$T/locked" <<'PY2' &
-import fcntl, os, struct, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR)
-fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
-open(sys.argv[2], "w").close()
-while os.path.exists(sys.argv[2]):
-    time.sleep(0.05)
-PY2
-HOLD=$!
-i=0; until [ -e "$T/locked" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+hold_wal_lock "$T/etcd/member/wal/0000000000000000-0000000000000000.wal" "$T/locked"
 TMPDIR=$T/tmp "$CLI" check $QUICK --max-time 6 --etcd "$EP" "$T/etcd" > "$T/W.out" 2> "$T/W.err"; rc=$?
 if [ $rc = 2 ] && grep -q "it is not the etcd beside the check" "$T/W.err" && ! ls -d "$T"/etcd/etcd-fio* > /dev/null 2>&1; then
   ok "W: another etcd's URL refused: $(grep -o 'that etcd started.*' "$T/W.err" | cut -c1-150)"
