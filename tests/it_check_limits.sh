@@ -8,7 +8,8 @@
 #   K. the temp directory of a SIGKILLed etcd-fio is reaped by the next run (its lock is the proof), and a
 #      look-alike without that proof is never touched;
 #   O. user-named outputs (--svg, --prometheus, --html, --keep-output, capacity's --html) inside member/ of
-#      an etcd data directory, also through a symlinked parent, are refused before fio starts;
+#      an etcd data directory, also through a symlinked parent or as a planted symlink, are refused before
+#      fio starts, and so are a DIR or a TMPDIR there;
 #   M. a fio that ends without output: one line, no empty "()";
 #   L. a live etcd's WAL lock (a stand-in holding an OFD lock on a segment) is reported from this pid
 #      namespace (with the holder's pid) and from a new one (by the lock alone) — root only.
@@ -28,7 +29,7 @@ fails=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 QUICK="--faithful --max-time 6 --accept-point-estimate --min-syncs 10"
-mkdir -p "$T/tmp" "$T/tmpA" "$T/tmpM" "$T/dirK" "$T/dirA"
+mkdir -p "$T/tmp" "$T/tmpA" "$T/tmpM" "$T/dirK" "$T/dirA" "$T/dirM"
 gone() { [ ! -d "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 # wait_run PID DIR: until the check PID has fio running with the engine's private directory in DIR
 wait_run() {
@@ -89,6 +90,15 @@ for o in "--svg $T/etcd/member/x.svg" "--prometheus $T/etcd/member/wal/000000000
     bad "O: check $o: exit $rc: $(cat "$T/o.err")"
   fi
 done
+# DIR itself, or TMPDIR, among etcd's files (member/wal, member/snap): refused before anything is made there
+for d in member/wal member member/snap; do
+  FIO=false "$CLI" check $QUICK "$T/etcd/$d" > /dev/null 2> "$T/o.err"; rc=$?
+  [ $rc = 2 ] && grep -q "inside etcd's data directory" "$T/o.err" && ok "O: check DIR=$d refused" ||
+    bad "O: check in $d: exit $rc: $(cat "$T/o.err")"
+done
+TMPDIR=$T/etcd/member/snap FIO=false "$CLI" check $QUICK "$T/dirM" > /dev/null 2> "$T/o.err"; rc=$?
+[ $rc = 2 ] && grep -q "TMPDIR=.*inside etcd's data directory" "$T/o.err" && ok "O: TMPDIR in member/snap refused" ||
+  bad "O: TMPDIR in member/snap: exit $rc: $(cat "$T/o.err")"
 # a planted symlink as the output's own name, pointing at etcd's db: refused, never written through
 ln -s "$T/etcd/member/snap/db" "$T/report-link.html"
 "$CLI" check $QUICK --html "$T/report-link.html" "$T/etcd" > "$T/o.out" 2> "$T/o.err"; rc=$?

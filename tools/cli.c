@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
 #include "cli.h"
+#include "outfile.h"
 #include "tmpdir.h"
 
 #include <ctype.h>
@@ -245,7 +246,13 @@ void cli_last_line(const char *path, char *buf, size_t len)
 int cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen)
 {
     const char *base = getenv("TMPDIR");
-    return tmpdir_make(base && *base ? base : "/tmp", what, dir, len, err, errlen);
+    base = base && *base ? base : "/tmp";
+    char why[4400];
+    if (out_etcd_dir(base, why, sizeof why)) { /* TMPDIR pointed among etcd's files: nothing of ours goes there */
+        cli_msg(err, errlen, "TMPDIR=%s", why);
+        return -1;
+    }
+    return tmpdir_make(base, what, dir, len, err, errlen);
 }
 
 void cli_tmpdir_remove(const char *dir)

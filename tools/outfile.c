@@ -102,6 +102,16 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     return 0;
 }
 
+int out_etcd_dir(const char *dir, char *err, size_t errlen)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0; /* not a directory we can open: the caller's own checks say why */
+    int rc = etcd_place(dfd, dir, err, errlen);
+    close(dfd);
+    return rc;
+}
+
 /* The directory of path, opened; its name in dir, the file name in *base. -1 with a message. */
 static int open_parent(const char *path, char *dir, size_t dlen, const char **base, char *err, size_t errlen)
 {

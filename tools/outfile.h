@@ -31,4 +31,8 @@ int out_dir_open(const char *path, char *err, size_t errlen);
 int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen);
 
+/* 0, or -1 with "DIR: inside etcd's data directory ..." when dir is among etcd's files as above (a check's
+ * DIR, a TMPDIR): nothing of ours goes there. */
+int out_etcd_dir(const char *dir, char *err, size_t errlen);
+
 #endif

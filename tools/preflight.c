@@ -21,6 +21,10 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
         cli_err(cmd, "%s", err);
         return 2;
     }
+    if (out_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
+        cli_err(cmd, "%s", err);
+        return 2;
+    }
     fsinfo_describe(fi, desc, sizeof desc);
     if (!fi->writable) {
         cli_err(cmd, "%s: cannot create files there (%s); choose a writable directory on the disk to test", fi->path,
