@@ -186,7 +186,7 @@ while [ $n -le "$RUNS" ]; do
       i=0
       until grep -q "watching etcd" "$R/err" 2>/dev/null || [ $i -ge 200 ] || ! kill -0 $SP 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
       if grep -q "watching etcd.*before the check, WAL fsync p99 [^(]* (pass" "$R/err"; then
-        sleep "$(( $(rnd 2 4) + 1 ))"; set_model "$SLOWM"; note="slowed"
+        sleep "$(( $(rnd 2 4) + 1 ))"; set_model "$SLOWM"; ts=$(date +%s.%N); note="slowed"
       else
         note="baseline not below 10 ms: guard cannot watch"; kind=slowed-nobase
       fi ;;
@@ -196,7 +196,7 @@ while [ $n -le "$RUNS" ]; do
   CK=""
   rm -f "$R/observing"; wait "$OBS_PID"; OBS_PID=""
   set -- $(judge_observed "$R"); obs_lo=$1 crossed=$2
-  [ "$kind" = slowed ] && set_model "$FAST"
+  [ "$kind" = slowed ] && { set_model "$FAST"; note="slowed; the check ended $(awk "BEGIN { printf \"%.1f\", $t1 - $ts }") s later"; }
   # what a SIGKILLed check left: its fio ends on its parent's death (proc.c: pdeathsig); wait for it
   i=0; while pgrep -f "$OURTMP/etcd-fio-check" > /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
   st=$(jq -r '.hosts[0].status // "-"' "$R/out.json" 2>/dev/null); st=${st:--}
