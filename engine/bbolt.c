@@ -43,6 +43,7 @@
  * transaction's rewrites go downwards from the high-water mark two commits ago; scatter_rewrites picks
  * them uniformly over the used area instead (a db whose compactions freed pages all over it). */
 #include "bbolt.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -174,7 +175,7 @@ static int pwrite_all(bb_db *db, const unsigned char *buf, size_t len, uint64_t 
 static int timed_fdatasync(bb_db *db, char *err, size_t errlen)
 {
     uint64_t t = now_ns();
-    if (fdatasync(db->fd) != 0)
+    if (sys_fdatasync(db->fd) != 0)
         return fail(err, errlen, errno, "fdatasync", db, NULL);
     hist_add(&db->st.fdatasync, now_ns() - t);
     return 0;
@@ -205,12 +206,12 @@ static int maybe_grow(bb_db *db, char *err, size_t errlen)
         return 0;
     uint64_t sz = need + BB_ALLOC_SIZE;
     uint64_t t = now_ns();
-    if (ftruncate(db->fd, (off_t)sz) != 0) {
+    if (sys_ftruncate(db->fd, (off_t)sz) != 0) {
         char extra[48];
         snprintf(extra, sizeof extra, " (to %llu bytes)", (unsigned long long)sz);
         return fail(err, errlen, errno, "ftruncate", db, extra);
     }
-    if (fsync(db->fd) != 0)
+    if (sys_fsync(db->fd) != 0)
         return fail(err, errlen, errno, "fsync", db, NULL);
     hist_add(&db->st.grow, now_ns() - t);
     db->st.file_size = sz;
@@ -349,7 +350,7 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         rc = pwrite_all(db, b, (size_t)k * BB_PAGE, pg * BB_PAGE, err, errlen);
         pg += k;
     }
-    if (!rc && fdatasync(db->fd) != 0)
+    if (!rc && sys_fdatasync(db->fd) != 0)
         rc = fail(err, errlen, errno, "fdatasync", db, NULL);
     if (rc) {
         bb_close(db, 1);

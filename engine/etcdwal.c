@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #include "loadrun.h"
 #include "pipeline.h"
 #include "privdir.h"
+#include "sys.h"
 #include "wal.h"
 
 enum { MODE_WAL = 0, MODE_BACKEND = 1 };
@@ -59,6 +61,7 @@ struct etcdwal_options {
     unsigned int key_bytes, val_bytes;
     unsigned long long client_ns, apply_ns, entry_ns;
     unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
+    int parent_pid;            /* not an option: fio's process that forks the jobs, recorded by setup */
 };
 
 /* Per-job (per thread_data) state; fio calls every hook of one job from that job's thread. */
@@ -72,6 +75,7 @@ struct etcdwal_ctx {
     ldr_wal lw;
     ldr_be lb;
     uint64_t io_errors;
+    char interposers[1024]; /* sys_interposers(): what in fio's process could replace file calls */
     char err[512];
 };
 
@@ -343,7 +347,8 @@ static void write_stats(struct thread_data *td, struct etcdwal_ctx *c, const cha
     put_json_string(f, job_name(td));
     fputs(",\"dir\":", f);
     put_json_string(f, c->pd.path);
-    fprintf(f, ",\"io_errors\":%" PRIu64, c->io_errors);
+    fprintf(f, ",\"io_errors\":%" PRIu64 ",\"interposers\":", c->io_errors);
+    put_json_string(f, c->interposers);
     if (c->mode == MODE_WAL) {
         const wal_stats *s = &c->w.st;
         fprintf(f,
@@ -468,9 +473,41 @@ static void etcdwal_cleanup(struct thread_data *td)
     td->io_ops_data = NULL;
 }
 
+/* A job process must not outlive fio: fio's job processes sit in sessions of their own (setsid in
+ * thread_main), so a SIGKILL of fio's process group — `timeout -s KILL`, a kill of etcd-fio's group —
+ * leaves them writing into DIR until their runtime. Each one asks for SIGTERM when fio dies (fio's own
+ * handler then ends the job normally and cleanup removes the files), checked against the pid fio's
+ * process recorded before it forked (setup; with create_serialize=0 only getppid() at this point is
+ * known). With a SIGPIPE of default action, a job whose output pipe lost its reader would die in the
+ * middle of that cleanup ("fio: terminating on signal" is its first write): it is ignored in the job
+ * process. Threads (thread=1) are fio itself: nothing to do. 0, or 1 when fio is gone already. */
+static int die_with_fio(struct thread_data *td, struct etcdwal_options *o)
+{
+    if (td->o.use_thread)
+        return 0;
+    pid_t parent = o->parent_pid > 0 ? (pid_t)o->parent_pid : getppid();
+    int rc = sys_die_with_parent(parent, SIGTERM);
+    if (rc == -ESRCH) {
+        log_err("etcdwal: %s: fio's process %d that started this job is gone; not starting\n", job_name(td),
+                (int)parent);
+        return 1;
+    }
+    if (rc)
+        log_err("etcdwal: %s: warning: prctl(PR_SET_PDEATHSIG): %s: this job would outlive a killed fio\n",
+                job_name(td), strerror(-rc));
+    struct sigaction sa;
+    if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
 static int etcdwal_init(struct thread_data *td)
 {
     struct etcdwal_options *o = td->eo;
+    if (die_with_fio(td, o)) {
+        fill_release(o);
+        return 1;
+    }
     if (td_read(td) || td_trim(td)) {
         log_err("etcdwal: %s: only writes (rw=write/randwrite) and syncs are supported\n", job_name(td));
         return 1;
@@ -514,6 +551,9 @@ static int etcdwal_init(struct thread_data *td)
     } else if (c->load) {
         ldr_be_init(&c->lb, g_load_shared, o->key_bytes, o->val_bytes);
     }
+    if (sys_interposers(c->interposers, sizeof c->interposers, NULL))
+        log_err("etcdwal: %s: warning: %s: these may replace file and sync calls in fio (the engine's own "
+                "syncs are raw system calls; etcd-fio check refuses such a run)\n", job_name(td), c->interposers);
 
     char parent[4096];
     if (parent_dir(td, parent, sizeof parent) != 0) {
@@ -539,6 +579,7 @@ static int etcdwal_init(struct thread_data *td)
             /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does
              * (a writev from fio's buffer cost more in the kernel than the copy: bench/README.md, issue 17). */
             .first_fill_bytes = o->first_fill,
+            .cancel = &td->terminate,
         };
         c->have_wal = 1;
         int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);
@@ -663,6 +704,8 @@ static int etcdwal_setup(struct thread_data *td)
     struct etcdwal_options *o = td->eo;
     struct fio_file *f;
     unsigned int i;
+    if (!td->io_ops_data) /* fio's main process, about to fork the jobs (see die_with_fio) */
+        o->parent_pid = (int)getpid();
     for_each_file(td, f, i) {
         if (etcdwal_get_file_size(td, f))
             return 1;

@@ -2,6 +2,7 @@
 /* pipeline.c — the spare-segment thread (see pipeline.h). One thread per WAL, started at open and
  * joined at close; the WAL thread only ever waits for it inside cut(). */
 #include "pipeline.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,14 +23,14 @@ int pipeline_preallocate(int fd, uint64_t size, int mode, int *fell_back)
     if (fell_back)
         *fell_back = 0;
     if (mode == PIPELINE_FALLOCATE) {
-        if (fallocate(fd, 0, 0, (off_t)size) == 0)
+        if (sys_fallocate(fd, 0, 0, (off_t)size) == 0)
             return 0;
         if (errno != EOPNOTSUPP && errno != EINTR)
             return -errno;
         if (fell_back)
             *fell_back = 1;
     }
-    if (ftruncate(fd, (off_t)size) != 0)
+    if (sys_ftruncate(fd, (off_t)size) != 0)
         return -errno;
     return 0;
 }

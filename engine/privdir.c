@@ -25,7 +25,15 @@
  * it is renamed (RENAME_NOREPLACE) into "etcd-fio.<pid>.<job>.<n>". A staging directory is reaped like a
  * named one (empty: rmdir; lock file takeable: stale), and its creator notices: the lock file it creates
  * in a removed directory fails with ENOENT, and a lock file it locked after a reaper had it is no longer
- * linked in the directory (checked by inode), so it starts again under a new temporary name. */
+ * linked in the directory (checked by inode), so it starts again under a new temporary name.
+ *
+ * Ownership. A name is never enough: anyone can make "etcd-fio.99999.etcd-backend.tmp-abcdef". A directory
+ * is ours when it holds our lock file (a regular file of our uid, not a symlink, that we can lock: then its
+ * run is dead) and only our files. The one moment a directory of ours has no lock file is between mkdir
+ * and the lock file's creation (or after a killed reaper unlinked it): for that, mkdir itself marks it —
+ * mode 01700 (sticky + 0700), set atomically with the directory (umask does not touch S_ISVTX) and no
+ * directory made by mkdir(1), mkdtemp or a tar of ours carries it. An empty directory is removed only
+ * with that mark; any other one without a lock file is left. */
 #include "privdir.h"
 
 #include <dirent.h>
@@ -40,6 +48,7 @@
 #include <unistd.h>
 
 #include "waldec.h"
+#include "sys.h"
 
 #define PD_PREFIX "etcd-fio."
 #define PD_KEPT "etcd-fio-kept."
@@ -47,6 +56,7 @@
 #define PD_STAGE "." PD_STAGE_TAIL
 #define PD_JOB_MAX 64
 #define PD_ATTEMPTS 64
+#define PD_MARK_MODE (S_ISVTX | 0700) /* the creation mark (see "Ownership" above) */
 
 static int job_char(char c)
 {
@@ -87,11 +97,11 @@ static int publish(privdir *pd, const char *tmp, pid_t pid, const char *j)
     for (unsigned n = 0; n < 10000; n++) {
         snprintf(pd->name, sizeof pd->name, PD_PREFIX "%ld.%s.%u", (long)pid, j, n);
         snprintf(pd->path, sizeof pd->path, "%s/%s", pd->parent, pd->name);
-        int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, pd->path, RENAME_NOREPLACE);
+        int rc = sys_renameat2(AT_FDCWD, tmp, AT_FDCWD, pd->path, RENAME_NOREPLACE);
         /* NFS and some FUSE file systems lack RENAME_NOREPLACE: a plain rename still fails on a non-empty
          * target (every named directory holds its lock file); an empty one is debris the reaper removes */
         if (rc != 0 && (errno == EINVAL || errno == ENOSYS))
-            rc = rename(tmp, pd->path);
+            rc = sys_renameat(AT_FDCWD, tmp, AT_FDCWD, pd->path);
         if (rc == 0)
             return 0;
         if (errno != EEXIST && errno != ENOTEMPTY)
@@ -101,7 +111,8 @@ static int publish(privdir *pd, const char *tmp, pid_t pid, const char *j)
 }
 
 /* mkdtemp's job, done with mkdir(2) itself (glibc's mkdtemp calls an internal mkdir that an LD_PRELOAD
- * fault shim cannot see): "<parent>/etcd-fio.<pid>.<job>.tmp-" + 6 random [A-Za-z0-9], mode 0700. */
+ * fault shim cannot see, and makes mode 0700, not our mark): "<parent>/etcd-fio.<pid>.<job>.tmp-" + 6
+ * random [A-Za-z0-9], mode PD_MARK_MODE. */
 static int make_staging(char *tmp, size_t cap, const char *parent, pid_t pid, const char *j)
 {
     static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -114,7 +125,7 @@ static int make_staging(char *tmp, size_t cap, const char *parent, pid_t pid, co
             x[i] = abc[r[i] % (sizeof abc - 1)];
         x[6] = 0;
         snprintf(tmp, cap, "%s/" PD_PREFIX "%ld.%s" PD_STAGE "%s", parent, (long)pid, j, x);
-        if (mkdir(tmp, 0700) == 0)
+        if (mkdir(tmp, PD_MARK_MODE) == 0)
             return 0;
         if (errno != EEXIST)
             return errno;
@@ -209,7 +220,13 @@ int privdir_own_file(const char *name)
         return 1;
     if (!strcmp(name, "0.tmp") || !strcmp(name, "1.tmp") || !strcmp(name, "db"))
         return 1;
-    return 0;
+    /* etcd-fio check's write probe (tools/fsinfo.c), made in a staging directory of its own */
+    if (strncmp(name, PRIVDIR_PROBE_PREFIX, strlen(PRIVDIR_PROBE_PREFIX)))
+        return 0;
+    const char *p = name + strlen(PRIVDIR_PROBE_PREFIX), *d = p;
+    while (*p >= '0' && *p <= '9' && p - d < 10)
+        p++;
+    return p > d && !*p;
 }
 
 /* Unlinks our data files in dfd (not the lock file). With only_if_all_ours, unlinks nothing when any other
@@ -271,13 +288,15 @@ int privdir_keep(privdir *pd)
     char name[sizeof pd->name], path[sizeof pd->path];
     snprintf(name, sizeof name, PD_KEPT "%s", pd->name + strlen(PD_PREFIX));
     snprintf(path, sizeof path, "%s/%s", pd->parent, name);
-    int rc = rename(pd->path, path) == 0 ? 0 : -errno;
+    int rc = sys_renameat(AT_FDCWD, pd->path, AT_FDCWD, path) == 0 ? 0 : -errno;
     if (pd->lock_fd >= 0)
         close(pd->lock_fd);
     pd->lock_fd = -1;
     if (pd->fd >= 0) {
-        if (rc == 0) /* a kept directory holds only the run's files (and is never reaped) */
+        if (rc == 0) { /* a kept directory holds only the run's files, is never reaped, has no mark */
             unlinkat(pd->fd, PRIVDIR_LOCK, 0);
+            fchmod(pd->fd, 0700);
+        }
         close(pd->fd);
     }
     pd->fd = -1;
@@ -412,19 +431,20 @@ static int legacy_dead(const char *name, int dfd, const struct stat *dst)
             close(dup_fd);
         return 0;
     }
-    int ok = 1;
+    int ok = 1, files = 0;
     struct dirent *e;
     while (ok && (e = readdir(d))) {
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
+        files++;
         ok = privdir_own_file(e->d_name) && fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
              S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1;
         if (ok && st.st_mtime > newest)
             newest = st.st_mtime;
     }
     closedir(d);
-    if (!ok || now - newest < PRIVDIR_LEGACY_QUIET_S)
+    if (!ok || !files || now - newest < PRIVDIR_LEGACY_QUIET_S) /* an empty one needs the mark (reap_one) */
         return 0;
     char fdp[64], real[4096];
     snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", dfd);
@@ -448,10 +468,12 @@ static int reap_one(int pfd, const char *name, int staging)
     if (lfd < 0) {
         int e = errno;
         /* No lock file: one being staged (its creator notices and starts again), or emptied by a reaper
-         * that was killed: removed if empty. A non-empty named one was made by an engine before locks:
-         * removed only with the proof of legacy_dead(). A symlink in its place (ELOOP) is never followed. */
-        int rc = e == ENOENT && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
-        if (!rc && e == ENOENT && errno == ENOTEMPTY && !staging && legacy_dead(name, dfd, &st))
+         * that was killed: removed only if empty and carrying our creation mark. Without the mark it is
+         * someone else's directory with our name. A non-empty one was made by an engine before locks (or
+         * holds someone's files): removed only with the proof of legacy_dead(). A symlink in its place
+         * (ELOOP) is never followed. */
+        int rc = e == ENOENT && (st.st_mode & 07777) == PD_MARK_MODE && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
+        if (!rc && e == ENOENT && !staging && legacy_dead(name, dfd, &st))
             rc = unlink_ours(dfd, 1) == 0 && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
         close(dfd);
         return rc;

@@ -14,6 +14,7 @@
 
 #include "crc32c.h"
 #include "walrec.h"
+#include "sys.h"
 
 #define WAL_TERM 2 /* a settled single-member cluster: term 2 after its first election */
 
@@ -140,7 +141,7 @@ static int wal_sync(wal *w, char *err, size_t errlen)
     if (rc)
         return fail(w, rc, err, errlen, "write", w->tail_name);
     uint64_t t0 = now_ns();
-    if (fdatasync(w->fd) != 0)
+    if (sys_fdatasync(w->fd) != 0)
         return fail(w, -errno, err, errlen, "fdatasync", w->tail_name);
     hist_add(&w->st.fdatasync, now_ns() - t0); /* etcd: walFsyncSec.Observe(time.Since(start)) */
     return 0;
@@ -149,7 +150,7 @@ static int wal_sync(wal *w, char *err, size_t errlen)
 static int dir_fsync(wal *w, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
-    if (fsync(w->dirfd) != 0)
+    if (sys_fsync(w->dirfd) != 0)
         return fail(w, -errno, err, errlen, "fsync", ".");
     hist_add(&w->st.dir_fsync, now_ns() - t0);
     return 0;
@@ -205,6 +206,10 @@ static int fill(wal *w, char *err, size_t errlen)
     }
     while (!rc && off < upto) {
         size_t n = 0;
+        if (w->cfg.cancel && *w->cfg.cancel) { /* a killed fio's job: its files are removed at once */
+            rc = -ECANCELED;
+            break;
+        }
         while (n + pair_max <= FILL_CHUNK_BYTES && off + n < upto) {
             unsigned char head[WALREC_HEAD_MAX], hs[WALREC_HEAD_MAX];
             size_t hn = walrec_entry_head(head, w->term, w->last_index + 1, elen);
@@ -222,7 +227,7 @@ static int fill(wal *w, char *err, size_t errlen)
     if (rc)
         return fail(w, rc, err, errlen, "write", w->tail_name);
     retarget(w, w->fd, off); /* the page writer goes on at the fill's end, page offset and all */
-    if (fdatasync(w->fd) != 0)
+    if (sys_fdatasync(w->fd) != 0)
         return fail(w, -errno, err, errlen, "fdatasync", w->tail_name);
     w->st.fill_ns = now_ns() - t0;
     return 0;
@@ -329,7 +334,7 @@ static int cut(wal *w, char *err, size_t errlen)
 {
     uint64_t t0 = now_ns();
     uint64_t off = wal_tail_offset(w);
-    if (ftruncate(w->fd, (off_t)off) != 0)
+    if (sys_ftruncate(w->fd, (off_t)off) != 0)
         return fail(w, -errno, err, errlen, "ftruncate", w->tail_name);
     int rc = wal_sync(w, err, errlen);
     if (rc)
@@ -352,7 +357,7 @@ static int cut(wal *w, char *err, size_t errlen)
         (rc = wal_sync(w, err, errlen)))
         return rc;
     uint64_t noff = wal_tail_offset(w);
-    if (renameat(w->dirfd, spare, w->dirfd, next) != 0)
+    if (sys_renameat(w->dirfd, spare, w->dirfd, next) != 0)
         return fail(w, -errno, err, errlen, "rename", spare);
     snprintf(w->tail_name, sizeof w->tail_name, "%s", next);
     if ((rc = dir_fsync(w, err, errlen)))

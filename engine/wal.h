@@ -22,6 +22,8 @@ typedef struct wal_config {
     uint64_t node_id, cluster_id;
     const char *dir_label;    /* directory path used in error messages */
     uint64_t first_fill_bytes; /* >0: Create fills segment 0 with history up to this offset (see wal_create) */
+    const volatile _Bool *cancel; /* when it becomes true (fio terminating the job) the fill stops between
+                                   * chunks and Create fails with -ECANCELED; NULL: never */
 } wal_config;
 
 typedef struct wal_stats {

@@ -6,8 +6,10 @@
  * Beyond "no crash, no leak, no UB", each body checks the library's promises on whatever it parsed:
  * a failed parse leaves a one-line message naming the source; jobs are well formed (percentiles and bins
  * ascending, counts match pointers); a PASS always rests on a value the input gave, below the threshold,
- * with a known sample count of at least the minimum, from a job without error; the
- * status-interval stream gives the same result however the bytes are split.
+ * with a known sample count of at least the minimum, from a job without error, whose run reached its end,
+ * whose syncs were fsync/fdatasync on an engine that does I/O without O_SYNC/O_DSYNC and whose median is
+ * not below the physical floor; the status-interval stream gives the same result (and the same ends)
+ * however the bytes are split.
  *
  * The includer defines FZ_ASSERT(cond) (trap in the fuzzer, cmocka assert in the replay test).
  */
@@ -73,6 +75,17 @@ FZ_FN void fz_check_job(const fior_job *j)
     }
     if (j->summary)
         (void)strlen(j->summary);
+    /* 2.2: the run-ended flag and what made the syncs */
+    FZ_ASSERT(j->end >= FIOR_END_UNKNOWN && j->end <= FIOR_END_CUT);
+    FZ_ASSERT(j->end == FIOR_END_UNKNOWN || j->end_reason != NULL);
+    if (j->end_reason)
+        FZ_ASSERT(j->end_reason[0] != '\0' && strchr(j->end_reason, '\n') == NULL);
+    if (j->directory)
+        (void)strlen(j->directory);
+    if (j->filename)
+        (void)strlen(j->filename);
+    FZ_ASSERT((j->sync_flags & ~0xffu) == 0);
+    FZ_ASSERT(j->end_signal >= 0 && j->end_signal < 1000);
     if (j->etcd_member)
         (void)strlen(j->etcd_member);
     FZ_ASSERT(j->npct == 0 || j->pct != NULL);
@@ -131,6 +144,18 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
             FZ_ASSERT(read);
             /* nor when the input contradicts itself about the job */
             FZ_ASSERT(job->defect == NULL);
+            /* nor from a run that did not reach its end, nor from syncs that flushed nothing to a disk
+             * (issues 25, 26): fsync/fdatasync samples of a job that ran to its end on an engine doing I/O */
+            if (!job->bucketed) {
+                FZ_ASSERT(job->end == FIOR_END_PROVEN || job->end == FIOR_END_INFERRED);
+                FZ_ASSERT(!(job->sync_flags & (FIOR_SYNC_RANGE | FIOR_SYNC_O_SYNC | FIOR_SYNC_O_DSYNC)));
+                FZ_ASSERT(!fior__engine_no_io(job->ioengine));
+                for (size_t k = 0; k < job->npct; k++)
+                    if (job->pct[k].percent >= 50.0) { /* the median is at least about the floor */
+                        FZ_ASSERT(job->pct[k].ns >= FIOR_FLOOR_DEFAULT_NS / 2);
+                        break;
+                    }
+            }
             passed++;
         } else if (jd->verdict == FIOR_FAIL) {
             failed++;
@@ -304,6 +329,10 @@ FZ_FN void fz_json(const uint8_t *data, size_t size)
         if (a && b) {
             FZ_ASSERT(fior_report_njobs(a) == fior_report_njobs(b));
             FZ_ASSERT(fz_check_report(a) == fz_check_report(b));
+            for (size_t i = 0; i < fior_report_njobs(a); i++) { /* signal lines split anywhere: the same end */
+                FZ_ASSERT(fior_report_job(a, i)->end == fior_report_job(b, i)->end);
+                FZ_ASSERT(fior_report_job(a, i)->end_signal == fior_report_job(b, i)->end_signal);
+            }
         }
     }
     fior_stream_free(whole);

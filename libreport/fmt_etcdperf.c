@@ -13,6 +13,12 @@ static const char MARK[] = "th percentile of fsync is";
 
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len)
 {
+    return fior__parse_etcdperf_lines(r, source, buf, len, NULL);
+}
+
+fior_status fior__parse_etcdperf_lines(fior_report *r, const char *source, const char *buf, size_t len,
+                                       const char *why)
+{
     fior__jobb b;
     fior__job_init(&b);
     size_t lineno = 0, i = 0, runs = 0;
@@ -51,12 +57,15 @@ fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char 
         if (!fior__parse_dec(&q, &val)) {
             while (*q == ' ')
                 q++;
-            if (!strcmp(q, "ns") || !strcmp(q, "ns\r"))
-                mult = 1;
-            else if (!strcmp(q, "us") || !strcmp(q, "us\r"))
-                mult = 1000;
-            else if (!strcmp(q, "ms") || !strcmp(q, "ms\r"))
-                mult = 1000000;
+            /* the container's echo may leave blanks after the unit ("… is 692060160 ns "), CRLF too */
+            size_t ul = 0;
+            while (q[ul] && q[ul] != ' ' && q[ul] != '\t' && q[ul] != '\r')
+                ul++;
+            int tail_blank = 1;
+            for (const char *t = q + ul; *t; t++)
+                tail_blank &= *t == ' ' || *t == '\t' || *t == '\r';
+            if (tail_blank && ul == 2)
+                mult = !strncmp(q, "ns", 2) ? 1 : !strncmp(q, "us", 2) ? 1000 : !strncmp(q, "ms", 2) ? 1000000 : 0;
         }
         /* jq printed "null" here when fio had no percentile: that run cannot be judged, not a format error */
         int null_value = !strncmp(q, "null", 4);
@@ -70,6 +79,8 @@ fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char 
             goto nomem;
         b.j.line = lineno;
         b.j.has_sync = 1;
+        if (why && fior__job_set(&b.j.end_reason, why, strlen(why)))
+            goto nomem;
         if (!null_value) {
             if (val * (double)mult > 1.8e19) {
                 fior__seterr(r, "%s:%zu: percentile value out of range", source, lineno);

@@ -26,25 +26,34 @@ static const struct {
 } keys[K__COUNT] = {
     KEY(""), KEY("fio version"), KEY("timestamp"), KEY("timestamp_ms"), KEY("global options"), KEY("jobs"),
     KEY("client_stats"), KEY("jobname"), KEY("groupid"), KEY("error"), KEY("hostname"), KEY("port"),
-    KEY("job options"), KEY("write"), KEY("sync"), KEY("elapsed"), KEY("job_runtime"), KEY("iops"),
-    KEY("bw_bytes"), KEY("total_ios"), KEY("clat_ns"), KEY("lat_ns"), KEY("N"), KEY("min"), KEY("max"),
-    KEY("mean"), KEY("stddev"), KEY("percentile"), KEY("bins"), KEY("ioengine"), KEY("etcd_mode"),
-    KEY("fdatasync"), KEY("fsync"), KEY("gtod_reduce"),
+    KEY("job options"), KEY("write"), KEY("sync"), KEY("elapsed"), KEY("job_runtime"), KEY("read"), KEY("trim"),
+    KEY("eta"), KEY("iops"), KEY("bw_bytes"), KEY("total_ios"), KEY("clat_ns"), KEY("io_bytes"), KEY("short_ios"),
+    KEY("runtime"), KEY("lat_ns"), KEY("N"), KEY("min"), KEY("max"), KEY("mean"), KEY("stddev"), KEY("percentile"),
+    KEY("bins"), KEY("ioengine"), KEY("etcd_mode"), KEY("fdatasync"), KEY("fsync"), KEY("gtod_reduce"),
+    KEY("size"), KEY("io_size"), KEY("io_limit"), KEY("filesize"), KEY("nrfiles"), KEY("number_ios"),
+    KEY("runtime"), KEY("timeout"), KEY("loops"), KEY("numjobs"), KEY("bs"), KEY("blocksize"), KEY("bsrange"),
+    KEY("kb_base"), KEY("sync"), KEY("direct"), KEY("buffered"), KEY("sync_file_range"), KEY("end_fsync"),
+    KEY("fsync_on_close"), KEY("directory"), KEY("filename"),
 };
 #undef KEY
 
 static const unsigned char keys_root[] = {K_FIO_VERSION, K_TIMESTAMP, K_TIMESTAMP_MS, K_GLOBAL_OPTS, K_JOBS,
                                           K_CLIENT_STATS, 0};
 static const unsigned char keys_job[] = {K_JOBNAME, K_GROUPID, K_ERROR, K_HOSTNAME, K_PORT, K_JOB_OPTS,
-                                         K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME, 0};
-static const unsigned char keys_write[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, 0};
+                                         K_WRITE, K_SYNC, K_ELAPSED, K_JOB_RUNTIME, K_READ, K_TRIM, K_ETA, 0};
+static const unsigned char keys_ddir[] = {K_IOPS, K_BW_BYTES, K_TOTAL_IOS, K_CLAT_NS, K_IO_BYTES, K_SHORT_IOS,
+                                          K_RUNTIME, 0};
 static const unsigned char keys_clat[] = {K_MEAN, 0};
-static const unsigned char keys_sync[] = {K_LAT_NS, 0};
+static const unsigned char keys_sync[] = {K_LAT_NS, K_TOTAL_IOS, 0};
 static const unsigned char keys_lat[] = {K_N, K_MIN, K_MAX, K_MEAN, K_STDDEV, K_PERCENTILE, K_BINS, 0};
-static const unsigned char keys_opts[] = {K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD, 0};
+static const unsigned char keys_opts[] = {
+    K_O_IOENGINE, K_O_ETCD_MODE, K_O_FDATASYNC, K_O_FSYNC, K_O_GTOD, K_O_SIZE, K_O_IO_SIZE, K_O_IO_LIMIT,
+    K_O_FILESIZE, K_O_NRFILES, K_O_NUMBER_IOS, K_O_RUNTIME, K_O_TIMEOUT, K_O_LOOPS, K_O_NUMJOBS, K_O_BS,
+    K_O_BLOCKSIZE, K_O_BSRANGE, K_O_KB_BASE, K_O_SYNC, K_O_DIRECT, K_O_BUFFERED, K_O_SFR, K_O_END_FSYNC,
+    K_O_FSYNC_ON_CLOSE, K_O_DIRECTORY, K_O_FILENAME, 0};
 
 static const unsigned char *const frame_keys[] = {
-    [F_ROOT] = keys_root, [F_JOB] = keys_job, [F_WRITE] = keys_write, [F_CLAT] = keys_clat,
+    [F_ROOT] = keys_root, [F_JOB] = keys_job, [F_DDIR] = keys_ddir, [F_CLAT] = keys_clat,
     [F_SYNC] = keys_sync, [F_LAT] = keys_lat, [F_OPTS] = keys_opts,
 };
 
@@ -158,13 +167,16 @@ static int cb_start_map(void *ctx)
             d->x.has_opts = 1;
             return push(d, F_OPTS, "job options");
         }
-        if (k == K_WRITE)
-            return push(d, F_WRITE, "write");
+        if (k == K_WRITE || k == K_READ || k == K_TRIM) {
+            push(d, F_DDIR, k == K_WRITE ? "write" : k == K_READ ? "read" : "trim");
+            top(d)->ddir = k == K_WRITE ? D_WRITE : k == K_READ ? D_READ : D_TRIM;
+            return 1;
+        }
         if (k == K_SYNC)
             return push(d, F_SYNC, "sync");
         break;
-    case F_WRITE:
-        if (k == K_CLAT_NS)
+    case F_DDIR:
+        if (k == K_CLAT_NS && f->ddir == D_WRITE)
             return push(d, F_CLAT, "clat_ns");
         break;
     case F_SYNC:
@@ -220,12 +232,14 @@ static int cb_start_array(void *ctx)
     return nest_skip(d);
 }
 
+/* "N" missing is only told at the job's end (fior__jjob_end): fio before 3.18 writes none, and the count is
+ * then in keys that come after lat_ns */
 static void lat_end(jdoc *d, const jframe *f)
 {
     fior_job *j = &d->b.j;
-    if (!(f->seen & (1ull << K_N)))
-        fior__jdoubt(d, "no sample count \"N\" in %s[%zu].sync.lat_ns (byte %zu): fio always writes one",
-              d->st[1].array_name, d->st[1].count - 1, f->off);
+    d->x.has_lat = 1;
+    d->x.has_n = (f->seen & (1ull << K_N)) != 0;
+    d->x.lat_off = f->off;
     /* N counts the timed syncs; with N missing a percentile still proves there were some */
     j->has_sync = j->samples_known ? j->samples > 0 : (j->npct > 0 || j->max_ns > 0);
 }
@@ -303,34 +317,16 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
     int id = key_id(f->kind, k, n);
     f->key = id;
     if (id) {
-        if (f->seen & (1ull << id))
+        /* fio lists an option as often as it was given (the last one counts): for the options that end a
+         * job or change its syncs, a repeat is not a contradiction, and opt_end_value keeps the value that
+         * proves least (the largest size, any O_SYNC) */
+        if ((f->seen & (1ull << id)) && !(f->kind == F_OPTS && id >= K_O_SIZE))
             dup_key(d, id, off);
         f->seen |= 1ull << id;
         if (f->kind == F_LAT && !f->off)
             f->off = off;
     }
     return 1;
-}
-
-static void opt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n)
-{
-    int on = !(n == 1 && s[0] == '0');
-    int truthy = (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
-                 (n == 3 && !memcmp(s, "yes", 3));
-    jjob *x = f->global ? &d->gx : &d->x;
-    switch (key) {
-    case K_O_IOENGINE:
-        fior__jsetstr(d, f->global ? &d->g_ioengine : &d->b.j.ioengine, (const unsigned char *)s, n);
-        x->own_ioengine = 1;
-        break;
-    case K_O_ETCD_MODE:
-        fior__jsetstr(d, f->global ? &d->g_etcd_mode : &d->b.j.etcd_mode, (const unsigned char *)s, n);
-        x->own_etcd_mode = 1;
-        break;
-    case K_O_FDATASYNC: x->fdatasync = (signed char)on; break;
-    case K_O_FSYNC:     x->fsync = (signed char)on; break;
-    case K_O_GTOD:      x->gtod = (signed char)truthy; break;
-    }
 }
 
 /* A string, null or boolean where fio writes something else: the error for that key (1), or 0 when the key
@@ -386,10 +382,77 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     else if (f->kind == F_JOB && k == K_HOSTNAME)
         fior__jsetstr(d, &d->b.j.host, s, n);
     else if (f->kind == F_OPTS)
-        opt_value(d, f, k, (const char *)s, n);
+        fior__jopt_value(d, f, k, (const char *)s, n);
     else
         wrong_type(d, f->kind, k, off);
     return 1;
+}
+
+/* A number among a job's own keys. */
+static int job_number(jdoc *d, int k, const jnum *v, size_t off)
+{
+    fior_job *j = &d->b.j;
+    int whole = v->is_int && !v->neg;
+    if (k == K_ERROR) {
+        if (!v->is_int || v->u > 1000000)
+            return fior__jfail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
+        j->error = v->neg ? -(int)v->u : (int)v->u;
+        if (v->neg && !v->u)
+            fior__jdoubt(d, "\"error\" is -0 in %s[%zu] (byte %zu): not a value fio writes", d->st[1].array_name,
+                         d->st[1].count - 1, off);
+    } else if (k == K_GROUPID && whole && v->u < 1000000) {
+        j->group = (int)v->u;
+    } else if (k == K_PORT && whole && v->u < 65536) {
+        j->port = (int)v->u;
+    } else if (k == K_ELAPSED && whole && v->u < 1000000000) {
+        d->x.elapsed_s = v->u;
+        d->x.has_elapsed = 1;
+    } else if (k == K_JOB_RUNTIME && whole) {
+        d->x.runtime_ms = v->u;
+        d->x.has_runtime = 1;
+    } else if (k == K_ETA && whole) {
+        d->x.eta = v->u;
+        d->x.has_eta = 1;
+    }
+    return 1;
+}
+
+/* A number in a job's read/write/trim or sync object: the write summary, and the counters the run's end
+ * (run_end.c) and fio 3.4-3.17's sync count (json_job.c) are read from. */
+static void ddir_number(jdoc *d, const jframe *f, int k, const jnum *v)
+{
+    fior_job *j = &d->b.j;
+    if (!fior__jnum_ok(v))
+        return;
+    uint64_t u = fior__jnum_u64(v);
+    int w = f->kind == F_DDIR && f->ddir == D_WRITE;
+    if (f->kind == F_SYNC) {
+        if (k == K_TOTAL_IOS) {
+            d->x.sync_total = u;
+            d->x.has_sync_total = 1;
+        }
+    } else if (k == K_IOPS && w) {
+        j->write_iops = v->d;
+    } else if (k == K_BW_BYTES && w) {
+        j->write_bw_bytes = v->d;
+    } else if (k == K_TOTAL_IOS) {
+        if (w)
+            d->x.writes = u;
+        if (f->ddir == D_READ)
+            d->x.reads = u;
+        d->x.ios = d->x.ios > UINT64_MAX - u ? UINT64_MAX : d->x.ios + u;
+    } else if (k == K_IO_BYTES) {
+        d->x.bytes = d->x.bytes > UINT64_MAX - u ? UINT64_MAX : d->x.bytes + u;
+        d->x.has_bytes = 1;
+        d->x.ddir_bytes[f->ddir] = u;
+    } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
+        d->x.read_short = u;
+    } else if (k == K_RUNTIME) {
+        d->x.ddir_rt[f->ddir] = u;
+        d->x.has_ddir_rt[f->ddir] = 1;
+        if (u > d->x.ddir_runtime_ms)
+            d->x.ddir_runtime_ms = u;
+    }
 }
 
 static int cb_number(void *ctx, const char *s, size_t n)
@@ -421,36 +484,13 @@ static int cb_number(void *ctx, const char *s, size_t n)
         }
         return 1;
     case F_JOB:
-        if (k == K_ERROR) {
-            if (!v.is_int || v.u > 1000000)
-                return fior__jfail(d, FIOR_E_PARSE, off, "\"error\" as a whole number");
-            j->error = v.neg ? -(int)v.u : (int)v.u;
-            if (v.neg && !v.u)
-                fior__jdoubt(d, "\"error\" is -0 in %s[%zu] (byte %zu): not a value fio writes", d->st[1].array_name,
-                      d->st[1].count - 1, off);
-        } else if (k == K_GROUPID && v.is_int && !v.neg && v.u < 1000000) {
-            j->group = (int)v.u;
-        } else if (k == K_PORT && v.is_int && !v.neg && v.u < 65536) {
-            j->port = (int)v.u;
-        } else if (k == K_ELAPSED && v.is_int && !v.neg && v.u < 1000000000) {
-            d->x.elapsed_s = v.u;
-            d->x.has_elapsed = 1;
-        } else if (k == K_JOB_RUNTIME && v.is_int && !v.neg) {
-            d->x.runtime_ms = v.u;
-        }
-        return 1;
+        return job_number(d, k, &v, off);
     case F_OPTS:
-        opt_value(d, f, k, s, n);
+        fior__jopt_value(d, f, k, s, n);
         return 1;
-    case F_WRITE:
-        if (!fior__jnum_ok(&v))
-            return 1;
-        if (k == K_IOPS)
-            j->write_iops = v.d;
-        else if (k == K_BW_BYTES)
-            j->write_bw_bytes = v.d;
-        else if (k == K_TOTAL_IOS)
-            d->x.writes = fior__jnum_u64(&v);
+    case F_DDIR:
+    case F_SYNC:
+        ddir_number(d, f, k, &v);
         return 1;
     case F_CLAT:
         if (fior__jnum_ok(&v))

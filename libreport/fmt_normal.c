@@ -10,15 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-enum section { SEC_NONE, SEC_WRITE, SEC_OTHER, SEC_SYNC };
-
-typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E, iodepth=…" */
-    char *name;
-    int   group;
-    char *ioengine;
-} desc;
+#include "normal_doc.h"
 
 static char *job_key(const fior_job *j)
 {
@@ -36,75 +28,6 @@ static char *desc_key(const char *name, int group)
     return k;
 }
 
-typedef struct nstate {
-    fior_report *r;
-    const char  *source;
-    size_t       lineno;
-    char        *line;         /* current line, NUL-terminated copy */
-    size_t       linecap;
-    char        *version;      /* last fio version line seen */
-    char        *host1;        /* the single client host seen, if only one */
-    int          nhosts;
-    desc        *descs;
-    size_t       ndescs, dcap;
-    fior__strmap         didx;         /* "name\x1fgroup" → descs[] */
-    fior__strmap         jidx;         /* job identity → r->jobs[] */
-    int          fio_seen;     /* version or description line seen: this is fio output */
-    int          in_job;
-    fior__jobb   job;
-    enum section sec;
-    uint64_t     pct_unit;     /* inside a percentile block: its unit; 0 outside */
-    int          pct_target;   /* the block belongs to sync (1) or is skipped (0) */
-    size_t       pct_rows, pct_start;
-    int          pct_open;     /* last entry ended with ',' */
-    int          sync_lines, issued_lines;  /* of the current job: each at most once */
-    unsigned     run;          /* fior_job.run of the jobs being read */
-    size_t       run_first;    /* index in r->jobs of the current run's first job */
-    int          run_fio;      /* the current run has shown fio's banner or a job description */
-    int          run_summary;  /* the current run has printed its 'Run status group' summary */
-} nstate;
-
-static fior_status nomem(nstate *s)
-{
-    fior__seterr(s->r, "%s: out of memory", s->source);
-    return FIOR_E_NOMEM;
-}
-
-static fior_status bad(nstate *s, const char *what)
-{
-    fior__seterr(s->r, "%s:%zu: expected %s", s->source, s->lineno, what);
-    return FIOR_E_PARSE;
-}
-
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
-/* The first-byte test keeps most lines away from strncmp: every line meets a dozen of these. */
-static int starts(const char *p, const char *word)
-{
-    return p[0] == word[0] && strncmp(p, word, strlen(word)) == 0;
-}
-
-/* "key=" as a token: at the start or after a blank, ',' or '('. Returns the text after '=' (blanks
- * skipped), or NULL. */
-static const char *find_key(const char *line, const char *key)
-{
-    size_t n = strlen(key);
-    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key)) {
-        if (p[n] != '=')
-            continue;
-        if (p != line && !strchr(" \t,(", p[-1]))
-            continue;
-        return skip_ws(p + n + 1);
-    }
-    return NULL;
-}
-
-/* "(nsec)" / "(usec)" / "(msec)" right after `p` (blanks allowed). 0 when not one of them. */
 static uint64_t unit_at(const char *p)
 {
     p = skip_ws(p);
@@ -178,6 +101,7 @@ static fior_status finish_job(nstate *s)
     fior_job *j = &s->job.j;
     j->run = s->run;
     char *key = NULL;
+    s->prints++;
     if (j->pid >= 0) {
         if (!(key = job_key(j))) {
             fior__job_clear(&s->job);
@@ -187,15 +111,25 @@ static fior_status finish_job(nstate *s)
         if (at) {
             free(key);
             fior__report_replace(s->r, *at, &s->job);
+            fior__nnote_print(s, *at);
             return FIOR_OK;
         }
     }
     size_t idx = s->r->njobs;
+    nfact *nf = fior__grow(s->nf, &s->nfcap, idx, sizeof *nf, 16);
+    if (!nf) {
+        free(key);
+        fior__job_clear(&s->job);
+        return nomem(s);
+    }
+    s->nf = nf;
+    memset(&s->nf[idx], 0, sizeof s->nf[idx]);
     if (fior__report_push(s->r, &s->job)) {
         free(key);
         fior__job_clear(&s->job);
         return nomem(s);
     }
+    fior__nnote_print(s, idx);
     if (key && fior__strmap_put(&s->jidx, key, idx))
         return nomem(s);
     return FIOR_OK;
@@ -232,6 +166,7 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     p = find_key(mark, "pid");
     if (p && !fior__parse_u64(&p, &v) && v < 100000000)
         b->j.pid = (long)v;
+    memset(&s->cur, 0, sizeof s->cur);
     s->in_job = 1;
     s->sec = SEC_NONE;
     s->sync_lines = s->issued_lines = 0;
@@ -345,6 +280,13 @@ static fior_status issued_line(nstate *s, const char *p)
     if (counts(p, "total", tot, 4) || counts(p, "short", sh, 3))
         return bad(s, "'issued rwts: total=R,W,T,S short=R,W,T,…' counts");
     fior_job *j = &s->job.j;
+    s->cur.issued_rw = 0;
+    for (int k = 0; k < 3; k++)
+        s->cur.issued_rw = tot[k] > UINT64_MAX - s->cur.issued_rw ? UINT64_MAX : s->cur.issued_rw + tot[k];
+    /* no fsync/fdatasync counted, but what fio 3.4-3.42 count one further on, in short[1]: sync_file_range
+     * (DDIR_SYNC_FILE_RANGE is 5) */
+    if (tot[3] == 0 && sh[0] == 0 && sh[1] > 0)
+        j->sync_flags |= FIOR_SYNC_RANGE;
     uint64_t n;
     if (tot[0] == 0) {
         if (tot[3] > UINT64_MAX - sh[0])
@@ -393,6 +335,25 @@ static fior_status pct_row(nstate *s, const char *p)
     return FIOR_OK;
 }
 
+/* The engine's summary line on stderr (engine/etcdwal.c, cleanup): "etcdwal: NAME: backend N commits, …"
+ * names a job that ran in etcd_mode=backend. fio's normal output has no job options, so this line (in
+ * `2>&1` output) is the only sign that the job commits like bbolt and is judged against the backend
+ * threshold; finish_input gives it only to a job of this run that ran the etcd-fio engine. */
+static fior_status engine_line(nstate *s, const char *p)
+{
+    const char *m = strstr(p, ": backend ");
+    if (!m || m == p)
+        return FIOR_OK;
+    const char *d = m + 10;
+    uint64_t n;
+    if (fior__parse_u64(&d, &n) || !starts(d, " commits"))
+        return FIOR_OK;
+    char *k = NULL;
+    if (asprintf(&k, "%u\x1f%.*s", s->run, (int)(m - p), p) < 0)
+        return nomem(s);
+    return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
+}
+
 static fior_status one_line(nstate *s)
 {
     char *line = s->line;
@@ -418,6 +379,11 @@ static fior_status one_line(nstate *s)
     fior_status st = finish_pct(s);
     if (st != FIOR_OK)
         return st;
+    int mine = 0;
+    if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
+        return st;
+    if (starts(p, "etcdwal: "))
+        return engine_line(s, p + 9);
 
     /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
      * other lines (most of them) */
@@ -463,8 +429,10 @@ static fior_status one_line(nstate *s)
     if (starts(p, "write:")) {
         s->sec = SEC_WRITE;
         write_line(s, p);
+        fior__nddir_io(s, p);
     } else if (starts(p, "read:") || starts(p, "trim:") || starts(p, "mixed:")) {
         s->sec = SEC_OTHER;
+        fior__nddir_io(s, p);
     } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
         s->sec = SEC_SYNC;
     } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
@@ -472,6 +440,8 @@ static fior_status one_line(nstate *s)
         uint64_t unit = unit_at(p + 4);
         if (unit && !parse_scaled(find_key(p, "avg"), (double)unit, &avg))
             s->job.j.write_clat_mean_ns = avg;
+    } else if (starts(p, "cpu") && skip_ws(p + 3)[0] == ':') {
+        fior__ncpu_line(s, p);
     } else if (starts(p, "sync (")) {
         return sync_line(s, p);
     } else if (starts(p, "issued rwts:")) {
@@ -493,6 +463,9 @@ static fior_status one_line(nstate *s)
 /* Fills the per-input facts (version, host, ioengine) into the jobs read. */
 static fior_status finish_input(nstate *s)
 {
+    fior_status st = fior__nrun_ends(s);
+    if (st != FIOR_OK)
+        return st;
     for (size_t i = 0; i < s->r->njobs; i++) {
         fior_job *j = &s->r->jobs[i];
         if (!j->fio_version && s->version && fior__job_set(&j->fio_version, s->version, strlen(s->version)))
@@ -504,6 +477,16 @@ static fior_status finish_input(nstate *s)
         free(key);
         if (d && fior__job_set(&j->ioengine, s->descs[*d].ioengine, strlen(s->descs[*d].ioengine)))
             return nomem(s);
+        if (s->backend.n && !j->etcd_mode && fior__is_etcd_engine(j->ioengine)) {
+            char *k = NULL;
+            if (asprintf(&k, "%u\x1f%s", j->run, j->name) < 0)
+                return nomem(s);
+            int hit = fior__strmap_find(&s->backend, k) != NULL;
+            free(k);
+            if (hit && fior__job_set(&j->etcd_mode, "backend", 7))
+                return nomem(s);
+            j->role = fior__job_role(j->ioengine, j->etcd_mode, 0);
+        }
     }
     return FIOR_OK;
 }
@@ -541,6 +524,9 @@ static fior_status new_run(nstate *s)
     s->run++;
     s->run_first = s->r->njobs;
     s->run_fio = s->run_summary = 0;
+    s->prints = 0;
+    s->run_sig = 0;
+    s->ndied = 0;
     return FIOR_OK;
 }
 
@@ -586,8 +572,11 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     descs_free(&s);
     free(s.descs);
     fior__strmap_free(&s.jidx);
+    fior__strmap_free(&s.backend);
     free(s.line);
     free(s.version);
     free(s.host1);
+    free(s.nf);
+    free(s.died);
     return st;
 }

@@ -25,13 +25,15 @@ struct fior_criteria {
     double   percentile;
     uint64_t threshold_ns[FIOR__NROLES];  /* by fior_role */
     uint64_t min_samples;
+    uint64_t floor_ns;                    /* fior_criteria_set_floor */
+    int      caller_stop;                 /* fior_criteria_set_caller_stop */
 };
 void fior__criteria_default(fior_criteria *c);
 
 /* One judgement with the storage of its reason (j.reason points to reason). */
 typedef struct fior__judged {
     fior_judgement j;
-    char           reason[256];
+    char           reason[512];
 } fior__judged;
 /* Judges one job (verdict.c); c NULL means the defaults. Returns o->j.verdict. */
 fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *c, fior__judged *o);
@@ -88,6 +90,10 @@ const fior__reader *fior__reader_named(const char *name);  /* NULL when there is
 /* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);
+/* The same, each job's end_reason saying why the log's lines are read instead of its fio JSON (why: NULL
+ * for none). */
+fior_status fior__parse_etcdperf_lines(fior_report *r, const char *source, const char *buf, size_t len,
+                                       const char *why);
 fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_checkperf(fior_report *r, const char *source, const char *buf, size_t len);
 /* The first occurrence of word (n bytes, the first not a blank) at or after `from` that starts a line of
@@ -132,6 +138,49 @@ int         fior__is_etcd_engine(const char *ioengine);
  * JSON ("global options"), but only the engine's jobs commit like bbolt: a sync job beside them is a WAL
  * job judged against 10 ms, not 25 ms. */
 fior_role   fior__job_role(const char *ioengine, const char *etcd_mode, int mode_is_the_jobs);
+
+/* ---- how a run ended (run_end.c) ----
+ * What a reader knows about one job's end, from its options, its counters and where its figures stand in
+ * the input; fior__job_end turns it into fior_job.end and .end_reason, the same way for every reader. */
+typedef struct fior__endfacts {
+    int      options;         /* the job's options are in the input (JSON) */
+    uint64_t goal_bytes;      /* (io_size or size) × loops (× numjobs when grouped); 0 when not known */
+    uint64_t tol_bytes;       /* the largest block size: fio leaves out a last block that does not fit */
+    uint64_t goal_ios;        /* number_ios, 0 none */
+    uint64_t goal_runtime_ms; /* runtime=, 0 none */
+    int      bytes_known, runtime_known, ios_known;
+    int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
+                               * longest read/write runtime (ms since its I/O started) */
+    uint64_t bytes, runtime_ms, ios, syncs;
+    int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
+                               * line; 3: I/O done in a direction whose runtime stayed 0 */
+    int      died_signal;     /* S of "fio: pid=P, got signal=S" */
+    int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
+    int      after_signal;    /* these figures were printed after that line */
+    unsigned docs;            /* documents (JSON) or prints (normal output) of this run so far */
+    uint64_t eta_s;           /* the last document's "eta" (s left), when has_eta */
+    int      has_eta;
+    uint64_t gap_ms, interval_ms; /* the last document's distance from the one before, and the status
+                               * interval seen between earlier ones (both 0 when not known) */
+    int      stream_signal_after; /* a signal line follows this stream's last document, before another run */
+} fior__endfacts;
+void        fior__endfacts_init(fior__endfacts *f);
+/* Sets j->end and j->end_reason from f; -1 when out of memory (j unchanged). */
+int         fior__job_end(fior_job *j, const fior__endfacts *f);
+/* fio's "\nfio: terminating on signal N\n" (backend.c sig_int, server.c): the text after "fio: " */
+#define FIOR__SIGLINE "fio: terminating on signal "
+/* The signal of such a line at p (n bytes, from its "fio: "), 0 when it is not one; *len: the line's length
+ * with its newline (a line cut by the end of the buffer: -1 when it may still be one, with *len 0). */
+int         fior__sigline(const char *p, size_t n, size_t *len);
+/* fio option values, as the JSON "job options" give them (fio's parse.c): a size ("100m", "4KiB",
+ * "104857600"; base 1024 unless kb1000), a time ("30", "30s", "500ms", "2m"; seconds by default), the largest
+ * block size of a bs/bsrange value ("4k,8k", "4k-64k"). 0 when there is none, UINT64_MAX when the value does
+ * not read (a percentage, a range of sizes, an expression). */
+uint64_t    fior__opt_size(const char *s, size_t n, int kb1000);
+uint64_t    fior__opt_time_ms(const char *s, size_t n);
+uint64_t    fior__opt_bs_max(const char *s, size_t n, int kb1000);
+/* An ioengine whose "syncs" flush nothing to a disk (null, cpuio, net, …), else 0. */
+int         fior__engine_no_io(const char *ioengine);
 
 /* A string → index map (strmap.c); zero-initialised means empty. */
 typedef struct fior__strmap {

@@ -37,6 +37,9 @@ static void job_free_fields(fior_job *j)
     free((char *)j->defect);
     free((char *)j->etcd_member);
     free((char *)j->summary);
+    free((char *)j->end_reason);
+    free((char *)j->directory);
+    free((char *)j->filename);
 }
 
 void fior__job_clear(fior__jobb *b)

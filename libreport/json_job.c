@@ -166,13 +166,45 @@ int fior__jsetstr(jdoc *d, const char **field, const unsigned char *s, size_t n)
     return 0;
 }
 
+static void jjob_init(jjob *x)
+{
+    memset(x, 0, sizeof *x);
+    x->fdatasync = x->fsync = x->gtod = -1;
+    x->o_sync = x->o_direct = x->o_sfr = x->o_end_fsync = -1;
+}
+
 void fior__jjob_begin(jdoc *d)
 {
     fior__job_clear(&d->b);
-    memset(&d->x, 0, sizeof d->x);
-    d->x.fdatasync = d->x.fsync = d->x.gtod = -1;
+    jjob_init(&d->x);
     d->in_job = 1;
     d->b.j.line = d->doc_off;
+}
+
+/* A sync block without "N". fio before 3.18 (commit 56440e63) never writes one; the count is still there:
+ * an fsync is counted in sync.total_ios (total_io_u[DDIR_SYNC]), an fdatasync one past the end of
+ * total_io_u[] (DDIR_DATASYNC is 4, the array has DDIR_RWDIR_SYNC_CNT = 4 entries: stat.h), in
+ * short_io_u[0], which the JSON prints as read.short_ios. With reads, short_ios may be short reads: the
+ * count is then only known when it is 0. Any other fio writes "N": its absence is a contradiction. */
+static void sync_count(jdoc *d)
+{
+    fior_job *j = &d->b.j;
+    const jjob *x = &d->x;
+    const jframe *arr = &d->st[1];
+    int ma, mi;
+    if (!x->has_lat || x->has_n)
+        return;
+    if (fior__fio_version(d->fio_version, &ma, &mi) || !(ma < 3 || (ma == 3 && mi < 18)) || !x->has_sync_total) {
+        fior__jdoubt(d, "no sample count \"N\" in %s[%zu].sync.lat_ns (byte %zu): fio always writes one",
+                     arr->array_name, arr->count - 1, x->lat_off);
+        return;
+    }
+    if (x->reads && x->read_short)
+        return; /* fdatasyncs and short reads cannot be told apart: the count stays unknown */
+    uint64_t n = x->sync_total, extra = x->reads ? 0 : x->read_short;
+    j->samples = n > UINT64_MAX - extra ? UINT64_MAX : n + extra;
+    j->samples_known = 1;
+    j->has_sync = j->samples > 0;
 }
 
 /* Room for the job's extra facts beside its index in d->out. */
@@ -209,6 +241,7 @@ void fior__jjob_end(jdoc *d, const jframe *f)
     if (!(f->seen & (1ull << K_ERROR)))
         fior__jdoubt(d, "%s[%zu] (byte %zu) has no \"error\" key: fio always writes one", arr->array_name,
               arr->count - 1, d->x.off);
+    sync_count(d);
     if (!j->name && fior__jsetstr(d, &j->name, (const unsigned char *)"(unnamed)", 9))
         return;
     if (fior__jsetstr(d, &j->source, (const unsigned char *)d->source, strlen(d->source)))
@@ -255,6 +288,8 @@ void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_
     free((char *)d->fio_version);
     free((char *)d->g_ioengine);
     free((char *)d->g_etcd_mode);
+    free((char *)d->g_directory);
+    free((char *)d->g_filename);
     jjob *aux = d->aux;
     size_t auxcap = d->auxcap;
     memset(d, 0, sizeof *d);
@@ -267,7 +302,7 @@ void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_
     d->doc_off = doc_off;
     d->last_off = doc_off;
     d->depth = -1;
-    d->gx.fdatasync = d->gx.fsync = d->gx.gtod = -1;
+    jjob_init(&d->gx);
 }
 
 void fior__jdoc_free(jdoc *d)
@@ -277,8 +312,95 @@ void fior__jdoc_free(jdoc *d)
     free((char *)d->fio_version);
     free((char *)d->g_ioengine);
     free((char *)d->g_etcd_mode);
+    free((char *)d->g_directory);
+    free((char *)d->g_filename);
     free(d->aux);
     memset(d, 0, sizeof *d);
+}
+
+/* ---- what the document says of a job's end and of its syncs (run_end.c, verdict.c) ---- */
+
+static uint64_t opt_or(uint64_t own, uint64_t global)
+{
+    return own ? own : global;
+}
+
+static signed char flag_or(signed char own, signed char global)
+{
+    return own >= 0 ? own : global;
+}
+
+/* numjobs=N makes N jobs of one name; group_reporting (which fio's JSON does not list among the options)
+ * sums them into one entry: the entries of this name, group and host tell which. 0: cannot tell. */
+static uint64_t grouped(const jdoc *d, const fior_job *j, uint64_t numjobs)
+{
+    size_t same = 0;
+    for (size_t k = 0; k < d->out->njobs; k++) {
+        const fior_job *o = &d->out->jobs[k];
+        same += o->group == j->group && o->port == j->port && o->name && j->name && !strcmp(o->name, j->name) &&
+                (o->host == j->host || (o->host && j->host && !strcmp(o->host, j->host)));
+    }
+    return numjobs <= 1 ? 1 : same == 1 ? numjobs : same == numjobs ? 1 : 0;
+}
+
+static uint64_t mul(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? 0 : a * b;
+}
+
+static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
+{
+    const jjob *g = &d->gx;
+    int kb1000 = x->kb1000 || g->kb1000;
+    uint64_t size = opt_or(x->o_size, g->o_size), io_size = opt_or(x->o_io_size, g->o_io_size);
+    uint64_t filesize = opt_or(x->o_filesize, g->o_filesize), nrfiles = opt_or(x->o_nrfiles, g->o_nrfiles);
+    uint64_t loops = opt_or(x->o_loops, g->o_loops), numjobs = opt_or(x->o_numjobs, g->o_numjobs);
+    uint64_t bs = opt_or(x->o_bs, g->o_bs), runtime = opt_or(x->o_runtime_ms, g->o_runtime_ms);
+    uint64_t nios = opt_or(x->o_number_ios, g->o_number_ios);
+    fior__endfacts *f = &x->end;
+    fior__endfacts_init(f);
+    f->options = x->has_opts;
+    /* io_size (io_limit) replaces size as the amount of I/O; filesize × nrfiles stands in for a missing size */
+    uint64_t base = io_size ? io_size : size ? size
+                    : filesize && filesize != UINT64_MAX && nrfiles != UINT64_MAX ? mul(filesize, nrfiles ? nrfiles : 1)
+                    : 0;
+    uint64_t times = loops == UINT64_MAX || numjobs == UINT64_MAX ? 0 : mul(loops ? loops : 1,
+                                                                           grouped(d, j, numjobs));
+    f->goal_bytes = base == UINT64_MAX || kb1000 || bs == UINT64_MAX ? 0 : mul(base, times);
+    /* each job, file and loop may leave out a last block that does not fit (fio's default bs is 4k) */
+    f->tol_bytes = mul(bs ? bs : 4096, mul(times, nrfiles && nrfiles != UINT64_MAX ? nrfiles : 1));
+    f->goal_ios = nios == UINT64_MAX ? 0 : nios;
+    f->goal_runtime_ms = runtime == UINT64_MAX ? 0 : runtime;
+    f->bytes_known = x->has_bytes;
+    f->bytes = x->bytes;
+    f->ios_known = x->has_bytes;
+    f->ios = x->ios;
+    f->runtime_known = x->has_runtime || x->ddir_runtime_ms > 0; /* fio 3.7 has no job_runtime */
+    f->runtime_ms = x->has_runtime ? x->runtime_ms : x->ddir_runtime_ms;
+    f->syncs = j->samples_known ? j->samples : 0;
+    /* a job process that died: its figures never got past the start (stat.c prints what the shared
+     * thread_stat holds; io_bytes and job_runtime are only filled in when the job ends) */
+    f->died = x->has_bytes && x->bytes == 0 && (x->ios > 0 || f->syncs > 0) && (!x->has_runtime || !x->runtime_ms);
+    /* ... or a direction with bytes and a runtime of 0: backend.c's update_runtime() sets it to at least 1 ms
+     * (rounded up) once a job's I/O loop ends, and stat.c's interim reports add the running time; only a job
+     * process that died in its loop leaves it 0 */
+    for (int dd = 0; dd < 3 && !f->died; dd++)
+        if (x->ddir_bytes[dd] > 0 && x->has_ddir_rt[dd] && x->ddir_rt[dd] == 0)
+            f->died = 3;
+    f->runtime_exact = x->has_runtime;
+    f->has_eta = x->has_eta;
+    f->eta_s = x->eta;
+    j->io_bytes = x->has_bytes ? x->bytes : 0;
+    j->io_goal_bytes = f->goal_bytes;
+    j->runtime_ms = f->runtime_known ? f->runtime_ms : 0;
+    j->runtime_goal_ms = f->goal_runtime_ms;
+    signed char fds = flag_or(x->fdatasync, g->fdatasync), fs = flag_or(x->fsync, g->fsync);
+    signed char sy = flag_or(x->o_sync, g->o_sync), dio = flag_or(x->o_direct, g->o_direct);
+    signed char sfr = flag_or(x->o_sfr, g->o_sfr), efs = flag_or(x->o_end_fsync, g->o_end_fsync);
+    j->sync_flags = (x->has_opts ? FIOR_SYNC_OPTIONS : 0) | (fs == 1 ? FIOR_SYNC_FSYNC : 0) |
+                    (fds == 1 ? FIOR_SYNC_FDATASYNC : 0) | (sfr == 1 ? FIOR_SYNC_RANGE : 0) |
+                    (sy == 1 ? FIOR_SYNC_O_SYNC : 0) | (sy == 2 ? FIOR_SYNC_O_DSYNC : 0) |
+                    (dio == 1 ? FIOR_SYNC_DIRECT : 0) | (efs == 1 ? FIOR_SYNC_END_FSYNC : 0);
 }
 
 /* The document is complete: options of [global] fill in what a job's own options leave out. */
@@ -297,9 +419,12 @@ fior_status fior__jdoc_end(jdoc *d)
     }
     for (size_t i = 0; i < d->out->njobs; i++) {
         fior_job *j = &d->out->jobs[i];
-        const jjob *x = &d->aux[i];
+        jjob *x = &d->aux[i];
         if ((d->fio_version && fior__job_set(&j->fio_version, d->fio_version, strlen(d->fio_version))) ||
             (!x->own_ioengine && d->g_ioengine && fior__job_set(&j->ioengine, d->g_ioengine, strlen(d->g_ioengine))) ||
+            (!x->own_directory && d->g_directory &&
+             fior__job_set(&j->directory, d->g_directory, strlen(d->g_directory))) ||
+            (!x->own_filename && d->g_filename && fior__job_set(&j->filename, d->g_filename, strlen(d->g_filename))) ||
             (!x->own_etcd_mode && d->g_etcd_mode &&
              fior__job_set(&j->etcd_mode, d->g_etcd_mode, strlen(d->g_etcd_mode))) ||
             (d->doc_doubt[0] && !j->defect && fior__job_set(&j->defect, d->doc_doubt, strlen(d->doc_doubt)))) {
@@ -313,6 +438,7 @@ fior_status fior__jdoc_end(jdoc *d)
         j->latency_untimed = gt == 1;
         /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
         j->sync_requested = (fds == 1 || fs == 1) && x->writes > 0;
+        job_end_facts(d, j, x);
     }
     return FIOR_OK;
 }

@@ -6,38 +6,13 @@
  * grow, the same fio start) are one run, judged by its last document; any other document starts a new
  * run, and every run is kept and judged (a later run never hides an earlier one).
  * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_stream_* API,
- * so where an input is split never changes what is read. */
+ * so where an input is split never changes what is read. fio's signal lines are taken out before the
+ * scanner sees the bytes (json_signal.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_doc.h"
-
-struct fior_stream {
-    char          *source;
-    fior_report   *rep;       /* the finished runs, then the current run's latest document */
-    size_t         ndone;     /* jobs of finished runs at the front of rep */
-    unsigned       run;       /* index of the current run */
-    int            have_cur;
-    uint64_t       cur_ts;
-    int            cur_ts_known, cur_ts_ms;
-    jjob          *cur_x;     /* what the current run's latest document said of its jobs (d.aux) */
-    size_t         cur_xcap;
-    fior_report   *doc;       /* the document being read */
-    fior_report   *err;       /* message of this feed's first error */
-    fior_status    first_st;  /* the input's first error (whole-input use), message in first_err */
-    char           first_err[FIOR__ERRLEN];
-    jdoc           d;
-    yajl_handle    h;
-    int            in_doc, bol, text_jobs;
-    unsigned       hdr_match;
-    size_t         pos, doc_start;
-    unsigned long  docs;
-    int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
-    char          *gap;
-    size_t         gaplen, gapcap;
-    uint64_t       max_doc;   /* a document may take this many bytes (0: FIOR_MAX_INPUT_DEFAULT) */
-};
 
 /* fio's normal output beside the JSON (normal,json) shows as job headers outside every document */
 static const char HDR[] = ": (groupid=";
@@ -98,11 +73,37 @@ static fior_status commit_doc(fior_stream *s)
 {
     jdoc *d = &s->d;
     fior_report *doc = s->doc;
+    uint64_t prev_ts = s->cur_ts;
+    int prev_ms = s->cur_ts_ms;
     if (same_run(s, d, doc)) {
         fior__report_truncate(s->rep, s->ndone);
-    } else if (s->have_cur) {
-        s->ndone = s->rep->njobs;
-        s->run++;
+        s->run_docs++;
+        s->run_interval = s->run_gap;
+        s->run_gap = prev_ms && d->ts_has_ms && d->ts_ms > prev_ts ? d->ts_ms - prev_ts : 0;
+    } else {
+        if (s->have_cur) {
+            /* a signal line between two runs is the new run's (fio prints it before its only document);
+             * the run before keeps its end, unless it is a stream whose end is not proven */
+            fior_status st = FIOR_OK;
+            if (s->sig_pending) {
+                int sig = s->sig_pending;
+                s->sig_pending = 0;
+                st = fior__run_end(s, 1);
+                s->sig_pending = sig;
+            }
+            if (st != FIOR_OK)
+                return st;
+            s->ndone = s->rep->njobs;
+            s->run++;
+        }
+        s->run_docs = 1;
+        s->run_signal = s->run_after = 0;
+        s->run_gap = s->run_interval = 0;
+    }
+    if (s->sig_pending) {
+        s->run_signal = s->sig_pending;
+        s->run_after = 1;
+        s->sig_pending = 0;
     }
     for (size_t i = 0; i < doc->njobs; i++)
         doc->jobs[i].run = s->run;
@@ -124,7 +125,7 @@ static fior_status commit_doc(fior_stream *s)
     s->cur_ts_known = d->ts_has_ms || d->ts_known;
     s->cur_ts_ms = d->ts_has_ms;
     s->docs++;
-    return FIOR_OK;
+    return fior__run_end(s, 0); /* a signal line inside this document follows it: doc_signal(), after */
 }
 
 /* ---- the scanner ---- */
@@ -167,7 +168,16 @@ static void doc_close(fior_stream *s)
     s->in_doc = 0;
 }
 
-static void keep_gap(fior_stream *s, const char *p, size_t n)
+/* A signal line read inside a document stands after it: once the document is committed, or dropped (it
+ * broke, or grew past the cap), after the documents before it. */
+static fior_status doc_signal(fior_stream *s)
+{
+    int sig = s->sig_in_doc;
+    s->sig_in_doc = 0;
+    return sig ? fior__on_signal(s, sig) : FIOR_OK;
+}
+
+void fior__keep_gap(fior_stream *s, const char *p, size_t n)
 {
     if (!s->keep_gaps || !n || s->keep_gaps < 0)
         return;
@@ -183,7 +193,7 @@ static void keep_gap(fior_stream *s, const char *p, size_t n)
 
 /* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
  * the next line that starts a document, and the chunk's first error status is returned. */
-static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
+fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
 {
     fior_status first = FIOR_OK;
     size_t i = 0, g0 = 0; /* g0: where the bytes outside documents began in this chunk */
@@ -201,7 +211,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             if (ch == '\n') {
                 s->bol = 1;
             } else if (s->bol && ch == '{') {
-                keep_gap(s, buf + g0, i - g0);
+                fior__keep_gap(s, buf + g0, i - g0);
                 s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
                 if (!s->h) {
                     fior__seterr(s->err, "%s: out of memory", s->source);
@@ -243,6 +253,8 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
                 st = commit_doc(s);
             else
                 memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+            if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
+                st = FIOR_E_NOMEM;
             fior__report_clear(s->doc);
             if (st != FIOR_OK)
                 set_first(s, &first, st);
@@ -254,6 +266,7 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
             memcpy(s->err->err, s->doc->err, sizeof s->err->err);
             set_first(s, &first, d->failed ? d->failed : FIOR_E_PARSE);
             doc_close(s);
+            doc_signal(s);
             fior__report_clear(s->doc);
             s->bol = 0;
             i += used ? used : 1;
@@ -266,13 +279,14 @@ static fior_status scan_feed(fior_stream *s, const char *buf, size_t len)
                      s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
         set_first(s, &first, FIOR_E_PARSE);
         doc_close(s);
+        doc_signal(s);
         fior__report_clear(s->doc);
         s->bol = 0;
         i += used ? used : 1;
         g0 = i;
     }
     if (!s->in_doc)
-        keep_gap(s, buf + g0, len - g0);
+        fior__keep_gap(s, buf + g0, len - g0);
     s->pos += len;
     return first;
 }
@@ -293,6 +307,9 @@ fior_stream *fior_stream_new(const char *source)
         return NULL;
     }
     s->bol = 1;
+    s->held[0] = '\n'; /* a signal line may open the input */
+    s->heldlen = 1;
+    s->held_virtual = 1;
     return s;
 }
 
@@ -320,12 +337,14 @@ fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
     if (!s || (!buf && len))
         return FIOR_E_INVAL;
     s->err->err[0] = '\0';
-    fior_status st = scan_feed(s, buf, len);
+    fior_status st = fior__feed_raw(s, buf, len);
+    s->pos = (size_t)s->raw;
     uint64_t cap = s->max_doc ? s->max_doc : FIOR_MAX_INPUT_DEFAULT;
     if (s->in_doc && s->pos - s->doc_start > cap) {
         fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu bytes",
                      s->source, s->pos, s->doc_start + 1, (unsigned long long)cap);
         doc_close(s);
+        doc_signal(s);
         fior__report_clear(s->doc);
         s->bol = 0;
         set_first(s, &st, FIOR_E_TOOBIG);
@@ -368,6 +387,11 @@ const char *fior__stream_gaps(const fior_stream *s, size_t *len)
 
 fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
 {
+    fior_status fl = fior__flush_held(s);
+    if (fl != FIOR_OK && s->first_st == FIOR_OK) {
+        s->first_st = fl;
+        memcpy(s->first_err, s->err->err, sizeof s->first_err);
+    }
     fior_status st = s->first_st;
     if (st != FIOR_OK) {
         memcpy(into->err, s->first_err, sizeof into->err);
@@ -404,7 +428,7 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
         return FIOR_E_NOMEM;
     }
     fior__stream_keep_gaps(s);
-    scan_feed(s, buf, len);
+    fior__feed_raw(s, buf, len);
     int tj = 0;
     fior_status st = fior__stream_finish(s, r, &tj, ndocs);
     if (st == FIOR_OK && tj) {

@@ -27,6 +27,8 @@ void fior__criteria_default(fior_criteria *c)
     c->threshold_ns[FIOR_ROLE_WAL] = 10 * MS;     /* etcd's WAL fdatasync guidance */
     c->threshold_ns[FIOR_ROLE_BACKEND] = 25 * MS; /* bbolt backend commit guidance */
     c->min_samples = 100;
+    c->floor_ns = FIOR_FLOOR_DEFAULT_NS; /* bench/flush_floor.sh: the fastest real flush here took 35 us */
+    c->caller_stop = 0;
 }
 
 static int role_ok(fior_role role)
@@ -45,6 +47,14 @@ fior_criteria *fior_criteria_new(void)
 void fior_criteria_free(fior_criteria *c)
 {
     free(c);
+}
+
+fior_criteria *fior_criteria_dup(const fior_criteria *c)
+{
+    fior_criteria *d = fior_criteria_new();
+    if (d && c)
+        *d = *c;
+    return d;
 }
 
 fior_status fior_criteria_set_percentile(fior_criteria *c, double percent)
@@ -69,6 +79,32 @@ fior_status fior_criteria_set_min_samples(fior_criteria *c, uint64_t n)
         return FIOR_E_INVAL;
     c->min_samples = n;
     return FIOR_OK;
+}
+
+fior_status fior_criteria_set_floor(fior_criteria *c, uint64_t floor_ns)
+{
+    if (!c)
+        return FIOR_E_INVAL;
+    c->floor_ns = floor_ns;
+    return FIOR_OK;
+}
+
+fior_status fior_criteria_set_caller_stop(fior_criteria *c, int signo)
+{
+    if (!c || signo < 0)
+        return FIOR_E_INVAL;
+    c->caller_stop = signo;
+    return FIOR_OK;
+}
+
+uint64_t fior_criteria_floor(const fior_criteria *c)
+{
+    return c ? c->floor_ns : FIOR_FLOOR_DEFAULT_NS;
+}
+
+int fior_criteria_caller_stop(const fior_criteria *c)
+{
+    return c ? c->caller_stop : 0;
 }
 
 double fior_criteria_percentile(const fior_criteria *c)

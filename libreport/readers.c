@@ -2,6 +2,7 @@
 /* readers.c — the table of input readers: how each format is recognised (from the content, never the file
  * name) and which reader parses it. fior_parse_buffer() takes the first row whose detect() matches; the
  * fuzz harnesses run every row. A new input format is one more row here. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -112,11 +113,49 @@ fior_status fior__text_beside_json(fior_report *r, const char *source, const cha
     return st;
 }
 
+/* An etcd-perf container log prints fio's JSON and then its own "INFO: 99th percentile of fsync is N ns"
+ * line: when the JSON part is damaged or partly elided, the log's lines are read instead (their value, no
+ * count: never a PASS on their own), each saying why. */
+static fior_status etcdperf_instead(fior_report *r, const char *source, const char *buf, size_t len,
+                                    fior_status json_st)
+{
+    char why[FIOR__ERRLEN + 96], json_err[FIOR__ERRLEN];
+    memcpy(json_err, r->err, sizeof json_err);
+    snprintf(why, sizeof why, "read from the etcd-perf log's line, as its fio JSON does not read (%s)", r->err);
+    fior__report_clear(r);
+    fior_status st = fior__parse_etcdperf_lines(r, source, buf, len, why);
+    if (st == FIOR_OK) {
+        r->format = FIOR_FMT_ETCD_PERF;
+        return st;
+    }
+    fior__report_clear(r); /* not the log's lines after all: the JSON's own error */
+    memcpy(r->err, json_err, sizeof r->err);
+    return json_st;
+}
+
+/* The container's own line starts a line: "INFO: 99th percentile of fsync is …" (or, in older images,
+ * "99th percentile of fsync is …"); the phrase inside a JSON job name is not one. */
+static int etcdperf_line(const char *buf, size_t len)
+{
+    static const char info[] = "INFO: ";
+    for (const char *p = buf, *end = buf + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const char *q = n >= sizeof info - 1 && !memcmp(p, info, sizeof info - 1) ? p + sizeof info - 1 : p;
+        if (q < p + n && *q >= '1' && *q <= '9' && memmem(q, (size_t)(p + n - q), "th percentile of fsync is", 25))
+            return 1;
+        p += n + 1;
+    }
+    return 0;
+}
+
 static fior_status parse_json(fior_report *r, const char *source, const char *buf, size_t len)
 {
     int text_jobs = 0;
     fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, NULL);
     r->format = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
+    if (st == FIOR_E_PARSE && etcdperf_line(buf, len))
+        return etcdperf_instead(r, source, buf, len, st);
     return st;
 }
 

@@ -203,6 +203,140 @@ static fior_verdict judge_check_perf(const fior_job *j, fior__judged *o)
     return say(o, FIOR_UNKNOWN, "etcdctl check perf did not finish (no final PASS/FAIL line): %s", sum);
 }
 
+/* ---- what made the samples (issue 26): only a flush to a disk counts ---- */
+
+/* At most how large the median can be, from what the input lists: the lowest listed percentile at or above
+ * p50 (the upper edge of what its printed value may stand for), else the json+ bins' p50. 0 when neither
+ * says (the mean does not bound the median from above). */
+static int median_hi(const fior_job *j, uint64_t *hi_ns, uint64_t *shown)
+{
+    uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
+    for (size_t i = 0; i < j->npct; i++) /* ascending by percent */
+        if (j->pct[i].percent >= 50.0 - 1e-9) {
+            *hi_ns = fio_bucket_hi(upper(*shown = j->pct[i].ns, res));
+            return 1;
+        }
+    uint64_t lo, pt = 0, hi;
+    fior_status st = j->nbins ? fior_quantile_bound(j->bins, j->nbins, 0.5, 0.95, &lo, &pt, &hi) : FIOR_E_INVAL;
+    if (st == FIOR_E_INVAL || (st != FIOR_OK && !pt))
+        return 0;
+    *hi_ns = fio_bucket_hi(*shown = pt);
+    return 1;
+}
+
+/* UNKNOWN (1, reason said) when the job's sync samples are not flushes to a disk: an engine that does no
+ * I/O, sync_file_range, files opened O_SYNC/O_DSYNC (the write flushes, the sync after it finds nothing to
+ * do), writes that take longer than the syncs after them where the options are not in the input, and a
+ * median below the physical floor. 0 otherwise. */
+static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *o)
+{
+    char a[32], b[32], fl[32];
+    unsigned f = j->sync_flags;
+    uint64_t shown = 0, med = 0;
+    int med_known = median_hi(j, &med, &shown);
+    if (fior__engine_no_io(j->ioengine)) {
+        fior_format_ns(a, sizeof a, shown);
+        say(o, FIOR_UNKNOWN, "ioengine=%s does no I/O: its syncs flush nothing to a disk (median %s); run the job "
+            "with ioengine=sync or psync", j->ioengine, med_known ? a : "?");
+        return 1;
+    }
+    if (f & FIOR_SYNC_RANGE) {
+        say(o, FIOR_UNKNOWN, "%s: sync_file_range only starts writeback and never flushes the disk's cache, and "
+            "fio counts it among its syncs; run with fdatasync=1 instead", f & FIOR_SYNC_OPTIONS
+            ? "the job's syncs are sync_file_range" : "fio counted these syncs where it counts sync_file_range");
+        return 1;
+    }
+    if (f & (FIOR_SYNC_O_SYNC | FIOR_SYNC_O_DSYNC)) {
+        const char *how = f & FIOR_SYNC_O_SYNC ? "sync=1 opens the files O_SYNC" : "sync=dsync opens the files O_DSYNC";
+        fior_format_ns(a, sizeof a, (uint64_t)j->write_clat_mean_ns);
+        say(o, FIOR_UNKNOWN, "%s: every write flushes itself (write clat avg %s) and the fdatasync after it has "
+            "nothing left to flush; run the job without it", how, j->write_clat_mean_ns > 0 ? a : "?");
+        return 1;
+    }
+    if (c->floor_ns && med_known && med < c->floor_ns) { /* even the largest value the median may stand for */
+        fior_format_ns(a, sizeof a, shown);
+        fior_format_ns(fl, sizeof fl, c->floor_ns);
+        say(o, FIOR_UNKNOWN, "these %ss did not reach a disk: their median is %s, below the %s that any flush to "
+            "a device takes (tmpfs, a RAM disk, or a cache that acknowledges without flushing?%s%s)",
+            j->role == FIOR_ROLE_BACKEND ? "backend commit" : "fdatasync", a, fl, j->directory ? " directory=" : "",
+            j->directory ? j->directory : "");
+        return 1;
+    }
+    if (!(f & FIOR_SYNC_OPTIONS) && j->mean_ns > 0 && j->write_clat_mean_ns > 4 * j->mean_ns) {
+        fior_format_ns(a, sizeof a, (uint64_t)j->write_clat_mean_ns);
+        fior_format_ns(b, sizeof b, (uint64_t)j->mean_ns);
+        say(o, FIOR_UNKNOWN, "the writes took longer than the syncs after them (write clat avg %s, sync avg %s): the "
+            "flush happened in the write (sync=1, O_DSYNC or direct=1?), which this input does not say; run without "
+            "them, or give fio's JSON output, which lists the options", a, b);
+        return 1;
+    }
+    return 0;
+}
+
+/* A job without timed syncs: what its options and its fio say happened. */
+static fior_verdict no_timed_syncs(const fior_job *j, fior__judged *o)
+{
+    int ma, mi;
+    int old = !fior__fio_version(j->fio_version, &ma, &mi) && (ma < 3 || (ma == 3 && mi < 4));
+    unsigned f = j->sync_flags;
+    if (old && (j->sync_requested || (f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC))))
+        return say(o, FIOR_UNKNOWN, "%s does not time fsync/fdatasync (fio records their latency from 3.4 on): this "
+                   "job's syncs ran but were not measured; run it with fio 3.4 or later", j->fio_version);
+    if ((f & FIOR_SYNC_END_FSYNC) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
+        return say(o, FIOR_NOT_JUDGED, "end_fsync=1 makes one fsync when the job ends, which fio does not time: "
+                   "nothing here measures a sync; run with fdatasync=1 to time one after every write");
+    if (j->sync_requested)
+        return say(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
+    if (old)
+        return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync latency in this job: %s records none (fio times syncs "
+                   "from 3.4 on)", j->fio_version);
+    return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync in this job");
+}
+
+/* A run fio did not finish is never a PASS (issue 25): a PASS (or a doubt about it) becomes UNKNOWN with
+ * what happened; a FAIL stays a FAIL, a slow sync that was measured stays measured. The caller's own stop
+ * (check stops fio once its bound is decided) is judged on the figures fio printed after it. */
+static fior_verdict end_rule(const fior_job *j, const fior_criteria *c, fior__judged *o)
+{
+    fior_verdict v = o->j.verdict;
+    if (v == FIOR_NOT_JUDGED || j->end == FIOR_END_UNKNOWN || j->end == FIOR_END_PROVEN ||
+        j->end == FIOR_END_INFERRED)
+        return v; /* (a job with nothing to judge stays so) */
+    if (j->end == FIOR_END_STOPPED && c->caller_stop && j->end_signal == c->caller_stop)
+        return v;
+    const char *why = j->end_reason ? j->end_reason : "the run did not reach its end";
+    char was[sizeof o->reason];
+    memcpy(was, o->reason, sizeof was);
+    if (v == FIOR_FAIL)
+        return say(o, FIOR_FAIL, "%s, measured before the run's end (%s)", was, why);
+    o->j.value_known = v == FIOR_PASS ? 0 : o->j.value_known;
+    return say(o, FIOR_UNKNOWN, "%s; until then: %s", why, was);
+}
+
+/* /dev/shm and /run are tmpfs on Linux: whatever the latencies, their syncs reach no disk. A sign, not
+ * proof of the file system: it only takes a PASS away. */
+static fior_verdict tmpfs_rule(const fior_job *j, fior__judged *o)
+{
+    const char *d = j->directory ? j->directory : j->filename;
+    if (o->j.verdict != FIOR_PASS || !d)
+        return o->j.verdict;
+    static const char *const tmpfs[] = {"/dev/shm", "/run"};
+    for (size_t i = 0; i < sizeof tmpfs / sizeof tmpfs[0]; i++) {
+        size_t n = strlen(tmpfs[i]);
+        if (!strncmp(d, tmpfs[i], n) && (d[n] == '\0' || d[n] == '/')) {
+            char was[sizeof o->reason];
+            memcpy(was, o->reason, sizeof was);
+            o->j.value_known = 0;
+            return say(o, FIOR_UNKNOWN, "these syncs did not reach a disk: the job's %s is under %s, a tmpfs "
+                       "(memory) on Linux; run it in a directory on the disk (measured: %s)",
+                       j->directory ? "directory" : "filename", tmpfs[i], was);
+        }
+    }
+    return o->j.verdict;
+}
+
+static fior_verdict judge_exact(const fior_job *j, const fior_criteria *c, fior__judged *o);
+
 fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__judged *o)
 {
     fior_criteria c;
@@ -213,6 +347,16 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     o->j.reason = o->reason;
     if (!j)
         return say(o, FIOR_UNKNOWN, "no job");
+    if (j->role == FIOR_ROLE_CHECK_PERF || j->bucketed)
+        return judge_exact(j, &c, o);
+    judge_exact(j, &c, o);
+    tmpfs_rule(j, o);
+    return end_rule(j, &c, o);
+}
+
+static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fior__judged *o)
+{
+    fior_criteria c = *cin;
     if (j->role == FIOR_ROLE_CHECK_PERF) /* no threshold of ours: etcdctl's own verdict */
         return judge_check_perf(j, o);
     int backend = j->role == FIOR_ROLE_BACKEND;
@@ -241,10 +385,12 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
                        "missing (input edited or cut?)");
         if (j->latency_untimed)
             return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
-        if (j->sync_requested)
-            return say(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
-        return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync in this job");
+        return no_timed_syncs(j, o);
     }
+    /* fio 3.4-3.17 count an end_fsync among the syncs without timing it (a count of 1, latencies of 0) */
+    if ((j->sync_flags & FIOR_SYNC_END_FSYNC) && !(j->sync_flags & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)) &&
+        (j->sync_flags & FIOR_SYNC_OPTIONS))
+        return no_timed_syncs(j, o);
     if (j->latency_untimed)
         return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
     switch (libaio_garbage(j)) {
@@ -262,10 +408,14 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
         all_zero = j->pct[i].ns == 0;
     if (all_zero)
         return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
+    if (not_a_flush(j, &c, o))
+        return o->j.verdict;
     /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
     if (!j->samples_known)
         return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
-                   "handful (need %llu; fio's JSON output has the count)", ps, (unsigned long long)c.min_samples);
+                   "handful (need %llu; fio's JSON output has the count)%s%s", ps, (unsigned long long)c.min_samples,
+                   j->end == FIOR_END_UNKNOWN && j->end_reason ? "; " : "",
+                   j->end == FIOR_END_UNKNOWN && j->end_reason ? j->end_reason : "");
     if (j->samples < c.min_samples)
         return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
                    (unsigned long long)c.min_samples);

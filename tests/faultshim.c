@@ -6,7 +6,9 @@
  *   FAULT_CALL=fdatasync,fsync   which calls: fdatasync fsync fallocate write pwrite rename open mkdir
  *                                ftruncate ("open" covers open/openat/creat and their 64/_2 variants,
  *                                "write" write/writev, "pwrite" pwrite/pwritev, "fallocate" also
- *                                posix_fallocate, "rename" renameat/renameat2, "mkdir" mkdirat)
+ *                                posix_fallocate, "rename" renameat/renameat2, "mkdir" mkdirat; the
+ *                                sync, fallocate, ftruncate and rename ones also when made through
+ *                                syscall(SYS_…), as the engine makes them: engine/sys.h)
  *   FAULT_ERRNO=EIO              errno to fail with (name or number); unset = only delay
  *   FAULT_DELAY_MS=15            sleep this long before the call (then fail or do it)
  *   FAULT_PATH_SUBSTR=etcd-fio.  only files whose path contains this (fds are mapped through
@@ -657,4 +659,44 @@ FS_EXPORT int creat64(const char *path, mode_t mode)
         return -1;
     }
     return real_creat64(path, mode);
+}
+
+/* ---- syscall(): the engine makes its durability calls as raw system calls (engine/sys.h), so that an
+ * LD_PRELOAD such as eatmydata cannot replace them; this shim hooks syscall() itself on purpose. glibc's
+ * syscall() reads six argument registers whatever the call, and so does this. ---- */
+
+FS_EXPORT long syscall(long nr, ...)
+{
+    static long (*real_syscall)(long, ...);
+    if (!real_syscall)
+        real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+    if (!real_syscall) {
+        errno = ENOSYS;
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, nr);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+    int e = 0;
+    switch (nr) {
+    case SYS_fdatasync: e = fs_decide_fd(FC_FDATASYNC, "fdatasync", (int)a[0]); break;
+    case SYS_fsync: e = fs_decide_fd(FC_FSYNC, "fsync", (int)a[0]); break;
+    case SYS_fallocate: e = fs_decide_fd(FC_FALLOCATE, "fallocate", (int)a[0]); break;
+    case SYS_ftruncate: e = fs_decide_fd(FC_FTRUNCATE, "ftruncate", (int)a[0]); break;
+#ifdef SYS_renameat
+    case SYS_renameat:
+#endif
+    case SYS_renameat2:
+        e = fs_decide_rename((int)a[0], (const char *)a[1], (int)a[2], (const char *)a[3]);
+        break;
+    default: break;
+    }
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -154,7 +154,7 @@ err=$("$EF" fleet --clients "$tmp/dup-hosts" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && echo "$err" | grep -q "dup-hosts:2: 127.0.0.1,$P_PLAIN is listed twice" \
   && ok "duplicate host reported" || fail "duplicate host: rc=$rc: $err"
 err=$("$EF" fleet --dir "$tmp" 2>&1 >/dev/null); rc=$?
-[ $rc -eq 2 ] && echo "$err" | grep -q "no fio servers given" && ok "no hosts: usage error" || fail "no hosts: rc=$rc: $err"
+[ $rc -eq 2 ] && echo "$err" | grep -q "no hosts given" && ok "no hosts: usage error" || fail "no hosts: rc=$rc: $err"
 
 # ---------- 1. preflight: unreachable, no engine, another fio version ----------
 # A server of another fio version cannot be started here, so a wrapper rewrites the version in that one

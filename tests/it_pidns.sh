@@ -120,8 +120,10 @@ BG=""
 unchanged "two namespaces"
 
 # ---- 3. SIGKILLed namespaced runs are reaped by the next run, on the host or in a namespace ----
-# kill_ns NAME: starts a namespaced run, SIGKILLs the namespace's init (the kernel then kills every
-# process in it) once the run is past its first rollover; prints the directory left.
+# kill_ns NAME: starts a namespaced run, SIGKILLs its job processes and then the namespace's init (the
+# kernel kills the rest of it) once the run is past its first rollover — all of it at once, as a pod's
+# cgroup kill does: with only fio's main process killed, its jobs get SIGTERM (the engine's
+# PR_SET_PDEATHSIG) and may remove their directory before the namespace goes; prints the directory left.
 kill_ns() {
   # shellcheck disable=SC2086
   unshare -pf --mount-proc "$FIO" --name="$1" --ioengine=external:"$ENGINE" --directory="$D" $ARGS \
@@ -129,7 +131,7 @@ kill_ns() {
   i=0
   while [ $i -lt 600 ] && ! ls "$D"/etcd-fio.*."$1".0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
   init=$(ps -o pid= --ppid "$U" | tr -d ' ' | head -n 1)   # the namespace's pid 1 (fio's main process)
-  [ -n "$init" ] && kill -KILL "$init"
+  [ -n "$init" ] && { pkill -KILL -P "$init"; kill -KILL "$init"; }
   wait "$U" 2>/dev/null
   # the kernel kills the rest of the namespace when its init dies: wait until none of it is left
   i=0

@@ -2,7 +2,8 @@
 /* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (API 2.0): the version
  * query agrees with the header, criteria setters refuse bad values and change nothing then, a fior_result
  * owns its judgements and reasons (it outlives the report and a stream's report), the input cap, the
- * reader table behind format detection, and lower-case verdict names. */
+ * reader table behind format detection, and lower-case verdict names; 2.2's criteria (floor, caller's
+ * stop, dup) and names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,10 +263,56 @@ static void stream_document_cap(void **state)
     fior_stream_free(s);
 }
 
+/* 2.2: the floor, the caller's stop, a copy of the criteria, the names of an end and of what made the syncs. */
+static void api_2_2(void **state)
+{
+    (void)state;
+    assert_true(fior_version_number() >= 0x020200);
+    fior_criteria *c = fior_criteria_new();
+    assert_int_equal(fior_criteria_floor(c), FIOR_FLOOR_DEFAULT_NS);
+    assert_int_equal(fior_criteria_caller_stop(c), 0);
+    assert_int_equal(fior_criteria_caller_stop(NULL), 0);
+    assert_int_equal(fior_criteria_set_floor(NULL, 1), FIOR_E_INVAL);
+    assert_int_equal(fior_criteria_set_caller_stop(NULL, 2), FIOR_E_INVAL);
+    assert_int_equal(fior_criteria_set_caller_stop(c, -2), FIOR_E_INVAL);
+    assert_int_equal(fior_criteria_caller_stop(c), 0);
+    assert_int_equal(fior_criteria_set_floor(c, 123), FIOR_OK);
+    assert_int_equal(fior_criteria_set_caller_stop(c, 2), FIOR_OK);
+    assert_int_equal(fior_criteria_set_min_samples(c, 7), FIOR_OK);
+    fior_criteria *d = fior_criteria_dup(c);
+    assert_non_null(d);
+    assert_int_equal(fior_criteria_floor(d), 123);
+    assert_int_equal(fior_criteria_caller_stop(d), 2);
+    assert_int_equal(fior_criteria_min_samples(d), 7);
+    assert_int_equal(fior_criteria_set_floor(d, 0), FIOR_OK); /* the copy is its own */
+    assert_int_equal(fior_criteria_floor(c), 123);
+    fior_criteria_free(d);
+    d = fior_criteria_dup(NULL);
+    assert_int_equal(fior_criteria_floor(d), FIOR_FLOOR_DEFAULT_NS);
+    assert_int_equal(fior_criteria_min_samples(d), 100);
+    fior_criteria_free(d);
+    fior_criteria_free(c);
+    static const char *const ends[] = {"unknown", "proven", "inferred", "stopped", "died", "cut"};
+    for (int e = 0; e < 6; e++)
+        assert_string_equal(fior_end_name((fior_end)e), ends[e]);
+    assert_string_equal(fior_end_name((fior_end)77), "unknown");
+    char b[64];
+    assert_string_equal(fior_sync_flags_name(b, sizeof b, 0), "fsync/fdatasync");
+    assert_string_equal(fior_sync_flags_name(b, sizeof b, FIOR_SYNC_OPTIONS), "none");
+    assert_string_equal(fior_sync_flags_name(b, sizeof b, FIOR_SYNC_OPTIONS | FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC),
+                        "fsync and fdatasync");
+    assert_string_equal(fior_sync_flags_name(b, sizeof b, FIOR_SYNC_RANGE), "sync_file_range");
+    assert_string_equal(fior_sync_flags_name(b, sizeof b, FIOR_SYNC_OPTIONS | FIOR_SYNC_FDATASYNC | FIOR_SYNC_O_DSYNC),
+                        "fdatasync after O_DSYNC writes");
+    assert_string_equal(fior_sync_flags_name(b, 4, FIOR_SYNC_OPTIONS | FIOR_SYNC_FSYNC), "fsy");
+    assert_null(fior_sync_flags_name(NULL, 0, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_query),
+        cmocka_unit_test(api_2_2),
         cmocka_unit_test(criteria_setters),
         cmocka_unit_test(result_outlives_report),
         cmocka_unit_test(result_outlives_stream_document),

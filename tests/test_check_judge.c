@@ -3,7 +3,8 @@
  * early-stop state they lead to: a decided PASS and FAIL rest on the bound; fio killed, a job process dead
  * of a signal (fio still exits 0 then), an early end not asked for, a missing final document and an
  * interruption are UNKNOWN; a bound that still straddles at the end is UNKNOWN with the point estimate in
- * the reason, unless --accept-point-estimate. */
+ * the reason, unless --accept-point-estimate. The library's rules check uses: its own SIGINT stop, the
+ * physical floor, the run-ended flag (check_final). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,13 +33,17 @@ typedef struct fx {
     rm_host *h;
 } fx;
 
-static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2], size_t nb)
+/* fio's final document, after `pre` (e.g. its "terminating on signal" line) when not NULL */
+static void build_after(fx *x, const char *pre, const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2],
+                        size_t nb)
 {
     memset(x, 0, sizeof *x);
     fj_job jobs[2] = {{"etcd-wal", "wal", NULL, 0, wal, nw}, {"etcd-backend", "backend", NULL, 0, be, nb}};
-    char *doc = fj_doc(jobs, 2, 0);
+    char *doc = fj_doc(jobs, 2, 0), *all = NULL;
+    assert_true(asprintf(&all, "%s%s", pre ? pre : "", doc) > 0);
     x->rep = fior_report_new();
-    assert_int_equal(fior_parse_buffer(x->rep, "t.json", doc, strlen(doc)), FIOR_OK);
+    assert_int_equal(fior_parse_buffer(x->rep, "t.json", all, strlen(all)), FIOR_OK);
+    free(all);
     free(doc);
     x->o.confidence = 0.95;
     x->o.min_syncs = 100;
@@ -55,6 +60,11 @@ static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*b
     x->c = fior_criteria_new();
     rm_init(&x->run, "check", x->c);
     x->h = rm_add_host(&x->run);
+}
+
+static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2], size_t nb)
+{
+    build_after(x, NULL, wal, nw, be, nb);
 }
 
 static void judge(fx *x)
@@ -299,6 +309,99 @@ static void test_min_time(void **state)
     assert_true(check_min_time(0.5, 100, 0) < check_min_time(0.95, 100, 0));
 }
 
+/* check stops fio with SIGINT once decided: fio's "terminating on signal 2" line and the final document
+ * after it are judged (the library's caller stop); the same line when check did not stop fio is someone
+ * else's stop: unknown, with the library's reason. */
+static void test_own_stop_and_someone_elses(void **state)
+{
+    (void)state;
+    fx x;
+    build_after(&x, "\nfio: terminating on signal 2\n", fast_wal, 2, fast_be, 2);
+    assert_int_equal(fior_report_job(x.rep, 0)->end, FIOR_END_STOPPED);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 1;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_PASS);
+    done(&x);
+    build_after(&x, "\nfio: terminating on signal 2\n", fast_wal, 2, fast_be, 2);
+    judge(&x); /* ran out by itself, exit 0: nobody here sent that signal */
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "fio was stopped by signal 2 (SIGINT)"));
+    done(&x);
+}
+
+/* Issue 27: WAL fdatasyncs whose median is below the library's physical floor did not reach a disk, even
+ * when the bound decided a PASS. */
+static void test_below_the_floor(void **state)
+{
+    (void)state;
+    static const uint64_t tmpfs_wal[][2] = {{300, 3000}, {600, 15}};
+    fx x;
+    build(&x, tmpfs_wal, 2, fast_be, 2);
+    assert_int_equal(es_overall(&x.es), ES_PASS);
+    x.end.stop = CHECK_DECIDED;
+    x.end.stop_level = 1;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    if (!strstr(x.h->reason, "WAL fdatasync: these fdatasyncs did not reach a disk: their median is 300 ns, below the 5 us"))
+        fail_msg("%s", x.h->reason);
+    done(&x);
+}
+
+/* The run-ended flag: check's final document is the library's, not the last byte of the output. A stream
+ * whose last document is an interim one (its counters short of the runtime) is not final. */
+static char *status_doc(unsigned runtime_ms)
+{
+    fj_job jobs[2] = {{"etcd-wal", "wal", NULL, 0, fast_wal, 2}, {"etcd-backend", "backend", NULL, 0, fast_be, 2}};
+    char *doc = fj_doc(jobs, 2, 0), *out = malloc(strlen(doc) * 2), *o = out;
+    for (const char *p = doc; *p;) {
+        if (!strncmp(p, "\"fdatasync\" : \"1\"", 17)) {
+            o += sprintf(o, "\"fdatasync\" : \"1\", \"runtime\" : \"30\"");
+            p += 17;
+        } else if (!strncmp(p, "\"error\" : 0,", 12)) {
+            o += sprintf(o, "\"error\" : 0, \"job_runtime\" : %u,", runtime_ms);
+            p += 12;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    free(doc);
+    return out;
+}
+
+static void test_final_document(void **state)
+{
+    (void)state;
+    char *a = status_doc(1890), *b = status_doc(2890), *fin = status_doc(30000), *after = status_doc(3256);
+    fior_stream *s = fior_stream_new("fio");
+    assert_int_equal(fior_stream_feed(s, a, strlen(a)), FIOR_OK);
+    assert_int_equal(fior_stream_feed(s, b, strlen(b)), FIOR_OK);
+    assert_int_equal(fior_stream_documents(s), 2);
+    assert_int_equal(check_final(fior_stream_report(s)), 0); /* killed after an interim document */
+    assert_int_equal(fior_stream_feed(s, fin, strlen(fin)), FIOR_OK);
+    assert_int_equal(check_final(fior_stream_report(s)), 1);
+    static const char sig[] = "\nfio: terminating on signal 2\n";
+    assert_int_equal(fior_stream_feed(s, sig, sizeof sig - 1), FIOR_OK);
+    assert_int_equal(check_final(fior_stream_report(s)), 1); /* its runtime was reached: proven */
+    fior_stream_free(s);
+    s = fior_stream_new("fio");
+    fior_stream_feed(s, a, strlen(a));
+    fior_stream_feed(s, b, strlen(b));
+    fior_stream_feed(s, sig, sizeof sig - 1); /* our SIGINT, and no document after it (yet) */
+    assert_int_equal(check_final(fior_stream_report(s)), 0);
+    fior_stream_feed(s, after, strlen(after)); /* fio's final document after the line */
+    assert_int_equal(check_final(fior_stream_report(s)), 1);
+    assert_int_equal(fior_report_njobs(fior_stream_report(s)), 2);
+    assert_int_equal(fior_report_job(fior_stream_report(s), 0)->end, FIOR_END_STOPPED);
+    fior_stream_free(s);
+    assert_int_equal(check_final(NULL), 0);
+    free(a);
+    free(b);
+    free(fin);
+    free(after);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +417,9 @@ int main(void)
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_min_time),
         cmocka_unit_test(test_end_messages),
+        cmocka_unit_test(test_own_stop_and_someone_elses),
+        cmocka_unit_test(test_below_the_floor),
+        cmocka_unit_test(test_final_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

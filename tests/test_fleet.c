@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_fleet.c — fleet's pure steps: the host list (--client and --clients FILE, FILE:LINE errors, '#'/';'
  * in directories refused), the reading of a server's probe reply (reachable, refused, other fio version,
- * missing engine, rejected job), and the aggregation of fio's client_stats per host into the result model
+ * missing engine, rejected job; a hostile server's words made printable), and the aggregation of fio's client_stats per host into the result model
  * (per host and role, "All clients" skipped, hosts without results unknown with the server's message, an
  * interrupted run unknown, worst host first). */
 #include <setjmp.h>
@@ -102,6 +102,15 @@ static void test_probe(void **state)
                       "<n4> Bad option <etcd_mode=x>\n", 1);
     assert_int_equal(h.st, HS_PROBE_FAILED);
     assert_string_equal(h.msg, "the server rejected the job: Bad option <etcd_mode=x>");
+
+    /* a hostile server's hostname and messages reach the table printable only */
+    memset(&h, 0, sizeof h);
+    fleet_judge_probe(&f, &h,
+                      "hostname=n\033]0;owned\007, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.3\0333, flags=1\n"
+                      "<n5> fio: bad \033[2J thing\n", 1);
+    assert_string_equal(h.server_name, "n?]0;owned?");
+    assert_int_equal(h.st, HS_FIO_VERSION);
+    assert_null(strchr(h.msg, '\033'));
 }
 
 static const uint64_t fast[][2] = {{1000000, 2000}, {2000000, 10}};

@@ -215,8 +215,9 @@ static void concatenated_normal_runs(void **state)
 /* ---- 11.7: JSON that contradicts itself or leaves out what fio always writes ---- */
 
 #define JOB(body) "{\"jobs\": [{\"jobname\": \"w\", " body "}]}\n"
-#define LAT(extra) "\"sync\": {\"lat_ns\": {" extra "\"min\": 1, \"max\": 9000, \"mean\": 10.0, \"stddev\": 1.0, " \
-                   "\"percentile\": {\"50.000000\": 100, \"99.000000\": 2000, \"99.900000\": 9000}}}"
+#define LAT(extra) "\"sync\": {\"lat_ns\": {" extra "\"min\": 1000, \"max\": 9000000, \"mean\": 10000.0, " \
+                   "\"stddev\": 1.0, \"percentile\": {\"50.000000\": 100000, \"99.000000\": 2000000, " \
+                   "\"99.900000\": 9000000}}}"
 
 /* Parses text, judges it at 10 ms, and checks that the one job is UNKNOWN with a reason that contains
  * `want` and names the byte where `at` first occurs at or after the occurrence number `nth` of `at`. */

@@ -140,7 +140,7 @@ static void test_names(void **state)
     assert_string_equal(b.name, "etcd-fio.4242.my_job_1.1");
     struct stat st;
     assert_int_equal(stat(a.path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(st.st_mode & 07777, 01700); /* 0700 plus the creation mark */
     assert_true(exists(a.path, PRIVDIR_LOCK));
     assert_true(lock_held(a.path)); /* held from before it had its name */
     assert_true(lock_held(b.path));
@@ -158,6 +158,11 @@ static void test_names(void **state)
     assert_int_equal(privdir_match_staging("etcd-fio.4242.job.tmp-aB3.Y9"), 0);
     assert_int_equal(privdir_match_staging("etcd-fio.4242.job.0"), 0);
     assert_int_equal(privdir_match_staging("etcd-fio.x.job.tmp-aB3xY9"), 0);
+    assert_int_equal(privdir_own_file(".etcd-fio-probe.123"), 1); /* check's write probe */
+    assert_int_equal(privdir_own_file(".etcd-fio-probe."), 0);
+    assert_int_equal(privdir_own_file(".etcd-fio-probe.12a"), 0);
+    assert_int_equal(privdir_own_file(".etcd-fio-probe.1/x"), 0);
+    assert_int_equal(privdir_own_file("notes.txt"), 0);
     /* no staging directory is left behind by a successful create */
     int n = entries(parent);
     assert_int_equal(n, 2);
@@ -178,6 +183,8 @@ static void test_names(void **state)
     assert_non_null(strstr(b.path, "etcd-fio-kept.4242.my_job_1.1"));
     assert_true(exists(b.path, "0.tmp"));
     assert_false(exists(b.path, PRIVDIR_LOCK));
+    assert_int_equal(stat(b.path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700); /* the operator's now: no mark */
     assert_int_equal(privdir_reap_stale(parent), 0);
     assert_true(exists(b.path, "0.tmp"));
     rmtree(parent);
@@ -230,6 +237,13 @@ static void test_reap(void **state)
     touch(legacy, "0.tmp");
     snprintf(empty, sizeof empty, "%s/etcd-fio.%ld.legacy.1", parent, (long)dead);
     assert_int_equal(mkdir(empty, 0700), 0);
+    assert_int_equal(chmod(empty, 01700), 0); /* emptied by a killed reaper: our creation mark */
+    /* empty, our names, but not made by us (no mark): a name is never enough (issue 27) */
+    char unmarked[PATHMAX], unmarked_stage[PATHMAX];
+    snprintf(unmarked, sizeof unmarked, "%s/etcd-fio.%ld.legacy.2", parent, (long)dead);
+    assert_int_equal(mkdir(unmarked, 0700), 0);
+    snprintf(unmarked_stage, sizeof unmarked_stage, "%s/etcd-fio.99999.etcd-backend.tmp-abcdef", parent);
+    assert_int_equal(mkdir(unmarked_stage, 0755), 0);
     /* names that are not ours */
     char notours[PATHMAX];
     snprintf(notours, sizeof notours, "%s/etcd-fio.%ld.wal", parent, (long)dead);
@@ -258,6 +272,8 @@ static void test_reap(void **state)
     assert_int_equal(stat(victim, &st), 0);
     assert_int_equal(st.st_size, 1);
     assert_true(exists(legacy, "0.tmp"));
+    assert_true(exists(unmarked, NULL));
+    assert_true(exists(unmarked_stage, NULL));
     assert_true(exists(notours, NULL));
     assert_true(exists(path, NULL));
 
@@ -369,9 +385,14 @@ static void test_reap_staging(void **state)
     snprintf(a, sizeof a, "%s/etcd-fio.7.wal.tmp-AAAAAA", parent);
     snprintf(b, sizeof b, "%s/etcd-fio.7.wal.tmp-BBBBBB", parent);
     snprintf(c, sizeof c, "%s/etcd-fio.7.wal.tmp-CCCCCC", parent);
-    assert_int_equal(mkdir(a, 0700), 0);
+    assert_int_equal(mkdir(a, 01700), 0);
+    assert_int_equal(chmod(a, 01700), 0); /* (mkdir's mode is cut by the umask) */
     assert_int_equal(mkdir(b, 0700), 0);
     assert_int_equal(mkdir(c, 0700), 0);
+    /* empty and without our creation mark: someone else's, whatever its name */
+    char u[PATHMAX];
+    snprintf(u, sizeof u, "%s/etcd-fio.7.wal.tmp-UUUUUU", parent);
+    assert_int_equal(mkdir(u, 0700), 0);
     touch(b, PRIVDIR_LOCK);
     touch(c, PRIVDIR_LOCK);
     char p[PATHMAX];
@@ -386,6 +407,7 @@ static void test_reap_staging(void **state)
     close(fd);
     assert_int_equal(privdir_reap_stale(parent), 1);
     assert_false(exists(c, NULL));
+    assert_true(exists(u, NULL));
     rmtree(parent);
     free(parent);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_proc.c — the process runner (tools/proc.c) with /bin/sh -c: exit codes, death by a signal, the
  * pipe, a file, the timeout of proc_wait, and the stop escalation SIGINT -> SIGTERM -> SIGKILL on a child
- * that ignores the first two (the escalation is observed from what the child got, not from timings). */
+ * that ignores the first two (the escalation is observed from what the child got, not from timings); the
+ * three pipes of proc_start_io (closing stdin is the child's EOF, also while a second child holds none of
+ * it) and its session of its own. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -201,14 +203,55 @@ static void test_missing_program(void **state)
     assert_non_null(strstr(e, "cannot run /nonexistent/etcd-fio-no-such-program"));
 }
 
+static void read_all(int fd, char *buf, size_t len)
+{
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = '\0';
+}
+
+static void test_three_pipes(void **state)
+{
+    (void)state;
+    const char *argv[] = {"/bin/sh", "-c", "read x; echo \"got $x\"; echo err >&2; cat; echo eof; echo $(ps -o sid= -p $$)",
+                          NULL};
+    proc a, b;
+    char e[256];
+    assert_int_equal(proc_start_io(&a, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_PIPE, NULL},
+                                   (proc_io){PROC_PIPE, NULL}, PROC_NEW_SESSION, e, sizeof e), 0);
+    /* a second child started now must not inherit a's stdin: a's EOF comes when we close our end */
+    assert_int_equal(proc_start_io(&b, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_PIPE, NULL},
+                                   (proc_io){PROC_INHERIT, NULL}, 0, e, sizeof e), 0);
+    assert_int_equal(b.in_fd, -1);
+    assert_int_equal(write(a.in_fd, "hi\nmore\n", 8), 8);
+    close(a.in_fd);
+    a.in_fd = -1;
+    char out[256], err[64];
+    read_all(a.out_fd, out, sizeof out);
+    read_all(a.err_fd, err, sizeof err);
+    char want[128];
+    snprintf(want, sizeof want, "got hi\nmore\neof\n%d", (int)a.pid); /* its own session: sid == its pid */
+    assert_int_equal(strncmp(out, want, strlen(want)), 0);
+    assert_string_equal(err, "err\n");
+    assert_int_equal(proc_wait(&a, -1), 1);
+    assert_int_equal(a.code, 0);
+    proc_release(&a);
+    read_all(b.out_fd, out, sizeof out);   /* b's stdin is /dev/null */
+    assert_non_null(strstr(out, "got \neof\n"));
+    assert_int_equal(proc_wait(&b, -1), 1);
+    proc_release(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_code),        cmocka_unit_test(test_signal_death),
         cmocka_unit_test(test_pipe_and_stdin),   cmocka_unit_test(test_file_output_refuses_existing),
         cmocka_unit_test(test_wait_timeout),     cmocka_unit_test(test_stop_escalates),
-        cmocka_unit_test(test_missing_program),  cmocka_unit_test(test_stop_stopped),
-        cmocka_unit_test(test_stop_stopped_child),
+        cmocka_unit_test(test_missing_program),  cmocka_unit_test(test_three_pipes),
+        cmocka_unit_test(test_stop_stopped),     cmocka_unit_test(test_stop_stopped_child),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

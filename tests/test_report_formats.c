@@ -375,6 +375,42 @@ static void api_misc(void **state)
     assert_string_equal(fior_format_ns(b, sizeof b, 1500000000), "1.5 s");
 }
 
+/* fio's normal output has no etcd_mode: the engine's own stderr line "etcdwal: NAME: backend N commits"
+ * (in 2>&1 output) marks the job as a backend job, but only a job that ran the etcd-fio engine, and only
+ * the one of that name */
+static void engine_backend_line(void **state)
+{
+    (void)state;
+#define EHEAD(name, eng) name ": (g=0): rw=write, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, " \
+                         "ioengine=" eng ", iodepth=1\n"
+#define EJOB(name, pid) name ": (groupid=0, jobs=1): err= 0: pid=" #pid ": Tue Jan  7 17:00:52 2025\n" \
+    "  write: IOPS=12.3k, BW=26.9MiB/s (28.2MB/s)(99.0MiB/3680msec); 0 zone resets\n" \
+    "  fsync/fdatasync/sync_file_range:\n" \
+    "    sync (usec): min=200, max=20000, avg=1284.51, stdev=2380.34\n" \
+    "    sync percentiles (usec):\n" \
+    "     |  1.00th=[  652], 50.00th=[ 1000], 99.00th=[15000], 99.50th=[16000]\n" \
+    "     issued rwts: total=0,300,0,0 short=300,0,0,0 dropped=0,0,0,0\n"
+    const char *text = EHEAD("etcd-wal", "etcdwal") EHEAD("etcd-backend", "etcdwal") EHEAD("other", "psync")
+        "fio-3.33\nStarting 3 processes\n"
+        "etcdwal: etcd-backend: backend 300 commits, 1788 pages, 1 growths; commit mean=0.552ms\n"
+        "etcdwal: other: backend 300 commits, 1 pages\n"
+        "etcdwal: etcd-wal: 2 segments (1 rollovers), 2251 entries, 2250 Saves\n"
+        EJOB("etcd-wal", 1) EJOB("etcd-backend", 2) EJOB("other", 3);
+    fior_report *r = parse_str(text, FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 3);
+    assert_int_equal(fior_report_job(r, 0)->role, FIOR_ROLE_WAL);
+    assert_int_equal(fior_report_job(r, 1)->role, FIOR_ROLE_BACKEND);
+    assert_string_equal(fior_report_job(r, 1)->etcd_mode, "backend");
+    assert_int_equal(fior_report_job(r, 2)->role, FIOR_ROLE_WAL); /* not the engine: the line is not its */
+    fior_report_free(r);
+    /* the same without the engine's line: the backend job is judged as WAL (stricter, never a false PASS) */
+    r = parse_str(EHEAD("etcd-backend", "etcdwal") "fio-3.33\n" EJOB("etcd-backend", 2), FIOR_OK);
+    assert_int_equal(fior_report_job(r, 0)->role, FIOR_ROLE_WAL);
+    fior_report_free(r);
+#undef EHEAD
+#undef EJOB
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +421,7 @@ int main(void)
         cmocka_unit_test(json_cases),
         cmocka_unit_test(etcdperf_cases),
         cmocka_unit_test(api_misc),
+        cmocka_unit_test(engine_backend_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "earlystop.h"
 #include "fsinfo.h"
+#include "preflight.h"
 #include "proc.h"
 #include "result.h"
 #include "scrape.h"
@@ -27,6 +28,7 @@ typedef struct check_opts {
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
     int         faithful;       /* --faithful: phase 2 only (twophase.h); --full implies it */
+    int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
 } check_opts;
 
 /* What the engine's stats file says about one job (present 0 when absent or not ours). */
@@ -94,6 +96,9 @@ int  check_job_signal(const char *errpath);
 extern volatile int check_interrupted;
 /* The first job of the role: by the engine's etcd_mode, else by the profile's job name. */
 const fior_job *check_find_job(const fior_report *r, fior_role role);
+/* 1 when the WAL and backend jobs of r (check_find_job) come from fio's final document: the library's
+ * run-ended flag (fior_job.end) is neither "cut" nor unknown. 0 when not, or there is no such job. */
+int check_final(const fior_report *r);
 /* The shortest --max-time that can decide a PASS (backend upper bound at the first look). */
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
@@ -130,5 +135,22 @@ int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
 int  check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 int  check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,
                 size_t errlen);
+/* The filesystem's weak mount options and the memory pressure seen during the run, as details and
+ * explain lines (explain.h "unsafe-mount", "memory-pressure"); mp may be NULL. */
+struct mp_result;
+void check_env_details(rm_run *r, const fsinfo *fi, const struct mp_result *mp);
+
+/* check_env.c: preloaded libraries, and the refusals --force overrode (check_forced: preflight.h; shown in
+ * the result). */
+/* LD_PRELOAD / LD_AUDIT of this process (fio inherits them) and the entries of ld_so_preload (NULL:
+ * /etc/ld.so.preload), sanitizer runtimes left out, as one line in out; 1 if any. */
+int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
+/* The engine's report of what could replace file/sync calls inside fio (its stats file's "interposers"). */
+void check_env_interposers(const char *stats_json, char *out, size_t n);
+void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void check_forced_detail(rm_run *r, const check_forced *f);
+/* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",
+ * "read-only filesystem", … — into out; "" when the engine said nothing. */
+void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n);
 
 #endif

@@ -4,10 +4,13 @@
  *
  * No PASS without proof: the verdict is UNKNOWN whenever fio did not end normally (killed, a job process
  * died — fio 3.33 then still exits 0 and prints a final document, only its stderr says "got signal" —,
- * ended before its runtime without our asking, or its final document is missing), when the library cannot
- * judge the final document, and when the confidence bound on a p99 still straddles its threshold at the
- * end (the point estimate is then in the reason; --accept-point-estimate turns it into the verdict). */
+ * ended before its runtime without our asking, or its final document is missing: the library's run-ended
+ * flag, fior_job.end), when the library cannot judge the final document (also: syncs whose median is below
+ * the physical floor did not reach a disk), and when the confidence bound on a p99 still straddles its
+ * threshold at the end (the point estimate is then in the reason; --accept-point-estimate turns it into
+ * the verdict). */
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -134,7 +137,14 @@ void check_judge(const fior_report *fin, const es_ctl *es_in, const check_end *e
                  const fior_criteria *c, rm_host *h)
 {
     es_ctl es = *es_in;
-    fior_result *res = fin ? fior_judge(fin, c) : NULL;
+    /* check stops fio itself with SIGINT once the bound decides (or at its time limit): the library judges
+     * the final document fio prints after its "terminating on signal 2" line, as it would not for a run
+     * someone else stopped. Every other rule (the physical floor, a job that died) is the library's. */
+    fior_criteria *cc = fior_criteria_dup(c);
+    if (cc && e->stop != CHECK_RAN_OUT && e->stop != CHECK_USER && e->stop_level == 1)
+        fior_criteria_set_caller_stop(cc, SIGINT);
+    fior_result *res = fin && cc ? fior_judge(fin, cc) : NULL;
+    fior_criteria_free(cc);
     const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL), *bj = check_find_job(fin, FIOR_ROLE_BACKEND);
     if (wj)
         fill_job(h, fin, res, wj, o->confidence);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mempress.h"
 #include "cli.h"
 #include "out.h"
 #include "outfile.h"
@@ -35,10 +36,14 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     } else {
         rm_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
     }
+    /* as it ran: a fio that ended by itself long before its runtime did not run to --max-time */
+    int early = e->stop == CHECK_RAN_OUT && (e->code != 0 || e->duration_s + 0.5 < (double)e->runtime_s);
     const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
                       : e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
                       : e->stop == CHECK_TIME_NET ? "stopped: past --max-time"
-                      : e->stop == CHECK_GUARD ? "stopped to protect etcd" : o->full ? "--full" : "ran to --max-time";
+                      : e->stop == CHECK_GUARD ? "stopped to protect etcd"
+                      : early ? (e->code ? "fio failed" : "fio ended before its runtime")
+                      : o->full ? "--full" : "ran to --max-time";
     json_object *d = json_object_new_object();
     json_object_object_add(d, "seconds", json_object_new_double(e->duration_s));
     json_object_object_add(d, "end", json_object_new_string(how));
@@ -64,15 +69,53 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     }
     json_object *fs = json_object_new_object();
     char mm[32], desc[1024];
-    cli_msg(mm, sizeof mm, "%u:%u", fi->dev_major, fi->dev_minor);
+    /* the block device when there is one (btrfs's st_dev is an anonymous 0:N) */
+    cli_msg(mm, sizeof mm, "%u:%u", fi->bdev_major ? fi->bdev_major : fi->dev_major,
+            fi->bdev_major ? fi->bdev_minor : fi->dev_minor);
     json_object_object_add(fs, "path", json_object_new_string(fi->path));
     json_object_object_add(fs, "type", json_object_new_string(fi->fstype));
     json_object_object_add(fs, "device", json_object_new_string(fi->source));
     json_object_object_add(fs, "dev", json_object_new_string(mm));
     json_object_object_add(fs, "mountpoint", json_object_new_string(fi->mountpoint));
     json_object_object_add(fs, "free_bytes", i64(fi->free_bytes));
+    json_object_object_add(fs, "free_inodes", fi->total_inodes ? i64(fi->free_inodes) : NULL);
+    json_object_object_add(fs, "options", json_object_new_string(fi->options));
+    json_object_object_add(fs, "superopts", json_object_new_string(fi->superopts));
+    json_object_object_add(fs, "layers", fi->layers[0] ? json_object_new_string(fi->layers) : NULL);
+    json_object_object_add(fs, "write_cache", fi->write_cache[0] ? json_object_new_string(fi->write_cache) : NULL);
     fsinfo_describe(fi, desc, sizeof desc);
     rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
+}
+
+void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
+{
+    char weak[256], shortdesc[400];
+    int nweak = fsinfo_weak_options(fi, weak, sizeof weak);
+    cli_msg(shortdesc, sizeof shortdesc, "%s on %s", fi->fstype, fi->source);
+    if (nweak) {
+        json_object *j = json_object_new_object();
+        json_object *a = json_object_new_array();
+        char copy[256], *save = NULL;
+        cli_msg(copy, sizeof copy, "%s", weak);
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+            json_object_array_add(a, json_object_new_string(t));
+        json_object_object_add(j, "weak", a);
+        json_object_object_add(j, "write_cache", fi->write_cache[0] ? json_object_new_string(fi->write_cache) : NULL);
+        rm_add_detail(r, "mount_options", "mount options", j, "%s mounted %s: weakens fdatasync (see why:)", shortdesc,
+                      weak);
+    }
+    if (mp) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "known", json_object_new_boolean(mp->known));
+        json_object_object_add(j, "pressure", json_object_new_boolean(mp->pressure));
+        json_object_object_add(j, "limit_events", i64(mp->limit_events));
+        json_object_object_add(j, "oom_kills", i64(mp->oom_kills));
+        json_object_object_add(j, "psi_some_pct", mp->psi_some_pct < 0 ? NULL : json_object_new_double(mp->psi_some_pct));
+        json_object_object_add(j, "psi_full_pct", mp->psi_full_pct < 0 ? NULL : json_object_new_double(mp->psi_full_pct));
+        rm_add_detail(r, "memory", "memory", j, "%s", mp->text);
+    }
+    explain_env env = {shortdesc, weak, fi->write_cache, mp && mp->pressure, mp ? mp->what : NULL};
+    rm_explain_env(r, &env);
 }
 
 static const char *end_word(const check_run_out *x)
@@ -89,7 +132,9 @@ static const char *end_word(const check_run_out *x)
     case CHECK_GUARD: return "stopped to protect etcd";
     case CHECK_RAN_OUT: break;
     }
-    return "ran to its runtime";
+    if (e->code != 0)
+        return "fio failed";
+    return e->duration_s + 0.5 < (double)e->runtime_s ? "ended before its runtime" : "ran to its runtime";
 }
 
 static json_object *phase_json(const check_run_out *x, char *txt, size_t n)

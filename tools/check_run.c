@@ -51,6 +51,21 @@ const fior_job *check_find_job(const fior_report *r, fior_role role)
     return NULL;
 }
 
+int check_final(const fior_report *r)
+{
+    const fior_job *w = check_find_job(r, FIOR_ROLE_WAL), *b = check_find_job(r, FIOR_ROLE_BACKEND);
+    int n = 0;
+    for (int k = 0; k < 2; k++) {
+        const fior_job *j = k ? b : w;
+        if (!j)
+            continue;
+        n++;
+        if (j->end == FIOR_END_CUT || j->end == FIOR_END_UNKNOWN)
+            return 0;
+    }
+    return n > 0;
+}
+
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
 {
     /* the backend's first PASS look needs an upper bound: 0.99^n <= (1-confidence)/4 (earlystop.h) */
@@ -139,9 +154,20 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     size_t cap = 0;
     int tty = isatty(2), stopped = 0, gone = 0;
     double hard = (double)e->runtime_s + TIME_NET_S; /* past it, every stop step comes fast */
+    int watch_in = o->stop_on_eof; /* stdin (the ssh session of fleet --ssh): its end is a stop request */
     for (;;) {
-        struct pollfd pf = {p.out_fd, POLLIN, 0};
-        int pr = poll(&pf, 1, gone ? 0 : 250);
+        struct pollfd pf[2] = {{p.out_fd, POLLIN, 0}, {0, POLLIN, 0}};
+        int pr = poll(pf, watch_in ? 2 : 1, gone ? 0 : 250);
+        if (pr > 0 && watch_in && pf[1].revents) {
+            char sink[512];
+            ssize_t k = read(0, sink, sizeof sink); /* anything sent is ignored; only the end counts */
+            if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) {
+                check_interrupted = 1;
+                watch_in = 0;
+            }
+            if (!pf[0].revents)
+                pr = 0;
+        }
         if (gone && pr == 0)
             break; /* fio has exited and what it wrote is read */
         /* fio itself may die (OOM killer, kill -9) while its job processes, in sessions of their own, live on
@@ -254,16 +280,23 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     e->duration_s = proc_now() - t0;
     if (tty)
         progress(&out->es, e->duration_s, 1);
-    /* fio's final document is the last thing it prints: one more document after our stop, and the output
-     * ends with its closing brace (a truncated final document leaves the stream on an older one) */
-    size_t end = out->rawlen;
-    while (end && (out->raw[end - 1] == '\n' || out->raw[end - 1] == ' ' || out->raw[end - 1] == '\r'))
-        end--;
-    e->complete = fior_stream_report(out->stream) && (!stopped || seen > at_stop) && end && out->raw[end - 1] == '}';
+    /* fio's final document is the last thing it prints: one more document after our stop, and the library's
+     * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
+     * on, nor one before a "terminating on signal" line with nothing after it) */
+    const fior_report *last = fior_stream_report(out->stream);
+    e->complete = last && (!stopped || seen > at_stop) && check_final(last);
     cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
+    /* fio's last line is "fio: io engine etcdwal init failed"; the engine's own line names the cause */
+    char cause[sizeof e->fio_said];
+    check_engine_cause(errpath, o->dir, cause, sizeof cause);
+    if (cause[0])
+        cli_msg(e->fio_said, sizeof e->fio_said, "%s", cause);
     e->job_signal = check_job_signal(errpath);
     const char *se = fior_stream_error(out->stream);
     cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");
+    const fior_job *wj = check_find_job(last, FIOR_ROLE_WAL);
+    if (!e->complete && !e->stream_error[0] && wj && wj->end_reason) /* what the library knows of the end */
+        cli_msg(e->stream_error, sizeof e->stream_error, "%s", wj->end_reason);
     if (e->unended)
         proc_abandon(&p); /* its temp directory stays locked by it (cli.h), for a later run to reap */
     else

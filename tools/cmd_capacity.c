@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "engine_path.h"
 #include "out.h"
+#include "check.h"
 #include "preflight.h"
 
 static const char help[] =
@@ -232,8 +233,9 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (prc)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
+    check_forced forced = {.n = 0};
     const preflight_out outs[] = {{"html", o.html}};
-    if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi))
+    if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi, &forced))
         return 2;
     char engine[PATH_MAX], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {
@@ -270,6 +272,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         rm_free(&r);
         goto out;
     }
+    check_forced_detail(&r, &forced);
     rc = cli_exit_status(res->verdict);
     if (o.json)
         out_json(stdout, &r);

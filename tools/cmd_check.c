@@ -17,6 +17,7 @@
 #include "engine_path.h"
 #include "etcdwatch.h"
 #include "liveetcd.h"
+#include "mempress.h"
 #include "out.h"
 #include "outfile.h"
 #include "preflight.h"
@@ -59,10 +60,16 @@ static const char help[] =
     "                     at once (UNKNOWN) to protect etcd\n"
     "  --cacert F, --cert F, --key F\n"
     "                     TLS for an https --etcd URL, as etcdctl takes them\n"
-    "  --force            run even on a filesystem that is probably not the one meant, or one the run would\n"
-    "                     leave with less than 2 x 64 MB + 5 % free (a live etcd's reserve); watch an --etcd\n"
-    "                     that is not the one found using this filesystem\n"
+    "  --force            run even on a filesystem that is probably not the one meant (memory, container\n"
+    "                     layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded\n"
+    "                     (LD_PRELOAD, /etc/ld.so.preload, or by the fio in use), or one the run would leave\n"
+    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so;\n"
+    "                     watch an --etcd that is not the one found using this filesystem\n"
+    "  --stop-on-eof      stop as on SIGINT (end fio, clean up, unknown) when stdin ends: `fleet --ssh` runs\n"
+    "                     check so, and closing its ssh session (or losing it) then stops the remote run\n"
     "  --help             this text\n\n"
+    "SIGINT, SIGTERM and SIGHUP stop the run: fio ends its jobs, the files go, the verdict is UNKNOWN unless the\n"
+    "data had already decided it.\n"
     "Exit status: 0 PASS, 1 FAIL, 2 cannot judge or error. Output files are written through a temp file\n"
     "created beside them (never through a symlink). Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
 
@@ -85,9 +92,10 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         {"keep-output", required_argument, 0, 'k'}, {"ionice", no_argument, 0, 'i'},
         {"classic", no_argument, 0, 'C'},          {"force", no_argument, 0, 'f'},
         {"accept-point-estimate", no_argument, 0, 'a'}, {"html", required_argument, 0, 'H'},
-        {"faithful", no_argument, 0, 'P'}, {"etcd", required_argument, 0, 'E'},
-        {"cacert", required_argument, 0, 'A'}, {"cert", required_argument, 0, 'T'},
-        {"key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'},
+        {"etcd", required_argument, 0, 'U'}, {"cacert", required_argument, 0, 'A'},
+        {"cert", required_argument, 0, 'T'}, {"key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     o->load = "s";
@@ -120,7 +128,8 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'f': o->force = 1; break;
         case 'a': o->accept_point = 1; break;
         case 'P': o->faithful = 1; break;
-        case 'E': o->etcd_url = p.arg; break;
+        case 'E': o->stop_on_eof = 1; break;
+        case 'U': o->etcd_url = p.arg; break;
         case 'A': o->tls.cacert = p.arg; break;
         case 'T': o->tls.cert = p.arg; break;
         case 'K': o->tls.key = p.arg; break;
@@ -164,12 +173,14 @@ static uint64_t space_needed(const check_opts *o)
 }
 
 /* Everything that can be refused before fio starts (preflight.h, and the --keep-output directory). 0 or 2
- * (message printed). */
-static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd)
+ * (message printed); what --force let through goes into forced. */
+static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd,
+                           check_forced *forced)
 {
     char err[4400];
     const preflight_out outs[] = {{"prometheus", o->prom}, {"svg", o->svg}, {"html", o->html}};
-    if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi))
+    if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
+                  forced))
         return 2;
     if (o->keep && (*keepfd = out_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
@@ -207,6 +218,33 @@ static int write_job(const cli_cmd *cmd, const phase_files *f, prof_opts *po)
     return 0;
 }
 
+/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
+ * it only into fio: not visible before the run): no verdict from such a run, unless --force. */
+static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host *h, check_forced *forced)
+{
+    char seen[1100] = "", err[64];
+    const char *files[2] = {f->ws, f->bs};
+    for (int i = 0; i < 2 && !seen[0]; i++) {
+        char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
+        check_env_interposers(t, seen, sizeof seen);
+        free(t);
+    }
+    if (!seen[0])
+        return;
+    if (o->force) {
+        check_forced_add(forced, "in fio: %s", seen);
+        return;
+    }
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "refused");
+    cli_msg(h->reason, sizeof h->reason, "fio ran with %s: a preloaded library can replace its file and sync calls "
+            "(eatmydata makes fdatasync a no-op), so the figures need not be the disk's; not judged (run fio "
+            "without it, or --force)", seen);
+    for (size_t i = 0; i < h->njobs; i++)
+        h->jobs[i].verdict = FIOR_UNKNOWN;
+}
+
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     check_opts o;
@@ -214,9 +252,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (prc)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
+    check_forced forced = {.n = 0};
     int keepfd = -1, rc = 2, unended = 0;
-    if (preflight_check(cmd, &o, &fi, &keepfd))
+    if (preflight_check(cmd, &o, &fi, &keepfd, &forced))
         return 2;
+    mp_snap mem0, mem1;
+    mp_read(&mem0);
     /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
     liveetcd le;
     etcdwatch *watch = NULL;
@@ -258,6 +299,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* a hung-up terminal or ssh pty: stop and clean up, as on SIGINT */
     signal(SIGPIPE, SIG_IGN);
     if (o.etcd_url) { /* live etcd: the first scrape, before anything loads the disk */
         if (!(watch = etcdwatch_start(o.etcd_url, &o.tls, NULL, &le, o.force, err, sizeof err))) {
@@ -360,6 +402,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     free(t);
     if (ws.present)
         h->rollovers = ws.rollovers;
+    refuse_interposed(&o, df, h, &forced);
     h->duration_s = r1.end.duration_s + ro.end.duration_s;
     if (!fin || !wj) { /* fio's last words, when it had any (never an empty "()") */
         const char *fs = dr->end.fio_said, *se = dr->end.stream_error;
@@ -370,6 +413,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     rm_finish(&r);
     cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
 
+    mp_read(&mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (o.classic && !check_interrupted && !etcdwatch_tripped()) {
         if (isatty(2))
@@ -377,8 +421,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         check_classic(fi.path, tmp, crit, &cl);
     }
     check_details(&r, &o, &dr->end, &ws, &bs, &cl, &fi);
+    mp_result mem;
+    mp_diff(&mem0, &mem1, h->duration_s, &mem);
+    check_forced_detail(&r, &forced);
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, &ph2, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
+    check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
     liveetcd_report(&le, &r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
     if (watch) {
         etcdwatch_report(watch, &r, h);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_fleet.c — `etcd-fio fleet`: judge many etcd nodes at once through fio's own client/server mode.
- * Every node runs `fio --server`; this command is the fio client: options and output paths are checked,
- * every server is probed (fleet_run.c), the profile runs on every usable server at once, and fio's JSON
- * client_stats are judged per host (fleet_judge.c) into the result model. */
+/* cmd_fleet.c — `etcd-fio fleet`: judge many etcd nodes at once, through OpenSSH (--ssh: `etcd-fio check
+ * --json` runs on each node, fleet_ssh*.c, fleet_remote.c) and/or through fio's own client/server mode
+ * (--client: every node runs `fio --server` and this command is the fio client: every server is probed,
+ * fleet_run.c, the profile runs on every usable server at once, and fio's client_stats are judged per host,
+ * fleet_judge.c). Both kinds of host go into one result model: one table, one JSON, one Prometheus file. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cli.h"
 #include "engine_path.h"
 #include "fleet.h"
@@ -21,38 +23,62 @@
 #define STR(x)  STR_(x)
 
 static const char help[] =
-"usage: etcd-fio fleet [OPTIONS] --client HOST[,PORT]... | --clients FILE\n"
+"usage: etcd-fio fleet [OPTIONS] --ssh [USER@]HOST[:DIR]... | --ssh-hosts FILE\n"
+"       etcd-fio fleet [OPTIONS] --client HOST[,PORT]... | --clients FILE\n"
 "\n"
-"Runs the etcd profile (WAL + backend jobs, see `etcd-fio job`) on every listed fio server at once,\n"
-"through fio's client/server mode, and prints one row per host and job, worst host first. Each server\n"
-"must run `fio --server` with the same fio version as this machine and have libetcdwal.so at the same\n"
-"path as here (checked first, without writing anything). Options may come anywhere (--opt=VALUE too).\n"
+"Judges many etcd nodes at once and prints one row per host and job, worst host first (both kinds of host\n"
+"may be mixed in one run). Options may come anywhere (--opt=VALUE too).\n"
 "\n"
+"Over ssh (recommended): runs `etcd-fio check --json` on each node through this machine's OpenSSH client\n"
+"(BatchMode: never a password prompt; your keys, known_hosts and ssh_config: aliases, Port, User, ProxyJump)\n"
+"and re-checks every remote result: a host passes only when its numbers prove it under this run's criteria.\n"
+"A host that is unreachable, refuses the key, has no or another etcd-fio, times out or prints anything but\n"
+"its JSON is UNKNOWN with the reason. SIGINT/SIGTERM close every session: each remote check stops its fio\n"
+"and removes its files.\n"
+"  --ssh [USER@]HOST[:DIR]  a node (HOST as ssh takes it; DIR there, default --dir); repeat for more\n"
+"  --ssh-hosts FILE      one [USER@]HOST[:DIR] per line; blank lines and # comments are ignored\n"
+"  --parallel N          at most N remote checks at once, 1..256 (default " STR(FLEET_SSH_PARALLEL) ")\n"
+"  --max-time S          the remote check's --max-time (default 120); --min-syncs N, --full and\n"
+"                        --faithful as for check (these, --load, --confidence and\n"
+"                        --accept-point-estimate go to every remote check)\n"
+"  --ssh-timeout S       give up on a host after S seconds (default: --max-time + 80)\n"
+"  --remote-etcd-fio PATH  the etcd-fio to run on the nodes (default: etcd-fio in the remote PATH)\n"
+"  --ssh-config FILE     ssh -F FILE (default: your ~/.ssh/config); ssh is $ETCD_FIO_SSH or ssh\n"
+"\n"
+"Through fio's client/server mode: every node runs `fio --server`, with the same fio version as this machine\n"
+"and libetcdwal.so at the same path as here (checked first, without writing anything).\n"
+"WARNING: fio's server runs ANY job a client sends, as its own user (root, to reach /var/lib/etcd): any\n"
+"file (filename=), any shell command (exec_prerun=), no password. Whoever reaches its port owns the node.\n"
+"Bind it to loopback (fio --server=ip:127.0.0.1) and reach it through `ssh -L 8765:127.0.0.1:8765 NODE`\n"
+"(man etcd-fio: SECURITY); a --client that is not a loopback address gets this warning on stderr.\n"
 "  --client HOST[,PORT]  a fio server (default port " STR(FLEET_DEFAULT_PORT) "); repeat for more\n"
 "  --clients FILE        one `HOST[,PORT] [DIR]` per line; blank lines and # comments are ignored\n"
-"  --dir DIR             directory on the servers (default " FLEET_DEFAULT_DIR "); the engine works in a\n"
-"                        private directory under it and removes it. A DIR in --clients overrides it per\n"
-"                        host. No '#', ';' or newline (fio's job-file parser cuts the value there)\n"
-"  --load s|m|l|xl       load level, as `etcdctl check perf --load` (default s)\n"
-"  --runtime S           seconds of the run on every host (default: the profile's 60; a runtime too\n"
+"  --runtime S           seconds of the run on every server (default: the profile's 60; a runtime too\n"
 "                        short for the backend's p99 bound to ever show a PASS is refused)\n"
+"  --engine PATH         libetcdwal.so path on the servers (default: where this etcd-fio finds its own)\n"
+"\n"
+"For both:\n"
+"  --dir DIR             directory on the nodes (default " FLEET_DEFAULT_DIR "); the run works in a private\n"
+"                        directory under it and removes it. A DIR per host overrides it. No '#', ';',\n"
+"                        newline, quote, '\\', '`', '$' or '!' (fio's job files and the remote shell)\n"
+"  --load s|m|l|xl       load level, as `etcdctl check perf --load` (default s)\n"
 "  --confidence C        confidence of the bound on each p99, 0.5..0.9999 (default 0.95)\n"
 "  --accept-point-estimate\n"
-"                        when a host's bound straddles a threshold, give the verdict of fio's p99 (the point\n"
+"                        when a host's bound straddles a threshold, give the verdict of its p99 (the point\n"
 "                        estimate) instead of UNKNOWN\n"
 "  --json                print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
 "  --prometheus FILE     write a node_exporter textfile with one series per host (atomically)\n"
-"  --keep-output DIR     keep the job files and fio's raw output in DIR (re-judge with `etcd-fio\n"
-"                        verdict`); DIR must be owned by you and not writable by others\n"
-"  --engine PATH         libetcdwal.so path on the servers (default: where this etcd-fio finds its own)\n"
+"  --keep-output DIR     keep the job files, fio's raw output and each ssh host's output in DIR; DIR must be\n"
+"                        owned by you and not writable by others\n"
 "\n"
-"An interrupted run (SIGINT/SIGTERM) or a fio client that dies leaves every host that ran UNKNOWN.\n"
-"Environment: FIO (fio binary, default fio), ETCD_FIO_ENGINE (engine path to use on the servers).\n"
+"An interrupted run (SIGINT/SIGTERM/SIGHUP) or a fio client that dies leaves every host that ran UNKNOWN.\n"
+"Environment: FIO (fio binary, default fio), ETCD_FIO_ENGINE (engine path to use on the servers),\n"
+"ETCD_FIO_SSH (ssh binary, default ssh).\n"
 "Exit status: 0 every host PASS, 1 some host FAIL, 2 some host could not be judged, or usage error.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_fleet_def = {"fleet", run,
-                               "run the etcd profile on fio servers (client/server mode) and judge each host", help};
+                               "judge many nodes at once: etcd-fio check over ssh, or fio servers", help};
 
 static void on_stop(int sig)
 {
@@ -60,105 +86,170 @@ static void on_stop(int sig)
     fleet_stop_requested = 1;
 }
 
-static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
+static int read_hosts(fleet *f, const char *path, int ssh, char *err, size_t errlen)
 {
-    static const struct option lo[] = {
-        {"client", required_argument, 0, 'c'},  {"clients", required_argument, 0, 'C'},
-        {"dir", required_argument, 0, 'd'},     {"load", required_argument, 0, 'l'},
-        {"runtime", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-        {"prometheus", required_argument, 0, 'p'}, {"keep-output", required_argument, 0, 'k'},
-        {"engine", required_argument, 0, 'e'},  {"confidence", required_argument, 0, 'n'},
-        {"accept-point-estimate", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    char err[PATH_MAX + 600];
-    cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
-    int c;
-    while ((c = cli_next(&p)) > 0) {
-        uint64_t v;
-        char *text = NULL;
-        switch (c) {
-        case 'c':
-            if (fleet_add_host(f, p.arg, NULL, "--client", err, sizeof err))
-                goto bad;
-            break;
-        case 'C': {
-            size_t len = 0;
-            text = cli_read_file(p.arg, 64 << 20, &len, err, sizeof err);
-            if (!text || fleet_parse_clients(f, p.arg, text, len, err, sizeof err)) {
-                free(text);
-                goto bad;
-            }
-            free(text);
-            break;
-        }
-        case 'd':
-            if (p.arg[0] != '/') {
-                cli_msg(err, sizeof err, "--dir %s: must be absolute (it is a path on the servers)", p.arg);
-                goto bad;
-            }
-            if (cli_dir_ok(p.arg, err, sizeof err))
-                goto bad;
-            f->dir = p.arg;
-            break;
-        case 'l':
-            if (!prof_load_valid(p.arg)) {
-                cli_msg(err, sizeof err, "--load %s: unknown load level (s, m, l, xl)", p.arg);
-                goto bad;
-            }
-            f->load = p.arg;
-            break;
-        case 'r':
-            if (cli_uint(&p, 1, 86400, &v))
-                return -1;
-            f->runtime_s = (unsigned)v;
-            break;
-        case 'n':
-            if (cli_double(&p, 0.5, 0.9999, &f->confidence))
-                return -1;
-            break;
-        case 'a': f->accept_point = 1; break;
-        case 'j': f->json = 1; break;
-        case 'p': f->prom_file = p.arg; break;
-        case 'k': f->keep_dir = p.arg; break;
-        case 'e':
-            if (p.arg[0] != '/' || strlen(p.arg) >= sizeof f->engine) {
-                cli_msg(err, sizeof err, "--engine %.200s: must be an absolute path (fio needs one)", p.arg);
-                goto bad;
-            }
-            cli_msg(f->engine, sizeof f->engine, "%s", p.arg);
-            break;
-        }
+    size_t len = 0;
+    char *text = cli_read_file(path, 64 << 20, &len, err, errlen);
+    int rc = !text ? -1
+             : ssh ? fleet_parse_ssh_hosts(f, path, text, len, err, errlen)
+                   : fleet_parse_clients(f, path, text, len, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* What the options do not check one by one: hosts given, runtimes long enough to decide. 0 or -1 (err). */
+static int validate(fleet *f, const char *extra, char *err, size_t errlen)
+{
+    if (extra) {
+        cli_msg(err, errlen, "unexpected argument '%s' (hosts are given with --ssh or --client)", extra);
+        return -1;
     }
-    if (c < 0)
-        return c == CLI_HELP ? 1 : -1;
-    if (p.optind < argc) {
-        cli_msg(err, sizeof err, "unexpected argument '%s' (hosts are given with --client)", argv[p.optind]);
-        goto bad;
-    }
-    if (!f->n) {
-        cli_msg(err, sizeof err, "no fio servers given (--client HOST[,PORT] or --clients FILE)");
-        goto bad;
+    if (!f->n && !f->ns) {
+        cli_msg(err, errlen, "no hosts given (--ssh [USER@]HOST[:DIR], --ssh-hosts FILE, --client HOST[,PORT] or "
+                "--clients FILE)");
+        return -1;
     }
     /* the backend commits 10 times a second; a PASS needs the upper bound on its p99: 0.99^n <= (1-C)/2
      * (one look at the end), or, with the point estimate accepted, the library's 100 samples */
     unsigned min = f->accept_point ? PROF_MIN_RUNTIME_S
                                    : (unsigned)ceil(log((1 - f->confidence) / 2) / log(0.99) / 10.0) + 5;
-    if (f->runtime_s && f->runtime_s < min) {
-        cli_msg(err, sizeof err, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
+    if (f->n && f->runtime_s && f->runtime_s < min) {
+        cli_msg(err, errlen, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
                 "use --runtime %u or more%s", f->runtime_s, min, f->accept_point ? "" : " (or --accept-point-estimate)");
-        goto bad;
+        return -1;
     }
+    double mt = check_min_time(f->confidence, f->min_syncs ? f->min_syncs : 100, f->accept_point);
+    if (f->ns && f->max_time < mt) { /* the remote check would refuse it: say so once, here */
+        cli_msg(err, errlen, "--max-time %g: too short for the remote checks to ever decide; use --max-time %.0f or "
+                "more%s", f->max_time, mt, f->accept_point ? "" : " (or --accept-point-estimate)");
+        return -1;
+    }
+    if (f->ssh_timeout <= 0)
+        f->ssh_timeout = f->max_time + TP_PHASE1_MAX_S + FLEET_SSH_MARGIN_S;
+    return 0;
+}
+
+static const struct option fleet_options[] = {
+    {"client", required_argument, 0, 'c'},  {"clients", required_argument, 0, 'C'},
+    {"ssh", required_argument, 0, 'S'},     {"ssh-hosts", required_argument, 0, 'H'},
+    {"dir", required_argument, 0, 'd'},     {"load", required_argument, 0, 'l'},
+    {"runtime", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
+    {"prometheus", required_argument, 0, 'p'}, {"keep-output", required_argument, 0, 'k'},
+    {"engine", required_argument, 0, 'e'},  {"confidence", required_argument, 0, 'n'},
+    {"accept-point-estimate", no_argument, 0, 'a'}, {"parallel", required_argument, 0, 'P'},
+    {"max-time", required_argument, 0, 't'}, {"min-syncs", required_argument, 0, 'm'},
+    {"full", no_argument, 0, 'F'},          {"faithful", no_argument, 0, 'A'},
+    {"ssh-timeout", required_argument, 0, 'T'}, {"remote-etcd-fio", required_argument, 0, 'R'},
+    {"ssh-config", required_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+
+/* The options that name hosts or paths: 0, or -1 with the message in err. */
+static int path_opt(fleet *f, int c, const char *arg, char *err, size_t errlen)
+{
+    switch (c) {
+    case 'c': return fleet_add_host(f, arg, NULL, "--client", err, errlen);
+    case 'S': return fleet_add_ssh(f, arg, "--ssh", err, errlen);
+    case 'C':
+    case 'H': return read_hosts(f, arg, c == 'H', err, errlen);
+    case 'd':
+        if (arg[0] != '/') {
+            cli_msg(err, errlen, "--dir %s: must be absolute (it is a path on the nodes)", arg);
+            return -1;
+        }
+        if (cli_dir_ok(arg, err, errlen) || fleet_remote_word_ok("--dir", arg, err, errlen))
+            return -1;
+        f->dir = arg;
+        return 0;
+    case 'R':
+        if (!arg[0] || arg[0] == '-') {
+            cli_msg(err, errlen, "--remote-etcd-fio '%s': expected a program name or path", arg);
+            return -1;
+        }
+        if (fleet_remote_word_ok("--remote-etcd-fio", arg, err, errlen))
+            return -1;
+        f->remote_bin = arg;
+        return 0;
+    case 'e':
+        if (arg[0] != '/' || strlen(arg) >= sizeof f->engine) {
+            cli_msg(err, errlen, "--engine %.200s: must be an absolute path (fio needs one)", arg);
+            return -1;
+        }
+        cli_msg(f->engine, sizeof f->engine, "%s", arg);
+        return 0;
+    case 'l':
+        if (!prof_load_valid(arg)) {
+            cli_msg(err, errlen, "--load %s: unknown load level (s, m, l, xl)", arg);
+            return -1;
+        }
+        f->load = arg;
+        return 0;
+    }
+    return 0;
+}
+
+static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
+{
+    char err[PATH_MAX + 600];
+    cli_parse p;
+    cli_parse_init(&p, cmd, argc, argv, fleet_options);
+    int c;
+    while ((c = cli_next(&p)) > 0) {
+        uint64_t v = 0;
+        int bad = 0; /* 1: the value parsers printed it */
+        switch (c) {
+        case 'r': bad = cli_uint(&p, 1, 86400, &v); f->runtime_s = (unsigned)v; break;
+        case 'P': bad = cli_uint(&p, 1, 256, &v); f->parallel = (int)v; break;
+        case 'm': bad = cli_uint(&p, 1, 1000000000, &f->min_syncs); break;
+        case 't': bad = cli_double(&p, 1, 86400, &f->max_time); break;
+        case 'T': bad = cli_double(&p, 1, 7 * 86400, &f->ssh_timeout); break;
+        case 'n': bad = cli_double(&p, 0.5, 0.9999, &f->confidence); break;
+        case 'a': f->accept_point = 1; break;
+        case 'F': f->full = 1; break;
+        case 'A': f->faithful = 1; break;
+        case 'j': f->json = 1; break;
+        case 'p': f->prom_file = p.arg; break;
+        case 'k': f->keep_dir = p.arg; break;
+        case 'G': f->ssh_config = p.arg; break;
+        default:
+            if (path_opt(f, c, p.arg, err, sizeof err))
+                goto bad;
+        }
+        if (bad)
+            return -1;
+    }
+    if (c < 0)
+        return c == CLI_HELP ? 1 : -1;
+    if (validate(f, p.optind < argc ? argv[p.optind] : NULL, err, sizeof err))
+        goto bad;
     return 0;
 bad:
     cli_err(cmd, "%s", err);
     return -1;
 }
 
-/* fio's raw output and the job files into the kept directory (outfile.h: no symlink is followed). */
+/* Once per run: fio's server is a remote shell for whoever reaches it (man etcd-fio: SECURITY). */
+static void warn_exposed(const cli_cmd *cmd, const fleet *f)
+{
+    size_t n = 0, first = 0;
+    for (size_t i = f->n; i-- > 0;)
+        if (!fleet_is_loopback(f->h[i].name))
+            n++, first = i;
+    if (!n)
+        return;
+    char more[48] = "";
+    if (n > 1)
+        cli_msg(more, sizeof more, " (and %zu more)", n - 1);
+    cli_err(cmd, "warning: --client %s%s is not a loopback address: fio's server runs any job a client sends, as "
+            "its own user (any file with filename=, any shell command with exec_prerun=) and asks no password, so "
+            "whoever reaches that port owns the node. Bind the server to 127.0.0.1 and reach it through `ssh -L`, or "
+            "use fleet --ssh (man etcd-fio: SECURITY)", f->h[first].spec, more);
+}
+
+/* fio's raw output, the job files and each ssh host's output into the kept directory (outfile.h: no
+ * symlink is followed). */
 static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size_t errlen)
 {
     char src[PATH_MAX + 64], name[64], e2[64];
-    for (size_t i = 0; i <= f->n; i++) {
+    for (size_t i = 0; f->n && i <= f->n; i++) {
         if (i < f->n)
             cli_msg(name, sizeof name, "job-%zu.fio", i);
         else
@@ -175,7 +266,121 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         if (rc)
             return -1;
     }
+    for (size_t i = 0; i < f->ns; i++) {
+        const fleet_ssh *s = &f->s[i];
+        char dest[400];
+        cli_msg(dest, sizeof dest, "%s%s%s\n", s->dest, s->dir[0] ? ":" : "", s->dir);
+        cli_msg(name, sizeof name, "ssh-%zu.host", i);
+        if (out_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
+            return -1;
+        cli_msg(name, sizeof name, "ssh-%zu.json", i);
+        if (out_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
+            return -1;
+        cli_msg(name, sizeof name, "ssh-%zu.stderr", i);
+        if (out_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
+            return -1;
+    }
     return 0;
+}
+
+/* The fio-server hosts: engine, fio version, the probes. 0, or -1 after a message. */
+static int prepare_servers(const cli_cmd *cmd, fleet *f)
+{
+    char err[PATH_MAX + 1024];
+    if (!f->n)
+        return 0;
+    if (!f->engine[0] && engine_path_find(f->engine, sizeof f->engine)) {
+        cli_err(cmd, "%s", f->engine);
+        return -1;
+    }
+    if (cli_dir_ok(f->engine, err, sizeof err)) { /* a value in the job file, like --dir */
+        cli_err(cmd, "engine %s", err);
+        return -1;
+    }
+    if (fleet_local_version(f, err, sizeof err) || fleet_preflight(f, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        return -1;
+    }
+    for (size_t i = 0; i < f->n; i++)
+        if (f->h[i].st != HS_OK)
+            cli_err(cmd, "%s: %s: %s", f->h[i].spec, fleet_status_name(f->h[i].st), f->h[i].msg);
+    return 0;
+}
+
+/* Both kinds of host at once; then fio's report of the server run (NULL when none). -1: fio failed. */
+static int run_all(const cli_cmd *cmd, fleet *f, const char *raw_path, int *interrupted, char *why, size_t whylen,
+                   fior_report **rep, char **raw)
+{
+    char err[PATH_MAX + 1024];
+    proc p;
+    int started = 0, rc = 0;
+    double deadline = 0;
+    *rep = NULL;
+    *raw = NULL;
+    if (f->n && !fleet_stop_requested && fleet_run_start(f, raw_path, &p, &started, &deadline, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        rc = -1; /* the ssh hosts still run: their nodes are judged */
+    }
+    int st = fleet_ssh_run(f, started ? &p : NULL, deadline);
+    if (!started)
+        return rc;
+    proc_release(&p);
+    if (fleet_run_end(f, st, raw_path, interrupted, why, whylen, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        return -1;
+    }
+    if (*interrupted)
+        cli_err(cmd, "%s: hosts that ran are UNKNOWN", why);
+    size_t raw_len = 0;
+    *raw = cli_read_file(raw_path, 1 << 30, &raw_len, err, sizeof err);
+    if (!*raw) {
+        cli_err(cmd, "%s", err);
+        return 0;
+    }
+    *rep = fior_report_new();
+    if (*rep && fior_parse_buffer(*rep, raw_path, *raw, raw_len) != FIOR_OK) {
+        /* typically every host failed to start its jobs: they stay unknown with the servers' messages */
+        cli_err(cmd, "no results in fio's output (%s)", fior_report_error(*rep));
+        fior_report_free(*rep);
+        *rep = NULL;
+    }
+    return 0;
+}
+
+/* Judges every host into r and writes the outputs; the exit status. */
+static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const fior_report *rep, const char *raw,
+                  int interrupted, const char *why, int keepfd, const char *raw_path)
+{
+    char err[PATH_MAX + 1024];
+    rm_run r;
+    rm_init(&r, "fleet", crit);
+    r.load = f->load;
+    r.confidence = f->confidence;
+    cli_msg(r.fio_version, sizeof r.fio_version, "%s", f->local_version);
+    for (size_t i = 0; i < f->ns; i++) {
+        rm_host *h = rm_add_host(&r);
+        if (h)
+            fleet_ssh_judge(f, crit, &f->s[i], fleet_stop_requested, h);
+    }
+    fleet_judge(f, rep, raw, crit, interrupted || fleet_stop_requested,
+                interrupted ? why : "interrupted: the run was cut short", &r);
+    rm_explain_jobs(&r, RM_UNKNOWN);
+    if (f->json)
+        out_json(stdout, &r);
+    else
+        out_table(stdout, &r);
+    fflush(stdout);
+    int rc = cli_exit_status(r.verdict);
+    if (f->prom_file && out_file(f->prom_file, OUT_PROM, &r, err, sizeof err)) {
+        cli_err(cmd, "--prometheus %s", err);
+        rc = 2;
+    }
+    if (keepfd >= 0 && keep(f, keepfd, raw_path, err, sizeof err)) {
+        cli_err(cmd, "--keep-output %s", err);
+        rc = 2;
+    }
+    rm_free(&r);
+    return rc;
 }
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
@@ -186,6 +391,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     f.dir = FLEET_DEFAULT_DIR;
     f.fio = cli_fio();
     f.confidence = 0.95;
+    f.max_time = 120;
+    f.parallel = FLEET_SSH_PARALLEL;
+    f.remote_bin = "etcd-fio";
+    f.ssh = getenv("ETCD_FIO_SSH") && *getenv("ETCD_FIO_SSH") ? getenv("ETCD_FIO_SSH") : "ssh";
     char err[PATH_MAX + 1024] = "", why[256] = "";
     int rc = 2, keepfd = -1, have_work = 0;
     fior_criteria *crit = NULL;
@@ -194,14 +403,13 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         rc = prc > 0 ? 0 : 2;
         goto out;
     }
-    if (!f.engine[0] && engine_path_find(f.engine, sizeof f.engine)) {
-        cli_err(cmd, "%s", f.engine);
+    warn_exposed(cmd, &f);
+    if (!(crit = fior_criteria_new())) {
+        cli_err(cmd, "out of memory");
         goto out;
     }
-    if (cli_dir_ok(f.engine, err, sizeof err)) { /* a value in the job file, like --dir */
-        cli_err(cmd, "engine %s", err);
-        goto out;
-    }
+    if (f.min_syncs && f.min_syncs < fior_criteria_min_samples(crit)) /* as check sets its criteria */
+        fior_criteria_set_min_samples(crit, f.min_syncs);
     if (f.prom_file && out_check(f.prom_file, err, sizeof err)) {
         cli_err(cmd, "--prometheus %s", err);
         goto out;
@@ -210,95 +418,47 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "--keep-output %s", err);
         goto out;
     }
-    if (cli_tmpdir("fleet", f.work, sizeof f.work, err, sizeof err)) {
+    if (f.n && cli_tmpdir("fleet", f.work, sizeof f.work, err, sizeof err)) { /* the servers' job files */
         cli_err(cmd, "%s", err);
         goto out;
     }
-    have_work = 1;
-    struct sigaction sa, old_int, old_term;
+    have_work = f.n > 0;
+    struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     fleet_stop_requested = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    if (fleet_local_version(&f, err, sizeof err) || fleet_preflight(&f, err, sizeof err)) {
-        cli_err(cmd, "%s", err);
+    sigaction(SIGHUP, &sa, &old_hup);
+    if (prepare_servers(cmd, &f))
         goto restore;
-    }
-    for (size_t i = 0; i < f.n; i++)
-        if (f.h[i].st != HS_OK)
-            cli_err(cmd, "%s: %s: %s", f.h[i].spec, fleet_status_name(f.h[i].st), f.h[i].msg);
-    if (fleet_stop_requested) {
-        cli_err(cmd, "interrupted before the run");
-        goto restore;
-    }
     char raw_path[PATH_MAX + 32];
     cli_msg(raw_path, sizeof raw_path, "%s/run.json", f.work);
-    int interrupted = 0, ran = 0;
-    if (fleet_run(&f, raw_path, &interrupted, why, sizeof why, err, sizeof err)) {
-        cli_err(cmd, "%s", err);
+    int interrupted = 0;
+    fior_report *rep = NULL;
+    char *raw = NULL;
+    if (run_all(cmd, &f, raw_path, &interrupted, why, sizeof why, &rep, &raw) && !f.ns) {
         if (keepfd >= 0)
             keep(&f, keepfd, raw_path, err, sizeof err);
         goto restore;
     }
-    if (interrupted)
-        cli_err(cmd, "%s: hosts that ran are UNKNOWN", why);
-    for (size_t i = 0; i < f.n; i++)
-        ran |= f.h[i].st == HS_OK;
-    size_t raw_len = 0;
-    char *raw = ran ? cli_read_file(raw_path, 1 << 30, &raw_len, err, sizeof err) : NULL;
-    fior_report *rep = NULL;
-    if (ran && raw) {
-        rep = fior_report_new();
-        if (rep && fior_parse_buffer(rep, raw_path, raw, raw_len) != FIOR_OK) {
-            /* typically every host failed to start its jobs: they stay unknown with the servers' messages */
-            cli_err(cmd, "no results in fio's output (%s)", fior_report_error(rep));
-            fior_report_free(rep);
-            rep = NULL;
-        }
-    } else if (ran) {
-        cli_err(cmd, "%s", err);
-    }
-    crit = fior_criteria_new();
-    rm_run r;
-    if (!crit) {
-        cli_err(cmd, "out of memory");
-        fior_report_free(rep);
-        free(raw);
-        goto restore;
-    }
-    rm_init(&r, "fleet", crit);
-    r.load = f.load;
-    cli_msg(r.fio_version, sizeof r.fio_version, "%s", f.local_version);
-    fleet_judge(&f, rep, raw, crit, interrupted, why, &r);
+    rc = report(cmd, &f, crit, rep, raw, interrupted, why, keepfd, raw_path);
     fior_report_free(rep);
     free(raw);
-    rm_explain_jobs(&r, RM_UNKNOWN);
-    if (f.json)
-        out_json(stdout, &r);
-    else
-        out_table(stdout, &r);
-    fflush(stdout);
-    rc = cli_exit_status(r.verdict);
-    if (f.prom_file && out_file(f.prom_file, OUT_PROM, &r, err, sizeof err)) {
-        cli_err(cmd, "--prometheus %s", err);
-        rc = 2;
-    }
-    if (keepfd >= 0 && keep(&f, keepfd, raw_path, err, sizeof err)) {
-        cli_err(cmd, "--keep-output %s", err);
-        rc = 2;
-    }
-    rm_free(&r);
 restore:
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
 out:
     if (have_work)
         cli_tmpdir_remove(f.work);
     if (keepfd >= 0)
         close(keepfd);
     fior_criteria_free(crit);
+    for (size_t i = 0; i < f.ns; i++)
+        free(f.s[i].out);
+    free(f.s);
     free(f.h);
     return rc;
 }

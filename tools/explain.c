@@ -34,6 +34,13 @@ static const char *const ADVICE_NOT_DISK =
     "give etcd I/O and CPU priority (ionice -c2 -n0 as the rke2 docs do, CPU requests/pinning) and move other "
     "workloads off its node or disk";
 
+static const char *const ADVICE_UNSAFE_MOUNT =
+    "mount etcd's filesystem with barriers (remove nobarrier/barrier=0) and data=ordered: etcd's durability "
+    "rests on fdatasync reaching stable storage; measure again after the remount";
+static const char *const ADVICE_MEMORY =
+    "give the test (and etcd) more memory or a higher cgroup limit, or run it where nothing else competes for "
+    "memory, and run again: under memory pressure reclaim and writeback, not the disk, may set the latency";
+
 void explain_fmt_range(char *out, size_t n, const explain_range *r)
 {
     char a[32], b[32];
@@ -177,6 +184,22 @@ size_t explain(const explain_facts *f, explain_line *out, size_t max)
             }
         }
     }
+    return s.n;
+}
+
+size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max)
+{
+    sink s = {out, 0, max};
+    if (!e || !out)
+        return 0;
+    if (e->weak_options && e->weak_options[0])
+        add(&s, "unsafe-mount", ADVICE_UNSAFE_MOUNT, "%s is mounted %s: fdatasync may return before the data is "
+            "on stable storage%s, so these figures can be faster than what a power cut keeps", e->fs_desc ? e->fs_desc
+            : "the filesystem", e->weak_options, e->write_cache && !strcmp(e->write_cache, "write through")
+            ? " (the disk reports a write-through cache, which makes nobarrier less harmful)" : "");
+    if (e->memory_pressure)
+        add(&s, "memory-pressure", ADVICE_MEMORY, "memory pressure during the run (%s): a slow result may be the "
+            "memory, not the disk", e->memory_text ? e->memory_text : "seen");
     return s.n;
 }
 

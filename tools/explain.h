@@ -20,6 +20,12 @@
  *                    WAL threshold: the filesystem is slow at preallocation
  *   not-the-disk     etcd's own metrics (or etcdctl check perf) fail while the disk test of the same role
  *                    passes: contention when etcd runs (CPU, other I/O, neighbours), not the disk
+ * and over the run's environment (check; explain_env):
+ *   unsafe-mount     the filesystem is mounted with options that let fdatasync return before the data is
+ *                    durable (nobarrier, barrier=0, data=writeback, fsync_mode=nobarrier): the figures are
+ *                    faster than what a power cut would keep
+ *   memory-pressure  the memory cgroup hit its limit (or OOM-killed) during the run, or tasks stalled on
+ *                    memory >= MP_PSI_SHARE_PCT % of it (PSI): a FAIL may be reclaim and forced writeback
  */
 #ifndef ETCD_FIO_EXPLAIN_H
 #define ETCD_FIO_EXPLAIN_H
@@ -70,6 +76,16 @@ typedef struct explain_line {
     char        why[240];   /* one line, with the numbers */
     const char *advice;     /* one practical recommendation (static) */
 } explain_line;
+
+/* The run's environment (check). */
+typedef struct explain_env {
+    const char *fs_desc;        /* "ext4 on /dev/vda1 (254:0) mounted at /var/lib/etcd" */
+    const char *weak_options;   /* "nobarrier,data=writeback"; NULL or "" when none */
+    const char *write_cache;    /* the disk's queue/write_cache ("write back", "write through", "") */
+    int         memory_pressure;
+    const char *memory_text;    /* what was seen (mempress.h mp_result.text) */
+} explain_env;
+size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max);
 
 /* "2.5 ms", "8-16 ms" / "500 us-1 ms" for a range, "<= 1 ms" from 0, "> 8.19 s" open above, "?" unknown */
 void explain_fmt_range(char *out, size_t n, const explain_range *r);

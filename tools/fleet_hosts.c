@@ -16,14 +16,15 @@ const char *fleet_status_name(host_status s)
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
-int fleet_add_host(fleet *f, const char *spec, const char *dir, const char *where, char *err, size_t errlen)
+int fleet_add_host(fleet *f, const char *spec_in, const char *dir, const char *where, char *err, size_t errlen)
 {
-    char buf[sizeof f->h[0].spec];
-    if (!*spec || strlen(spec) >= sizeof buf) {
+    char buf[sizeof f->h[0].spec], spec[200]; /* spec: printable, for messages */
+    fleet_printable(spec, sizeof spec, spec_in, strlen(spec_in));
+    if (!*spec_in || strlen(spec_in) >= sizeof buf) {
         cli_msg(err, errlen, "%s: bad client '%s' (expected HOST[,PORT])", where, spec);
         return -1;
     }
-    snprintf(buf, sizeof buf, "%s", spec);
+    snprintf(buf, sizeof buf, "%s", spec_in);
     int port = FLEET_DEFAULT_PORT;
     char *comma = strrchr(buf, ',');
     if (comma) {
@@ -85,7 +86,8 @@ int fleet_add_host(fleet *f, const char *spec, const char *dir, const char *wher
     return 0;
 }
 
-int fleet_parse_clients(fleet *f, const char *path, const char *text, size_t textlen, char *err, size_t errlen)
+int fleet_each_line(const char *path, const char *text, size_t textlen, int max, const char *usage, fleet_line_fn fn,
+                    void *ctx, char *err, size_t errlen)
 {
     size_t lineno = 0;
     int any = 0;
@@ -101,7 +103,7 @@ int fleet_parse_clients(fleet *f, const char *path, const char *text, size_t tex
         }
         /* a NUL would silently end the line (and the hosts after it) */
         if (memchr(p, '\0', len)) {
-            cli_msg(err, errlen, "%s: a NUL byte in the line (expected HOST[,PORT] [DIR])", where);
+            cli_msg(err, errlen, "%s: a NUL byte in the line (expected %s)", where, usage);
             return -1;
         }
         memcpy(line, p, len);
@@ -110,34 +112,43 @@ int fleet_parse_clients(fleet *f, const char *path, const char *text, size_t tex
         char *hash = strchr(line, '#'); /* a comment: a directory with '#' is refused anyway */
         if (hash)
             *hash = '\0';
-        char *save = NULL;
-        char *spec = strtok_r(line, " \t\r", &save);
-        if (!spec)
-            continue;
-        char *dir = strtok_r(NULL, " \t\r", &save);
-        char *extra = strtok_r(NULL, " \t\r", &save);
-        if (extra) {
-            cli_msg(err, errlen, "%.600s: unexpected '%.200s' (expected HOST[,PORT] [DIR])", where, extra);
-            return -1;
+        char *save = NULL, *w[4];
+        int n = 0;
+        for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+            if (n == max) {
+                char shown[200];
+                fleet_printable(shown, sizeof shown, t, strlen(t));
+                cli_msg(err, errlen, "%.600s: unexpected '%s' (expected %s)", where, shown, usage);
+                return -1;
+            }
+            w[n++] = t;
         }
-        if (fleet_add_host(f, spec, dir, where, err, errlen))
+        if (!n)
+            continue;
+        if (fn(ctx, w, n, where, err, errlen))
             return -1;
         any = 1;
     }
     if (!any) {
-        cli_msg(err, errlen, "%s: no hosts in the file (expected HOST[,PORT] [DIR] per line)", path);
+        cli_msg(err, errlen, "%s: no hosts in the file (expected %s per line)", path, usage);
         return -1;
     }
     return 0;
 }
 
+static int client_line(void *ctx, char **w, int n, const char *where, char *err, size_t errlen)
+{
+    return fleet_add_host(ctx, w[0], n > 1 ? w[1] : NULL, where, err, errlen);
+}
+
+int fleet_parse_clients(fleet *f, const char *path, const char *text, size_t textlen, char *err, size_t errlen)
+{
+    return fleet_each_line(path, text, textlen, 2, "HOST[,PORT] [DIR]", client_line, f, err, errlen);
+}
+
 static void copy_line(char *dst, size_t len, const char *src)
 {
-    size_t n = strcspn(src, "\r\n");
-    if (n >= len)
-        n = len - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
+    fleet_printable(dst, len, src, strcspn(src, "\r\n")); /* the server's words: never raw to a terminal */
 }
 
 void fleet_judge_probe(const fleet *f, fleet_host *h, const char *txt, int rc)
@@ -177,6 +188,9 @@ void fleet_judge_probe(const fleet *f, fleet_host *h, const char *txt, int rc)
             (!strncmp(body, "fio:", 4) || !strncmp(body, "Bad option", 10) || strstr(body, "error")))
             first_err = body;
     }
+    /* the server's own words, for the table: printable (in place) */
+    fleet_printable(h->server_name, sizeof h->server_name, h->server_name, strlen(h->server_name));
+    fleet_printable(h->fio_version, sizeof h->fio_version, h->fio_version, strlen(h->fio_version));
     if (!have_probe) {
         h->st = HS_UNREACHABLE;
         if (rc == -1)

@@ -29,9 +29,9 @@ static void explain_missing(const fleet_host *fh, const char *raw, char *msg, si
         const char *nl = strchr(p, '\n'), *line = p;
         p = nl ? nl + 1 : p + strlen(p);
         if (!strncmp(line, prefix, (size_t)plen) && strstr(line + plen, "fio:")) {
-            int n = (int)strcspn(line + plen, "\r\n");
-            cli_msg(msg, len, "no results from the run; %.100s said: %.*s", fh->server_name, n > 350 ? 350 : n,
-                    line + plen);
+            char said[352];
+            fleet_printable(said, sizeof said, line + plen, strcspn(line + plen, "\r\n"));
+            cli_msg(msg, len, "no results from the run; %.100s said: %s", fh->server_name, said);
             return;
         }
     }
@@ -54,11 +54,11 @@ static int host_cmp(const void *a, const void *b)
     return c ? c : x->port - y->port;
 }
 
-/* The library judged fio's p99, a point estimate. A verdict needs the confidence bound on the p99 clear of
- * the threshold too (issue 11.8; as check does, but one look at the end of the run, so the nominal two-sided
- * bound): a bound that straddles leaves the job unknown with the point estimate in the reason, unless
- * --accept-point-estimate. Sets the host's verdict and basis. */
-static void apply_bound(const fleet *f, rm_host *h)
+/* The library judged fio's p99 (or a remote check did: fleet --ssh), a point estimate. A verdict needs the
+ * confidence bound on the p99 clear of the threshold too (issue 11.8; as check does, but one look at the end
+ * of the run, so the nominal two-sided bound): a bound that straddles leaves the job unknown with the point
+ * estimate in the reason, unless --accept-point-estimate. Sets the host's verdict and basis. */
+void fleet_apply_bound(const fleet *f, rm_host *h)
 {
     int decided = 0, straddles = 0;
     char why[sizeof h->reason] = "";
@@ -79,12 +79,12 @@ static void apply_bound(const fleet *f, rm_host *h)
         cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns);
         cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns);
         cli_fmt_ns(t, sizeof t, j->threshold_ns);
-        if (j->nbins)
+        if (j->nbins || j->bound_lo_ns != RM_UNKNOWN) /* fio's bins here, a remote check's bound (fleet --ssh) */
             cli_msg(j->reason, sizeof j->reason, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence "
                     "(bound %s..%s straddles %s); run longer", v, j->verdict == FIOR_PASS ? "looks fine" : "looks too slow",
                     (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples), f->confidence * 100, lo, hi, t);
         else
-            cli_msg(j->reason, sizeof j->reason, "p99 %s, but fio's output has no latency bins to bound it", v);
+            cli_msg(j->reason, sizeof j->reason, "p99 %s, but there is no confidence bound on it (no latency bins)", v);
         if (!why[0])
             cli_msg(why, sizeof why, "%s: %s", j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", j->reason);
         if (!f->accept_point)
@@ -172,7 +172,7 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
                 dec = j;
         }
         cli_msg(h->reason, sizeof h->reason, "%s: %s", dec->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", dec->reason);
-        apply_bound(f, h);
+        fleet_apply_bound(f, h);
     }
     fior_result_free(res);
     qsort(r->hosts, r->nhosts, sizeof *r->hosts, host_cmp);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_run.c — the run step of `etcd-fio fleet`: fio's own version, the parse-only probe of every server
- * (PROBE_BATCH fio clients at a time; the server parses the very job the run will use, so it fails on what
+ * (FLEET_PROBE_BATCH fio clients at a time; the server parses the very job the run will use, so it fails on what
  * the run would fail to parse, without touching its disk), then one fio client process that runs the
  * profile on every usable server at once — each server gets its own copy of the job file, because fio hands
  * a job file only to the --client option in front of it. Processes through proc.h. */
@@ -18,17 +18,43 @@ volatile int fleet_stop_requested;
 
 #define PROFILE_RUNTIME_S 60 /* profile.c's default runtime, for the time limit only */
 
-/* Waits for procs until deadline (monotonic s); a stop request (SIGINT to us) is passed on as SIGINT
- * once; past the deadline each is stopped (INT, TERM, KILL 10 s apart). status[i]: exit status,
- * 128+signal, or -1 when stopped for the time limit. */
+static unsigned fleet_run_limit(const fleet *f)
+{
+    return (f->runtime_s ? f->runtime_s : PROFILE_RUNTIME_S) * 2 + 120;
+}
+
+/* One look at p without waiting: a stop request (SIGINT to us) is passed on as SIGINT once (*passed_on);
+ * past the deadline it is stopped (INT, TERM, KILL 10 s apart). 1 once it has ended. */
+int fleet_run_poll(proc *p, double deadline, int *passed_on)
+{
+    if (fleet_stop_requested && !*passed_on) {
+        /* fio's client treats SIGINT as "stop the run and report"; a terminal already sent it to the whole
+         * process group, a `kill` of this process only reached us. Once is enough. */
+        if (p->state == PROC_RUNNING && !p->stop_level)
+            proc_stop_step(p, 10);
+        *passed_on = 1;
+    }
+    if (proc_wait(p, 0))
+        return 1;
+    if (proc_now() > deadline)
+        proc_stop_step(p, 10);
+    return 0;
+}
+
+int fleet_run_status(const proc *p)
+{
+    int timed_out = p->stop_level && !fleet_stop_requested;
+    return timed_out ? -1 : p->state == PROC_SIGNALED ? 128 + p->code : p->code;
+}
+
+/* Waits for procs until deadline (monotonic s); a stop request is passed on to each as SIGINT once; past
+ * the deadline each is stopped (INT, TERM, KILL 10 s apart). status[i]: fleet_run_status. */
 static void wait_all(proc *p, int *status, size_t n, double deadline)
 {
     int passed_on = 0;
     for (size_t i = 0; i < n; i++) {
         for (;;) {
             if (fleet_stop_requested && !passed_on) {
-                /* fio's client treats SIGINT as "stop the run and report"; a terminal already sent it to the
-                 * whole process group, a `kill` of this process only reached us. Once is enough. */
                 for (size_t k = 0; k < n; k++)
                     if (p[k].state == PROC_RUNNING && !p[k].stop_level)
                         proc_stop_step(&p[k], 10);
@@ -39,8 +65,7 @@ static void wait_all(proc *p, int *status, size_t n, double deadline)
             if (proc_now() > deadline)
                 proc_stop_step(&p[i], 10);
         }
-        int timed_out = p[i].stop_level && !fleet_stop_requested;
-        status[i] = timed_out ? -1 : p[i].state == PROC_SIGNALED ? 128 + p[i].code : p[i].code;
+        status[i] = fleet_run_status(&p[i]);
         proc_release(&p[i]);
     }
 }
@@ -123,10 +148,10 @@ int fleet_preflight(fleet *f, char *err, size_t errlen)
     return 0;
 }
 
-int fleet_run(fleet *f, const char *out_path, int *interrupted, char *why, size_t whylen, char *err, size_t errlen)
+int fleet_run_start(fleet *f, const char *out_path, proc *p, int *started, double *deadline, char *err,
+                    size_t errlen)
 {
-    *interrupted = 0;
-    why[0] = '\0';
+    *started = 0;
     size_t nok = 0;
     for (size_t i = 0; i < f->n; i++)
         nok += f->h[i].st == HS_OK;
@@ -157,27 +182,52 @@ int fleet_run(fleet *f, const char *out_path, int *interrupted, char *why, size_
     argv[a] = NULL;
     /* fio stops by itself at the runtime (time_based); the margin covers connecting, the servers' setup
      * and slow last syncs on a bad disk. */
-    unsigned limit = (f->runtime_s ? f->runtime_s : PROFILE_RUNTIME_S) * 2 + 120;
-    proc p;
-    int st = 0;
-    if (proc_start(&p, argv, (proc_io){PROC_FILE, out_path}, (proc_io){PROC_TO_STDOUT, NULL}, err, errlen)) {
+    *deadline = proc_now() + fleet_run_limit(f);
+    if (proc_start(p, argv, (proc_io){PROC_FILE, out_path}, (proc_io){PROC_TO_STDOUT, NULL}, err, errlen))
         rc = -1;
-        goto out;
-    }
-    wait_all(&p, &st, 1, proc_now() + limit);
+    else
+        *started = 1;
+out:
+    free(argv);
+    free(client);
+    free(job);
+    return rc;
+}
+
+int fleet_run_end(const fleet *f, int st, const char *out_path, int *interrupted, char *why, size_t whylen,
+                  char *err, size_t errlen)
+{
+    *interrupted = 0;
+    why[0] = '\0';
     if (st == -1) {
-        cli_msg(err, errlen, "fio did not finish within %u s; its output so far is in %.700s", limit, out_path);
-        rc = -1;
-    } else if (fleet_stop_requested) {
+        cli_msg(err, errlen, "fio did not finish within %u s; its output so far is in %.700s", fleet_run_limit(f),
+                out_path);
+        return -1;
+    }
+    if (fleet_stop_requested) {
         *interrupted = 1;
         cli_msg(why, whylen, "interrupted: the run was cut short");
     } else if (st >= 128) {
         *interrupted = 1;
         cli_msg(why, whylen, "the fio client was killed by signal %d during the run", st - 128);
     }
-out:
-    free(argv);
-    free(client);
-    free(job);
-    return rc;
+    return 0;
+}
+
+int fleet_run(fleet *f, const char *out_path, int *interrupted, char *why, size_t whylen, char *err, size_t errlen)
+{
+    *interrupted = 0;
+    why[0] = '\0';
+    proc p;
+    int started = 0, passed_on = 0;
+    double deadline = 0;
+    if (fleet_run_start(f, out_path, &p, &started, &deadline, err, errlen))
+        return -1;
+    if (!started)
+        return 0;
+    while (!fleet_run_poll(&p, deadline, &passed_on))
+        proc_wait(&p, 200);
+    int st = fleet_run_status(&p);
+    proc_release(&p);
+    return fleet_run_end(f, st, out_path, interrupted, why, whylen, err, errlen);
 }

@@ -45,6 +45,10 @@ static json_object *job_json(const rm_job *j)
     json_object_object_add(o, "threshold_ns", num(j->threshold_ns));
     json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(j->verdict)));
     json_object_object_add(o, "reason", json_object_new_string(j->reason));
+    json_object_object_add(o, "end", j->end == FIOR_END_UNKNOWN ? NULL : json_object_new_string(fior_end_name(j->end)));
+    json_object_object_add(o, "end_reason", str_or_null(j->end_reason));
+    json_object_object_add(o, "ioengine", str_or_null(j->ioengine));
+    json_object_object_add(o, "syncs", str_or_null(j->syncs));
     return o;
 }
 
@@ -87,6 +91,7 @@ static json_object *run_json(const rm_run *r)
     json_object_object_add(c, "wal_threshold_ns", json_object_new_int64((int64_t)r->wal_threshold_ns));
     json_object_object_add(c, "backend_threshold_ns", json_object_new_int64((int64_t)r->backend_threshold_ns));
     json_object_object_add(c, "min_samples", json_object_new_int64((int64_t)r->min_samples));
+    json_object_object_add(c, "floor_ns", json_object_new_int64((int64_t)r->floor_ns));
     json_object_object_add(c, "confidence", r->confidence > 0 ? dbl(r->confidence, "%.6g") : NULL);
     json_object_object_add(root, "criteria", c);
     json_object_object_add(root, "load", str_or_null(r->load));

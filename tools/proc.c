@@ -66,10 +66,27 @@ static int send_sig(const proc *p, int sig)
 
 int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, char *err, size_t errlen)
 {
+    return proc_start_io(p, argv, (proc_io){PROC_INHERIT, NULL}, out, err_io, 0, err, errlen);
+}
+
+static void close_pair(int fd[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fd[i] >= 0) {
+            close(fd[i]);
+            fd[i] = -1;
+        }
+}
+
+int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, proc_io err_io, int flags, char *err,
+                  size_t errlen)
+{
     memset(p, 0, sizeof *p);
     p->pid = -1;
-    p->pidfd = p->out_fd = -1;
-    int pfd[2] = {-1, -1};
+    p->pidfd = p->out_fd = p->err_fd = p->in_fd = -1;
+    /* every pipe is O_CLOEXEC: only this child gets its end (dup2 clears the flag on 0/1/2), so closing
+     * ours is its EOF even while other children run */
+    int pfd[2] = {-1, -1}, efd[2] = {-1, -1}, ifd[2] = {-1, -1};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
@@ -85,21 +102,26 @@ int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, c
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&at, &def);
     posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
+                                      (flags & PROC_NEW_SESSION ? POSIX_SPAWN_SETSID : 0));
     const int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     int rc = 0;
-    if (out.kind == PROC_PIPE) {
-        if (pipe2(pfd, O_CLOEXEC) != 0) {
-            snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-            rc = -1;
-        } else {
-            posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-        }
-    } else if (out.kind == PROC_FILE) {
-        posix_spawn_file_actions_addopen(&fa, 1, out.path, fl & ~O_CLOEXEC, 0600);
+    if ((in.kind == PROC_PIPE && pipe2(ifd, O_CLOEXEC) != 0) || (out.kind == PROC_PIPE && pipe2(pfd, O_CLOEXEC) != 0) ||
+        (err_io.kind == PROC_PIPE && pipe2(efd, O_CLOEXEC) != 0)) {
+        snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+        rc = -1;
     }
-    if (err_io.kind == PROC_FILE)
+    if (in.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(&fa, ifd[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+    else if (out.kind == PROC_FILE)
+        posix_spawn_file_actions_addopen(&fa, 1, out.path, fl & ~O_CLOEXEC, 0600);
+    if (err_io.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(&fa, efd[1], 2);
+    else if (err_io.kind == PROC_FILE)
         posix_spawn_file_actions_addopen(&fa, 2, err_io.path, fl & ~O_CLOEXEC, 0600);
     else if (err_io.kind == PROC_TO_STDOUT)
         posix_spawn_file_actions_adddup2(&fa, 1, 2);
@@ -137,14 +159,21 @@ int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, c
     }
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
-    if (pfd[1] >= 0)
-        close(pfd[1]);
     if (rc) {
-        if (pfd[0] >= 0)
-            close(pfd[0]);
+        close_pair(pfd);
+        close_pair(efd);
+        close_pair(ifd);
         return -1;
     }
+    if (ifd[0] >= 0)
+        close(ifd[0]);
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    if (efd[1] >= 0)
+        close(efd[1]);
     p->out_fd = pfd[0];
+    p->err_fd = efd[0];
+    p->in_fd = ifd[1];
     p->pidfd = pidfd_open_(p->pid);
     if (p->pidfd >= 0)
         fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
@@ -301,10 +330,12 @@ void proc_stop(proc *p, double grace_s)
 
 void proc_release(proc *p)
 {
-    if (p->out_fd >= 0) {
-        close(p->out_fd);
-        p->out_fd = -1;
-    }
+    int *fds[] = {&p->out_fd, &p->err_fd, &p->in_fd};
+    for (size_t i = 0; i < 3; i++)
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+        }
     if (p->pid > 0 && p->state == PROC_RUNNING) {
         proc_stop(p, 5);
     }

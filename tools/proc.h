@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* proc.h — the one process runner of etcd-fio (as git's run-command.h): start a program with
- * posix_spawnp (stdin from /dev/null, stdout/stderr to a pipe, a file, or inherited), wait for it with a
+ * posix_spawnp (stdin from /dev/null or a pipe, stdout/stderr to a pipe, a file, or inherited), wait for it with a
  * timeout on a pidfd, and stop it in escalating steps SIGINT -> SIGTERM -> SIGKILL (fio ends its jobs and
  * still prints its results on SIGINT; TERM and KILL are for a fio that hangs). Signals go through the pidfd,
  * so a recycled pid is never signalled. Used by check, fleet and check --classic. */
@@ -11,8 +11,9 @@
 #include <sys/types.h>
 
 typedef enum proc_io_kind {
-    PROC_INHERIT = 0,  /* the parent's descriptor */
-    PROC_PIPE,         /* stdout only: a pipe whose read end is proc.out_fd */
+    PROC_INHERIT = 0,  /* the parent's descriptor (stdin: /dev/null) */
+    PROC_PIPE,         /* stdin: a pipe whose write end is proc.in_fd (closing it is the child's EOF);
+                        * stdout / stderr: a pipe whose read end is proc.out_fd / proc.err_fd */
     PROC_FILE,         /* path, created 0600 with O_EXCL|O_NOFOLLOW (in our private directory) */
     PROC_TO_STDOUT     /* stderr only: the same as the child's stdout */
 } proc_io_kind;
@@ -28,14 +29,22 @@ typedef struct proc {
     pid_t      pid;
     int        pidfd;     /* -1 when the kernel has no pidfd_open (then waitpid is polled) */
     int        out_fd;    /* read end of the stdout pipe, or -1 */
+    int        err_fd;    /* read end of the stderr pipe, or -1 */
+    int        in_fd;     /* write end of the stdin pipe, or -1 */
     proc_state state;
     int        code;      /* exit status (PROC_EXITED) or signal number (PROC_SIGNALED) */
     int        stop_level; /* 0 not stopped by us; 1 SIGINT, 2 SIGTERM, 3 SIGKILL sent */
     double     stop_since; /* monotonic seconds of the last stop step */
 } proc;
 
-/* 0, or -1 with "cannot run ARGV0: why" in err. */
+/* 0, or -1 with "cannot run ARGV0: why" in err. stdin is /dev/null. */
 int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, char *err, size_t errlen);
+/* The same with stdin too: in.kind PROC_PIPE gives the child a pipe (proc.in_fd, never inherited by other
+ * children), anything else /dev/null. flags: PROC_NEW_SESSION starts it in a session of its own, without a
+ * controlling terminal: nothing it runs can prompt on ours (/dev/tty), and a Ctrl-C there reaches only us. */
+#define PROC_NEW_SESSION 1
+int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, proc_io err_io, int flags, char *err,
+                  size_t errlen);
 /* Waits up to timeout_ms (-1: no limit) for the end. Returns 1 when it has ended (state/code set), 0 on
  * timeout or when a signal interrupted the wait (the caller checks its flags and calls again). */
 int proc_wait(proc *p, int timeout_ms);
@@ -46,7 +55,7 @@ void proc_stop_step(proc *p, double grace_s);
  * Ctrl-Z — or a stopped job of it then ends as a running one does.) */
 /* Stops it and reaps it: SIGINT, SIGTERM after grace_s, SIGKILL after another grace_s. */
 void proc_stop(proc *p, double grace_s);
-/* Closes the pipe (if any); reaps a process that has not been waited for (after a SIGKILL). */
+/* Closes the pipes (if any); reaps a process that has not been waited for (after a SIGKILL). */
 void proc_release(proc *p);
 /* Gives up on a process that SIGKILL did not end (stuck in the kernel: a hung disk, a hard NFS mount):
  * closes our descriptors and never waits for it (it becomes init's child when we exit). */

@@ -32,6 +32,7 @@ void rm_init(rm_run *r, const char *command, const fior_criteria *c)
     r->wal_threshold_ns = fior_criteria_threshold(c, FIOR_ROLE_WAL);
     r->backend_threshold_ns = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     r->min_samples = fior_criteria_min_samples(c);
+    r->floor_ns = fior_criteria_floor(c);
     r->verdict = FIOR_UNKNOWN;
 }
 
@@ -139,6 +140,11 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
     }
     o->bins = j->bins;
     o->nbins = j->nbins;
+    o->end = j->end;
+    snprintf(o->end_reason, sizeof o->end_reason, "%s", j->end_reason ? j->end_reason : "");
+    snprintf(o->ioengine, sizeof o->ioengine, "%s", j->ioengine ? j->ioengine : "");
+    if (!j->bucketed && j->role != FIOR_ROLE_CHECK_PERF && j->end != FIOR_END_UNKNOWN)
+        fior_sync_flags_name(o->syncs, sizeof o->syncs, j->sync_flags);
     if (jd) {
         o->verdict = jd->verdict;
         o->judged_ns = jd->value_known ? jd->value_ns : RM_UNKNOWN;

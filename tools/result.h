@@ -38,9 +38,13 @@ typedef struct rm_job {
     uint64_t     bound_lo_ns, bound_hi_ns;  /* confidence bound on the p99 (check) */
     uint64_t     threshold_ns;
     fior_verdict verdict;
-    char         reason[320];
+    char         reason[512];
     const fior_bin *bins;       /* json+ bins (owned by the report; for the SVG), or NULL */
     size_t       nbins;
+    fior_end     end;           /* did the fio run reach its end (fior_job.end); FIOR_END_UNKNOWN: not told */
+    char         end_reason[512];
+    char         ioengine[128]; /* "" when not in the input */
+    char         syncs[64];     /* what made the sync samples (fior_sync_flags_name), "" when not a fio job */
 } rm_job;
 
 typedef struct rm_host {
@@ -72,7 +76,7 @@ typedef struct rm_run {
     char         tool_version[32], fio_version[64], hostname[256];
     time_t       timestamp;
     double       percentile, confidence;  /* confidence 0: no bound (verdict, fleet) */
-    uint64_t     wal_threshold_ns, backend_threshold_ns, min_samples;
+    uint64_t     wal_threshold_ns, backend_threshold_ns, min_samples, floor_ns;
     const char  *load;            /* NULL for verdict */
     rm_host     *hosts;
     size_t       nhosts, cap;
@@ -107,6 +111,9 @@ void     rm_explain(rm_run *r, const explain_facts *f, const char *prefix);
 /* The same from the run's own jobs (exact numbers: check, fleet), per host; rollover_worst_ns is the
  * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured. */
 void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns);
+
+/* Appends the environment's explain lines (explain_env_lines). */
+void     rm_explain_env(rm_run *r, const explain_env *e);
 
 /* "wal", "backend", "check-perf" */
 const char *rm_role_name(fior_role role);

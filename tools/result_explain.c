@@ -65,3 +65,9 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns)
         rm_explain(r, &f, prefix);
     }
 }
+
+void rm_explain_env(rm_run *r, const explain_env *e)
+{
+    size_t room = sizeof r->explain / sizeof r->explain[0] - r->nexplain;
+    r->nexplain += explain_env_lines(e, r->explain + r->nexplain, room);
+}

@@ -36,7 +36,7 @@ extern "C" {
 /* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
  * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
 #define FIOR_VERSION_MAJOR 2
-#define FIOR_VERSION_MINOR 1
+#define FIOR_VERSION_MINOR 2
 #define FIOR_VERSION_PATCH 0
 #define FIOR__STR2(x) #x
 #define FIOR__STR(x) FIOR__STR2(x)
@@ -95,6 +95,44 @@ typedef struct fior_bin {  /* json+ latency bin: samples whose latency rounds to
     uint64_t ns;
     uint64_t count;
 } fior_bin;
+
+/* How a job's run ended, as far as its input tells (fior_job.end, added in 2.2). Only PROVEN and INFERRED
+ * may pass: a run fio did not finish is never a PASS (its FAIL stays a FAIL: a slow sync that was measured
+ * stays measured). May gain values. */
+typedef enum fior_end {
+    FIOR_END_UNKNOWN = 0,  /* the input says nothing about it (etcd-perf lines; etcd's metrics and etcdctl
+                            * check perf, which are not fio runs and are judged by their own rules) */
+    FIOR_END_PROVEN,       /* the job's counters reached the end its options set: size or io_size (× loops,
+                            * × numjobs when grouped) bytes, number_ios I/Os, or its runtime */
+    FIOR_END_INFERRED,     /* a complete output without any sign of a cut, whose input does not carry the
+                            * job's end condition (fio's normal output never does): the end is inferred */
+    FIOR_END_STOPPED,      /* fio was stopped by a signal (end_signal: its "fio: terminating on signal N"
+                            * line) before the job's end, and printed the job's figures after it */
+    FIOR_END_DIED,         /* the job's process died or was killed before its end, fio itself carrying on:
+                            * "fio: pid=P, got signal=S", a job_runtime of 0 with syncs but no bytes, or
+                            * fewer bytes/I/Os than its options ask and no signal line */
+    FIOR_END_CUT           /* the input ends before fio's final figures: a --status-interval stream whose
+                            * last document/print is an interim one, or a signal line with nothing after */
+} fior_end;
+
+/* What made a job's sync samples (fior_job.sync_flags, added in 2.2): the options that decide whether its
+ * syncs are flushes to a disk. From the job's options (JSON "job options" and "global options") or, where
+ * the input has none (normal output), from signs in the data. */
+#define FIOR_SYNC_OPTIONS   0x001u /* the job's options are in the input: a flag below that is not set was
+                                    * not asked for */
+#define FIOR_SYNC_FSYNC     0x002u /* fsync=N */
+#define FIOR_SYNC_FDATASYNC 0x004u /* fdatasync=N */
+#define FIOR_SYNC_RANGE     0x008u /* sync_file_range=…: only starts writeback, never flushes (normal output:
+                                    * the syncs are counted where fio counts sync_file_range) */
+#define FIOR_SYNC_O_SYNC    0x010u /* sync=1 / sync=sync: files opened O_SYNC, every write flushes itself */
+#define FIOR_SYNC_O_DSYNC   0x020u /* sync=dsync: O_DSYNC, likewise */
+#define FIOR_SYNC_DIRECT    0x040u /* direct=1 (O_DIRECT) */
+#define FIOR_SYNC_END_FSYNC 0x080u /* end_fsync=1 or fsync_on_close=1: syncs at the end that fio does not time */
+
+/* The physical floor (fior_criteria_set_floor): no flush of a write to a block device takes less. Measured
+ * on this project's machine (bench/flush_floor.sh, man libfioreport(3)): the fastest real fdatasync, ext4
+ * without a journal on a RAM-backed loop device, 35 us; tmpfs 0.2-0.5 us, ioengine=null 10-80 ns. */
+#define FIOR_FLOOR_DEFAULT_NS 5000u
 
 /* One job (or one client_stats entry) of a report. Read-only; owned by the report (lifetime: see
  * fior_report_job). Fields may be added at the end in later minor versions: never allocate or copy one. */
@@ -158,6 +196,19 @@ typedef struct fior_job {
                                     * in one input (concatenated files) are separate runs and every run is
                                     * judged; a --status-interval stream (the same jobs, later timestamps)
                                     * is one run, read from its last document. */
+
+    /* added in 2.2: how the job's run ended and what made its sync samples */
+    fior_end    end;               /* FIOR_END_*: did the job reach its own end? */
+    const char *end_reason;        /* one line on how that is known ("wrote 100 of 100 MiB", "fio was stopped
+                                    * by signal 2 after 35 of 100 MiB"), or NULL for FIOR_END_UNKNOWN */
+    int         end_signal;        /* N of fio's "fio: terminating on signal N" line in this run, 0 when none */
+    unsigned    sync_flags;        /* FIOR_SYNC_*: what made the sync samples */
+    const char *directory;         /* the job's directory= and filename= options (JSON), or NULL */
+    const char *filename;
+    uint64_t    io_bytes;          /* bytes the job read, wrote and trimmed; 0 when not in the input */
+    uint64_t    io_goal_bytes;     /* the bytes its options ask for, 0 when they do not say */
+    uint64_t    runtime_ms;        /* how long the job ran (JSON job_runtime, normal output's write line) */
+    uint64_t    runtime_goal_ms;   /* its runtime= option, 0 when none */
 } fior_job;
 
 typedef struct fior_report fior_report;
@@ -243,11 +294,24 @@ typedef struct fior_criteria fior_criteria;
 
 FIOR_API fior_criteria *fior_criteria_new(void);
 FIOR_API void           fior_criteria_free(fior_criteria *c);  /* NULL is fine */
+/* 2.2: a copy of c (the defaults for NULL), to change one setting for one judgement; NULL: out of memory. */
+FIOR_API fior_criteria *fior_criteria_dup(const fior_criteria *c);
 /* Setters return FIOR_E_INVAL (and change nothing) for a bad value: percent not in (0, 100), a threshold of
  * 0 or a role the library does not know. */
 FIOR_API fior_status    fior_criteria_set_percentile(fior_criteria *c, double percent);
 FIOR_API fior_status    fior_criteria_set_threshold(fior_criteria *c, fior_role role, uint64_t ns);
 FIOR_API fior_status    fior_criteria_set_min_samples(fior_criteria *c, uint64_t n);
+/* 2.2: the physical floor: a job whose median sync latency is below floor_ns did not reach a disk (tmpfs,
+ * ioengine=null, a cache that acknowledges without a flush) and is UNKNOWN. FIOR_FLOOR_DEFAULT_NS unless
+ * set; 0 turns the rule off (for a device known to flush faster, e.g. persistent memory). */
+FIOR_API fior_status    fior_criteria_set_floor(fior_criteria *c, uint64_t floor_ns);
+FIOR_API uint64_t       fior_criteria_floor(const fior_criteria *c);
+/* 2.2: the caller stopped fio itself with this signal (`etcd-fio check` sends SIGINT once its bound is
+ * decided): a job stopped by that signal (FIOR_END_STOPPED with end_signal == signo) is judged on the figures
+ * fio printed after it. 0 (the default): a run stopped by any signal is never a PASS. FIOR_E_INVAL for a
+ * negative signo. */
+FIOR_API fior_status    fior_criteria_set_caller_stop(fior_criteria *c, int signo);
+FIOR_API int            fior_criteria_caller_stop(const fior_criteria *c);
 /* Getters; with c == NULL (or an unknown role) they give the defaults (WAL threshold for unknown roles). */
 FIOR_API double         fior_criteria_percentile(const fior_criteria *c);
 FIOR_API uint64_t       fior_criteria_threshold(const fior_criteria *c, fior_role role);
@@ -277,6 +341,13 @@ FIOR_API size_t       fior_result_count(const fior_result *res);  /* == fior_rep
  * are valid until fior_result_free(res). */
 FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i);
 
+/* 2.2: lower-case static string for fior_job.end: "unknown", "proven", "inferred", "stopped", "died", "cut"
+ * ("unknown" for values it does not know). */
+FIOR_API const char  *fior_end_name(fior_end e);
+/* 2.2: what made the sync samples, in words, from fior_job.sync_flags: "fdatasync", "fsync", "fsync and
+ * fdatasync", "sync_file_range", "fdatasync after O_SYNC writes", … or "fsync/fdatasync" when the input does
+ * not say which (normal output). Returns buf. */
+FIOR_API char        *fior_sync_flags_name(char *buf, size_t n, unsigned sync_flags);
 /* Lower-case static string: "pass", "fail", "unknown", "not judged" ("unknown" for values it does not know). */
 FIOR_API const char  *fior_verdict_name(fior_verdict v);
 /* Formats a latency for people, 3 significant digits: "2.54 ms", "159 ms", "850 us". Returns buf. */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* json_opts.c — the values of a job's "job options" and the document's "global options" that the verdict
+ * needs, as fio's JSON gives them (strings, as the user wrote them; options.c names them): the engine and
+ * etcd_mode, fsync/fdatasync, gtod_reduce, and what ends a job (size, io_size/io_limit, filesize, nrfiles,
+ * number_ios, runtime/timeout, loops, numjobs, bs) or changes what its syncs flush (sync, direct/buffered,
+ * sync_file_range, end_fsync, fsync_on_close; directory and filename). */
+#include <string.h>
+
+#include "json_doc.h"
+
+/* A later value of an option that ends the job wins only when larger: the run must then have gone further
+ * to prove its end (two values of one option are a contradiction, told by dup_key anyway). */
+static void opt_max(uint64_t *o, uint64_t v)
+{
+    if (*o == 0 || v == UINT64_MAX || (*o != UINT64_MAX && v > *o))
+        *o = v;
+}
+
+/* fio's bool options (parse.c check_str_bool): "1", "true", "on", "yes" */
+static int truthy(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '1') || (n == 4 && !memcmp(s, "true", 4)) || (n == 2 && !memcmp(s, "on", 2)) ||
+           (n == 3 && !memcmp(s, "yes", 3));
+}
+
+static int dec_count(const char *s, size_t n, uint64_t *v)
+{
+    uint64_t t = fior__opt_size(s, n, 1);
+    *v = t;
+    return t != UINT64_MAX;
+}
+
+/* The options that end a job or change what its syncs flush (run_end.c, verdict.c). */
+static void opt_end_value(jdoc *d, jjob *x, int global, int key, const char *s, size_t n)
+{
+    uint64_t v;
+    switch (key) {
+    case K_O_SIZE:       opt_max(&x->o_size, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_IO_SIZE:
+    case K_O_IO_LIMIT:   opt_max(&x->o_io_size, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_FILESIZE:   opt_max(&x->o_filesize, fior__opt_size(s, n, x->kb1000)); break;
+    case K_O_NRFILES:    dec_count(s, n, &v); opt_max(&x->o_nrfiles, v); break;
+    case K_O_NUMBER_IOS: dec_count(s, n, &v); opt_max(&x->o_number_ios, v); break;
+    case K_O_RUNTIME:
+    case K_O_TIMEOUT:    opt_max(&x->o_runtime_ms, fior__opt_time_ms(s, n)); break;
+    case K_O_LOOPS:      dec_count(s, n, &v); opt_max(&x->o_loops, v); break;
+    case K_O_NUMJOBS:    dec_count(s, n, &v); opt_max(&x->o_numjobs, v); break;
+    case K_O_BS:
+    case K_O_BLOCKSIZE:
+    case K_O_BSRANGE:    opt_max(&x->o_bs, fior__opt_bs_max(s, n, x->kb1000)); break;
+    case K_O_KB_BASE:    x->kb1000 = !(n == 4 && !memcmp(s, "1024", 4)); break;
+    case K_O_SYNC: { /* options.c: "none"/"0", "sync"/"1" (O_SYNC), "dsync" (O_DSYNC); older fio: a bool */
+        signed char v = (signed char)((n == 5 && !memcmp(s, "dsync", 5)) ? 2
+                                      : (n == 4 && !memcmp(s, "sync", 4)) || truthy(s, n) ? 1 : 0);
+        if (x->o_sync <= 0)
+            x->o_sync = v;
+        break;
+    }
+    case K_O_DIRECT:
+    case K_O_BUFFERED:
+        if (x->o_direct <= 0)
+            x->o_direct = (signed char)(truthy(s, n) == (key == K_O_DIRECT));
+        break;
+    case K_O_SFR: /* wait_before, write, wait_after, … */
+        if (x->o_sfr <= 0)
+            x->o_sfr = (signed char)(n > 0);
+        break;
+    case K_O_END_FSYNC:
+    case K_O_FSYNC_ON_CLOSE:
+        if (truthy(s, n))
+            x->o_end_fsync = 1;
+        else if (x->o_end_fsync < 0)
+            x->o_end_fsync = 0;
+        break;
+    case K_O_DIRECTORY:
+        fior__jsetstr(d, global ? &d->g_directory : &d->b.j.directory, (const unsigned char *)s, n);
+        x->own_directory = 1;
+        break;
+    case K_O_FILENAME:
+        fior__jsetstr(d, global ? &d->g_filename : &d->b.j.filename, (const unsigned char *)s, n);
+        x->own_filename = 1;
+        break;
+    }
+}
+
+void fior__jopt_value(jdoc *d, const jframe *f, int key, const char *s, size_t n)
+{
+    int on = !(n == 1 && s[0] == '0');
+    jjob *x = f->global ? &d->gx : &d->x;
+    if (key >= K_O_SIZE) {
+        opt_end_value(d, x, f->global, key, s, n);
+        return;
+    }
+    switch (key) {
+    case K_O_IOENGINE:
+        fior__jsetstr(d, f->global ? &d->g_ioengine : &d->b.j.ioengine, (const unsigned char *)s, n);
+        x->own_ioengine = 1;
+        break;
+    case K_O_ETCD_MODE:
+        fior__jsetstr(d, f->global ? &d->g_etcd_mode : &d->b.j.etcd_mode, (const unsigned char *)s, n);
+        x->own_etcd_mode = 1;
+        break;
+    case K_O_FDATASYNC: x->fdatasync = (signed char)on; break;
+    case K_O_FSYNC:     x->fsync = (signed char)on; break;
+    case K_O_GTOD:      x->gtod = (signed char)truthy(s, n); break;
+    }
+}
+

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* normal_doc.h — between fmt_normal.c (reads fio's normal output line by line into jobs) and normal_end.c
+ * (what the output says of each job's end: fio's signal and "got signal" lines, each job's prints, the
+ * io and runtime of its read/write lines, its cpu line): the reader's state and the small text helpers
+ * both use. */
+#ifndef FIOR_NORMAL_DOC_H
+#define FIOR_NORMAL_DOC_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum section { SEC_NONE, SEC_WRITE, SEC_OTHER, SEC_SYNC };
+
+typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E, iodepth=…" */
+    char *name;
+    int   group;
+    char *ioengine;
+} desc;
+
+/* What the output says of one job's end (run_end.c), by its index in the report: its prints (a
+ * --status-interval normal output prints every job again and again) and their figures. */
+typedef struct nfact {
+    unsigned prints, last_print; /* how often it was printed, and the run's print count at its last one */
+    uint64_t rt[3];              /* the write line's runtime of its last three prints, newest last (ms) */
+    int      has_ddir, has_bytes, has_rt;
+    uint64_t bytes, rt_ms;
+    int      cpu_idle;           /* its cpu line says usr=0, sys=0, ctx=0: the process never ran to its end */
+    int      has_cpu;            /* its print has a cpu line (a whole print, not an excerpt) */
+    uint64_t issued_rw;          /* reads + writes + trims of its "issued rwts:" line */
+} nfact;
+
+typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */
+    long pid;
+    int  sig;
+} nsig;
+
+typedef struct nstate {
+    fior_report *r;
+    const char  *source;
+    size_t       lineno;
+    char        *line;         /* current line, NUL-terminated copy */
+    size_t       linecap;
+    char        *version;      /* last fio version line seen */
+    char        *host1;        /* the single client host seen, if only one */
+    int          nhosts;
+    desc        *descs;
+    size_t       ndescs, dcap;
+    fior__strmap         didx;         /* "name\x1fgroup" → descs[] */
+    fior__strmap         jidx;         /* job identity → r->jobs[] */
+    int          fio_seen;     /* version or description line seen: this is fio output */
+    int          in_job;
+    fior__jobb   job;
+    enum section sec;
+    uint64_t     pct_unit;     /* inside a percentile block: its unit; 0 outside */
+    int          pct_target;   /* the block belongs to sync (1) or is skipped (0) */
+    size_t       pct_rows, pct_start;
+    int          pct_open;     /* last entry ended with ',' */
+    int          sync_lines, issued_lines;  /* of the current job: each at most once */
+    unsigned     run;          /* fior_job.run of the jobs being read */
+    size_t       run_first;    /* index in r->jobs of the current run's first job */
+    int          run_fio;      /* the current run has shown fio's banner or a job description */
+    int          run_summary;  /* the current run has printed its 'Run status group' summary */
+    /* how the jobs ended (run_end.c) */
+    nfact       *nf;           /* by index in r->jobs */
+    size_t       nfcap;
+    nfact        cur;          /* the job being read */
+    unsigned     prints;       /* job prints of the current run */
+    int          run_sig;      /* its "fio: terminating on signal N" line: N */
+    unsigned     sig_prints;   /* prints before that line */
+    nsig        *died;         /* its "got signal" lines */
+    size_t       ndied, diedcap;
+    fior__strmap backend;      /* "run\x1fname" of the engine's "etcdwal: NAME: backend N commits" lines */
+} nstate;
+
+static inline fior_status nomem(nstate *s)
+{
+    fior__seterr(s->r, "%s: out of memory", s->source);
+    return FIOR_E_NOMEM;
+}
+
+static inline fior_status bad(nstate *s, const char *what)
+{
+    fior__seterr(s->r, "%s:%zu: expected %s", s->source, s->lineno, what);
+    return FIOR_E_PARSE;
+}
+
+static inline const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* The first-byte test keeps most lines away from strncmp: every line meets a dozen of these. */
+static inline int starts(const char *p, const char *word)
+{
+    return p[0] == word[0] && strncmp(p, word, strlen(word)) == 0;
+}
+
+/* "key=" as a token: at the start or after a blank, ',' or '('. Returns the text after '=' (blanks
+ * skipped), or NULL. */
+static inline const char *find_key(const char *line, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key)) {
+        if (p[n] != '=')
+            continue;
+        if (p != line && !strchr(" \t,(", p[-1]))
+            continue;
+        return skip_ws(p + n + 1);
+    }
+    return NULL;
+}
+
+/* "(nsec)" / "(usec)" / "(msec)" right after `p` (blanks allowed). 0 when not one of them. */
+/* normal_end.c */
+void        fior__nnote_print(nstate *s, size_t idx);        /* job idx of the report was just printed */
+void        fior__nddir_io(nstate *s, const char *p);        /* a read/write/trim line's "(39.6MiB/2755msec)" */
+void        fior__ncpu_line(nstate *s, const char *p);       /* "cpu : usr=…, sys=…, ctx=…" */
+/* fio's own "fio: …" lines; *mine: the line was one of them */
+fior_status fior__nfio_says(nstate *s, const char *p, int *mine);
+fior_status fior__nrun_ends(nstate *s);                      /* the current run's jobs' end */
+
+#endif

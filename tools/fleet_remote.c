@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/* fleet_remote.c — the judge step of `etcd-fio fleet --ssh`, pure (tests/test_fleet_ssh.c): how one host's
+ * ssh ended (unreachable, key refused, no etcd-fio, an older one, a remote error, timeout, interrupted), the
+ * reading of the JSON its `etcd-fio check --json` printed (doc/etcd-fio.schema.json, schema 1: exactly one
+ * object, no key given twice), and fleet_remote_proof(): the remote's word is never a PASS by itself.
+ * Every string from the remote goes through fleet_printable() before it reaches the result model. */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "cli.h"
+#include "fleet.h"
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+#define STRINGIFY_SCHEMA STR(RM_SCHEMA)
+
+/* ---- one JSON value, no key twice in any object (json-c keeps the last one: a last-one-wins) ---- */
+
+#define DUP_DEPTH 32
+#define DUP_KEYS  256 /* keys per object: a check's objects have at most ~20 */
+
+typedef struct dupchk {
+    int    depth;
+    char  *keys[DUP_DEPTH][DUP_KEYS];
+    size_t n[DUP_DEPTH];
+    char   why[128];
+} dupchk;
+
+static int dc_start_map(void *ctx)
+{
+    dupchk *d = ctx;
+    if (d->depth + 1 >= DUP_DEPTH) {
+        cli_msg(d->why, sizeof d->why, "nested deeper than %d", DUP_DEPTH - 1);
+        return 0;
+    }
+    d->n[++d->depth] = 0;
+    return 1;
+}
+
+static int dc_key(void *ctx, const unsigned char *k, size_t len)
+{
+    dupchk *d = ctx;
+    size_t *n = &d->n[d->depth];
+    for (size_t i = 0; i < *n; i++)
+        if (strlen(d->keys[d->depth][i]) == len && !memcmp(d->keys[d->depth][i], k, len)) {
+            char shown[64];
+            fleet_printable(shown, sizeof shown, (const char *)k, len);
+            cli_msg(d->why, sizeof d->why, "key \"%s\" given twice in one object", shown);
+            return 0;
+        }
+    if (*n == DUP_KEYS || !(d->keys[d->depth][*n] = strndup((const char *)k, len))) {
+        cli_msg(d->why, sizeof d->why, "more than %d keys in one object", DUP_KEYS);
+        return 0;
+    }
+    ++*n;
+    return 1;
+}
+
+static void dc_pop(dupchk *d)
+{
+    for (size_t i = 0; i < d->n[d->depth]; i++)
+        free(d->keys[d->depth][i]);
+    d->n[d->depth] = 0;
+    d->depth--;
+}
+
+static int dc_end_map(void *ctx)
+{
+    dc_pop(ctx);
+    return 1;
+}
+
+/* 0 when buf is one JSON value with no duplicate key; else -1 and why. */
+static int json_strict(const char *buf, size_t len, char *why, size_t whylen)
+{
+    static const yajl_callbacks cb = {.yajl_start_map = dc_start_map, .yajl_map_key = dc_key,
+                                      .yajl_end_map = dc_end_map};
+    dupchk *d = calloc(1, sizeof *d);
+    yajl_handle y = d ? yajl_alloc(&cb, NULL, d) : NULL;
+    int rc = -1;
+    if (!y) {
+        cli_msg(why, whylen, "out of memory");
+    } else if (yajl_parse(y, (const unsigned char *)buf, len) != yajl_status_ok || yajl_complete_parse(y) != yajl_status_ok) {
+        if (d->why[0]) {
+            cli_msg(why, whylen, "%s", d->why);
+        } else {
+            unsigned char *e = yajl_get_error(y, 0, (const unsigned char *)buf, len);
+            fleet_printable(why, whylen, (const char *)e, e ? strlen((const char *)e) : 0);
+            yajl_free_error(y, e);
+        }
+    } else {
+        rc = 0;
+    }
+    while (d && d->depth > 0)
+        dc_pop(d);
+    if (y)
+        yajl_free(y);
+    free(d);
+    return rc;
+}
+
+/* ---- typed reads; a wrong type is an error (json-c would convert "9" or 1e30 silently) ---- */
+
+typedef struct rd {
+    char bad[160]; /* the first key that is missing or of the wrong type */
+} rd;
+
+static json_object *get(rd *r, json_object *o, const char *key, json_type t, int nullable)
+{
+    json_object *v = NULL;
+    if (!o || !json_object_object_get_ex(o, key, &v) || (v ? !json_object_is_type(v, t) : !nullable)) {
+        if (!r->bad[0])
+            cli_msg(r->bad, sizeof r->bad, "\"%s\" missing or not %s%s", key, json_type_to_name(t),
+                    nullable ? " or null" : "");
+        return NULL;
+    }
+    return v;
+}
+
+static uint64_t get_ns(rd *r, json_object *o, const char *key) /* integer >= 0, or null: RM_UNKNOWN */
+{
+    json_object *v = get(r, o, key, json_type_int, 1);
+    if (!v)
+        return RM_UNKNOWN;
+    int64_t x = json_object_get_int64(v);
+    if (x < 0 || x == INT64_MAX) { /* json-c saturates what does not fit */
+        if (!r->bad[0])
+            cli_msg(r->bad, sizeof r->bad, "\"%s\" is not a count of nanoseconds", key);
+        return RM_UNKNOWN;
+    }
+    return (uint64_t)x;
+}
+
+static void get_str(rd *r, json_object *o, const char *key, char *dst, size_t n, int nullable)
+{
+    json_object *v = get(r, o, key, json_type_string, nullable);
+    dst[0] = '\0';
+    if (v)
+        fleet_printable(dst, n, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+}
+
+static double get_num(rd *r, json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    if (o && json_object_object_get_ex(o, key, &v) && v &&
+        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+        return json_object_get_double(v);
+    if (!r->bad[0])
+        cli_msg(r->bad, sizeof r->bad, "\"%s\" missing or not a number", key);
+    return NAN;
+}
+
+static fior_verdict verdict_word(const char *s)
+{
+    return !strcmp(s, "pass") ? FIOR_PASS : !strcmp(s, "fail") ? FIOR_FAIL : !strcmp(s, "unknown") ? FIOR_UNKNOWN
+           : !strcmp(s, "not judged") ? FIOR_NOT_JUDGED : (fior_verdict)-1;
+}
+
+/* The host's jobs, and what the proof needs of the rest. 0, or -1 with r->bad set. */
+static int read_doc(rd *r, json_object *root, fleet_remote *rr, rm_host *h)
+{
+    json_object *crit = get(r, root, "criteria", json_type_object, 0);
+    rr->percentile = get_num(r, crit, "percentile");
+    rr->wal_ns = get_ns(r, crit, "wal_threshold_ns");
+    rr->backend_ns = get_ns(r, crit, "backend_threshold_ns");
+    rr->min_samples = get_ns(r, crit, "min_samples");
+    rr->confidence = get_num(r, crit, "confidence");
+    get_str(r, root, "load", rr->load, sizeof rr->load, 1);
+    get_str(r, root, "verdict", rr->verdict, sizeof rr->verdict, 0);
+    json_object *es = get(r, root, "exit_status", json_type_int, 0);
+    rr->exit_status = es ? (int)json_object_get_int64(es) : -1;
+    json_object *details = get(r, root, "details", json_type_object, 0);
+    json_object *run = get(r, details, "run", json_type_object, 0);
+    get_str(r, run, "end", rr->run_end, sizeof rr->run_end, 0);
+    json_object *ph = get(r, details, "phases", json_type_object, 0), *p2 = NULL, *probe = NULL, *ok;
+    get_str(r, ph, "decided_by", rr->decided_by, sizeof rr->decided_by, 0);
+    if (ph && json_object_object_get_ex(ph, "phase2", &p2) && p2 && json_object_is_type(p2, json_type_object))
+        rr->phase2_ran = 1;
+    rr->probe_ok = ph && json_object_object_get_ex(ph, "probe", &probe) && probe &&
+                   json_object_object_get_ex(probe, "ok", &ok) && json_object_is_type(ok, json_type_boolean) &&
+                   json_object_get_boolean(ok);
+    json_object *hosts = get(r, root, "hosts", json_type_array, 0);
+    if (r->bad[0])
+        return -1;
+    if (json_object_array_length(hosts) != 1) {
+        cli_msg(r->bad, sizeof r->bad, "%zu hosts in a check's result (one expected)", json_object_array_length(hosts));
+        return -1;
+    }
+    json_object *host = json_object_array_get_idx(hosts, 0);
+    get_str(r, host, "host", h->server_hostname, sizeof h->server_hostname, 0);
+    get_str(r, host, "fio_version", h->fio_version, sizeof h->fio_version, 1);
+    get_str(r, host, "status", rr->status, sizeof rr->status, 0);
+    get_str(r, host, "verdict", rr->host_verdict, sizeof rr->host_verdict, 0);
+    get_str(r, host, "reason", rr->reason, sizeof rr->reason, 0);
+    h->rollovers = get_ns(r, host, "rollovers");
+    json_object *dur = NULL;
+    if (host && json_object_object_get_ex(host, "duration_s", &dur) && dur && json_object_get_double(dur) >= 0)
+        h->duration_s = json_object_get_double(dur);
+    json_object *jobs = get(r, host, "jobs", json_type_array, 0);
+    for (size_t k = 0; jobs && k < json_object_array_length(jobs) && !r->bad[0]; k++) {
+        json_object *jo = json_object_array_get_idx(jobs, k);
+        rm_job *j = rm_add_job(h);
+        if (!j) {
+            cli_msg(r->bad, sizeof r->bad, "out of memory");
+            break;
+        }
+        char role[32], verdict[32];
+        get_str(r, jo, "name", j->name, sizeof j->name, 0);
+        get_str(r, jo, "role", role, sizeof role, 0);
+        j->role = !strcmp(role, "backend") ? FIOR_ROLE_BACKEND : !strcmp(role, "wal") ? FIOR_ROLE_WAL
+                  : FIOR_ROLE_CHECK_PERF; /* not a role of check's: refused by the proof */
+        j->samples = get_ns(r, jo, "samples");
+        j->p50_ns = get_ns(r, jo, "p50_ns");
+        j->p99_ns = get_ns(r, jo, "p99_ns");
+        j->p999_ns = get_ns(r, jo, "p99_9_ns");
+        j->max_ns = get_ns(r, jo, "max_ns");
+        j->judged_ns = get_ns(r, jo, "judged_ns");
+        j->bound_lo_ns = get_ns(r, jo, "bound_lo_ns");
+        j->bound_hi_ns = get_ns(r, jo, "bound_hi_ns");
+        j->threshold_ns = get_ns(r, jo, "threshold_ns");
+        get_str(r, jo, "verdict", verdict, sizeof verdict, 0);
+        j->verdict = verdict_word(verdict);
+        get_str(r, jo, "reason", j->reason, sizeof j->reason, 0);
+    }
+    return r->bad[0] ? -1 : 0;
+}
+
+/* ---- the proof ---- */
+
+static int same_conf(double remote, double ours) /* check prints the confidence with %.6g */
+{
+    char b[32];
+    snprintf(b, sizeof b, "%.6g", ours);
+    return fabs(remote - strtod(b, NULL)) < 1e-12;
+}
+
+static void unproven(rm_host *h, const char *why)
+{
+    for (size_t i = 0; i < h->njobs; i++)
+        h->jobs[i].verdict = FIOR_UNKNOWN;
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "unproven");
+    cli_msg(h->reason, sizeof h->reason, "%s", why);
+}
+
+/* Why the remote's run cannot prove anything under this run's criteria (0: it can), in why. */
+static int run_problem(const fleet *f, const fior_criteria *c, const fleet_remote *rr, char *why, size_t n)
+{
+    static const char *const ended_normally[] = {"stopped early: decided", "ran to --max-time", "--full"};
+    char a[32], b[32];
+    if (fabs(rr->percentile - fior_criteria_percentile(c)) > 1e-9 ||
+        rr->wal_ns != fior_criteria_threshold(c, FIOR_ROLE_WAL) ||
+        rr->backend_ns != fior_criteria_threshold(c, FIOR_ROLE_BACKEND) ||
+        rr->min_samples != fior_criteria_min_samples(c) || !same_conf(rr->confidence, f->confidence) ||
+        strcmp(rr->load, f->load)) {
+        cli_msg(why, n, "the remote check judged other criteria (p%g, WAL %s, backend %s, %llu samples, confidence "
+                "%g, load %s) than this run asks for", rr->percentile, cli_fmt_ns(a, sizeof a, rr->wal_ns),
+                cli_fmt_ns(b, sizeof b, rr->backend_ns), (unsigned long long)rr->min_samples, rr->confidence,
+                rr->load[0] ? rr->load : "?");
+        return 1;
+    }
+    int normal = 0;
+    for (size_t i = 0; i < sizeof ended_normally / sizeof *ended_normally; i++)
+        normal |= !strcmp(rr->run_end, ended_normally[i]);
+    if (!normal) {
+        cli_msg(why, n, "the remote run ended '%s', not normally: not judged", rr->run_end);
+        return 1;
+    }
+    if (!strcmp(rr->decided_by, "phase 1") && !(rr->phase2_ran && rr->probe_ok)) {
+        cli_msg(why, n, "the remote check's phase-1 result was not confirmed by its phase 2");
+        return 1;
+    }
+    return 0;
+}
+
+/* Why job j's PASS or FAIL is not shown by its numbers (0: it is, or the job claims neither). */
+static int job_problem(const fior_criteria *c, const fleet_remote *rr, const rm_job *j, char *why, size_t n)
+{
+    const char *what = j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL";
+    uint64_t T = fior_criteria_threshold(c, j->role), v = j->judged_ns, min = fior_criteria_min_samples(c);
+    char a[32], b[32];
+    if (j->role != FIOR_ROLE_WAL && j->role != FIOR_ROLE_BACKEND)
+        cli_msg(why, n, "a job that is neither WAL nor backend (%s)", j->name);
+    else if (j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL && j->verdict != FIOR_UNKNOWN)
+        cli_msg(why, n, "%s: verdict word not a check's", what);
+    else if (j->verdict == FIOR_UNKNOWN)
+        return 0; /* claims nothing */
+    else if (j->samples == RM_UNKNOWN)
+        cli_msg(why, n, "%s: no count of samples, this run needs %llu", what, (unsigned long long)min);
+    else if (j->samples < min)
+        cli_msg(why, n, "%s: %llu samples, this run needs %llu", what, (unsigned long long)j->samples,
+                (unsigned long long)min);
+    else if (j->threshold_ns != T)
+        cli_msg(why, n, "%s: judged against %s, not %s", what, cli_fmt_ns(a, sizeof a, j->threshold_ns),
+                cli_fmt_ns(b, sizeof b, T));
+    else if (v == RM_UNKNOWN || (j->verdict == FIOR_PASS) != (v < T))
+        cli_msg(why, n, "%s: the remote says %s, but its p%g is %s against %s", what, fior_verdict_name(j->verdict),
+                rr->percentile, cli_fmt_ns(a, sizeof a, v), cli_fmt_ns(b, sizeof b, T));
+    else
+        return 0;
+    return 1;
+}
+
+void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, rm_host *h)
+{
+    static const char *const remote_statuses[] = {"interrupted", "fio-failed", "no-results"};
+    char why[700];
+    if (strcmp(rr->status, "judged")) { /* the remote check could not judge: its own word and reason */
+        const char *st = "unproven";
+        for (size_t i = 0; i < sizeof remote_statuses / sizeof *remote_statuses; i++)
+            if (!strcmp(rr->status, remote_statuses[i]))
+                st = remote_statuses[i];
+        cli_msg(why, sizeof why, "the remote check: %s: %s", rr->status, rr->reason);
+        unproven(h, why);
+        cli_msg(h->status, sizeof h->status, "%s", st);
+        return;
+    }
+    if (run_problem(f, c, rr, why, sizeof why))
+        return unproven(h, why);
+    int nw = 0, nb = 0;
+    for (size_t i = 0; i < h->njobs; i++) {
+        nw += h->jobs[i].role == FIOR_ROLE_WAL;
+        nb += h->jobs[i].role == FIOR_ROLE_BACKEND;
+        if (job_problem(c, rr, &h->jobs[i], why, sizeof why))
+            return unproven(h, why);
+    }
+    if (nw != 1 || nb != 1) {
+        cli_msg(why, sizeof why, "%d WAL and %d backend jobs (one of each expected)", nw, nb);
+        return unproven(h, why);
+    }
+    for (size_t i = 0; i < h->njobs; i++) { /* each job's line from its numbers, not the remote's words */
+        rm_job *j = &h->jobs[i];
+        char v[32], t[32], lo[32], hi[32];
+        cli_msg(j->reason, sizeof j->reason, "p99 %s %s %s (%llu samples, bound %s..%s)", cli_fmt_ns(v, sizeof v, j->judged_ns),
+                j->judged_ns == RM_UNKNOWN ? "vs" : j->judged_ns < j->threshold_ns ? "<" : ">=",
+                cli_fmt_ns(t, sizeof t, j->threshold_ns), (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples),
+                cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns), cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
+    }
+    fleet_apply_bound(f, h); /* the bound on the right side of each threshold: fleet's own rule */
+    fior_verdict remote = verdict_word(rr->host_verdict);
+    if (remote != verdict_word(rr->verdict) || rr->exit_status != cli_exit_status(remote) ||
+        rr->exit_status != rr->ssh_status) {
+        cli_msg(why, sizeof why, "the remote check contradicts itself: host %s, run %s, exit status %d in the JSON, "
+                "%d from the command", rr->host_verdict, rr->verdict, rr->exit_status, rr->ssh_status);
+        return unproven(h, why);
+    }
+    cli_msg(h->status, sizeof h->status, "judged");
+    if (remote == FIOR_UNKNOWN) { /* it could not decide: neither can its numbers make it a verdict here */
+        h->verdict = FIOR_UNKNOWN;
+        h->basis = RM_BASIS_NONE;
+        cli_msg(h->reason, sizeof h->reason, "the remote check could not decide: %s", rr->reason);
+        return;
+    }
+    if (h->verdict != remote && h->verdict != FIOR_UNKNOWN) {
+        cli_msg(why, sizeof why, "the remote check says %s (%s), its numbers say %s", rr->host_verdict, rr->reason,
+                fior_verdict_name(h->verdict));
+        return unproven(h, why);
+    }
+    if (h->verdict == FIOR_UNKNOWN && !h->reason[0])
+        cli_msg(h->reason, sizeof h->reason, "the remote check: %s", rr->reason); /* not reached: kept safe */
+    if (h->verdict != FIOR_UNKNOWN) {
+        const rm_job *w = &h->jobs[0], *k = &h->jobs[1];
+        cli_msg(h->reason, sizeof h->reason, "WAL: %s; backend: %s", (w->role == FIOR_ROLE_WAL ? w : k)->reason,
+                (w->role == FIOR_ROLE_WAL ? k : w)->reason);
+    }
+}
+
+/* ---- how the ssh ended ---- */
+
+/* The first line of the remote's stderr that holds one of pats (NULL: the last non-empty line), printable. */
+static int err_line(const fleet_ssh *s, const char *const *pats, char *out, size_t n)
+{
+    out[0] = '\0';
+    int found = 0;
+    for (const char *p = s->err; *p && !found;) {
+        const char *nl = strchr(p, '\n'), *line = p;
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        p = nl ? nl + 1 : p + len;
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+            len--;
+        if (!len)
+            continue;
+        char tmp[512];
+        fleet_printable(tmp, sizeof tmp, line, len);
+        for (size_t i = 0; pats && pats[i] && !found; i++)
+            found = strstr(tmp, pats[i]) != NULL;
+        if (found || !pats)
+            cli_msg(out, n, "%s", tmp);
+    }
+    return found;
+}
+
+static void set(rm_host *h, const char *status, const char *fmt, const char *a, const char *b)
+{
+    cli_msg(h->status, sizeof h->status, "%s", status);
+    cli_msg(h->reason, sizeof h->reason, fmt, a, b);
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+}
+
+/* Before any JSON: 1 when the outcome is already known (h set). */
+static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, rm_host *h)
+{
+    static const char *const unreachable[] = {"Could not resolve hostname", "Connection refused", "timed out",
+                                              "No route to host", "Network is unreachable", "Connection closed",
+                                              "Connection reset", "banner exchange", "kex_exchange_identification",
+                                              "Timeout, server", "Broken pipe", "closed by remote host", NULL};
+    static const char *const key[] = {"Permission denied", "Host key verification failed", "HOST IDENTIFICATION",
+                                      "host key", "Too many authentication failures", NULL};
+    static const char *const missing[] = {"not found", "No such file", "Permission denied", NULL};
+    static const char *const old[] = {"stop-on-eof", NULL};
+    char line[512], num[64];
+    if (interrupted || s->stop == SSH_STOP_INTERRUPT) {
+        set(h, "interrupted", "interrupted: the remote check was stopped (its ssh session closed: it ends its fio and "
+            "removes its files); a shortened run is not judged%s%s", "", "");
+    } else if (s->stop == SSH_STOP_TIMEOUT) {
+        cli_msg(num, sizeof num, "%g", f->ssh_timeout);
+        set(h, "timeout", "no result within %s s (--ssh-timeout); the remote check was stopped%s", num, "");
+    } else if (s->stop == SSH_STOP_TOO_BIG) {
+        cli_msg(num, sizeof num, "%d MiB on stdout (or %d MiB on stderr)", FLEET_SSH_OUT_MAX >> 20,
+                FLEET_SSH_ERR_FLOOD >> 20);
+        set(h, "bad-output", "more than %s: not etcd-fio's; the remote was stopped%s", num, "");
+    } else if (s->signo) {
+        cli_msg(num, sizeof num, "%d", s->signo);
+        set(h, "ssh-failed", "ssh was killed by signal %s%s", num, "");
+    } else if (s->status < 0) {
+        err_line(s, NULL, line, sizeof line);
+        set(h, "ssh-failed", "%s%s", line[0] ? line : "ssh did not start", "");
+    } else if (s->status == 255 && err_line(s, key, line, sizeof line)) {
+        set(h, "ssh-failed", "the host refused this machine's key or its host key is not known (BatchMode: no "
+            "prompt): %s%s", line, "");
+    } else if (s->status == 255 && err_line(s, unreachable, line, sizeof line)) {
+        set(h, "unreachable", "%s%s", line, "");
+    } else if (s->status == 255) {
+        err_line(s, NULL, line, sizeof line);
+        set(h, "ssh-failed", "ssh failed (exit status 255): %s%s", line[0] ? line : "no message", "");
+    } else if (s->outlen && strspn(s->out, " \t\r\n") < s->outlen) {
+        return 0; /* something on stdout: read it */
+    } else if (s->status == 127 || s->status == 126) { /* the remote shell's "not found" / "not executable" */
+        if (!err_line(s, missing, line, sizeof line))
+            err_line(s, NULL, line, sizeof line);
+        set(h, "no-etcd-fio", "no etcd-fio to run there (install it, or give its path with --remote-etcd-fio): %s%s",
+            line[0] ? line : "exit status 127", "");
+    } else if (err_line(s, old, line, sizeof line)) {
+        set(h, "etcd-fio-version", "the remote etcd-fio is older than this one (its check has no --stop-on-eof): %s%s",
+            line, "");
+    } else {
+        err_line(s, NULL, line, sizeof line);
+        cli_msg(num, sizeof num, "%d", s->status);
+        set(h, "remote-error", "the remote check printed no result (exit status %s): %s", num,
+            line[0] ? line : "no message");
+    }
+    return 1;
+}
+
+void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s, int interrupted, rm_host *h)
+{
+    cli_msg(h->host, sizeof h->host, "%s", s->dest);
+    h->port = -1;
+    cli_msg(h->dir, sizeof h->dir, "%s", s->dir[0] ? s->dir : f->dir);
+    h->duration_s = s->seconds;
+    if (ended_badly(f, s, interrupted, h))
+        return;
+    char why[300], first[120];
+    size_t skip = strspn(s->out, " \t\r\n");
+    fleet_printable(first, sizeof first, s->out + skip, strcspn(s->out + skip, "\r\n"));
+    if (json_strict(s->out, s->outlen, why, sizeof why)) {
+        set(h, "bad-output", "not etcd-fio's JSON (%s): %s", why, first);
+        return;
+    }
+    json_object *root = json_tokener_parse(s->out), *schema = NULL, *cmd = NULL;
+    if (!root || !json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "schema", &schema) ||
+        !json_object_object_get_ex(root, "command", &cmd)) {
+        set(h, "bad-output", "not etcd-fio's JSON (no object with \"schema\" and \"command\"): %s%s", first, "");
+        json_object_put(root);
+        return;
+    }
+    char num[32];
+    if (!json_object_is_type(schema, json_type_int) || json_object_get_int64(schema) != RM_SCHEMA) {
+        fleet_printable(num, sizeof num, json_object_to_json_string(schema), strlen(json_object_to_json_string(schema)));
+        set(h, "etcd-fio-version", "the remote etcd-fio writes JSON schema %s, this one reads %s: use the same etcd-fio "
+            "version on every host", num, STRINGIFY_SCHEMA);
+        json_object_put(root);
+        return;
+    }
+    if (!json_object_is_type(cmd, json_type_string) || strcmp(json_object_get_string(cmd), "check")) {
+        set(h, "bad-output", "a result JSON, but not of `etcd-fio check`: %s%s", first, "");
+        json_object_put(root);
+        return;
+    }
+    rd r = {""};
+    fleet_remote rr;
+    memset(&rr, 0, sizeof rr);
+    rr.ssh_status = s->status;
+    if (read_doc(&r, root, &rr, h)) {
+        set(h, "etcd-fio-version", "schema %s JSON without what this etcd-fio reads (%s): another etcd-fio version?",
+            STRINGIFY_SCHEMA, r.bad);
+        for (size_t i = 0; i < h->njobs; i++)
+            h->jobs[i].verdict = FIOR_UNKNOWN;
+    } else {
+        fleet_remote_proof(f, c, &rr, h);
+    }
+    json_object_put(root);
+}
