@@ -130,7 +130,12 @@ start_etcd "$SHMD/etcd"
 "$CLI" check $ARGS --max-time 10 --json --etcd "$EP" "$DATA" > "$T/calm.json" 2> "$T/calm.err"; rc=$?
 echo "calm: exit $rc; $(jq -c '{verdict, reason, status: .hosts[0].status}' "$T/calm.json" 2>/dev/null)"
 jq -c '.details.etcd | {before, during, guard, during_seconds}' "$T/calm.json" 2>/dev/null
-case $rc in 0|1) ok "calm: a verdict (exit $rc), not stopped" ;; *) bad "calm: exit $rc: $(tail -n 3 "$T/calm.err")" ;; esac
+# a verdict, or (tmpfs: its syncs reach no disk, issue 26) unknown for that reason alone: never the guard's
+if [ $rc = 0 ] || [ $rc = 1 ] || { [ $rc = 2 ] && jq -e '.reason | test("did not reach a disk")' "$T/calm.json" > /dev/null 2>&1; }; then
+  ok "calm: judged (exit $rc), not stopped"
+else
+  bad "calm: exit $rc: $(tail -n 3 "$T/calm.err")"
+fi
 if jqe '.details.etcd.guard.fired == false and .hosts[0].status == "judged" and
         .details.etcd.before.wal.verdict == "pass" and .details.etcd.during.wal.samples > 0 and
         (.details.etcd.during.wal.p99_lo_ns | type) == "number" and .details.etcd.during_seconds > 0' "$T/calm.json"; then
@@ -156,11 +161,11 @@ rm -rf "$SHMD"
 # --full: no early stop of the check's own (on a slowed disk its FAIL would come first and end the run); the
 # guard is then the only thing that can stop it before --max-time. The rule needs etcd's WAL p99 below 10 ms
 # before the check: when the lab's own tail puts the baseline above it, that attempt is stopped (SIGINT) and
-# made again (at most 3 times, else SKIP: the precondition, not the guard, failed).
+# made again (at most twice, else SKIP for this part: the precondition, not the guard, failed).
 start_etcd "$MNT/etcd"
 before=$(etcd_files)
 attempt=0 rc=""
-while [ $attempt -lt 3 ] && [ -z "$rc" ]; do
+while [ $attempt -lt 2 ] && [ -z "$rc" ]; do
   attempt=$((attempt + 1))
   "$CLI" check --full --force --max-time 60 --json --etcd "$EP" "$DATA" > "$T/slow.json" 2> "$T/slow.err" &
   CPID=$!
@@ -179,30 +184,33 @@ while [ $attempt -lt 3 ] && [ -z "$rc" ]; do
   t1=$(date +%s)
   set_model "$FAST"
 done
-[ -n "$rc" ] || { echo "skip: the lab etcd's WAL p99 was never below 10 ms before the check here (a busy machine)"; exit 77; }
-reason=$(jq -r .reason "$T/slow.json" 2>/dev/null)
-echo "slowed: exit $rc after $((t1 - t0)) s from the slowdown: $reason"
-[ $rc = 2 ] && ok "slowed: unknown (exit 2)" || bad "slowed: exit $rc"
-# the crossing is the slowdown's: etcd's p99 bucket in the guard's window starts at 16 ms or more
-if echo "$reason" | grep -Eq "^stopped to protect the live etcd: its WAL fsync p99 rose from .* to (16|32|64|128|256|512)-[0-9.]* m?s during the check"; then
-  ok "slowed: the reason says the guard stopped it, with etcd's p99 before and during"
+if [ -z "$rc" ]; then
+  echo "SKIP: slowed: the lab etcd's WAL p99 was never below 10 ms before the check here (a busy machine): the guard had nothing to protect"
 else
-  bad "slowed: reason: $reason"; cat "$T/slow.err"
+  reason=$(jq -r .reason "$T/slow.json" 2>/dev/null)
+  echo "slowed: exit $rc after $((t1 - t0)) s from the slowdown: $reason"
+  [ $rc = 2 ] && ok "slowed: unknown (exit 2)" || bad "slowed: exit $rc"
+  # the crossing is the slowdown's: etcd's p99 bucket in the guard's window starts at 16 ms or more
+  if echo "$reason" | grep -Eq "^stopped to protect the live etcd: its WAL fsync p99 rose from .* to (16|32|64|128|256|512)-[0-9.]* m?s during the check"; then
+    ok "slowed: the reason says the guard stopped it, with etcd's p99 before and during"
+  else
+    bad "slowed: reason: $reason"; cat "$T/slow.err"
+  fi
+  if jqe '.hosts[0].status == "etcd-guard" and .details.etcd.guard.fired and .details.run.end == "stopped to protect etcd" and
+          any(.explain[]; .rule == "etcd-guard") and all(.hosts[0].jobs[]; .verdict == "unknown")' "$T/slow.json"; then
+    ok "slowed: status etcd-guard, run end, etcd-guard explain line, no job verdict"
+  else
+    bad "slowed: JSON"; jq '{status: .hosts[0].status, guard: .details.etcd.guard, run: .details.run, explain}' "$T/slow.json"
+  fi
+  [ -z "$(ours)" ] && ok "slowed: nothing of ours left in etcd's data directory" || bad "slowed: left: $(ours)"
+  [ "$(etcd_files)" = "$before" ] || bad "slowed: etcd's file list changed under the check (etcd itself may add segments)"
+  pgrep -f "$T/.*etcd-profile.fio" > /dev/null 2>&1 && bad "slowed: a fio of ours still runs"
+  kill -0 "$EPID" 2>/dev/null && etcdctl --endpoints="$EP" endpoint health > /dev/null 2>&1 &&
+    ok "slowed: etcd still healthy" || bad "slowed: etcd not healthy: $(tail -n 3 "$T/etcd.log")"
 fi
-if jqe '.hosts[0].status == "etcd-guard" and .details.etcd.guard.fired and .details.run.end == "stopped to protect etcd" and
-        any(.explain[]; .rule == "etcd-guard") and all(.hosts[0].jobs[]; .verdict == "unknown")' "$T/slow.json"; then
-  ok "slowed: status etcd-guard, run end, etcd-guard explain line, no job verdict"
-else
-  bad "slowed: JSON"; jq '{status: .hosts[0].status, guard: .details.etcd.guard, run: .details.run, explain}' "$T/slow.json"
-fi
-[ -z "$(ours)" ] && ok "slowed: nothing of ours left in etcd's data directory" || bad "slowed: left: $(ours)"
-[ "$(etcd_files)" = "$before" ] || bad "slowed: etcd's file list changed under the check (etcd itself may add segments)"
-pgrep -f "$T/.*etcd-profile.fio" > /dev/null 2>&1 && bad "slowed: a fio of ours still runs"
-kill -0 "$EPID" 2>/dev/null && etcdctl --endpoints="$EP" endpoint health > /dev/null 2>&1 &&
-  ok "slowed: etcd still healthy" || bad "slowed: etcd not healthy: $(tail -n 3 "$T/etcd.log")"
 
 if python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 "$TOP/tests/validate_json.py" "$T/calm.json" "$T/slow.json" && ok "both results valid against the schema" ||
+  python3 "$TOP/tests/validate_json.py" "$T/calm.json" $([ -n "$rc" ] && echo "$T/slow.json") && ok "the results valid against the schema" ||
     bad "schema"
 else
   echo "SKIP: schema validation (python3-jsonschema missing)"
