@@ -112,7 +112,9 @@ log "etcd pid $ETCD_PID at $EP, data $DATA (labfs $FAST), putload pid $LOAD_PID 
 # the trace: every call that names a file, in etcd-fio and every process it starts (-f), with paths of fds
 TRACE="open,openat,openat2,creat,truncate,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,link,linkat,symlink,symlinkat,chmod,fchmodat,chown,fchownat"
 SEEDV=$SEED
-rnd() { awk -v s="$SEED" -v n="$n" -v k="$1" -v m="$2" 'BEGIN { srand(s * 131 + n * 7 + k); print int(rand() * m) }'; } # KEY N: 0..N-1, reproducible
+# KEY N: 0..N-1, reproducible: the (3 x run + KEY)-th draw of one seeded sequence (srand with nearby seeds
+# gives nearby first draws)
+rnd() { awk -v s="$SEED" -v n="$n" -v k="$1" -v m="$2" 'BEGIN { srand(s); for (i = 0; i < 3 * n + k; i++) rand(); print int(rand() * m) }'; }
 # the independent observer: etcd's /metrics every second during a check (scrape.T files), then every
 # window ending at a scrape that is the shortest holding 100 WAL fsyncs, judged with the bucket rule: the
 # highest lower edge of the bucket holding the p99, and whether it is at or above 10 ms (the guard's rule,
