@@ -59,6 +59,18 @@ labdev *labdev_new(const labdev_cfg *cfg, uint64_t epoch_ns)
 
 void labdev_free(labdev *d) { free(d); }
 
+void labdev_set_cfg(labdev *d, const labdev_cfg *cfg)
+{
+    uint64_t seed = d->cfg.seed;
+    d->cfg = *cfg;
+    if (d->cfg.stall_every_ns && d->cfg.stall_ns >= d->cfg.stall_every_ns)
+        d->cfg.stall_ns = d->cfg.stall_every_ns - 1;
+    if (cfg->seed != seed)
+        d->rng = cfg->seed;
+}
+
+const labdev_cfg *labdev_get_cfg(const labdev *d) { return &d->cfg; }
+
 const labdev_stats *labdev_get_stats(const labdev *d) { return &d->st; }
 
 /* Stall windows are [epoch + k*E, epoch + k*E + S) for k >= 1: the first one comes one period after

@@ -58,6 +58,12 @@ void labdev_free(labdev *d);
  * arriving at the latest seen time. */
 labdev_req labdev_submit(labdev *d, uint64_t arrive_ns, uint64_t bytes);
 
+/* Changes the device's model from now on (a disk that slows down under a running etcd): requests already
+ * accepted keep their schedule, the next ones queue behind them and are served by the new model. The
+ * epoch, the queue, the statistics and (unless the new model names another seed) the random stream go on. */
+void labdev_set_cfg(labdev *d, const labdev_cfg *cfg);
+const labdev_cfg *labdev_get_cfg(const labdev *d);
+
 /* One lognormal draw (for the tests of the distribution): median × exp(sigma × N(0,1)). */
 uint64_t labdev_draw(labdev *d);
 

@@ -4,10 +4,13 @@
  * only forwards calls to the backing directory, counts the bytes written to each file since its last sync
  * and sleeps each sync until the device says it is done; the device model itself is in labdev.c.
  *
- * Usage: labfs MOUNTPOINT -f -o passthrough=BACKING_DIR,model=SPEC[,stats=FILE][,trace=FILE] [fuse opts]
+ * Usage: labfs MOUNTPOINT -f -o passthrough=BACKING_DIR,model=SPEC[,stats=FILE][,trace=FILE][,ctl=FILE] [fuse opts]
  *   SPEC: see labdev.h, with ':' between its keys here (e.g. median=2ms:sigma=0.5:per_mib=1ms:seed=1).
  *   stats=FILE: JSON totals written at unmount; trace=FILE: one line per sync (arrival, start and finish
  *   in ns since the mount, bytes, inode, kind), for comparing the lab's device queue call by call.
+ *   ctl=FILE: on SIGUSR1 the model is read again from FILE (a SPEC, ',' or ':' between keys) and replaces
+ *   the running one (labdev_set_cfg: syncs already queued keep their schedule); "labfs: model now SPEC" (or
+ *   "labfs: ctl: why") on stderr says it was done — a device that slows down under a running etcd.
  * Put the backing directory on tmpfs so the model is the only disk latency. */
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +35,7 @@
 #define LF_DIRTY_SLOTS 4096u
 
 typedef struct lf_opts {
-    char *backing, *model, *stats, *trace;
+    char *backing, *model, *stats, *trace, *ctl;
     int no_writeback;
 } lf_opts;
 
@@ -333,8 +337,45 @@ static const struct fuse_operations lf_ops = {
 #define LF_OPT(t, p) {t, offsetof(lf_opts, p), 1}
 static const struct fuse_opt lf_optspec[] = {
     LF_OPT("passthrough=%s", backing), LF_OPT("model=%s", model), LF_OPT("stats=%s", stats),
-    LF_OPT("trace=%s", trace), {"no_writeback", offsetof(lf_opts, no_writeback), 1}, FUSE_OPT_END,
+    LF_OPT("trace=%s", trace), LF_OPT("ctl=%s", ctl), {"no_writeback", offsetof(lf_opts, no_writeback), 1},
+    FUSE_OPT_END,
 };
+
+/* ctl=FILE: a thread waits for SIGUSR1 (blocked in every thread, so only sigwait takes it), reads the new
+ * model and swaps it in under the device's lock. */
+static void *ctl_thread(void *arg)
+{
+    const char *path = arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    for (;;) {
+        int sig;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        char spec[512] = "", err[256], m[256];
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(spec, 1, sizeof spec - 1, f) : 0;
+        if (f)
+            fclose(f);
+        spec[n] = '\0';
+        spec[strcspn(spec, "\n")] = '\0';
+        labdev_cfg cfg;
+        if (!f)
+            fprintf(stderr, "labfs: ctl: %s: %s\n", path, strerror(errno));
+        else if (labdev_parse(&cfg, spec, err, sizeof err) != 0)
+            fprintf(stderr, "labfs: ctl: %s: %s\n", path, err);
+        else {
+            pthread_mutex_lock(&S.mu);
+            labdev_set_cfg(S.dev, &cfg);
+            pthread_mutex_unlock(&S.mu);
+            labdev_format(&cfg, m, sizeof m);
+            fprintf(stderr, "labfs: model now %s\n", m);
+        }
+        fflush(stderr);
+    }
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -368,6 +409,18 @@ int main(int argc, char **argv)
     if (!S.dev) {
         fprintf(stderr, "labfs: out of memory\n");
         return 2;
+    }
+    if (o.ctl) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &set, NULL); /* before fuse_main starts its threads: they inherit it */
+        pthread_t th;
+        if (pthread_create(&th, NULL, ctl_thread, o.ctl) != 0) {
+            fprintf(stderr, "labfs: cannot start the ctl thread\n");
+            return 2;
+        }
+        pthread_detach(th);
     }
     int rc = fuse_main(args.argc, args.argv, &lf_ops, NULL);
     pthread_mutex_lock(&S.mu);

@@ -43,7 +43,9 @@ int  privdir_keep(privdir *pd);
 /* Removes stale private directories in parent (ours by exact name, a real directory of our uid, lock
  * file takeable, only our files inside) and half-made "*.tmp-XXXXXX" ones; an empty one without a lock
  * file only with the creation mark mode 01700 that privdir_create's mkdir gives it (a name is never
- * enough). Returns how many. */
+ * enough); a non-empty one without a lock file, made by an engine from before the locks, only when provably
+ * ours and dead (privdir.c: legacy_dead — only our file names, regular, single-linked; its pid gone, nobody
+ * visible inside, nothing changed for 10 min). Returns how many. */
 int  privdir_reap_stale(const char *parent);
 /* 1 if name is exactly a private directory name, with the pid label in *pid. */
 int  privdir_match(const char *name, pid_t *pid);

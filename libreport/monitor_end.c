@@ -10,6 +10,7 @@
  * judgement of the final document disagree, and when the bound on a p99 still straddles its threshold at
  * the end (the point estimate is then in the reason; accept_point turns it into the verdict). */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,11 @@ static void end_problem(const fior_run_facts *e, char *b, size_t n)
 {
     b[0] = '\0';
     const char *said = e->fio_said ? e->fio_said : "", *se = e->stream_error ? e->stream_error : "";
-    if (!e->started)
+    const char *cp = e->size >= offsetof(fior_run_facts, caller_problem) + sizeof e->caller_problem
+                     ? e->caller_problem : NULL;
+    if (cp && cp[0])
+        snprintf(b, n, "%s", cp);
+    else if (!e->started)
         snprintf(b, n, "fio did not start");
     else if (e->killed_by && e->job_signal) /* fio 3.33 may abort (double free) after a job died */
         snprintf(b, n, "a fio job process died of signal %d (%s) during the run, then fio itself of signal %d (%s)",

@@ -3,7 +3,7 @@
 # it_etcd_tls.sh — a URL over https with client certificates, as etcd runs in production: a real etcd
 # (Debian's etcd-server) on 127.0.0.1 with a CA, server and client certificates made here by openssl and
 # --client-cert-auth. Without --cacert the scrape fails naming the option; without a client certificate
-# too; with --cacert/--cert/--key (etcdctl's names) it is read and judged.
+# too; with --cacert/--cert/--key (etcdctl's names) it is read and judged — by verdict, and by check --etcd.
 set -u
 BUILD=${BUILD:-build}
 case $BUILD in /*) BIN=$BUILD/etcd-fio ;; *) BIN=$(pwd)/$BUILD/etcd-fio ;; esac
@@ -56,6 +56,20 @@ if [ $rc = 2 ] && [ -s out.json ] && jq -e --arg u "$URL" '[.hosts[].jobs[]] | l
   ok "with --cacert/--cert/--key: both histograms read over https (a fresh etcd: unknown, exit 2)"
 else
   bad "with certificates: exit $rc"; cat out.json err
+fi
+# check --etcd over the same https with the same options: the watch reads etcd before the (here failing)
+# run; without --cacert it refuses before anything starts
+mkdir -p chk
+FIO=false "$BIN" check --faithful --max-time 6 --accept-point-estimate --min-syncs 10 --etcd "$URL" chk > /dev/null 2> err; rc=$?
+[ $rc = 2 ] && grep -q -- "--etcd.*--cacert" err && [ -z "$(ls -A chk)" ] && ok "check --etcd https without --cacert: refused" ||
+  { bad "check --etcd without CA: exit $rc"; cat err; }
+FIO=false "$BIN" check --faithful --max-time 6 --accept-point-estimate --min-syncs 10 --json --cacert ca.crt --cert cli.crt \
+  --key cli.key --etcd "$URL" chk > out.json 2> err; rc=$?
+if [ $rc = 2 ] && jq -e --arg u "$URL" '.details.etcd.url == $u and .details.etcd.before.wal.samples >= 0 and
+      .details.etcd.guard.fired == false' out.json > /dev/null && grep -q "watching etcd at" err; then
+  ok "check --etcd https with --cacert/--cert/--key: etcd watched ($(grep -o 'before the check, WAL fsync p99 [^,]*' err))"
+else
+  bad "check --etcd https: exit $rc"; cat err; jq .details.etcd out.json
 fi
 echo "it_etcd_tls: $fails failure(s)"
 [ $fails = 0 ]

@@ -30,6 +30,21 @@ etcd_state() {
     if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
   done)
 }
+# hold_wal_lock SEGMENT FLAG: a stand-in for a live etcd, in the background (pid in HOLD): it holds an OFD
+# write lock on SEGMENT, as etcd does on its WAL files, until FLAG is removed; returns once it holds it.
+hold_wal_lock() {
+  python3 - "$1" "$2" <<'PY' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+open(sys.argv[2], "w").close()
+while os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+PY
+  HOLD=$!
+  hw=0
+  until [ -e "$2" ] || [ $hw -ge 100 ]; do sleep 0.1; hw=$((hw + 1)); done
+}
 # fio_with_shim DIR: writes DIR/fio, a fio that runs with the fault shim preloaded, and prints its path.
 # The shim goes into fio only (FIO=… and PATH): an ASan-built etcd-fio (check-asan) must not get it
 # preloaded ahead of the ASan runtime; under check-asan $FIO is the ASan wrapper, which puts libasan first.

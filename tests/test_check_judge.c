@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "cli.h"
 #include "fiojson.h"
 
 static const uint64_t fast_wal[][2] = {{1000000, 3000}, {2000000, 15}};
@@ -179,6 +180,58 @@ static void test_exit_status_and_missing_final(void **state)
     x.end.code = 9;
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    done(&x);
+}
+
+/* What the messages say (no "fio exited with status 128: <a stats line>"): a SIGINT from outside etcd-fio;
+ * the operator's Ctrl-C (exit 128 is then no failure of fio's); a fio still running past --max-time, stopped
+ * or stuck; one SIGKILL did not end; the guard's stop. All unknown. */
+static void test_end_messages(void **state)
+{
+    (void)state;
+    fx x;
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.code = 128;
+    cli_msg(x.end.fio_said, sizeof x.end.fio_said, "etcdwal: etcd-wal: 3 segments (2 rollovers), 1 entries");
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "interrupted by a SIGINT that did not come from etcd-fio (exit status 128)"));
+    assert_null(strstr(x.h->reason, "segments"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.code = 128;
+    x.end.stop = CHECK_USER; /* Ctrl-C reached fio before we signalled it: no failure of fio's */
+    judge(&x);
+    assert_string_not_equal(x.h->status, "fio-failed");
+    assert_null(strstr(x.h->reason, "status 128"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.stop = CHECK_TIME_NET;
+    x.end.stop_level = 1;
+    x.end.hung = PROC_TREE_STOPPED;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "still running after its runtime of 40 s (it was stopped: SIGSTOP"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.stop = CHECK_TIME_NET;
+    x.end.stop_level = 3;
+    x.end.unended = 1;
+    x.end.hung = PROC_TREE_IN_KERNEL;
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(x.h->reason, "did not end even on SIGKILL (stuck in uninterruptible I/O)"));
+    done(&x);
+    build(&x, fast_wal, 2, fast_be, 2);
+    x.end.stop = CHECK_GUARD;
+    x.end.stop_level = 1;
+    cli_msg(x.end.guard_why, sizeof x.end.guard_why, "stopped to protect the live etcd: its WAL fsync p99 rose");
+    judge(&x);
+    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
+    assert_string_equal(x.h->status, "etcd-guard");
+    assert_true(!strncmp(x.h->reason, "stopped to protect the live etcd: its WAL fsync p99 rose; not judged", 68));
+    for (size_t i = 0; i < x.h->njobs; i++)
+        assert_int_equal(x.h->jobs[i].verdict, FIOR_UNKNOWN);
     done(&x);
 }
 
@@ -365,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_no_document),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_min_time),
+        cmocka_unit_test(test_end_messages),
         cmocka_unit_test(test_own_stop_and_someone_elses),
         cmocka_unit_test(test_below_the_floor),
         cmocka_unit_test(test_final_document),

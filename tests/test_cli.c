@@ -3,7 +3,8 @@
  * unknown and incomplete options), the value parsers, the directory check for fio job files, the reader's
  * cap, and outfile.c: a planted symlink at the output path or in the keep-output directory is refused and
  * its target untouched, a keep-output directory writable by others is refused, existing files are replaced
- * atomically. */
+ * atomically, nothing is written among etcd's files (member/, a WAL directory, through a symlinked parent);
+ * fio's last line skips the engine's summary lines. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,6 +215,88 @@ static void test_keep_dir(void **state)
     assert_int_equal(out_dir_open(klink, err, sizeof err), -1);
 }
 
+/* Outputs never land among etcd's files: a path inside member/ of an etcd data directory (named directly,
+ * through a symlinked parent, or its keep-output directory), or in a directory holding WAL segments (a
+ * --wal-dir) is refused, at the check and at the write; nothing is created there. Beside member/ is fine. */
+static void test_outfile_etcd_places(void **state)
+{
+    (void)state;
+    char data[160], p[400], err[1024], ln[200];
+    snprintf(data, sizeof data, "%s/etcd", dir);
+    mkdir(data, 0700);
+    snprintf(p, sizeof p, "%s/member", data);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/member/wal", data);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/member/snap", data);
+    mkdir(p, 0700);
+    const char *inside[] = {"member/x.svg", "member/wal/0000000000000000-0000000000000000.wal", "member/snap/db",
+                            "member/snap/report.html"};
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", data, inside[i]);
+        assert_int_equal(out_check(p, err, sizeof err), -1);
+        assert_non_null(strstr(err, "inside etcd's data directory"));
+        assert_int_equal(out_write(p, "x", 1, err, sizeof err), -1);
+        struct stat st;
+        assert_int_not_equal(lstat(p, &st), 0);
+    }
+    snprintf(ln, sizeof ln, "%s/innocent", dir); /* a symlinked parent leading into member/wal */
+    snprintf(p, sizeof p, "%s/member/wal", data);
+    assert_int_equal(symlink(p, ln), 0);
+    snprintf(p, sizeof p, "%s/out.prom", ln);
+    assert_int_equal(out_check(p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "inside etcd's data directory"));
+    snprintf(p, sizeof p, "%s/keep", ln);
+    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    snprintf(p, sizeof p, "%s/member/keep", data);
+    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    struct stat st;
+    assert_int_not_equal(stat(p, &st), 0); /* not even made */
+    snprintf(p, sizeof p, "%s/member", data); /* the member directory itself as the keep directory */
+    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    /* a --wal-dir: WAL segments in it */
+    char wd[200];
+    snprintf(wd, sizeof wd, "%s/waldir", dir);
+    mkdir(wd, 0700);
+    snprintf(p, sizeof p, "%s/000000000000000a-0000000000000100.wal", wd);
+    put(p, "");
+    snprintf(p, sizeof p, "%s/x.svg", wd);
+    assert_int_equal(out_check(p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "holds etcd WAL segments"));
+    /* beside member/, in the data directory itself: allowed */
+    snprintf(p, sizeof p, "%s/report.html", data);
+    assert_int_equal(out_check(p, err, sizeof err), 0);
+    assert_int_equal(out_write(p, "x", 1, err, sizeof err), 0);
+}
+
+/* The engine's summary lines are statistics, never a cause: fio's last words skip them. */
+static void test_last_line(void **state)
+{
+    (void)state;
+    const char *sum[] = {"etcdwal: etcd-wal: 3 segments (2 rollovers), 100 entries, 50 Saves, 123 bytes written",
+                         "etcdwal: etcd-wal: fdatasync n=50 mean=1.000ms p99=2.000ms max=3.000ms; dir fsync n=2 mean=1ms",
+                         "etcdwal: etcd-backend: backend 12 commits, 40 pages, 1 growths; commit mean=1ms p99=2ms",
+                         "etcdwal: etcd-wal: first segment filled with 6000 bytes of history before the run (1 ms, not",
+                         "etcdwal: etcd-wal: 16 clients: 100 puts (10/s), 1.0 per Save, latency p50=1ms",
+                         "etcdwal: etcd-wal: files kept in /x"};
+    for (size_t i = 0; i < sizeof sum / sizeof sum[0]; i++)
+        assert_true(cli_engine_summary(sum[i], strlen(sum[i])));
+    const char *not_sum[] = {"etcdwal: etcd-wal: fallocate: No space left on device",
+                             "etcdwal: backend 12 commits, x", "fio: terminating on signal 2",
+                             "etcdwal: etcd-wal: segments (2)"};
+    for (size_t i = 0; i < sizeof not_sum / sizeof not_sum[0]; i++)
+        assert_false(cli_engine_summary(not_sum[i], strlen(not_sum[i])));
+    char f[160], l[512];
+    snprintf(f, sizeof f, "%s/fio.stderr", dir);
+    put(f, "fio: pid=12, got signal=9\netcdwal: etcd-wal: 3 segments (2 rollovers), 1 entries, 1 Saves, 1 bytes "
+           "written\netcdwal: etcd-backend: backend 12 commits, 40 pages, 1 growths; commit mean=1ms p99=2ms\n\n");
+    cli_last_line(f, l, sizeof l);
+    assert_string_equal(l, "fio: pid=12, got signal=9");
+    put(f, "etcdwal: etcd-backend: backend 12 commits, 40 pages, 1 growths; commit mean=1ms p99=2ms\n");
+    cli_last_line(f, l, sizeof l);
+    assert_string_equal(l, ""); /* only statistics: nothing to say */
+}
+
 static void test_read_cap(void **state)
 {
     (void)state;
@@ -242,6 +325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_outfile_symlink_refused, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_keep_dir, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_outfile_etcd_places, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_last_line, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

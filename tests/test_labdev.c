@@ -176,6 +176,43 @@ static void test_fifo_random(void **state)
     labdev_free(d);
 }
 
+/* The model changes under load: the request already queued keeps its schedule, the next one queues behind
+ * it and takes the new service time; the statistics go on; a new seed restarts the random stream. */
+static void test_set_cfg(void **state)
+{
+    (void)state;
+    labdev *d = dev("median=1ms", 0);
+    labdev_req a = labdev_submit(d, 0, 0), b = labdev_submit(d, 0, 0);
+    assert_int_equal(b.finish_ns, 2 * MS);
+    labdev_cfg slow;
+    char err[256];
+    assert_int_equal(labdev_parse(&slow, "median=20ms:per_mib=10ms", err, sizeof err), 0);
+    labdev_set_cfg(d, &slow);
+    assert_int_equal(labdev_get_cfg(d)->median_ns, 20 * MS);
+    labdev_req c = labdev_submit(d, MS, 1048576); /* arrives while b is still served */
+    assert_int_equal(c.start_ns, b.finish_ns);
+    assert_int_equal(c.service_ns, 30 * MS);
+    assert_int_equal(c.finish_ns, 32 * MS);
+    assert_int_equal(labdev_get_stats(d)->requests, 3);
+    labdev_cfg back;
+    assert_int_equal(labdev_parse(&back, "median=1ms", err, sizeof err), 0);
+    labdev_set_cfg(d, &back);
+    labdev_req e = labdev_submit(d, 100 * MS, 0); /* idle again: served at once, 1 ms */
+    assert_int_equal(e.start_ns, 100 * MS);
+    assert_int_equal(e.finish_ns, 101 * MS);
+    (void)a;
+    labdev_free(d);
+    /* the random stream: the same seed goes on, another seed starts its own stream */
+    labdev *x = dev("median=2ms:sigma=0.5:seed=3", 0), *y = dev("median=2ms:sigma=0.5:seed=9", 0);
+    labdev_cfg s9;
+    assert_int_equal(labdev_parse(&s9, "median=2ms:sigma=0.5:seed=9", err, sizeof err), 0);
+    labdev_draw(x);
+    labdev_set_cfg(x, &s9);
+    assert_int_equal(labdev_draw(x), labdev_draw(y));
+    labdev_free(x);
+    labdev_free(y);
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -219,7 +256,7 @@ int main(void)
         cmocka_unit_test(test_fifo_same_time), cmocka_unit_test(test_idle_and_busy),
         cmocka_unit_test(test_per_byte),       cmocka_unit_test(test_stall_windows),
         cmocka_unit_test(test_lognormal),      cmocka_unit_test(test_fifo_random),
-        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_set_cfg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

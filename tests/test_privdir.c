@@ -2,7 +2,8 @@
 /* test_privdir.c — the private directory's rules (engine/privdir.c) against a real directory: names,
  * create/remove/keep, the lock held from before the directory is named, and the reaper's judgement —
  * a takeable lock is stale whatever pid the name carries, a held one is alive even with a dead pid; only
- * our names, only real directories of our uid, only our files, no symlink followed — plus the creation
+ * our names, only real directories of our uid, only our files, no symlink followed; an old engine's
+ * directory without a lock file only when provably ours and dead — plus the creation
  * race (a reaper at every step of privdir_create, a reaper holding the lock while the creator waits, a
  * SIGKILL at every step) and several processes creating, reaping and removing in one directory at once. */
 #include <stdarg.h>
@@ -283,6 +284,97 @@ static void test_reap(void **state)
     free(parent);
 }
 
+/* Sets the modification time of DIR/NAME (NAME NULL: DIR itself) to ago seconds back. */
+static void age(const char *dir, const char *name, int ago)
+{
+    char p[PATHMAX];
+    snprintf(p, sizeof p, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+    struct timespec t[2] = {{time(NULL) - ago, 0}, {time(NULL) - ago, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, p, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* A directory an engine from before the locks left (named, no lock file), with the engine's files. */
+static void legacy_dir(const char *parent, pid_t pid, const char *job, int ago, char *out)
+{
+    snprintf(out, PATHMAX, "%s/etcd-fio.%ld.%s.0", parent, (long)pid, job);
+    assert_int_equal(mkdir(out, 0700), 0);
+    const char *files[] = {"0000000000000000-0000000000000000.wal", "0.tmp", "db"};
+    for (size_t i = 0; i < 3; i++) {
+        touch(out, files[i]);
+        age(out, files[i], ago);
+    }
+    age(out, NULL, ago);
+}
+
+/* Old-engine directories (no lock file) are reaped only when provably ours and dead: our file names only,
+ * regular and single-linked, the pid of the name gone, nobody here with a file of it open, nothing changed
+ * for 10 minutes. Each missing proof keeps it whole. */
+static void test_reap_legacy(void **state)
+{
+    (void)state;
+    char *parent = mktmp();
+    pid_t dead = dead_pid();
+    char gone[PATHMAX], recent[PATHMAX], alive[PATHMAX], linked[PATHMAX], foreign[PATHMAX], open_[PATHMAX],
+        sub[PATHMAX], p[PATHMAX], victim[PATHMAX];
+    legacy_dir(parent, dead, "old", 3600, gone);
+    legacy_dir(parent, dead, "recent", 3600, recent);
+    touch(recent, "0.tmp"); /* written a moment ago: an engine may be running there, in a pid namespace */
+    legacy_dir(parent, getpid(), "alive", 3600, alive);
+    legacy_dir(parent, dead, "linked", 3600, linked);
+    snprintf(victim, sizeof victim, "%s/victim-db", parent); /* our file name, but a second name of a file elsewhere */
+    touch(parent, "victim-db");
+    snprintf(p, sizeof p, "%s/db", linked);
+    assert_int_equal(unlink(p), 0);
+    assert_int_equal(link(victim, p), 0);
+    age(linked, "db", 3600);
+    age(linked, NULL, 3600);
+    legacy_dir(parent, dead, "foreign", 3600, foreign);
+    touch(foreign, "notes.txt");
+    age(foreign, "notes.txt", 3600);
+    age(foreign, NULL, 3600);
+    legacy_dir(parent, dead, "sub", 3600, sub);
+    snprintf(p, sizeof p, "%s/snap", sub);
+    assert_int_equal(mkdir(p, 0700), 0);
+    age(sub, NULL, 3600);
+    legacy_dir(parent, dead, "open", 3600, open_);
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t holder = fork(); /* a process that has one of its files open (its fio, SIGSTOPped for an hour) */
+    if (holder == 0) {
+        char f[PATHMAX];
+        snprintf(f, sizeof f, "%s/0.tmp", open_);
+        int fd = open(f, O_RDONLY);
+        char c = fd >= 0 ? 'y' : 'n';
+        if (write(pfd[1], &c, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    char c = 0;
+    close(pfd[1]);
+    assert_int_equal(read(pfd[0], &c, 1), 1);
+    close(pfd[0]);
+    assert_int_equal(c, 'y');
+
+    assert_int_equal(privdir_reap_stale(parent), 1);
+    assert_false(exists(gone, NULL));
+    assert_true(exists(recent, "db"));
+    assert_true(exists(alive, "db"));
+    assert_true(exists(linked, "0.tmp"));
+    assert_true(exists(linked, "db"));
+    assert_true(exists(victim, NULL));
+    assert_true(exists(foreign, "0.tmp"));
+    assert_true(exists(sub, "db"));
+    assert_true(exists(open_, "0.tmp"));
+    assert_true(exists(open_, "db"));
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    assert_int_equal(privdir_reap_stale(parent), 1); /* its last user gone: now it goes too */
+    assert_false(exists(open_, NULL));
+    rmtree(parent);
+    free(parent);
+}
+
 /* Half-made directories: an empty one and one whose lock file nobody holds are removed; one whose lock
  * is held is not. */
 static void test_reap_staging(void **state)
@@ -510,6 +602,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_reap),
         cmocka_unit_test(test_reap_staging),
+        cmocka_unit_test(test_reap_legacy),
         cmocka_unit_test(test_create_race_steps),
         cmocka_unit_test(test_create_race_waiting),
         cmocka_unit_test(test_killed_while_creating),

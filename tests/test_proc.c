@@ -142,6 +142,57 @@ static void test_stop_escalates(void **state)
     proc_release(&p);
 }
 
+/* Reads the pipe until "ready\n" (what the scripts below print once they are set up). */
+static void wait_ready(proc *p)
+{
+    char buf[6];
+    size_t n = 0;
+    while (n < 6) {
+        ssize_t r = read(p->out_fd, buf + n, 6 - n);
+        assert_true(r > 0);
+        n += (size_t)r;
+    }
+    assert_memory_equal(buf, "ready\n", 6);
+}
+
+/* A stopped process (SIGSTOP) acts on SIGINT once continued: the first stop step ends it (before, SIGINT and
+ * SIGTERM stayed pending and only SIGKILL, after two graces, ended it). */
+static void test_stop_stopped(void **state)
+{
+    (void)state;
+    proc p;
+    sh(&p, "echo ready; exec sh -c 'kill -STOP $$; while :; do sleep 0.05; done'", (proc_io){PROC_PIPE, NULL},
+       (proc_io){PROC_INHERIT, NULL});
+    wait_ready(&p);
+    while (!(proc_tree_state(p.pid) & PROC_TREE_STOPPED)) /* it stops itself: wait for that */
+        usleep(10000);
+    proc_stop(&p, 30.0); /* a grace it never needs: SIGINT + SIGCONT end it at once */
+    assert_int_equal(p.state, PROC_SIGNALED);
+    assert_int_equal(p.code, SIGINT);
+    assert_int_equal(p.stop_level, 1);
+    assert_int_equal(proc_tree_state(p.pid), 0); /* gone */
+    proc_release(&p);
+}
+
+/* As fio: the parent ends on SIGINT only after its child (a job process) has ended on the SIGTERM it sends
+ * it; the child is stopped. The stop step continues the children too, so the first step is enough. */
+static void test_stop_stopped_child(void **state)
+{
+    (void)state;
+    proc p;
+    sh(&p, "sh -c 'trap \"exit 0\" TERM; kill -STOP $$; while :; do sleep 0.05; done' & c=$!; "
+           "trap 'kill -TERM $c; wait $c; exit 7' INT; "
+           "until grep -q '^[0-9]* ([^)]*) [Tt]' /proc/$c/stat; do sleep 0.01; done; echo ready; wait",
+       (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_INHERIT, NULL});
+    wait_ready(&p);
+    assert_true(proc_tree_state(p.pid) & PROC_TREE_STOPPED);
+    proc_stop(&p, 30.0);
+    assert_int_equal(p.state, PROC_EXITED);
+    assert_int_equal(p.code, 7);
+    assert_int_equal(p.stop_level, 1);
+    proc_release(&p);
+}
+
 static void test_missing_program(void **state)
 {
     (void)state;
@@ -200,6 +251,7 @@ int main(void)
         cmocka_unit_test(test_pipe_and_stdin),   cmocka_unit_test(test_file_output_refuses_existing),
         cmocka_unit_test(test_wait_timeout),     cmocka_unit_test(test_stop_escalates),
         cmocka_unit_test(test_missing_program),  cmocka_unit_test(test_three_pipes),
+        cmocka_unit_test(test_stop_stopped),     cmocka_unit_test(test_stop_stopped_child),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

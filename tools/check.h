@@ -15,11 +15,14 @@
 #include "preflight.h"
 #include "proc.h"
 #include "result.h"
+#include "scrape.h"
 
 #define CHECK_SEGMENT_BYTES 64000000ull
 
 typedef struct check_opts {
     const char *dir, *load, *prom, *svg, *keep, *html;
+    const char *etcd_url;       /* --etcd: watch the live etcd beside the check (etcdwatch.h) */
+    scrape_tls  tls;            /* --cacert/--cert/--key for it */
     double      max_time, confidence;
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
@@ -42,7 +45,8 @@ typedef enum check_stop {
     CHECK_TIME_NET,     /* we stopped it: it ran past --max-time + margin */
     CHECK_USER,         /* the operator interrupted us (we passed SIGINT on) */
     CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (fioreport.h "two phases"); no verdict */
-    CHECK_CONFIRMED     /* phase 2 after a phase-1 PASS: we stopped it, its first seconds confirmed it */
+    CHECK_CONFIRMED,    /* phase 2 after a phase-1 PASS: we stopped it, its first seconds confirmed it */
+    CHECK_GUARD         /* we stopped it to protect the live etcd beside it (etcdwatch.h) */
 } check_stop;
 
 /* Which of check's phases a run is (fioreport.h "two phases"); check_run with NULL is phase 2 alone. */
@@ -65,6 +69,9 @@ typedef struct check_end {
     double      duration_s, decided_at_s;
     uint64_t    decided_syncs;
     int         orphans;        /* job processes outlived fio and were ended by us (proc_end_orphans) */
+    int         hung;           /* past --max-time: proc_tree_state() of fio (stopped, stuck in the kernel) */
+    int         unended;        /* SIGKILL did not end fio: left behind (proc_abandon) */
+    char        guard_why[400]; /* CHECK_GUARD: why etcdwatch stopped the run */
 #define CHECK_ORPHAN_GRACE_S 10.0   /* SIGTERM to an orphaned job, then SIGKILL after this */
     char        fio_said[512];  /* last line of fio's stderr */
     char        stream_error[512];

@@ -9,17 +9,16 @@
 
 #include "check.h"
 #include "cli.h"
+#include "etcdwatch.h"
+#include "tmpdir.h"
 
 void check_classic(const char *dir, const char *tmp, const fior_criteria *c, classic_out *out)
 {
     memset(out, 0, sizeof *out);
     out->ran = 1;
     char sub[4200], job[4200], res[4200], err[4200];
-    cli_msg(sub, sizeof sub, "%s/etcd-fio-classic.XXXXXX", dir);
-    if (!mkdtemp(sub)) {
-        cli_msg(out->err, sizeof out->err, "%s: %s", sub, strerror(errno));
+    if (tmpdir_make(dir, "classic", sub, sizeof sub, out->err, sizeof out->err)) /* locked: tmpdir.h */
         return;
-    }
     cli_msg(job, sizeof job, "%s/classic.fio", tmp);
     cli_msg(res, sizeof res, "%s/classic.json", tmp);
     cli_msg(err, sizeof err, "%s/classic.stderr", tmp);
@@ -39,13 +38,13 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
     double t0 = proc_now();
     char e2[512];
     if (proc_start(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_FILE, err}, e2, sizeof e2) == 0) {
-        while (!proc_wait(&p, 1000))
-            if (check_interrupted)
+        while (!proc_wait(&p, 250))
+            if (check_interrupted || etcdwatch_tripped()) /* the live etcd's guard stops it too */
                 proc_stop_step(&p, 10);
         proc_release(&p);
     }
     out->seconds = proc_now() - t0;
-    cli_tmpdir_remove(sub); /* our mkdtemp directory: only fio's one data file is in it */
+    tmpdir_remove(sub); /* only fio's one data file (and our lock) is in it */
     fior_report *rep = fior_report_new();
     int good = p.state == PROC_EXITED && p.code == 0 && !check_job_signal(err) && !check_interrupted;
     if (!rep || !good || fior_parse_file(rep, res) != FIOR_OK || !fior_report_njobs(rep)) {

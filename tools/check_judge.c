@@ -44,6 +44,32 @@ void check_parse_stats(const char *text, engine_stats *es)
     json_object_put(root);
 }
 
+/* What only check knows of a run that did not end normally (the library words the rest, monitor_end.c):
+ * the guard that stopped it, a fio SIGKILL could not end, one still running at --max-time (stopped or
+ * stuck), a SIGINT that was not ours. "" when none. One check per process: a static buffer. */
+static const char *check_caller_problem(const check_end *e)
+{
+    static char b[600];
+    const char *hung = e->hung & PROC_TREE_STOPPED ? " (it was stopped: SIGSTOP, Ctrl-Z or a debugger)"
+                       : e->hung & PROC_TREE_IN_KERNEL ? " (stuck in uninterruptible I/O)" : "";
+    b[0] = '\0';
+    if (!e->started)
+        return b;
+    if (e->stop == CHECK_GUARD)
+        cli_msg(b, sizeof b, "%s", e->guard_why[0] ? e->guard_why : "stopped to protect the live etcd");
+    else if (e->unended)
+        cli_msg(b, sizeof b, "fio did not end even on SIGKILL%s and was left behind; its files go when it ends (the "
+                "next run removes them)", hung);
+    else if (e->stop == CHECK_TIME_NET)
+        cli_msg(b, sizeof b, "fio was still running after its runtime of %u s%s: ended by etcd-fio at --max-time",
+                e->runtime_s, hung);
+    else if (e->state != PROC_SIGNALED && (e->code == 128 || e->code == 128 + 2) && !e->stop_level &&
+             e->stop != CHECK_USER)
+        cli_msg(b, sizeof b, "fio was interrupted by a SIGINT that did not come from etcd-fio (exit status %d)",
+                e->code);
+    return b;
+}
+
 void check_facts(const check_end *e, fior_run_facts *f)
 {
     memset(f, 0, sizeof *f);
@@ -51,6 +77,8 @@ void check_facts(const check_end *e, fior_run_facts *f)
     f->started = e->started;
     f->killed_by = e->state == PROC_SIGNALED ? e->code : 0;
     f->exit_code = e->state == PROC_SIGNALED ? 0 : e->code;
+    if (e->stop == CHECK_USER && (e->code == 128 || e->code == 128 + 2))
+        f->exit_code = 0; /* the operator's Ctrl-C reached fio before we passed it on: fio's status for it */
     f->stop_level = e->stop_level;
     f->stop = e->stop == CHECK_RAN_OUT ? FIOR_STOP_NONE : e->stop == CHECK_USER ? FIOR_STOP_USER
               : e->stop == CHECK_TIME_NET ? FIOR_STOP_TIME_NET : FIOR_STOP_BY_DECISION;
@@ -62,6 +90,7 @@ void check_facts(const check_end *e, fior_run_facts *f)
     f->decided_samples = e->decided_syncs;
     f->fio_said = e->fio_said;
     f->stream_error = e->stream_error;
+    f->caller_problem = check_caller_problem(e);
 }
 
 fior_outcome *check_outcome(const check_run_out *r)
@@ -112,4 +141,15 @@ void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, rm
     fior_outcome *o = fior_monitor_end(m, fin, &f);
     check_fill(o, fin, h);
     fior_outcome_free(o);
+    if (e->stop == CHECK_GUARD) { /* no verdict from a run stopped for etcd: the guard's words first */
+        char old[sizeof h->reason];
+        cli_msg(old, sizeof old, "%s", h->reason);
+        h->verdict = FIOR_UNKNOWN;
+        h->basis = RM_BASIS_NONE;
+        cli_msg(h->status, sizeof h->status, "etcd-guard");
+        cli_msg(h->reason, sizeof h->reason, "%s; not judged (%s)",
+                e->guard_why[0] ? e->guard_why : "stopped to protect the live etcd", old);
+        for (size_t i = 0; i < h->njobs; i++)
+            h->jobs[i].verdict = FIOR_UNKNOWN;
+    }
 }

@@ -41,6 +41,7 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
                       : e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
                       : e->stop == CHECK_TIME_NET ? "stopped: past --max-time"
+                      : e->stop == CHECK_GUARD ? "stopped to protect etcd"
                       : early ? (e->code ? "fio failed" : "fio ended before its runtime")
                       : o->full ? "--full" : "ran to --max-time";
     json_object *d = json_object_new_object();
@@ -128,6 +129,7 @@ static const char *end_word(const check_run_out *x)
     case CHECK_CONFIRMED: return "confirmed phase 1";
     case CHECK_USER: return "interrupted";
     case CHECK_TIME_NET: return "stopped: past its runtime";
+    case CHECK_GUARD: return "stopped to protect etcd";
     case CHECK_RAN_OUT: break;
     }
     if (e->code != 0)

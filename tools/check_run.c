@@ -12,15 +12,23 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "term.h"
 #include "cli.h"
+#include "etcdwatch.h"
+#include "term.h"
 
 volatile int check_interrupted;
 
 /* fio's own runtime= ends it at --max-time; past this margin we stop it; a fio that does not end within
- * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). */
+ * STOP_GRACE_S of a signal gets the next one (SIGTERM, then SIGKILL). Past the margin --max-time is a hard
+ * limit: the steps come every HARD_GRACE_S (SIGCONT with each, proc.h: a stopped fio ends too), and a fio
+ * that SIGKILL does not end within KILL_WAIT_S (stuck in the kernel) is left behind, not waited for. So
+ * check_run returns at the latest runtime + TIME_NET_S + 3 x HARD_GRACE_S, plus the orphans' end; a fio
+ * that is stopped (SIGSTOP) is stopped as soon as its runtime is over (its SIGINT comes with SIGCONT). */
 #define TIME_NET_S   20.0
 #define STOP_GRACE_S 30.0
+#define HARD_GRACE_S 5.0
+#define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
+#define KILL_WAIT_S  5.0
 
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {
@@ -142,6 +150,7 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
     int tty = isatty(2), stopped = 0, gone = 0;
+    double hard = (double)e->runtime_s + TIME_NET_S; /* past it, every stop step comes fast */
     int watch_in = o->stop_on_eof; /* stdin (the ssh session of fleet --ssh): its end is a stop request */
     for (;;) {
         struct pollfd pf[2] = {{p.out_fd, POLLIN, 0}, {0, POLLIN, 0}};
@@ -168,15 +177,25 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
         int why = -1;
         if (check_interrupted && !stopped)
             why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
-        else if (!stopped && el > (double)e->runtime_s + TIME_NET_S)
+        else if (!stopped && el > hard) {
             why = CHECK_TIME_NET;
+            e->hung = proc_tree_state(p.pid); /* why it is still running: stopped, or stuck in the kernel */
+        } else if (!stopped && el > (double)e->runtime_s + STOPPED_AFTER_S && (proc_tree_state(p.pid) & PROC_TREE_STOPPED)) {
+            why = CHECK_TIME_NET; /* a stopped fio (SIGSTOP, a debugger) past its runtime: no setup to wait for */
+            e->hung = PROC_TREE_STOPPED;
+        } else if (!stopped && etcdwatch_tripped()) { /* live etcd: etcdwatch.h */
+            why = CHECK_GUARD;
+            etcdwatch_why(e->guard_why, sizeof e->guard_why);
+        }
         if (why >= 0) {
             e->stop = (check_stop)why;
             stopped = 1;
             at_stop = seen;
         }
         if (stopped)
-            proc_stop_step(&p, STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+        if (stopped && p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S && proc_wait(&p, 0) == 0)
+            break; /* SIGKILL did not end it: stuck in the kernel */
         if (pr < 0 && errno != EINTR)
             break;
         if (pr <= 0)
@@ -219,16 +238,24 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
             proc_stop_step(&p, STOP_GRACE_S);
         }
     }
-    while (!proc_wait(&p, 1000))
-        if (stopped || check_interrupted) {
+    while (!proc_wait(&p, 250)) {
+        double el = proc_now() - t0;
+        if (stopped || check_interrupted || el > hard) {
             stopped = 1;
-            proc_stop_step(&p, STOP_GRACE_S);
+            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
         }
+        if (p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S) {
+            e->unended = 1;
+            e->hung |= proc_tree_state(p.pid);
+            break;
+        }
+    }
     /* A fio that died leaves its job processes writing on (they are ours: proc_adopt_orphans). They are
      * ended before the next phase, and while the pipe is still open: a job's SIGTERM handler prints
      * "terminating on signal" to it, and with the read end closed SIGPIPE would kill the job before the
      * engine removes its files. */
-    out->end.orphans = proc_end_orphans(CHECK_ORPHAN_GRACE_S) > 0;
+    out->end.orphans = proc_end_orphans(e->stop == CHECK_TIME_NET || e->stop == CHECK_GUARD ? HARD_GRACE_S
+                                                                                            : CHECK_ORPHAN_GRACE_S) > 0;
     close(p.out_fd);
     p.out_fd = -1;
     e->state = p.state;
@@ -254,7 +281,10 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     const fior_job *wj = check_find_job(last, FIOR_ROLE_WAL);
     if (!e->complete && !e->stream_error[0] && wj && wj->end_reason) /* what the library knows of the end */
         cli_msg(e->stream_error, sizeof e->stream_error, "%s", wj->end_reason);
-    proc_release(&p);
+    if (e->unended)
+        proc_abandon(&p); /* its temp directory stays locked by it (cli.h), for a later run to reap */
+    else
+        proc_release(&p);
     return 0;
 }
 

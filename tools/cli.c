@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
 #include "cli.h"
+#include "outfile.h"
+#include "tmpdir.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -179,6 +181,32 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *err, size_t
     return buf;
 }
 
+int cli_engine_summary(const char *line, size_t len)
+{
+    static const char head[] = "etcdwal: ";
+    if (len < sizeof head || strncmp(line, head, sizeof head - 1))
+        return 0;
+    const char *p = line + sizeof head - 1, *end = line + len;
+    const char *c = memchr(p, ':', (size_t)(end - p));
+    if (!c || c + 2 > end || c[1] != ' ' || memchr(p, ' ', (size_t)(c - p)))
+        return 0; /* "etcdwal: JOB: ...", the job name has no spaces */
+    p = c + 2;
+    /* the engine's summary() and its kept-files line (engine/etcdwal.c) */
+    static const char *const words[] = {" segments (", "first segment filled with ", "fdatasync n=",
+                                        " clients: ", "backend ", "files kept in "};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t wl = strlen(words[i]);
+        const char *q = p;
+        if (words[i][0] == ' ') /* a number first */
+            while (q < end && *q >= '0' && *q <= '9')
+                q++;
+        if ((q > p || words[i][0] != ' ') && (size_t)(end - q) >= wl && !strncmp(q, words[i], wl) &&
+            (strcmp(words[i], "backend ") || strstr(q, " commits, ")))
+            return 1;
+    }
+    return 0;
+}
+
 void cli_last_line(const char *path, char *buf, size_t len)
 {
     char err[16];
@@ -187,8 +215,19 @@ void cli_last_line(const char *path, char *buf, size_t len)
     char *t = cli_read_file(path, 1 << 20, &n, err, sizeof err);
     if (!t)
         return;
-    while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' '))
-        t[--n] = '\0';
+    /* the last line that says something: not blank, not one of the engine's summary lines (a run fio
+     * ended is no failure of the engine's, and "fio exited with status 1: etcdwal: etcd-wal: 2 segments ..."
+     * misleads) */
+    for (;;) {
+        while (n && (t[n - 1] == '\n' || t[n - 1] == '\r' || t[n - 1] == ' '))
+            t[--n] = '\0';
+        char *l = strrchr(t, '\n');
+        char *start = l ? l + 1 : t;
+        if (!n || !cli_engine_summary(start, strlen(start)))
+            break;
+        n = (size_t)(start - t);
+        *start = '\0';
+    }
     char *l = strrchr(t, '\n');
     const char *pick = l ? l + 1 : t;
     /* the engine's refusal to load into a fio it was not built for (engine/etcdwal.c) says what to do;
@@ -207,28 +246,18 @@ void cli_last_line(const char *path, char *buf, size_t len)
 int cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen)
 {
     const char *base = getenv("TMPDIR");
-    cli_msg(dir, len, "%s/etcd-fio-%s.XXXXXX", base && *base ? base : "/tmp", what);
-    if (!mkdtemp(dir)) {
-        cli_msg(err, errlen, "%s: %s", dir, strerror(errno));
+    base = base && *base ? base : "/tmp";
+    char why[4400];
+    if (out_etcd_dir(base, why, sizeof why)) { /* TMPDIR pointed among etcd's files: nothing of ours goes there */
+        cli_msg(err, errlen, "TMPDIR=%s", why);
         return -1;
     }
-    return 0;
+    return tmpdir_make(base, what, dir, len, err, errlen);
 }
 
 void cli_tmpdir_remove(const char *dir)
 {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                unlinkat(dfd, e->d_name, 0); /* files only: a directory fails, and is left */
-        closedir(d);
-    } else if (dfd >= 0) {
-        close(dfd);
-    }
-    rmdir(dir);
+    tmpdir_remove(dir);
 }
 
 int cli_exit_status(fior_verdict v)

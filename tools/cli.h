@@ -65,8 +65,12 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *err, size_t
 /* Last non-empty line of a small text file ("" when none), for error messages; fio's stderr with the
  * engine's refusal to load in it: that line. */
 void cli_last_line(const char *path, char *buf, size_t len);
+/* 1 if line (len bytes, no newline) is one of the engine's summary lines ("etcdwal: JOB: 3 segments (2
+ * rollovers), ...", "... fdatasync n=...", "... backend N commits, ..."): statistics, never a cause. */
+int  cli_engine_summary(const char *line, size_t len);
 
-/* A private directory $TMPDIR/etcd-fio-WHAT.XXXXXX (0700); 0 or -1 with a message in err. */
+/* A private directory $TMPDIR/etcd-fio-WHAT.XXXXXX, locked for the run (tmpdir.h: a killed run's is reaped
+ * by the next); 0 or -1 with a message in err. */
 int  cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen);
 /* Removes the regular files directly in it (all ours: nobody else can write there) and the directory. */
 void cli_tmpdir_remove(const char *dir);

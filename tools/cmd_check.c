@@ -15,11 +15,14 @@
 #include "check.h"
 #include "cli.h"
 #include "engine_path.h"
+#include "etcdwatch.h"
+#include "liveetcd.h"
 #include "mempress.h"
 #include "out.h"
 #include "outfile.h"
 #include "preflight.h"
 #include "profile.h"
+#include "tmpdir.h"
 
 static const char help[] =
     "usage: etcd-fio check [OPTIONS] [DIR]\n"
@@ -53,10 +56,18 @@ static const char help[] =
     "  --ionice           run the WAL job at etcd's I/O priority (best-effort, level 0)\n"
     "  --classic          afterwards, also run the classic fio test (sync, fdatasync=1, bs=2300,\n"
     "                     22 MiB) in DIR and print its p99 beside ours\n"
+    "  --etcd URL         watch the live etcd beside the check through its /metrics (a client URL means\n"
+    "                     its /metrics): scraped before, every 2 s during and after the run; its own WAL\n"
+    "                     fsync and backend commit p99 are reported before vs during the check, and when one\n"
+    "                     that was below its threshold before crosses it during the check, the check stops\n"
+    "                     at once (UNKNOWN) to protect etcd\n"
+    "  --cacert F, --cert F, --key F\n"
+    "                     TLS for an https --etcd URL, as etcdctl takes them\n"
     "  --force            run even on a filesystem that is probably not the one meant (memory, container\n"
     "                     layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded\n"
     "                     (LD_PRELOAD, /etc/ld.so.preload, or by the fio in use), or one the run would leave\n"
-    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so\n"
+    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so;\n"
+    "                     watch an --etcd that is not the one found using this filesystem\n"
     "  --stop-on-eof      stop as on SIGINT (end fio, clean up, unknown) when stdin ends: `fleet --ssh` runs\n"
     "                     check so, and closing its ssh session (or losing it) then stops the remote run\n"
     "  --help             this text\n\n"
@@ -84,7 +95,9 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         {"keep-output", required_argument, 0, 'k'}, {"ionice", no_argument, 0, 'i'},
         {"classic", no_argument, 0, 'C'},          {"force", no_argument, 0, 'f'},
         {"accept-point-estimate", no_argument, 0, 'a'}, {"html", required_argument, 0, 'H'},
-        {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+        {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'},
+        {"etcd", required_argument, 0, 'U'}, {"cacert", required_argument, 0, 'A'},
+        {"cert", required_argument, 0, 'T'}, {"key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'},
         {"wal-only", no_argument, 0, 'W'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -121,6 +134,10 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'P': o->faithful = 1; break;
         case 'E': o->stop_on_eof = 1; break;
         case 'W': o->wal_only = 1; break;
+        case 'U': o->etcd_url = p.arg; break;
+        case 'A': o->tls.cacert = p.arg; break;
+        case 'T': o->tls.cert = p.arg; break;
+        case 'K': o->tls.key = p.arg; break;
         }
     }
     if (c < 0)
@@ -129,6 +146,14 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         o->dir = argv[p.optind++];
     if (p.optind < argc) {
         cli_err(cmd, "one directory expected, got also '%s'", argv[p.optind]);
+        return -1;
+    }
+    if (o->etcd_url && !scrape_is_url(o->etcd_url)) {
+        cli_err(cmd, "--etcd %s: expected an http:// or https:// URL of etcd (its /metrics)", o->etcd_url);
+        return -1;
+    }
+    if (!o->etcd_url && (o->tls.cacert || o->tls.cert || o->tls.key)) {
+        cli_err(cmd, "--cacert, --cert and --key are for --etcd URL, which is not given");
         return -1;
     }
     double min = check_min_time(o->confidence, o->min_syncs, o->accept_point);
@@ -250,11 +275,18 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return prc > 0 ? 0 : 2;
     fsinfo fi;
     check_forced forced = {.n = 0};
-    int keepfd = -1, rc = 2;
+    int keepfd = -1, rc = 2, unended = 0;
     if (preflight_check(cmd, &o, &fi, &keepfd, &forced))
         return 2;
     mp_snap mem0, mem1;
     mp_read(&mem0);
+    /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
+    liveetcd le;
+    etcdwatch *watch = NULL;
+    liveetcd_find(fi.path, fi.dev_major, fi.dev_minor, &le);
+    if (le.found && !o.etcd_url)
+        cli_err(cmd, "warning: a live etcd uses this filesystem (%s): the check slows it while it runs, and nothing "
+                "watches it (--etcd URL stops the check before it hurts etcd)", le.how);
     char engine[PATH_MAX], tmp[4096], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
@@ -291,6 +323,14 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL); /* a hung-up terminal or ssh pty: stop and clean up, as on SIGINT */
     signal(SIGPIPE, SIG_IGN);
+    if (o.etcd_url) { /* live etcd: the first scrape, before anything loads the disk */
+        if (!(watch = etcdwatch_start(o.etcd_url, &o.tls, NULL, &le, o.force, err, sizeof err))) {
+            cli_err(cmd, "--etcd %s", err);
+            goto out_crit;
+        }
+        etcdwatch_describe_start(watch, err, sizeof err);
+        cli_err(cmd, "%s", err);
+    }
 
     /* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most
      * FIOR_PHASE1_MAX_S */
@@ -324,7 +364,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     /* phase 2: the faithful profile, as check always ran it; after a phase-1 PASS its first seconds are the
      * probe that confirms it (then it is stopped), else it decides. --max-time bounds both phases together,
      * but phase 2 keeps the time a decision needs. */
-    if (!check_interrupted) {
+    if (!check_interrupted && !etcdwatch_tripped()) {
         double left = o.max_time - (p1 ? r1.end.duration_s : 0);
         double need = check_min_time(o.confidence, o.min_syncs, o.accept_point);
         check_opts o2 = o;
@@ -342,6 +382,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         ran2 = 1;
         out2 = check_outcome(&ro);
     }
+    etcdwatch_stop(watch); /* live etcd: the scrape after the run */
     int confirmed = p1_pass && ran2 && ro.end.stop == CHECK_CONFIRMED;
     /* the run the verdict comes from (the library's rule: phase 1 only when phase 2 confirmed it) */
     od = fior_outcome_phases(out1, out2, confirmed);
@@ -386,16 +427,18 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         h->rollovers = ws.rollovers;
     refuse_interposed(&o, df, h, &forced);
     h->duration_s = r1.end.duration_s + ro.end.duration_s;
-    if (!fin || !wj)
-        cli_err(cmd, "no WAL job result in fio's output (%s%s%s)", dr->end.fio_said, dr->end.stream_error[0] ? "; " : "",
-                dr->end.stream_error);
+    if (!fin || !wj) { /* fio's last words, when it had any (never an empty "()") */
+        const char *fs = dr->end.fio_said, *se = dr->end.stream_error;
+        cli_err(cmd, "no WAL job result in fio's output%s%s%s%s%s", fs[0] || se[0] ? " (" : "", fs,
+                fs[0] && se[0] ? "; " : "", se, fs[0] || se[0] ? ")" : "");
+    }
     r.basis = h->basis;
     rm_finish(&r);
     cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
 
     mp_read(&mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
-    if (o.classic && !check_interrupted) {
+    if (o.classic && !check_interrupted && !etcdwatch_tripped()) {
         if (isatty(2))
             fprintf(stderr, "running the classic fio job (10,029 fdatasyncs of 2300 bytes) in %s ...\n", fi.path);
         check_classic(fi.path, tmp, crit, &cl);
@@ -407,6 +450,13 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
     check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
+    liveetcd_report(&le, &r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
+    if (watch) {
+        etcdwatch_report(watch, &r, h);
+        r.basis = h->basis;
+        rm_finish(&r);
+        cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
+    }
     rc = cli_exit_status(r.verdict);
     if (o.json)
         out_json(stdout, &r);
@@ -436,14 +486,17 @@ out_runs:
     fior_outcome_free(od);
     fior_outcome_free(out1);
     fior_outcome_free(out2);
+    /* a fio that SIGKILL could not end keeps its temp dirs locked (tmpdir.h): left for a later run to reap */
+    unended = r1.end.unended || ro.end.unended;
     check_run_free(&r1);
     check_run_free(&ro);
     if (tmp1[0])
-        cli_tmpdir_remove(tmp1);
+        (unended ? tmpdir_leave : cli_tmpdir_remove)(tmp1);
 out_crit:
+    etcdwatch_free(watch);
     fior_criteria_free(crit);
 out_tmp:
-    cli_tmpdir_remove(tmp);
+    (unended ? tmpdir_leave : cli_tmpdir_remove)(tmp);
 out_keep:
     if (keepfd >= 0)
         close(keepfd);

@@ -2,6 +2,8 @@
 /* outfile.c — safe creation of the files the user names (see outfile.h). */
 #include "outfile.h"
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "liveetcd.h"
 
 /* dirname/basename of path into dir and base; 0, or -1 when it has no file name (ends in '/'). */
 static int split(const char *path, char *dir, size_t dlen, const char **base)
@@ -47,6 +51,67 @@ static int target_ok(int dirfd, const char *shown, const char *name, char *err, 
     return 0;
 }
 
+static int is_dir_at(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Is the directory dfd etcd's own: within the member/ directory of an etcd data directory (a "member"
+ * with wal/ or snap/ in it), or one that holds etcd WAL segments (a --wal-dir)? Its real path is the
+ * kernel's (/proc/self/fd), so a symlinked parent is seen through. 0, or -1 with "SHOWN: why". */
+static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
+{
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+    ssize_t n = readlink(link, real, sizeof real - 1);
+    if (n <= 0 || real[0] != '/') {
+        if (!realpath(shown, real))
+            real[0] = '\0';
+    } else {
+        real[n] = '\0';
+    }
+    for (char *p = real; *p; p++) {
+        if (p[0] != '/' || strncmp(p + 1, "member", 6) || (p[7] != '/' && p[7] != '\0'))
+            continue;
+        char m[PATH_MAX + 8];
+        snprintf(m, sizeof m, "%.*s/wal", (int)(p + 7 - real), real);
+        int w = is_dir_at(m);
+        snprintf(m, sizeof m, "%.*s/snap", (int)(p + 7 - real), real);
+        if (w || is_dir_at(m)) {
+            snprintf(err, errlen, "%s: inside etcd's data directory (%.*s): etcd-fio writes nothing among etcd's "
+                     "files; choose another directory", shown, (int)(p + 7 - real), real);
+            return -1;
+        }
+    }
+    int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    struct dirent *e;
+    int wal = 0;
+    while (d && (e = readdir(d)) && !wal)
+        wal = liveetcd_wal_name(e->d_name) && strcmp(e->d_name, "0.tmp") && strcmp(e->d_name, "1.tmp");
+    if (d)
+        closedir(d);
+    else if (dup_fd >= 0)
+        close(dup_fd);
+    if (wal) {
+        snprintf(err, errlen, "%s: holds etcd WAL segments (%s): etcd-fio writes nothing among etcd's files; choose "
+                 "another directory", shown, real[0] ? real : shown);
+        return -1;
+    }
+    return 0;
+}
+
+int out_etcd_dir(const char *dir, char *err, size_t errlen)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return 0; /* not a directory we can open: the caller's own checks say why */
+    int rc = etcd_place(dfd, dir, err, errlen);
+    close(dfd);
+    return rc;
+}
+
 /* The directory of path, opened; its name in dir, the file name in *base. -1 with a message. */
 static int open_parent(const char *path, char *dir, size_t dlen, const char **base, char *err, size_t errlen)
 {
@@ -57,6 +122,10 @@ static int open_parent(const char *path, char *dir, size_t dlen, const char **ba
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         snprintf(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+    else if (etcd_place(dfd, dir, err, errlen)) {
+        close(dfd);
+        return -1;
+    }
     return dfd;
 }
 
@@ -159,6 +228,16 @@ int out_write_with(const char *path, int (*render)(FILE *f, const void *ctx), co
 
 int out_dir_open(const char *path, char *err, size_t errlen)
 {
+    char parent[PATH_MAX];
+    const char *base;
+    if (split(path, parent, sizeof parent, &base) == 0) { /* before mkdir: never a directory among etcd's */
+        int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int bad = pfd >= 0 && etcd_place(pfd, path, err, errlen);
+        if (pfd >= 0)
+            close(pfd);
+        if (bad)
+            return -1;
+    }
     if (mkdir(path, 0700) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -179,6 +258,10 @@ int out_dir_open(const char *path, char *err, size_t errlen)
     }
     if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (etcd_place(fd, path, err, errlen)) {
         close(fd);
         return -1;
     }

@@ -4,7 +4,10 @@
  * goes into a fresh temp file beside the target (O_CREAT|O_EXCL|O_NOFOLLOW, so a planted symlink is never
  * followed), is fsynced and renamed over the target; a target that is a symlink is refused, and a
  * keep-output directory must be owned by the caller and not writable by group or others.
- * Every path is checked with out_check()/out_dir_open() before fio starts, so a typo fails at once. */
+ * Every path is checked with out_check()/out_dir_open() before fio starts, so a typo fails at once. Nothing
+ * is ever written among etcd's files: a directory within an etcd data directory's member/ (one with wal/
+ * or snap/ in it) or one holding etcd WAL segments is refused, also when a symlinked parent leads there
+ * (the check is on the directory the kernel opened), at the check and again at the write. */
 #ifndef ETCD_FIO_OUTFILE_H
 #define ETCD_FIO_OUTFILE_H
 
@@ -27,5 +30,9 @@ int out_dir_open(const char *path, char *err, size_t errlen);
 /* Writes dirfd/name as out_write does; messages name "shown/name" (shown: the directory as given). */
 int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen);
+
+/* 0, or -1 with "DIR: inside etcd's data directory ..." when dir is among etcd's files as above (a check's
+ * DIR, a TMPDIR): nothing of ours goes there. */
+int out_etcd_dir(const char *dir, char *err, size_t errlen);
 
 #endif

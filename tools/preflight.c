@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "outfile.h"
+#include "tmpdir.h"
 
 /* A refusal --force can override: 1 (refused, message printed), or 0 (forced: warned, listed). */
 static int refuse_unless_forced(const cli_cmd *cmd, int force, check_forced *forced, const char *why)
@@ -23,6 +24,10 @@ static int dir_usable(const cli_cmd *cmd, const char *dir, fsinfo *fi, const cha
 {
     char err[4400];
     if (cli_dir_ok(fi->path, err, sizeof err)) { /* the resolved path goes into the job file */
+        cli_err(cmd, "%s", err);
+        return 2;
+    }
+    if (out_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
         cli_err(cmd, "%s", err);
         return 2;
     }
@@ -112,5 +117,6 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
             cli_err(cmd, "--%s %s", outs[i].opt, err);
             return 2;
         }
+    tmpdir_reap(fi->path); /* what a killed check --classic left in DIR: only with the proof (tmpdir.h) */
     return 0;
 }

@@ -226,6 +226,66 @@ int proc_wait(proc *p, int timeout_ms)
     }
 }
 
+/* "pid (comm) S ppid ...": the state letter and the parent of pid from /proc (comm may hold spaces and
+ * parentheses, so after the last ')'). 0, or -1 when the process is gone. */
+static int stat_of(long pid, char *state, long *ppid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0)
+        return -1;
+    buf[k] = '\0';
+    char *rp = strrchr(buf, ')');
+    return rp && sscanf(rp + 1, " %c %ld", state, ppid) == 2 ? 0 : -1;
+}
+
+/* Calls fn(child, state, arg) for every process whose parent is pid. */
+static void each_child(pid_t pid, void (*fn)(long child, char state, void *arg), void *arg)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end, st;
+        long c = strtol(e->d_name, &end, 10), pp;
+        if (!*end && c > 0 && stat_of(c, &st, &pp) == 0 && pp == (long)pid)
+            fn(c, st, arg);
+    }
+    closedir(d);
+}
+
+static void cont_one(long child, char state, void *arg)
+{
+    (void)state;
+    (void)arg;
+    kill((pid_t)child, SIGCONT);
+}
+
+static void state_one(long child, char state, void *arg)
+{
+    (void)child;
+    int *f = arg;
+    *f |= state == 'T' || state == 't' ? PROC_TREE_STOPPED : state == 'D' ? PROC_TREE_IN_KERNEL : 0;
+}
+
+int proc_tree_state(pid_t pid)
+{
+    char st;
+    long pp;
+    int f = 0;
+    if (pid <= 0 || stat_of(pid, &st, &pp) != 0)
+        return 0;
+    state_one(pid, st, &f);
+    each_child(pid, state_one, &f);
+    return f;
+}
+
 void proc_stop_step(proc *p, double grace_s)
 {
     if (p->pid <= 0 || p->state != PROC_RUNNING)
@@ -236,9 +296,27 @@ void proc_stop_step(proc *p, double grace_s)
     static const int sigs[] = {SIGINT, SIGTERM, SIGKILL};
     if (p->stop_level >= 3)
         return;
-    send_sig(p, sigs[p->stop_level]);
+    int sig = sigs[p->stop_level];
+    send_sig(p, sig);
+    /* A stopped process (SIGSTOP, Ctrl-Z) acts on SIGINT or SIGTERM only once it is continued: continue it,
+     * and its children (fio's job processes, which a stopped fio waits for), after the signal is queued.
+     * SIGKILL ends a stopped process as it is. */
+    if (sig != SIGKILL) {
+        send_sig(p, SIGCONT);
+        each_child(p->pid, cont_one, NULL);
+    }
     p->stop_level++;
     p->stop_since = now;
+}
+
+void proc_abandon(proc *p)
+{
+    if (p->out_fd >= 0)
+        close(p->out_fd);
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->out_fd = p->pidfd = -1;
+    p->pid = -1; /* never waited for again; it becomes init's child when we exit */
 }
 
 void proc_stop(proc *p, double grace_s)
@@ -299,21 +377,9 @@ static size_t children(pid_t *out, size_t max, size_t *alive)
         long pid = strtol(e->d_name, &end, 10);
         if (*end || pid <= 0)
             continue;
-        char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t k = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (k <= 0)
-            continue;
-        buf[k] = '\0';
-        /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so after the last ')' */
-        char *rp = strrchr(buf, ')');
         char state;
         long ppid;
-        if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == me) {
+        if (stat_of(pid, &state, &ppid) == 0 && ppid == me) {
             out[n++] = (pid_t)pid;
             if (alive && state != 'Z' && state != 'X')
                 ++*alive;
@@ -328,8 +394,10 @@ int proc_end_orphans(double grace_s)
     pid_t kids[256];
     size_t alive;
     size_t n = children(kids, 256, &alive);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         kill(kids[i], SIGTERM);
+        kill(kids[i], SIGCONT); /* a stopped job acts on the SIGTERM only once continued */
+    }
     double t0 = proc_now();
     int sent_kill = 0;
     for (;;) {

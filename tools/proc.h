@@ -51,10 +51,19 @@ int proc_wait(proc *p, int timeout_ms);
 /* One stop step: the first call sends SIGINT; later calls escalate (SIGTERM, then SIGKILL) when
  * grace_s has passed since the previous step. No-op once it ended. */
 void proc_stop_step(proc *p, double grace_s);
+/* (SIGINT and SIGTERM are followed by SIGCONT to the process and its children: a stopped fio — SIGSTOP,
+ * Ctrl-Z — or a stopped job of it then ends as a running one does.) */
 /* Stops it and reaps it: SIGINT, SIGTERM after grace_s, SIGKILL after another grace_s. */
 void proc_stop(proc *p, double grace_s);
 /* Closes the pipes (if any); reaps a process that has not been waited for (after a SIGKILL). */
 void proc_release(proc *p);
+/* Gives up on a process that SIGKILL did not end (stuck in the kernel: a hung disk, a hard NFS mount):
+ * closes our descriptors and never waits for it (it becomes init's child when we exit). */
+void proc_abandon(proc *p);
+/* What the process and its direct children are doing: PROC_TREE_STOPPED (one is stopped: SIGSTOP, a
+ * debugger), PROC_TREE_IN_KERNEL (one is in uninterruptible sleep, 'D'), or 0; 0 when it is gone. */
+enum { PROC_TREE_STOPPED = 1, PROC_TREE_IN_KERNEL = 2 };
+int  proc_tree_state(pid_t pid);
 /* "exited with status 3", "was killed by signal 11 (Segmentation fault)". */
 void proc_describe(const proc *p, char *buf, size_t len);
 /* Monotonic seconds. */

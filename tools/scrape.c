@@ -92,8 +92,8 @@ static const char *tls_hint(const char *url, const scrape_tls *tls, CURLcode rc)
 
 /* GETs url into *buf (malloc'd, NUL-terminated, *len bytes). 0 on HTTP 200; else -1 and a one-line message
  * in err naming the URL as shown (scrape_shown_url: no password). */
-static int fetch(const char *url, const char *shown, const scrape_tls *tls, char **buf, size_t *len, char *err,
-                 size_t errlen)
+static int fetch(const char *url, const char *shown, const scrape_tls *tls, long timeout_s, char **buf, size_t *len,
+                 char *err, size_t errlen)
 {
     *buf = NULL;
     *len = 0;
@@ -110,8 +110,8 @@ static int fetch(const char *url, const char *shown, const scrape_tls *tls, char
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeout_s < 5 ? timeout_s : 5L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* gzip if etcd offers it */
     curl_easy_setopt(h, CURLOPT_USERAGENT, "etcd-fio");
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
@@ -137,7 +137,9 @@ static int fetch(const char *url, const char *shown, const scrape_tls *tls, char
             snprintf(err, errlen, "%s: %s%s", shown, cerr[0] ? cerr : curl_easy_strerror(rc), tls_hint(url, tls, rc));
         else
             snprintf(err, errlen, "%s: HTTP %ld%s", shown, code,
-                     code == 401 || code == 403 ? " (needs a client certificate? --cacert/--cert/--key)" : "");
+                     code == 401 || code == 403   ? " (needs a client certificate? --cacert/--cert/--key)"
+                     : code >= 300 && code < 400 ? " (a redirect, not followed: give the URL of etcd's /metrics itself)"
+                                                 : "");
         free(b.p);
         return -1;
     }
@@ -152,7 +154,7 @@ static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, c
     size_t len;
     char shown[2048];
     scrape_shown_url(url, shown, sizeof shown); /* once: the messages and the report's source name */
-    if (fetch(url, shown, tls, &buf, &len, err, errlen))
+    if (fetch(url, shown, tls, 30, &buf, &len, err, errlen))
         return -1;
     fior_status st = fior_parse_buffer(r, shown, buf, len);
     free(buf);
@@ -161,6 +163,14 @@ static int scrape_into(fior_report *r, const char *url, const scrape_tls *tls, c
         return -1;
     }
     return 0;
+}
+
+int scrape_fetch(const char *url, const scrape_tls *tls, long timeout_s, char **buf, size_t *len, char *err,
+                 size_t errlen)
+{
+    char shown[2048];
+    scrape_shown_url(url, shown, sizeof shown);
+    return fetch(url, shown, tls, timeout_s > 0 ? timeout_s : 30, buf, len, err, errlen);
 }
 
 int scrape_load_inputs(fior_report *r, char *const *inputs, int n, const scrape_tls *tls, double interval_s,

@@ -19,6 +19,12 @@ int scrape_is_url(const char *arg); /* http:// or https:// (any case) */
 /* url as it may be shown (messages, source names, JSON, metrics): a password in it becomes REDACTED. */
 void scrape_shown_url(const char *url, char *out, size_t n);
 
+/* GETs url (http/https, no redirects followed, at most SCRAPE_MAX_BYTES, within timeout_s) into *buf
+ * (malloc'd, NUL-terminated, *len bytes): 0 on HTTP 200, else -1 with a one-line message in err naming the
+ * URL as shown. libcurl must have been initialised (curl_global_init) before threads call this. */
+int scrape_fetch(const char *url, const scrape_tls *tls, long timeout_s, char **buf, size_t *len, char *err,
+                 size_t errlen);
+
 /* Parses every input into r, in order: files and '-' with fior_parse_file, URLs scraped. With
  * interval_s > 0 every URL is scraped a second time interval_s seconds after the first round. Then
  * fior_report_window() turns two scrapes of one etcd into the window between them. 0 ok; -1 with a

@@ -5,8 +5,9 @@
 // With -record FILE, every acknowledged put is appended as "key<TAB>mod_revision<TAB>value\n" (values are
 // printable), written only after etcd answered, so the file lists exactly what etcd acknowledged. SIGINT or
 // SIGTERM ends the run early the same way as -duration does (the puts in flight are waited for, the record
-// is flushed, the result printed); a SIGKILLed putload loses what its buffer held. The value of a key is a
-// function of the key alone (value()), so a reader can check what it reads back without the record.
+// is flushed, the result printed); a SIGKILLed putload loses what its buffer held. -rate paces the puts (a
+// steady load, bench/soak.sh). The value of a key is a function of the key alone (value()), so a reader can
+// check what it reads back without the record.
 //
 // Build offline (bench/capacity.sh does): GO111MODULE=off GOPATH=DIR:/usr/share/gocode go build
 package main
@@ -78,6 +79,7 @@ func main() {
 	unique := flag.Bool("unique", true, "a distinct key per put (false: one key per client)")
 	record := flag.String("record", "", "append every acknowledged put to this file (key, revision, value)")
 	timeout := flag.Duration("timeout", 10*time.Second, "per-put timeout")
+	rate := flag.Float64("rate", 0, "puts per second over all clients, paced (0: closed loop, as fast as etcd answers)")
 	flag.Parse()
 	if *clients < 1 || *conns < 1 || *keySize < len(*prefix)+1 || *valSize < 0 {
 		fmt.Fprintln(os.Stderr, "putload: need -clients >= 1, -conns >= 1, -key-size > len(prefix), -val-size >= 0")
@@ -121,7 +123,21 @@ func main() {
 		go func(id int) {
 			defer wg.Done()
 			kv := cs[id%len(cs)]
+			var gap time.Duration // -rate: each client paces itself at rate/clients
+			if *rate > 0 {
+				gap = time.Duration(float64(*clients) / *rate * float64(time.Second))
+			}
+			due := time.Now()
 			for atomic.LoadInt32(&stop) == 0 {
+				if gap > 0 {
+					if w := time.Until(due); w > 0 {
+						time.Sleep(w)
+					}
+					due = due.Add(gap)
+					if time.Until(due) < -time.Second { // far behind (a slow etcd): no burst to catch up
+						due = time.Now()
+					}
+				}
 				n := uint64(id)
 				if *unique {
 					n = atomic.AddUint64(&next, 1) - 1

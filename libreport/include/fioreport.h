@@ -515,6 +515,9 @@ typedef struct fior_run_facts {
     uint64_t    decided_samples;
     const char *fio_said;       /* fio's last stderr line, or NULL */
     const char *stream_error;   /* what the reader said of the output's end, or NULL */
+    /* (2.3) the caller's own words for why the run did not end normally (a watchdog that stopped it, a fio
+     * SIGKILL could not end), or NULL: it comes before every other reason */
+    const char *caller_problem;
 } fior_run_facts;
 
 /* The verdict of a monitored run (opaque): from the monitor, the final report (NULL when there is none;

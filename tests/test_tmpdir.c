@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* test_tmpdir.c — etcd-fio's locked temporary directories (tools/tmpdir.c): made with the mark and a held
+ * lock, removed, left; a killed run's directory reaped by the next (also one whose lock a surviving child —
+ * a fio — still holds: only once it is gone); and what a reaper must never remove, whatever its name: a
+ * directory without the mark, a lock file that is a symlink, a hard link to another file or not empty, a
+ * directory of another user, a name that is not exactly ours. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testdir.h"
+#include "tmpdir.h"
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+static void touch(const char *dir, const char *name, const char *data)
+{
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    if (data)
+        assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+    close(fd);
+}
+
+static void test_match(void **state)
+{
+    (void)state;
+    assert_true(tmpdir_match("etcd-fio-check.aB3xZ9"));
+    assert_true(tmpdir_match("etcd-fio-check-phase1.000000"));
+    assert_true(tmpdir_match("etcd-fio-classic.Qq1234"));
+    assert_false(tmpdir_match("etcd-fio-check.aB3xZ"));
+    assert_false(tmpdir_match("etcd-fio-check.aB3xZ9a"));
+    assert_false(tmpdir_match("etcd-fio-Check.aB3xZ9"));
+    assert_false(tmpdir_match("etcd-fio-.aB3xZ9"));
+    assert_false(tmpdir_match("etcd-fio.12.etcd-wal.0"));
+    assert_false(tmpdir_match("etcd-fio-check.aB3x-9"));
+}
+
+/* made, marked, locked (another process cannot take the lock nor reap it), removed */
+static void test_make_remove(void **state)
+{
+    (void)state;
+    char *base = testdir_make("test_tmpdir"), dir[4096], err[256], lock[8192];
+    assert_int_equal(tmpdir_make(base, "check", dir, sizeof dir, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, S_ISVTX | 0700);
+    snprintf(lock, sizeof lock, "%s/lock", dir);
+    assert_true(exists(lock));
+    touch(dir, "fio.stderr", "x\n");
+    pid_t c = fork();
+    if (c == 0)
+        _exit(tmpdir_reap(base) == 0 && exists(dir) ? 0 : 1);
+    int ws;
+    waitpid(c, &ws, 0);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    tmpdir_remove(dir);
+    assert_false(exists(dir));
+    /* left: our descriptor closed, the directory stays, and (its lock free now) the next run reaps it */
+    assert_int_equal(tmpdir_make(base, "fleet", dir, sizeof dir, err, sizeof err), 0);
+    tmpdir_leave(dir);
+    assert_true(exists(dir));
+    assert_int_equal(tmpdir_reap(base), 1);
+    assert_false(exists(dir));
+    testdir_remove(base);
+    free(base);
+}
+
+/* A run killed mid-way (the child exits without removing anything): the next run reaps it, files and all;
+ * a directory whose lock a surviving grandchild inherited (a fio still running) stays until it is gone. */
+static void test_reap_killed(void **state)
+{
+    (void)state;
+    char *base = testdir_make("test_tmpdir");
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t c = fork();
+    if (c == 0) {
+        char dir[4096], err[256];
+        if (tmpdir_make(base, "check", dir, sizeof dir, err, sizeof err))
+            _exit(1);
+        touch(dir, "wal-stats.json", "{}");
+        pid_t g = fork();
+        if (g == 0) { /* the "fio": holds the inherited lock descriptor until killed */
+            pause();
+            _exit(0);
+        }
+        char msg[64];
+        int n = snprintf(msg, sizeof msg, "%ld\n", (long)g);
+        if (write(p[1], msg, (size_t)n) != n)
+            _exit(1);
+        _exit(0); /* "SIGKILLed": nothing removed */
+    }
+    char buf[64] = "";
+    assert_true(read(p[0], buf, sizeof buf - 1) > 0);
+    pid_t g = (pid_t)atol(buf);
+    waitpid(c, NULL, 0);
+    assert_int_equal(tmpdir_reap(base), 0); /* the grandchild holds it */
+    kill(g, SIGKILL);
+    while (kill(g, 0) == 0) /* reparented: not ours to reap; wait until the kernel is done with it */
+        usleep(10000);
+    assert_int_equal(tmpdir_reap(base), 1);
+    assert_int_equal(rmdir(base), 0); /* nothing left in it */
+    close(p[0]);
+    close(p[1]);
+    free(base);
+}
+
+static void mk(const char *base, const char *name, mode_t mode, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s", base, name);
+    assert_int_equal(mkdir(out, 0700), 0);
+    assert_int_equal(chmod(out, mode), 0);
+}
+
+/* Look-alikes a reaper must leave, and the empty marked one it removes. */
+static void test_never_removed(void **state)
+{
+    (void)state;
+    char *base = testdir_make("test_tmpdir");
+    char a[4096], b[4096], c[4096], d[4096], e[4096], f[4096], g[4096], h[4096], victim[4096], p[8192];
+    const mode_t mark = S_ISVTX | 0700;
+    mk(base, "etcd-fio-check.noMark", 0700, a, sizeof a); /* no mark, a lock file anyone can take */
+    touch(a, "lock", NULL);
+    touch(a, "fio.stderr", "x");
+    mk(base, "etcd-fio-check.symlnk", mark, b, sizeof b); /* the lock file is a symlink to someone's file */
+    snprintf(victim, sizeof victim, "%s/victim", base);
+    touch(base, "victim", "data");
+    snprintf(p, sizeof p, "%s/lock", b);
+    assert_int_equal(symlink(victim, p), 0);
+    mk(base, "etcd-fio-check.hrdlnk", mark, c, sizeof c); /* a hard link to another file (two names) */
+    snprintf(p, sizeof p, "%s/lock", c);
+    char empty[4200];
+    snprintf(empty, sizeof empty, "%s/empty-file", base);
+    touch(base, "empty-file", NULL);
+    assert_int_equal(link(empty, p), 0);
+    mk(base, "etcd-fio-check.notEmp", mark, d, sizeof d); /* a lock file with data in it */
+    touch(d, "lock", "etcd's?");
+    mk(base, "etcd-fio-check.noLock", mark, e, sizeof e); /* no lock file, but files: not provably ours */
+    touch(e, "fio.stderr", "x");
+    mk(base, "etcd-fio-Check.upper1", mark, f, sizeof f); /* not our name */
+    touch(f, "lock", NULL);
+    mk(base, "etcd-fio-check.emptyX", mark, g, sizeof g); /* empty with the mark: killed before the lock file */
+    mk(base, "etcd-fio-check.OKstal", mark, h, sizeof h); /* a stale one of ours */
+    touch(h, "lock", NULL);
+    touch(h, "fio.stderr", "x");
+    int other = 0;
+    char o[4096];
+    if (geteuid() == 0) { /* another user's, as root */
+        mk(base, "etcd-fio-check.others", mark, o, sizeof o);
+        touch(o, "lock", NULL);
+        other = chown(o, 65534, 65534) == 0;
+    }
+    assert_int_equal(tmpdir_reap(base), 2);
+    assert_false(exists(g));
+    assert_false(exists(h));
+    const char *stay[] = {a, b, c, d, e, f};
+    for (size_t i = 0; i < sizeof stay / sizeof stay[0]; i++)
+        assert_true(exists(stay[i]));
+    snprintf(p, sizeof p, "%s/fio.stderr", a);
+    assert_true(exists(p));
+    char buf[16] = "";
+    int fd = open(victim, O_RDONLY);
+    assert_int_equal(read(fd, buf, sizeof buf), 4);
+    close(fd);
+    assert_string_equal(buf, "data");
+    if (other)
+        assert_true(exists(o));
+    testdir_remove(base);
+    free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_make_remove),
+        cmocka_unit_test(test_reap_killed),
+        cmocka_unit_test(test_never_removed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
