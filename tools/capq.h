@@ -62,4 +62,41 @@ typedef struct capq_out {
 /* Replays the cluster. 0, or -1 with a message (no clients, a member without samples, too many Readys). */
 int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen);
 
+/* ---- capacity_members.c: the three members' runs ---- */
+#include "capacity.h"
+#include "fleet.h"
+
+/* One client count on three members. */
+typedef struct capq_row {
+    cap_row  m[CAPQ_MEMBERS];     /* each member's own run: its bins, p99s and verdict (cap_decide) */
+    capq_out sim;
+    int      decisive;            /* the member whose bins the quorum row carries, -1 when none */
+    char     note[256];           /* said below the row (members sharing one filesystem) */
+    const cap_opts *o;
+    const fior_criteria *crit;
+} capq_row;
+
+/* --member HOST[,PORT]=DIR (DIR absolute, on the server; without =DIR the capacity DIR): adds it to f.
+ * 0, or -1 with a message. */
+int  capq_add_member(struct fleet *f, const char *spec, char *err, size_t errlen);
+/* Exactly three members, none listed twice (fleet_add_host), each with a directory. */
+int  capq_members_ok(const struct fleet *f, const char *dir, char *err, size_t errlen);
+/* Runs the load of `clients` on the three members at once (one fio client, fio's client/server), reads each
+ * member's WAL and backend bins, judges each (cap_decide) and combines them (capq_simulate) into row.
+ * 0, or -1 when fio could not be started. */
+int  capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                  double seconds, cap_row *row, char *err, size_t errlen);
+/* Judges the members, picks the one that decides (a member's bound FAIL; else an undecided one, the one
+ * whose point estimate fails first; else the one with the highest WAL p99), copies its bins into row and
+ * replays the cluster. Used after a run and after a confirmation run's samples were pooled. */
+void capq_finish(cap_row *row);
+/* Reads fio's client/server json+ output (path) into the members' rows (pure but for the file read). */
+void capq_read(capq_row *q, const struct fleet *f, const char *path);
+void capq_row_merge(cap_row *a, const cap_row *b);
+void capq_row_free(cap_row *row);
+/* A quorum row's "members" (doc/etcd-fio.schema.json capacity_member), for capacity_out.c. */
+struct json_object *capq_json(const cap_row *row);
+/* Below a quorum row of the table: one line per member. */
+void capq_table(FILE *f, const cap_row *row);
+
 #endif
