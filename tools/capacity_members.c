@@ -67,16 +67,26 @@ static void shared_disk_note(const cap_opts *o, cap_row *row)
 {
     const fleet *f = o->members;
     struct stat st[CAPQ_MEMBERS];
-    int ok[CAPQ_MEMBERS];
+    int ok[CAPQ_MEMBERS], shared[CAPQ_MEMBERS] = {0}, n = 0;
     for (size_t i = 0; i < CAPQ_MEMBERS; i++)
         ok[i] = fleet_is_loopback(f->h[i].name) && stat(member_dir(o, &f->h[i]), &st[i]) == 0;
     for (size_t i = 0; i < CAPQ_MEMBERS; i++)
-        for (size_t k = i + 1; k < CAPQ_MEMBERS; k++)
-            if (ok[i] && ok[k] && st[i].st_dev == st[k].st_dev) {
-                cli_msg(row->q->note, sizeof row->q->note, "members %zu and %zu share one filesystem of this machine: "
-                        "their loads wait for each other", i + 1, k + 1);
-                return;
-            }
+        for (size_t k = 0; k < CAPQ_MEMBERS; k++)
+            if (i != k && ok[i] && ok[k] && st[i].st_dev == st[k].st_dev)
+                shared[i] = 1;
+    char list[64] = "";
+    int total = 0;
+    for (int i = 0; i < CAPQ_MEMBERS; i++)
+        total += shared[i];
+    for (int i = 0; i < CAPQ_MEMBERS; i++)
+        if (shared[i]) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%d", n ? (n == total - 1 ? " and " : ", ") : "", i + 1);
+            n++;
+        }
+    if (n)
+        cli_msg(row->q->note, sizeof row->q->note, "members %s share one filesystem of this machine: their loads "
+                "wait for each other", list);
 }
 
 static int write_jobs(const cap_opts *o, const char *tmp, const char *engine, unsigned clients, double seconds,

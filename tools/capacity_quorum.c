@@ -394,25 +394,31 @@ static int dup_bins(const fior_bin *b, size_t n, fior_bin **out, size_t *nout)
     return 0;
 }
 
-/* The member whose verdict is the cluster's: one whose bound fails; else an undecided one (the first whose
- * point estimate fails, for --accept-point-estimate); else the one with the highest WAL p99. So that
- * cap_decide, judging the quorum row on this member's bins, says fail when any member fails, pass only when
- * every member passes, and unknown otherwise. */
-static int pick(const fior_verdict *v0, const fior_verdict *v1, const cap_row *m)
+/* How far a member's point estimates are toward their thresholds (the larger of WAL p99 / 10 ms and backend
+ * p99 / 25 ms). */
+static double nearness(const cap_row *m, const fior_criteria *c)
 {
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        if (v0[i] == FIOR_FAIL)
-            return i;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        if (v0[i] == FIOR_UNKNOWN && v1[i] == FIOR_FAIL)
-            return i;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        if (v0[i] == FIOR_UNKNOWN)
-            return i;
-    int d = 0;
-    for (int i = 1; i < CAPQ_MEMBERS; i++)
-        if (m[i].wal_p99_ns != RM_UNKNOWN && (m[d].wal_p99_ns == RM_UNKNOWN || m[i].wal_p99_ns > m[d].wal_p99_ns))
-            d = i;
+    double w = m->wal_p99_ns == RM_UNKNOWN ? 0 : (double)m->wal_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_WAL);
+    double b = m->be_p99_ns == RM_UNKNOWN ? 0 : (double)m->be_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    return w > b ? w : b;
+}
+
+/* The member whose verdict is the cluster's: one whose bound fails; else an undecided one (one whose point
+ * estimate fails first, for --accept-point-estimate; among those, the nearest its thresholds); else the one
+ * nearest its thresholds. So that cap_decide, judging the quorum row on this member's bins, says fail when
+ * any member fails, pass only when every member passes, and unknown otherwise. */
+static int pick(const fior_verdict *v0, const fior_verdict *v1, const cap_row *m, const fior_criteria *c)
+{
+    int d = -1;
+    for (int pass = 0; pass < 4 && d < 0; pass++)
+        for (int i = 0; i < CAPQ_MEMBERS; i++) {
+            int want = pass == 0 ? v0[i] == FIOR_FAIL
+                     : pass == 1 ? v0[i] == FIOR_UNKNOWN && v1[i] == FIOR_FAIL
+                     : pass == 2 ? v0[i] == FIOR_UNKNOWN
+                                 : 1;
+            if (want && (d < 0 || nearness(&m[i], c) > nearness(&m[d], c)))
+                d = i;
+        }
     return d;
 }
 
@@ -434,7 +440,7 @@ static void judge_members(capq_row *q)
     cap_decide(mr, q->crit, q->o->confidence, q->o->accept_point);
     for (int i = 0; i < CAPQ_MEMBERS; i++)
         q->m[i] = mr->rows[i];
-    q->decisive = pick(v0, v1, q->m);
+    q->decisive = pick(v0, v1, q->m, q->crit);
     free(mr);
 }
 
