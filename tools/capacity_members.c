@@ -233,7 +233,7 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
         member_said(h, raw, said, sizeof said);
         if (!wj || !bj || wj->error || bj->error || !wj->samples_known || !bj->samples_known || !wj->nbins ||
             !bj->nbins) {
-            cli_msg(m->why, sizeof m->why, "member %zu (%s): %s%s%s", i + 1, h->spec,
+            cli_msg(m->why, sizeof m->why, "%s%s%s",
                     !wj || !bj ? "no results from its fio server"
                     : wj->error || bj->error ? "its fio job ended with an error"
                                               : "no Save samples",

@@ -455,7 +455,9 @@ void capq_finish(cap_row *row)
     q->decisive = -1;
     for (int i = 0; i < CAPQ_MEMBERS; i++)
         if (!q->m[i].ran) {
-            cli_msg(row->why, sizeof row->why, "%s", q->m[i].why[0] ? q->m[i].why : "a member gave no result");
+            const fleet *f = q->o->members;
+            cli_msg(row->why, sizeof row->why, "member %d (%s): %s", i + 1, f ? f->h[i].spec : "?",
+                    q->m[i].why[0] ? q->m[i].why : "no result");
             return;
         }
     judge_members(q);
