@@ -153,6 +153,29 @@ part_cluster() { # CLIENTS OUT
   for ep in $(echo "$CL_EPS" | tr , ' '); do bench_scrape "$ep/metrics" "$2/metrics.m$n.after"; n=$((n + 1)); done
   cluster_stop
   echo "cpu_pct=$(echo "$c0 $c1 $t0 $t1 $CLK_TCK" | awk '{printf "%.0f", ($2-$1)/$5/($4-$3)*100}')" >> "$2/result.env"
+  # the leader's peer round trip (etcd's prober, its own buckets): the p50 over the run, in ms
+  echo "rtt_p50_ms=$($PY - "$2/metrics.m$CL_LEADER.before" "$2/metrics.m$CL_LEADER.after" <<'PYEOF'
+import re, sys
+def read(p):
+    b = {}
+    for l in open(p, encoding="utf-8"):
+        m = re.match(r'etcd_network_peer_round_trip_time_seconds_bucket\{.*le="([^"]+)"\} (\S+)', l)
+        if m:
+            le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
+            b[le] = b.get(le, 0) + float(m.group(2))
+    return b
+a, z = read(sys.argv[1]), read(sys.argv[2])
+d = sorted((le, z[le] - a.get(le, 0)) for le in z)
+tot = d[-1][1] if d else 0
+lo, below = 0.0, 0.0
+for le, c in d:
+    if tot and c >= tot / 2:
+        print("%.3f" % ((lo + (le - lo) * (tot / 2 - below) / max(c - below, 1e-9)) * 1e3)); break
+    lo, below = le, c
+else:
+    print("nan")
+PYEOF
+)" >> "$2/result.env"
   for n in 1 2 3; do
     for m in wal:etcd_disk_wal_fsync_duration_seconds be:etcd_disk_backend_commit_duration_seconds; do
       set -- "$1" "$2" $($BUCKETS prom "$2/metrics.m$n.before" "$2/metrics.m$n.after" "${m#*:}" --count)
