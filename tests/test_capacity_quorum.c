@@ -92,6 +92,12 @@ static void test_rtt_and_costs(void **s)
     sim(&c, &o);
     assert_int_equal(o.lat_p50_ns, 3 * MS + 100 * US + 10 * US + 200 * US);
     assert_true(o.cpu_share > 0.02 && o.apply_share > 0.002);
+    /* each member's work per Ready: the leader's before it sends, the follower's before its Save, the
+     * leader's again on the Ready that hands the commit to the apply */
+    cfg3(&c, 1, 1 * MS, 2 * MS, 3 * MS);
+    c.ready_ns = 100 * US;
+    sim(&c, &o);
+    assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
     /* an absurd round trip is refused, not replayed */
     c.rtt_ns = CAPQ_MAX_RTT_NS + 1;
     char err[256];

@@ -36,6 +36,8 @@ typedef struct cap_opts {
     struct fleet *members;        /* --member: three fio servers (capq.h), the first one the leader; NULL: this
                                    * machine's DIR, one member */
     double      rtt_ms;           /* --rtt: leader -> follower -> leader */
+    double      ready_us;         /* --ready-us: each member's work per Ready (the quorum replay) */
+    uint64_t    put_gap_ns;       /* the job's etcd_put_gap_ns (0: none): a member paced at the cluster's rate */
 } cap_opts;
 
 /* What one client count's run gave. Numbers unknown are RM_UNKNOWN (0 for rates). */

@@ -121,8 +121,9 @@ static void init_row(cap_row *r, unsigned clients)
     r->verdict = FIOR_UNKNOWN;
 }
 
-int capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
-                 double seconds, cap_row *row, char *err, size_t errlen)
+/* One run of the three members, each put at least gap_ns after the one before (0: none). */
+static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                    double seconds, uint64_t gap_ns, cap_row *row, char *err, size_t errlen)
 {
     init_row(row, clients);
     capq_row *q = calloc(1, sizeof *q);
@@ -140,7 +141,9 @@ int capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engin
     if (cli_tmpdir("capacity", tmp, sizeof tmp, err, errlen))
         return -1;
     int rc = -1;
-    if (cli_dir_ok(tmp, err, errlen) || write_jobs(o, tmp, engine, clients, seconds, job, err, errlen))
+    cap_opts paced = *o;
+    paced.put_gap_ns = gap_ns;
+    if (cli_dir_ok(tmp, err, errlen) || write_jobs(&paced, tmp, engine, clients, seconds, job, err, errlen))
         goto out;
     cli_msg(out, sizeof out, "%s/fio.json", tmp);
     char client[CAPQ_MEMBERS][sizeof o->members->h[0].spec + 16];
@@ -179,6 +182,27 @@ int capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engin
 out:
     cli_tmpdir_remove(tmp);
     return rc;
+}
+
+/* Two runs: a short one at each member's own pace gives the cluster's write rate (the quorum replay), then
+ * the row's run with every member paced at that rate — a member of a cluster sees its leader's puts at the
+ * cluster's rate, however fast its own disk is (without the pacing, a fast member would run its own
+ * closed loop at several times that rate, and its disk would be judged at a load it never sees). */
+int capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                 double seconds, cap_row *row, char *err, size_t errlen)
+{
+    double first = seconds < CAPQ_PACE_S ? seconds : CAPQ_PACE_S;
+    if (one_pass(o, crit, engine, clients, first, 0, row, err, errlen))
+        return -1;
+    if (!row->ran || cap_interrupted || row->writes_per_s <= 0)
+        return 0;
+    double rate = row->writes_per_s;
+    cap_row_free(row);
+    if (one_pass(o, crit, engine, clients, seconds, (uint64_t)(1e9 / rate), row, err, errlen))
+        return -1;
+    if (row->q)
+        row->q->paced_wps = rate;
+    return 0;
 }
 
 /* A line of fio's output that says why a member gave nothing: the first naming its host, or fio's own error. */

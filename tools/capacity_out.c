@@ -135,8 +135,10 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
     json_object_object_add(d, "client_us", dbl(o->client_us));
     json_object_object_add(d, "apply_us", dbl(o->apply_us));
     json_object_object_add(d, "cpu_us", dbl(o->cpu_us));
-    if (o->members)
+    if (o->members) {
         json_object_object_add(d, "rtt_ms", dbl(o->rtt_ms));
+        json_object_object_add(d, "ready_us", dbl(o->ready_us));
+    }
     json_object_object_add(d, "rows", rows);
     json_object *ceil = NULL;
     if (res->ceiling >= 0) {

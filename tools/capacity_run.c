@@ -42,6 +42,8 @@ int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engin
                 o->cpu_us * 1000);
         if (stats[i])
             fprintf(f, "etcd_stats_file=%s\n", stats[i]);
+        if (o->put_gap_ns)
+            fprintf(f, "etcd_put_gap_ns=%llu\n", (unsigned long long)o->put_gap_ns);
         fputs("rw=write\nbs=4096\nfdatasync=1\n", f);
     }
     if (ferror(f)) {

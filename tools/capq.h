@@ -31,6 +31,7 @@
 #define CAPQ_MAX_RTT_NS 1000000000ull /* --rtt at most 1 s: an election timeout is 1 s by default */
 #define CAPQ_BATCH_INTERVAL_NS 100000000ull
 #define CAPQ_BATCH_LIMIT_PUTS 5000u
+#define CAPQ_PACE_S 1.5           /* the short first run of each client count that finds the cluster's rate */
 
 typedef struct capq_dist { /* a member's latencies: fio json+ bins (ascending by ns) */
     const fior_bin *bins;
@@ -42,6 +43,8 @@ typedef struct capq_cfg {
     double    span_s, warm_s;     /* 0: CAPQ_SPAN_S, CAPQ_WARM_S */
     uint64_t  rtt_ns;             /* leader -> follower -> leader */
     uint64_t  client_ns, cpu_ns, apply_ns; /* as engine/load.h ld_config (cpu_ns = entry_ns) */
+    uint64_t  ready_ns;           /* each member's raft-loop work per Ready, before its Save (the leader's also
+                                   * before it sends; a Ready of committed entries only costs it too) */
     capq_dist save[CAPQ_MEMBERS]; /* [0] the leader's Saves, [1] and [2] the followers' */
     capq_dist commit;             /* the leader's backend commits (n = 0: no backend lock) */
     uint64_t  seed;
@@ -72,6 +75,7 @@ typedef struct capq_row {
     capq_out sim;
     int      decisive;            /* the member whose bins the quorum row carries, -1 when none */
     char     note[256];           /* said below the row (members sharing one filesystem) */
+    double   paced_wps;           /* the members' puts were paced at this rate (0: not paced) */
     const cap_opts *o;
     const fior_criteria *crit;
 } capq_row;
