@@ -6,7 +6,7 @@
 # doc/etcd-fio.schema.json, nothing left in any member's DIR); one member unreachable and one member's server
 # connection killed mid-run leave the rows unknown naming that member, never a ceiling; the largest --rtt
 # replays honestly (a put takes at least the round trip); bad --member / --rtt values refused before
-# anything runs. No timing asserts.
+# anything runs; SIGINT and SIGKILL of etcd-fio mid-run leave nothing on the members. No timing asserts.
 set -u
 BUILD=${BUILD:-build}
 BIN="$BUILD/etcd-fio"
@@ -148,5 +148,23 @@ grep -q "member 2 (ip:127.0.0.1,$P2)" "$tmp/kill.txt" && grep -q '^UNKNOWN' "$tm
 wait_kids
 i=0; while ! { empty "$tmp/d1" && empty "$tmp/d2" && empty "$tmp/d3"; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for n in 1 2 3; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR after the kill" || { fail "left in d$n"; ls -la "$tmp/d$n"; }; done
+
+# 6. SIGINT, then SIGKILL, of etcd-fio mid-run: exit 2 (SIGINT), and nothing left on any member either way
+for sig in INT KILL; do
+  # shellcheck disable=SC2086
+  "$BIN" capacity --clients 1 --step 6 --max-time 12 $M > "$tmp/sig.txt" 2> "$tmp/sig.err" &
+  cap=$!
+  i=0; while empty "$tmp/d1" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -$sig $cap; wait $cap; rc=$?
+  if [ $sig = INT ]; then
+    [ $rc = 2 ] && grep -q 'interrupted' "$tmp/sig.txt" && ok "SIGINT mid-run: exit 2, interrupted" || fail "SIGINT: exit $rc $(cat "$tmp/sig.txt")"
+  fi
+  wait_kids
+  i=0; while ! { empty "$tmp/d1" && empty "$tmp/d2" && empty "$tmp/d3"; } && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+  { empty "$tmp/d1" && empty "$tmp/d2" && empty "$tmp/d3"; } && ok "SIG$sig: nothing left on the members" \
+    || { fail "SIG$sig: left on a member"; ls -laR "$tmp"/d1 "$tmp"/d2 "$tmp"/d3; }
+  [ -z "$(kids)" ] && ok "SIG$sig: no server connection left" || fail "SIG$sig: server connections still running: $(kids)"
+  rm -rf "$tmp/t"/*
+done
 
 [ $fails = 0 ] && echo "PASS it_capacity_quorum" || { echo "FAIL it_capacity_quorum: $fails"; exit 1; }
