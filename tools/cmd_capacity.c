@@ -290,6 +290,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     check_forced forced = {.n = 0};
     const preflight_out outs[] = {{"html", o.html}};
     if (o.members) {
+        fleet_warn_exposed(cmd, o.members, "--member");
         /* the members' directories are on their servers: the engine there keeps its private directory and
          * space checks; here only the outputs */
         cli_msg(fi.path, sizeof fi.path, "%s", o.dir);
