@@ -98,6 +98,14 @@ static void test_rtt_and_costs(void **s)
     c.ready_ns = 100 * US;
     sim(&c, &o);
     assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
+    /* on one shared core the faster follower (member 3) waits for member 2's work on the same Ready */
+    cfg3(&c, 1, 1 * MS, 3 * MS, 2 * MS);
+    c.ready_ns = 100 * US;
+    sim(&c, &o);
+    assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
+    c.shared_core = 1;
+    sim(&c, &o);
+    assert_int_equal(o.lat_p50_ns, 2 * MS + 400 * US);
     /* an absurd round trip is refused, not replayed */
     c.rtt_ns = CAPQ_MAX_RTT_NS + 1;
     char err[256];

@@ -37,6 +37,7 @@ typedef struct cap_opts {
                                    * machine's DIR, one member */
     double      rtt_ms;           /* --rtt: leader -> follower -> leader */
     double      ready_us;         /* --ready-us: each member's work per Ready (the quorum replay) */
+    int         shared_core;      /* --shared-core: the members' raft-loop work takes turns on one core */
     uint64_t    put_gap_ns;       /* the job's etcd_put_gap_ns (0: none): a member paced at the cluster's rate */
 } cap_opts;
 

@@ -138,6 +138,7 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
     if (o->members) {
         json_object_object_add(d, "rtt_ms", dbl(o->rtt_ms));
         json_object_object_add(d, "ready_us", dbl(o->ready_us));
+        json_object_object_add(d, "shared_core", json_object_new_boolean(o->shared_core));
     }
     json_object_object_add(d, "rows", rows);
     json_object *ceil = NULL;

@@ -44,6 +44,7 @@ typedef struct sim {
     size_t nr, rcap, delivered;
     struct { size_t next; uint64_t free; } f[CAPQ_MEMBERS]; /* followers 1, 2 */
     uint64_t half_rtt;
+    uint64_t core_free;           /* shared_core: when the one core is free */
     /* apply side */
     uint64_t apply_free, bc_next; /* next backend timer */
     uint64_t pending;
@@ -178,6 +179,17 @@ static int apply(sim *s, const ready *r, uint64_t at)
     return 0;
 }
 
+/* Raft-loop work from t: its end (after the work before it on the one core, when the members share it). */
+static uint64_t cpu_run(sim *s, uint64_t t, uint64_t work)
+{
+    if (!s->c->shared_core)
+        return t + work;
+    if (s->core_free > t)
+        t = s->core_free;
+    s->core_free = t + work;
+    return s->core_free;
+}
+
 /* Follower m Saves what has reached it, batch by batch, while a batch's start is before `horizon` (no Ready
  * not yet sent can arrive before it). */
 static void follow(sim *s, int m, uint64_t horizon)
@@ -190,7 +202,7 @@ static void follow(sim *s, int m, uint64_t horizon)
         size_t j = s->f[m].next;
         while (j < s->nr && s->r[j].arrive <= start)
             j++;
-        uint64_t end = start + s->c->ready_ns + draw(s, &s->d[m]), ans = end + s->half_rtt;
+        uint64_t end = cpu_run(s, start, s->c->ready_ns) + draw(s, &s->d[m]), ans = end + s->half_rtt;
         for (size_t i = s->f[m].next; i < j; i++)
             if (ans < s->r[i].commit) {
                 s->r[i].commit = ans;
@@ -219,8 +231,9 @@ static int deliver(sim *s, uint64_t now, uint64_t at, int *n)
     return 0;
 }
 
-/* The leader takes a Ready of the k puts waiting at now, sends it and Saves it: returns the Save's end. */
-static int take(sim *s, uint64_t now, uint32_t k, uint64_t *end)
+/* The leader takes a Ready of the k puts waiting at now (its work on the Ready itself ended at prep), sends it
+ * and Saves it: returns the Save's end. */
+static int take(sim *s, uint64_t now, uint64_t prep, uint32_t k, uint64_t *end)
 {
     const capq_cfg *c = s->c;
     if (s->nr == s->rcap) {
@@ -239,7 +252,7 @@ static int take(sim *s, uint64_t now, uint32_t k, uint64_t *end)
         s->whead = (s->whead + 1) % c->clients;
         s->wlen--;
     }
-    uint64_t save_start = now + c->ready_ns + (uint64_t)k * c->cpu_ns;
+    uint64_t save_start = cpu_run(s, prep, (uint64_t)k * c->cpu_ns);
     *end = save_start + draw(s, &s->d[0]);
     ready *r = &s->r[s->nr++];
     r->k = k;
@@ -280,24 +293,31 @@ static int run(sim *s, char *err, size_t errlen)
     while (now < s->span) {
         for (int m = 1; m < CAPQ_MEMBERS; m++)
             follow(s, m, now + s->half_rtt);
-        int nd;
-        if (deliver(s, now, now + c->ready_ns, &nd))
-            goto oom;
+        /* the puts waiting now (an apply below answers later than now: it adds none) */
         uint32_t k = 0;
         while (k < s->wlen && s->wait[(s->whead + k) % c->clients] <= now)
             k++;
-        if (k) {
-            uint64_t end;
-            if (take(s, now, k, &end))
+        int committed = s->delivered < s->nr && s->r[s->delivered].commit <= now;
+        if (k || committed) {
+            /* one Ready: the leader's work on it, its committed entries to the apply, its new ones sent and
+             * saved; a Ready of committed entries only costs the work, then the loop looks again */
+            uint64_t prep = cpu_run(s, now, c->ready_ns);
+            int nd;
+            if (deliver(s, now, prep, &nd))
                 goto oom;
-            now = end;
-            continue;
-        }
-        if (nd && c->ready_ns) {
-            /* a Ready of committed entries only: the leader's loop works on it, then looks again */
-            s->cpu_ns += clip(s, now, now + c->ready_ns);
-            now += c->ready_ns;
-            continue;
+            if (!k) {
+                s->cpu_ns += clip(s, now, prep);
+                if (prep > now) {
+                    now = prep;
+                    continue;
+                }
+            } else {
+                uint64_t end;
+                if (take(s, now, prep, k, &end))
+                    goto oom;
+                now = end;
+                continue;
+            }
         }
         /* idle until a put arrives or a follower's answer does; nothing is sent before that put */
         uint64_t next = s->wlen ? s->wait[s->whead] : NEVER;
@@ -479,6 +499,7 @@ void capq_finish(cap_row *row)
     capq_cfg c = {.clients = row->clients, .rtt_ns = (uint64_t)(o->rtt_ms * 1e6 + 0.5),
                   .client_ns = (uint64_t)(o->client_us * 1000 + 0.5), .cpu_ns = (uint64_t)(o->cpu_us * 1000 + 0.5),
                   .apply_ns = (uint64_t)(o->apply_us * 1000 + 0.5), .ready_ns = (uint64_t)(o->ready_us * 1000 + 0.5),
+                  .shared_core = o->shared_core,
                   .seed = 0x5eed0000ull + row->clients};
     for (int i = 0; i < CAPQ_MEMBERS; i++)
         c.save[i] = (capq_dist){q->m[i].wal_bins, q->m[i].nwal};

@@ -45,6 +45,8 @@ typedef struct capq_cfg {
     uint64_t  client_ns, cpu_ns, apply_ns; /* as engine/load.h ld_config (cpu_ns = entry_ns) */
     uint64_t  ready_ns;           /* each member's raft-loop work per Ready, before its Save (the leader's also
                                    * before it sends; a Ready of committed entries only costs it too) */
+    int       shared_core;        /* the three members' raft-loop work (ready_ns, cpu_ns) takes turns on one
+                                   * core, as three etcd processes pinned to one CPU do */
     capq_dist save[CAPQ_MEMBERS]; /* [0] the leader's Saves, [1] and [2] the followers' */
     capq_dist commit;             /* the leader's backend commits (n = 0: no backend lock) */
     uint64_t  seed;

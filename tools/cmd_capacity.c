@@ -48,6 +48,8 @@ static const char help[] =
     "  --members FILE     the three members, `HOST[,PORT] [DIR]` a line (fleet's --clients file)\n"
     "  --rtt MS           the round trip leader -> follower -> leader of the quorum, 0..1000 (default 0.2)\n"
     "  --ready-us U       the quorum replay's work of each member per raft Ready, before its Save (default 0)\n"
+    "  --shared-core      the three members' raft-loop work takes turns on one core (three etcd processes\n"
+    "                     pinned to one CPU, as bench/capacity.sh runs them)\n"
     "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
     "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
     "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
@@ -116,7 +118,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
         {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'}, {"cpu-us", required_argument, 0, 'U'},
         {"member", required_argument, 0, 'm'}, {"members", required_argument, 0, 'M'}, {"rtt", required_argument, 0, 'r'},
-        {"ready-us", required_argument, 0, 'R'},
+        {"ready-us", required_argument, 0, 'R'}, {"shared-core", no_argument, 0, 'S'},
         {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -160,6 +162,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         case 'M': if (members_file(cmd, p.arg, members)) return -1; o->members = members; break;
         case 'r': if (cli_double(&p, 0, CAPQ_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; break;
         case 'R': if (cli_double(&p, 0, 1e6, &o->ready_us)) return -1; break;
+        case 'S': o->shared_core = 1; break;
         case 'j': o->json = 1; break;
         case 'H': o->html = p.arg; break;
         case 'f': o->force = 1; break;
