@@ -98,14 +98,20 @@ static void test_rtt_and_costs(void **s)
     c.ready_ns = 100 * US;
     sim(&c, &o);
     assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
-    /* on one shared core the faster follower (member 3) waits for member 2's work on the same Ready */
+    /* on one shared core the faster follower (member 3) waits for member 2's work on the same Ready
+     * whenever member 2 is free to take it at once (every other Ready: member 2 is slower than the rate) */
     cfg3(&c, 1, 1 * MS, 3 * MS, 2 * MS);
     c.ready_ns = 100 * US;
     sim(&c, &o);
-    assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
+    assert_int_equal(o.lat_p90_ns, 2 * MS + 300 * US);
+    double unshared = o.writes_per_s;
     c.shared_core = 1;
     sim(&c, &o);
-    assert_int_equal(o.lat_p50_ns, 2 * MS + 400 * US);
+    /* member 2, slower than the rate, Saves every Ready that reached it in one batch (not one Ready a
+     * batch, falling further behind and holding the core at times the others need it) */
+    assert_true(o.writes_per_s > unshared * 0.97);
+    assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
+    assert_int_equal(o.lat_p90_ns, 2 * MS + 400 * US);
     /* an absurd round trip is refused, not replayed */
     c.rtt_ns = CAPQ_MAX_RTT_NS + 1;
     char err[256];

@@ -17,6 +17,7 @@
 
 #define NEVER UINT64_MAX
 #define MAX_READYS 2000000u
+#define CORE_SLOTS 256u
 
 typedef struct dist {
     const fior_bin *b;
@@ -44,7 +45,11 @@ typedef struct sim {
     size_t nr, rcap, delivered;
     struct { size_t next; uint64_t free; } f[CAPQ_MEMBERS]; /* followers 1, 2 */
     uint64_t half_rtt;
-    uint64_t core_free;           /* shared_core: when the one core is free */
+    /* shared_core: the core's reserved intervals [start, end), ascending; work is reserved out of time order
+     * (a follower's Save is computed when it is final), so each piece goes in the first gap that fits */
+    uint64_t core_s[CORE_SLOTS], core_e[CORE_SLOTS];
+    unsigned ncore;
+    uint64_t now;                 /* the leader's clock: intervals that ended before it are dropped */
     /* apply side */
     uint64_t apply_free, bc_next; /* next backend timer */
     uint64_t pending;
@@ -182,23 +187,58 @@ static int apply(sim *s, const ready *r, uint64_t at)
 /* Raft-loop work from t: its end (after the work before it on the one core, when the members share it). */
 static uint64_t cpu_run(sim *s, uint64_t t, uint64_t work)
 {
-    if (!s->c->shared_core)
+    if (!s->c->shared_core || !work)
         return t + work;
-    if (s->core_free > t)
-        t = s->core_free;
-    s->core_free = t + work;
-    return s->core_free;
+    unsigned keep = 0; /* drop what ended before the leader's clock (nothing starts before it any more) */
+    while (keep < s->ncore && s->core_e[keep] <= s->now && s->core_e[keep] <= t)
+        keep++;
+    if (keep) {
+        memmove(s->core_s, s->core_s + keep, (s->ncore - keep) * sizeof *s->core_s);
+        memmove(s->core_e, s->core_e + keep, (s->ncore - keep) * sizeof *s->core_e);
+        s->ncore -= keep;
+    }
+    unsigned i = 0;
+    for (; i < s->ncore; i++) {
+        if (s->core_e[i] <= t)
+            continue;
+        if (t + work <= s->core_s[i])
+            break;     /* fits in the gap before interval i */
+        t = s->core_e[i];
+    }
+    if (s->ncore == CORE_SLOTS) { /* a full ring: serve it after the last reservation */
+        t = t > s->core_e[s->ncore - 1] ? t : s->core_e[s->ncore - 1];
+        memmove(s->core_s, s->core_s + 1, (s->ncore - 1) * sizeof *s->core_s);
+        memmove(s->core_e, s->core_e + 1, (s->ncore - 1) * sizeof *s->core_e);
+        s->ncore--;
+        i = s->ncore;
+    }
+    memmove(s->core_s + i + 1, s->core_s + i, (s->ncore - i) * sizeof *s->core_s);
+    memmove(s->core_e + i + 1, s->core_e + i, (s->ncore - i) * sizeof *s->core_e);
+    s->core_s[i] = t;
+    s->core_e[i] = t + work;
+    s->ncore++;
+    return t + work;
 }
 
-/* Follower m Saves what has reached it, batch by batch, while a batch's start is before `horizon` (no Ready
- * not yet sent can arrive before it). */
-static void follow(sim *s, int m, uint64_t horizon)
+/* When follower m's next Save starts (NEVER when nothing has reached it to save). */
+static uint64_t next_start(const sim *s, int m)
 {
-    while (s->f[m].next < s->nr) {
-        ready *first = &s->r[s->f[m].next];
-        uint64_t start = s->f[m].free > first->arrive ? s->f[m].free : first->arrive;
-        if (start >= horizon)
-            return;
+    if (s->f[m].next >= s->nr)
+        return NEVER;
+    uint64_t a = s->r[s->f[m].next].arrive;
+    return s->f[m].free > a ? s->f[m].free : a;
+}
+
+/* The followers Save what has reached them, batch by batch and in time order across both (their work may
+ * take turns on one core), while a batch starts before `horizon` (no Ready not yet sent can arrive before
+ * it): follow_one one batch (1 when it did), follow all of them. */
+static int follow_one(sim *s, uint64_t horizon)
+{
+    {
+        int m = next_start(s, 1) <= next_start(s, 2) ? 1 : 2;
+        uint64_t start = next_start(s, m);
+        if (start == NEVER || start >= horizon)
+            return 0;
         size_t j = s->f[m].next;
         while (j < s->nr && s->r[j].arrive <= start)
             j++;
@@ -211,6 +251,13 @@ static void follow(sim *s, int m, uint64_t horizon)
         s->f[m].free = end;
         s->f[m].next = j;
     }
+    return 1;
+}
+
+static void follow(sim *s, uint64_t horizon)
+{
+    while (follow_one(s, horizon))
+        ;
 }
 
 /* Hands every Ready committed by `now` (in order) to the apply goroutine, from `at` (after the leader's work
@@ -291,8 +338,8 @@ static int run(sim *s, char *err, size_t errlen)
         s->wait[i] = 0;
     s->wlen = c->clients;
     while (now < s->span) {
-        for (int m = 1; m < CAPQ_MEMBERS; m++)
-            follow(s, m, now + s->half_rtt);
+        s->now = now;
+        follow(s, now + s->half_rtt);
         /* the puts waiting now (an apply below answers later than now: it adds none) */
         uint32_t k = 0;
         while (k < s->wlen && s->wait[(s->whead + k) % c->clients] <= now)
@@ -319,12 +366,17 @@ static int run(sim *s, char *err, size_t errlen)
                 continue;
             }
         }
-        /* idle until a put arrives or a follower's answer does; nothing is sent before that put */
-        uint64_t next = s->wlen ? s->wait[s->whead] : NEVER;
-        uint64_t horizon = next == NEVER ? NEVER : next + s->half_rtt;
-        for (int m = 1; m < CAPQ_MEMBERS; m++)
-            follow(s, m, horizon);
-        uint64_t commit = s->delivered < s->nr ? s->r[s->delivered].commit : NEVER;
+        /* idle until a put arrives or a follower's answer does. Nothing is sent before the next put nor
+         * before the next commit (whose apply sends the answered clients' next puts), and no commit comes
+         * before the earliest follower Save starts: that Save is final, and so on */
+        uint64_t next = s->wlen ? s->wait[s->whead] : NEVER, commit;
+        for (;;) {
+            commit = s->delivered < s->nr ? s->r[s->delivered].commit : NEVER;
+            uint64_t bound = next < commit ? next : commit;
+            if (!follow_one(s, bound == NEVER ? NEVER : bound + s->half_rtt))
+                break;
+        }
+        commit = s->delivered < s->nr ? s->r[s->delivered].commit : NEVER;
         uint64_t t = next < commit ? next : commit;
         if (t == NEVER || t < now) {
             snprintf(err, errlen, "quorum replay stalled at %.3f s (no put waiting, none in flight)", (double)now / 1e9);
