@@ -134,11 +134,12 @@ static void test_batching(void **s)
     assert_true(o.entries_per_save > 63.9 && o.entries_per_save <= 64.0);
     assert_true(o.writes_per_s > 31900 && o.writes_per_s < 32100);
     assert_int_equal(o.lat_p90_ns, 2 * MS);
-    /* a leader that takes 1 ms more per Ready than the quorum: puts arriving during its Save wait for it */
+    /* 50 us per entry on the leader before it sends and on the follower before it Saves: a Ready of 64
+     * commits 2 x 3.2 ms + 2 ms after it was taken */
     c.cpu_ns = 50 * US;
     sim(&c, &o);
-    assert_true(o.writes_per_s < 64 / 0.0052 * 1.01);
-    assert_true(o.cpu_share > 0.5);
+    assert_true(o.writes_per_s < 64 / 0.0084 * 1.01 && o.writes_per_s > 64 / 0.0084 * 0.99);
+    assert_true(o.cpu_share > 0.35);
 }
 
 /* 1 % of each follower's Saves take 50 ms: the other follower hides nearly all of them (a single member's

@@ -240,9 +240,12 @@ static int follow_one(sim *s, uint64_t horizon)
         if (start == NEVER || start >= horizon)
             return 0;
         size_t j = s->f[m].next;
+        uint64_t entries = 0;
         while (j < s->nr && s->r[j].arrive <= start)
-            j++;
-        uint64_t end = cpu_run(s, start, s->c->ready_ns) + draw(s, &s->d[m]), ans = end + s->half_rtt;
+            entries += s->r[j++].k;
+        /* its work on the Ready and on each entry (receiving, appending), then its Save */
+        uint64_t work = s->c->ready_ns + entries * s->c->cpu_ns;
+        uint64_t end = cpu_run(s, start, work) + draw(s, &s->d[m]), ans = end + s->half_rtt;
         for (size_t i = s->f[m].next; i < j; i++)
             if (ans < s->r[i].commit) {
                 s->r[i].commit = ans;

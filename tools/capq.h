@@ -42,7 +42,8 @@ typedef struct capq_cfg {
     unsigned  clients;
     double    span_s, warm_s;     /* 0: CAPQ_SPAN_S, CAPQ_WARM_S */
     uint64_t  rtt_ns;             /* leader -> follower -> leader */
-    uint64_t  client_ns, cpu_ns, apply_ns; /* as engine/load.h ld_config (cpu_ns = entry_ns) */
+    uint64_t  client_ns, cpu_ns, apply_ns; /* as engine/load.h ld_config (cpu_ns = entry_ns: the leader's
+                                   * work per entry before it Saves and sends, a follower's before it Saves) */
     uint64_t  ready_ns;           /* each member's raft-loop work per Ready, before its Save (the leader's also
                                    * before it sends; a Ready of committed entries only costs it too) */
     int       shared_core;        /* the three members' raft-loop work (ready_ns, cpu_ns) takes turns on one
