@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* capq.h — `etcd-fio capacity --member` (three members): the quorum combination, pure (capacity_quorum.c,
- * tests/test_capacity_quorum.c), and running the three members' loads at once on fio servers
- * (capacity_members.c).
+ * tests/test_capacity_quorum.c), a quorum row from the members' runs (capacity_qrow.c, pure), and running
+ * the three members' loads at once on fio servers (capacity_members.c).
  *
  * Each member's disk runs capacity's closed-loop load at the same client count (its own WAL Saves and
  * backend commits, fio's json+ bins of each). The combination replays a 3-member cluster on a virtual clock
@@ -68,7 +68,7 @@ typedef struct capq_out {
 /* Replays the cluster. 0, or -1 with a message (no clients, a member without samples, too many Readys). */
 int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen);
 
-/* ---- capacity_members.c: the three members' runs ---- */
+/* ---- capacity_members.c (running, reading) and capacity_qrow.c (the row): the three members ---- */
 #include "capacity.h"
 #include "fleet.h"
 
