@@ -90,6 +90,9 @@ for bad in "--member ip:127.0.0.1,$P1=$tmp/d1 --member ip:127.0.0.1,$P2=$tmp/d2"
   [ $rc = 2 ] && [ -s "$tmp/e" ] && ok "refused: $(head -c 120 "$tmp/e")" || fail "not refused ($rc): $bad"
 done
 
+"$BIN" capacity $SHORT --rtt 1 "$tmp/d1" > "$tmp/o" 2> "$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q -- '--rtt: only with three --member' "$tmp/e" && ok "--rtt without --member refused" || fail "--rtt alone: exit $rc"
+
 # 2. a small run on three members: the quorum rows, each member's line, no ceiling without the confirmation
 # shellcheck disable=SC2086
 "$BIN" capacity $SHORT $M > "$tmp/table.txt" 2> "$tmp/table.err"; rc=$?

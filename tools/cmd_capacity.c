@@ -136,6 +136,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
     o->cpu_us = 33;
     o->rtt_ms = 0.2;
     char err[4400];
+    const char *quorum_only = NULL; /* an option of the quorum replay given without --member */
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv, lo);
     int c;
@@ -160,9 +161,9 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
             o->members = members;
             break;
         case 'M': if (members_file(cmd, p.arg, members)) return -1; o->members = members; break;
-        case 'r': if (cli_double(&p, 0, CAPQ_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; break;
-        case 'R': if (cli_double(&p, 0, 1e6, &o->ready_us)) return -1; break;
-        case 'S': o->shared_core = 1; break;
+        case 'r': if (cli_double(&p, 0, CAPQ_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; quorum_only = "--rtt"; break;
+        case 'R': if (cli_double(&p, 0, 1e6, &o->ready_us)) return -1; quorum_only = "--ready-us"; break;
+        case 'S': o->shared_core = 1; quorum_only = "--shared-core"; break;
         case 'j': o->json = 1; break;
         case 'H': o->html = p.arg; break;
         case 'f': o->force = 1; break;
@@ -178,6 +179,10 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         o->dir = argv[p.optind++];
     if (p.optind < argc) {
         cli_err(cmd, "one directory expected, got also '%s'", argv[p.optind]);
+        return -1;
+    }
+    if (quorum_only && !o->members) {
+        cli_err(cmd, "%s: only with three --member (the quorum of a 3-member run)", quorum_only);
         return -1;
     }
     if (o->members && capq_members_ok(o->members, o->dir, err, sizeof err)) {
