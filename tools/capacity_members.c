@@ -231,6 +231,11 @@ static int copy_bins(const fior_job *j, fior_bin **out, size_t *n)
     return 0;
 }
 
+static int ended(const fior_job *j)
+{
+    return j->end == FIOR_END_PROVEN || j->end == FIOR_END_INFERRED;
+}
+
 void capq_read(capq_row *q, const struct fleet *f, const char *path)
 {
     char e2[256];
@@ -255,6 +260,7 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
         }
         char said[512];
         member_said(h, raw, said, sizeof said);
+        q->gone[i] = !wj || !bj;
         if (!wj || !bj || wj->error || bj->error || !wj->samples_known || !bj->samples_known || !wj->nbins ||
             !bj->nbins) {
             cli_msg(m->why, sizeof m->why, "%s%s%s",
@@ -262,6 +268,14 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
                     : wj->error || bj->error ? "its fio job ended with an error"
                                               : "no Save samples",
                     said[0] ? ": " : "", said);
+            continue;
+        }
+        /* a job that did not reach its own end (stopped, died, cut, a server gone: libfioreport's end rule)
+         * gives no figures the quorum can stand on */
+        const fior_job *cut = !ended(wj) ? wj : !ended(bj) ? bj : NULL;
+        if (cut) {
+            cli_msg(m->why, sizeof m->why, "its %s job did not end normally (%s)%s%s", cut == wj ? "WAL" : "backend",
+                    cut->end_reason ? cut->end_reason : fior_end_name(cut->end), said[0] ? ": " : "", said);
             continue;
         }
         if (copy_bins(wj, &m->wal_bins, &m->nwal) || copy_bins(bj, &m->be_bins, &m->nbe)) {

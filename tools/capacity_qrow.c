@@ -79,13 +79,18 @@ void capq_finish(cap_row *row)
     row->nwal = row->nbe = 0;
     row->ran = 0;
     q->decisive = -1;
+    /* the row names the member whose server is gone when there is one (the others' runs are then cut
+     * short with it), else the first that gave nothing usable */
+    int first = -1;
     for (int i = 0; i < CAPQ_MEMBERS; i++)
-        if (!q->m[i].ran) {
-            const fleet *f = q->o->members;
-            cli_msg(row->why, sizeof row->why, "member %d (%s): %s", i + 1, f ? f->h[i].spec : "?",
-                    q->m[i].why[0] ? q->m[i].why : "no result");
-            return;
-        }
+        if (!q->m[i].ran && (first < 0 || (q->gone[i] && !q->gone[first])))
+            first = i;
+    if (first >= 0) {
+        const fleet *f = q->o->members;
+        cli_msg(row->why, sizeof row->why, "member %d (%s): %s", first + 1, f ? f->h[first].spec : "?",
+                q->m[first].why[0] ? q->m[first].why : "no result");
+        return;
+    }
     judge_members(q);
     if (q->decisive < 0) {
         cli_msg(row->why, sizeof row->why, "out of memory");

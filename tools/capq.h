@@ -79,6 +79,7 @@ typedef struct capq_row {
     int      decisive;            /* the member whose bins the quorum row carries, -1 when none */
     char     note[256];           /* said below the row (members sharing one filesystem) */
     double   paced_wps;           /* the members' puts were paced at this rate (0: not paced) */
+    int      gone[CAPQ_MEMBERS];  /* a member with no results at all (its server unreachable or lost) */
     const cap_opts *o;
     const fior_criteria *crit;
 } capq_row;
