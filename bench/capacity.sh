@@ -16,7 +16,10 @@
 #      for etcd-fio capacity); CAP_CLUSTER=1 adds the 3-member etcd cluster (issue 23 item 3): three etcd
 #      processes on 127.0.0.1 whose data dirs sit on three lab mounts at once (CAP_CLUSTER_POINTS, default
 #      the d0.5, d2 and d4 models), driven at CAP_CLUSTER_CLIENTS (default 1 16 64) through all three
-#      endpoints; each member's WAL fsync and backend commit p99 from its own /metrics.
+#      endpoints; each member's WAL fsync and backend commit p99 from its own /metrics. Leadership is moved
+#      to member CAP_CLUSTER_LEADER (default 1, the 0.5 ms device) before each run (etcdctl move-leader), and
+#      `etcd-fio capacity --member` runs on three loopback fio servers on the same three mounts, that member
+#      first (the leader), --rtt CAP_RTT_MS (default 0.2), CAP_CLUSTER_OURS_ARGS added.
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
@@ -40,7 +43,7 @@ CLK_TCK=$(getconf CLK_TCK)
 . "$BENCH_DIR/lab_lib.sh"
 DISKDIR=""
 CL_MNTS=""; CL_BACKS=""; CL_FSPIDS=""
-cleanup_cap() { cluster_stop; cluster_umount; umount_lab; [ -n "$DISKDIR" ] && rm -rf "$DISKDIR"; }
+cleanup_cap() { cluster_stop; cluster_fio_stop; cluster_umount; umount_lab; [ -n "$DISKDIR" ] && rm -rf "$DISKDIR"; }
 trap cleanup_cap EXIT
 
 has() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -84,10 +87,23 @@ cluster_start() {
   done
   w=0
   while [ $w -lt 200 ]; do
-    etcdctl --endpoints="$CL_EPS" endpoint health >/dev/null 2>&1 && return 0
+    etcdctl --endpoints="$CL_EPS" endpoint health >/dev/null 2>&1 && { cluster_lead "${CAP_CLUSTER_LEADER:-1}"; return 0; }
     sleep 0.1; w=$((w + 1))
   done
   bench_log "cluster not healthy after 20 s"; cluster_stop; return 1
+}
+# Moves leadership to member N (1-based, in CL_EPS order); CL_LEADER: the member that leads after it.
+CL_LEADER=""
+cluster_lead() {
+  st=$(etcdctl --endpoints="$CL_EPS" endpoint status -w json 2>/dev/null)
+  set -- $(echo "$st" | $PY -c 'import json,sys
+n=int(sys.argv[1]); s=json.load(sys.stdin)
+lead=s[0]["Status"]["leader"]; ids=[e["Status"]["header"]["member_id"] for e in s]
+print(s[ids.index(lead)]["Endpoint"], "%x" % ids[n-1])' "$1")
+  [ $# -eq 2 ] && etcdctl --endpoints="$1" move-leader "$2" >/dev/null 2>&1
+  CL_LEADER=$(etcdctl --endpoints="$CL_EPS" endpoint status -w json 2>/dev/null | $PY -c 'import json,sys
+s=json.load(sys.stdin); ids=[e["Status"]["header"]["member_id"] for e in s]
+print(ids.index(s[0]["Status"]["leader"]) + 1)')
 }
 cluster_stop() {
   for p in $CL_PIDS; do kill "$p" 2>/dev/null; done
@@ -125,6 +141,7 @@ part_cluster() { # CLIENTS OUT
   # shellcheck disable=SC2086
   set -- "$1" "$2" $CL_MNTS
   cluster_start "$3" "$4" "$5" "$2/etcd" || return
+  echo "leader=m$CL_LEADER" >> "$2/result.env"
   n=1; c0=0
   for ep in $(echo "$CL_EPS" | tr , ' '); do bench_scrape "$ep/metrics" "$2/metrics.m$n.before"; n=$((n + 1)); done
   for p in $CL_PIDS; do c0=$((c0 + $(cpu_ticks "$p"))); done
@@ -136,6 +153,29 @@ part_cluster() { # CLIENTS OUT
   for ep in $(echo "$CL_EPS" | tr , ' '); do bench_scrape "$ep/metrics" "$2/metrics.m$n.after"; n=$((n + 1)); done
   cluster_stop
   echo "cpu_pct=$(echo "$c0 $c1 $t0 $t1 $CLK_TCK" | awk '{printf "%.0f", ($2-$1)/$5/($4-$3)*100}')" >> "$2/result.env"
+  # the leader's peer round trip (etcd's prober, its own buckets): the p50 over the run, in ms
+  echo "rtt_p50_ms=$($PY - "$2/metrics.m$CL_LEADER.before" "$2/metrics.m$CL_LEADER.after" <<'PYEOF'
+import re, sys
+def read(p):
+    b = {}
+    for l in open(p, encoding="utf-8"):
+        m = re.match(r'etcd_network_peer_round_trip_time_seconds_bucket\{.*le="([^"]+)"\} (\S+)', l)
+        if m:
+            le = float("inf") if m.group(1) == "+Inf" else float(m.group(1))
+            b[le] = b.get(le, 0) + float(m.group(2))
+    return b
+a, z = read(sys.argv[1]), read(sys.argv[2])
+d = sorted((le, z[le] - a.get(le, 0)) for le in z)
+tot = d[-1][1] if d else 0
+lo, below = 0.0, 0.0
+for le, c in d:
+    if tot and c >= tot / 2:
+        print("%.3f" % ((lo + (le - lo) * (tot / 2 - below) / max(c - below, 1e-9)) * 1e3)); break
+    lo, below = le, c
+else:
+    print("nan")
+PYEOF
+)" >> "$2/result.env"
   for n in 1 2 3; do
     for m in wal:etcd_disk_wal_fsync_duration_seconds be:etcd_disk_backend_commit_duration_seconds; do
       set -- "$1" "$2" $($BUCKETS prom "$2/metrics.m$n.before" "$2/metrics.m$n.after" "${m#*:}" --count)
@@ -143,6 +183,37 @@ part_cluster() { # CLIENTS OUT
     done
   done
   for m in $CL_MNTS; do rm -rf "$m"/etcd-m*; done
+}
+
+# etcd-fio capacity --member on three loopback fio servers whose directories are the three mounts: OUT
+CL_FIOPIDS=""
+cluster_fio_stop() { for p in $CL_FIOPIDS; do kill "$p" 2>/dev/null; done; for p in $CL_FIOPIDS; do wait "$p" 2>/dev/null; done; CL_FIOPIDS=""; }
+part_cluster_ours() {
+  mkdir -p "$1"; : > "$1/result.env"
+  set -- "$1" $CL_MNTS
+  out=$1; shift
+  lead=${CAP_CLUSTER_LEADER:-1}; args=""; n=1
+  for m in "$@"; do
+    port=$(bench_free_ports | cut -d' ' -f1)
+    mkdir -p "$m/ours"
+    $NICE taskset -c "$CPU_E" "$FIO" --server="ip:127.0.0.1,$port" > "$out/fio-server.m$n.log" 2>&1 &
+    CL_FIOPIDS="$CL_FIOPIDS $!"
+    w=0; while ! $PY -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$port" 2>/dev/null; do
+      [ $w -lt 50 ] || break; sleep 0.1; w=$((w + 1)); done
+    spec="--member ip:127.0.0.1,$port=$m/ours"
+    if [ $n -eq "$lead" ]; then args="$spec $args"; else args="$args $spec"; fi
+    n=$((n + 1))
+  done
+  echo "loadavg=$(loadavg)" >> "$out/result.env"
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  $NICE taskset -c "$CPU_L" "$ETCD_FIO" capacity --clients "$(echo ${CAP_CLUSTER_CLIENTS:-1 16 64} | tr ' ' ,)" --rtt "${CAP_RTT_MS:-0.2}" \
+    --json $args ${CAP_CLUSTER_OURS_ARGS:-} > "$out/capacity.json" 2> "$out/capacity.err"
+  echo "rc=$?" >> "$out/result.env"
+  echo "seconds=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2-$1}')" >> "$out/result.env"
+  echo "loadavg_end=$(loadavg)" >> "$out/result.env"
+  cluster_fio_stop
+  for m in "$@"; do rm -rf "$m/ours"; done
 }
 
 part_ours() { # DIR OUT
@@ -185,10 +256,13 @@ if [ "${CAP_CLUSTER:-0}" = 1 ]; then
   set -- ${CAP_CLUSTER_POINTS:-median=0.5ms,sigma=0.5,per_mib=2ms,seed=1 median=2ms,sigma=0.5,per_mib=2ms,seed=2 median=4ms,sigma=0.5,per_mib=2ms,seed=3}
   mkdir -p "$OUT/cluster"; printf '%s\n' "$@" > "$OUT/cluster/model"
   if cluster_mount "$1" "$2" "$3" "$OUT/cluster"; then
-    for c in ${CAP_CLUSTER_CLIENTS:-1 16 64}; do
-      bench_log "capacity: 3-member cluster, $c clients"
-      part_cluster "$c" "$OUT/cluster/etcd-c$c"
-    done
+    if has etcd; then
+      for c in ${CAP_CLUSTER_CLIENTS:-1 16 64}; do
+        bench_log "capacity: 3-member cluster, $c clients"
+        part_cluster "$c" "$OUT/cluster/etcd-c$c"
+      done
+    fi
+    has ours && { bench_log "capacity: 3 members, etcd-fio capacity --member"; part_cluster_ours "$OUT/cluster/ours"; }
   fi
   cluster_umount
 fi

@@ -71,6 +71,7 @@ def main():
             eb = f"{e.get('wal_p99', '-')}/{e.get('be_p99', '-')}"
             if point == "cluster":  # three members: each one's WAL p99
                 eb = "WAL " + "/".join(e.get(f"m{n}_wal_p99", "-") for n in (1, 2, 3))
+                eb += f", leader {e.get('leader', '-')}, peer rtt p50 {e.get('rtt_p50_ms', '-')}"
             ob = f"{ms(o.get('wal_fdatasync_p99_ns'))}/{ms(o.get('backend_commit_p99_ns'))}" if o else "-"
             per = f"{o['entries_per_save']:.1f}" if o.get("entries_per_save") else "-"
             load = f"{e.get('loadavg', '-')}/{oenv.get('loadavg', '-')}"

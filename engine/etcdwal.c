@@ -59,7 +59,7 @@ struct etcdwal_options {
     unsigned long long first_fill;
     unsigned int clients;       /* closed-loop load (load.h): virtual clients, 0 = off */
     unsigned int key_bytes, val_bytes;
-    unsigned long long client_ns, apply_ns, entry_ns;
+    unsigned long long client_ns, apply_ns, entry_ns, put_gap_ns;
     unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
     int parent_pid;            /* not an option: fio's process that forks the jobs, recorded by setup */
 };
@@ -228,6 +228,17 @@ static struct fio_option options[] = {
         .def = "33000",
         .help = "Closed-loop load: ns of etcd's work per put on the raft loop's path, between taking a Ready and "
                 "its Save (engine/load.h)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_put_gap_ns",
+        .lname = "Least gap between puts",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, put_gap_ns),
+        .def = "0",
+        .help = "Closed-loop load: least ns between two puts' arrivals, all clients together (0: none): one member "
+                "of a cluster paced at the cluster's write rate (etcd-fio capacity --member)",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
@@ -541,7 +552,8 @@ static int etcdwal_init(struct thread_data *td)
                 "see each other: no backend commit holds the applies)\n", job_name(td));
     if (c->load && c->mode == MODE_WAL) {
         ld_config lc = {.clients = o->clients, .key_bytes = o->key_bytes, .val_bytes = o->val_bytes,
-                        .client_ns = o->client_ns, .apply_ns = o->apply_ns, .entry_ns = o->entry_ns};
+                        .client_ns = o->client_ns, .apply_ns = o->apply_ns, .entry_ns = o->entry_ns,
+                        .put_gap_ns = o->put_gap_ns};
         if (ldr_wal_init(&c->lw, &lc, g_load_shared, c->err, sizeof c->err) != 0) {
             log_err("%s\n", c->err);
             c->load = 0;

@@ -95,6 +95,7 @@ int ld_init(ld *m, const ld_config *cfg, uint64_t t0, char *err, size_t errlen)
     m->qhead = 0; /* waiting ring: queue[(whead + k) % n] */
     m->qlen = cfg->clients;
     m->apply_free = t0;
+    m->last_arrive = t0;
     m->st.first_ns = t0;
     return 0;
 }
@@ -162,7 +163,12 @@ static uint64_t apply_upto(ld *m, uint64_t now, const ld_lock *lk)
             m->st.last_ns = ack;
             m->applied++;
             m->apply_free = ack;
-            m->arrive[c] = ack + m->cfg.client_ns;
+            uint64_t next = ack + m->cfg.client_ns;
+            /* the gap keeps arrivals in answer order: each is at least the one before plus the gap */
+            if (m->cfg.put_gap_ns && next < m->last_arrive + m->cfg.put_gap_ns)
+                next = m->last_arrive + m->cfg.put_gap_ns;
+            m->last_arrive = next;
+            m->arrive[c] = next;
             m->queue[(m->qhead + m->qlen) % N(m)] = c;
             m->qlen++;
             m->applied_in_head++;

@@ -48,6 +48,8 @@ typedef struct ld_config {
     uint64_t client_ns;    /* answer leaves etcd -> the client's next put arrives */
     uint64_t apply_ns;     /* apply goroutine's work per put */
     uint64_t entry_ns;     /* etcd's work per put on the raft loop's path, before the Save (ld_take) */
+    uint64_t put_gap_ns;   /* 0, or the least time between two puts' arrivals (all clients together): a member
+                            * of a cluster sees puts at the cluster's rate, not at its own */
 } ld_config;
 
 /* The backend commits as the apply side sees them: finished ones [start, end), and the start of the one in
@@ -84,6 +86,7 @@ typedef struct ld {
     uint32_t applied_in_head;  /* entries of the oldest Ready already applied */
     uint64_t apply_free;       /* when the apply goroutine can start its next put */
     uint64_t applied;          /* puts applied so far (the backend's pending count comes from it) */
+    uint64_t last_arrive;      /* the latest arrival given to a client (put_gap_ns) */
     uint64_t take_ns;          /* when the Ready being saved was taken */
     uint64_t save_start_ns;    /* ... and when its Save started */
     ld_stats st;

@@ -181,6 +181,31 @@ static void test_closed_loop_steady(void **s)
     ld_free(&m);
 }
 
+/* put_gap_ns paces the clients: 64 clients that could do a put each 1,000 ns at Saves of 500 ns, held to
+ * one put per 100 ns all together, do 10 per 1,000 ns; arrivals stay in answer order */
+static void test_put_gap(void **s)
+{
+    (void)s;
+    ld m;
+    ld_config c = {.clients = 64, .key_bytes = 8, .val_bytes = 256, .client_ns = 30, .apply_ns = 2, .put_gap_ns = 100};
+    assert_int_equal(ld_init(&m, &c, 1000, err, sizeof err), 0);
+    uint64_t now = 1000, next;
+    for (int i = 0; i < 4000; i++) {
+        while (ld_poll(&m, now, NULL, &next) == 0)
+            now = next;
+        assert_true(ld_take(&m, now) > 0);
+        now += 500;
+        ld_saved(&m, now);
+        for (uint32_t k = 1; k < m.qlen; k++) /* the waiting ring is in arrival order */
+            assert_true(m.arrive[m.queue[(m.qhead + k - 1) % 64]] <= m.arrive[m.queue[(m.qhead + k) % 64]]);
+    }
+    double rate = (double)m.st.puts / (double)(m.st.last_ns - m.st.first_ns);
+    assert_in_range((unsigned)(rate * 1000 + 0.5), 9, 11);
+    /* a Ready now holds the puts of one Save's time at the paced rate, not n/2 */
+    assert_true(m.st.entries_per_save.sum / m.st.entries_per_save.count <= 8);
+    ld_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_bad_config),       cmocka_unit_test(test_one_client),
         cmocka_unit_test(test_pipeline_batches), cmocka_unit_test(test_take_twice),
         cmocka_unit_test(test_backend_lock),     cmocka_unit_test(test_closed_loop_steady),
+        cmocka_unit_test(test_put_gap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

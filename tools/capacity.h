@@ -20,6 +20,9 @@
 #define CAP_MAX_COUNTS 16
 #define CAP_MAX_CLIENTS 100000u   /* the engine's LD_MAX_CLIENTS */
 
+struct fleet;
+struct capq_row;
+
 typedef struct cap_opts {
     const char *dir, *html;
     unsigned    clients[CAP_MAX_COUNTS];
@@ -30,6 +33,12 @@ typedef struct cap_opts {
     double      confidence;
     double      client_us, apply_us, cpu_us; /* the model's client turnaround, apply and raft-loop cost per put */
     int         json, force, accept_point;
+    struct fleet *members;        /* --member: three fio servers (capq.h), the first one the leader; NULL: this
+                                   * machine's DIR, one member */
+    double      rtt_ms;           /* --rtt: leader -> follower -> leader */
+    double      ready_us;         /* --ready-us: each member's work per Ready (the quorum replay) */
+    int         shared_core;      /* --shared-core: the members' raft-loop work takes turns on one core */
+    uint64_t    put_gap_ns;       /* the job's etcd_put_gap_ns (0: none): a member paced at the cluster's rate */
 } cap_opts;
 
 /* What one client count's run gave. Numbers unknown are RM_UNKNOWN (0 for rates). */
@@ -46,7 +55,8 @@ typedef struct cap_row {
     double      save_share, cpu_share, apply_share, blocked_share, write_share; /* write_share: of the Saves'
                                                                                  * time, what was not fdatasync */
     int         excluded;         /* its confirmation run did not pass: no candidate again */
-    fior_bin   *wal_bins, *be_bins; /* fio's json+ bins of the WAL Saves and the backend commits (owned) */
+    fior_bin   *wal_bins, *be_bins; /* fio's json+ bins of the WAL Saves and the backend commits (owned); of a
+                                   * quorum row, those of the member that decides its verdict (capq.h) */
     size_t      nwal, nbe;
     uint64_t    wal_n, be_n;
     uint64_t    wal_p99_ns, be_p99_ns;
@@ -55,6 +65,7 @@ typedef struct cap_row {
     rm_basis    basis;
     uint64_t    wal_lo_ns, wal_hi_ns, be_lo_ns, be_hi_ns;
     char        reason[512];
+    struct capq_row *q;           /* three members' runs and their combination (owned), or NULL */
 } cap_row;
 
 typedef struct cap_result {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "capq.h"
 #include "cli.h"
 #include "out.h"
 
@@ -27,6 +28,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
         char a[32], b[32], d[32], w[32], k[32];
         if (!r->ran) {
             fprintf(f, "%7u %10s  %s\n", r->clients, "-", r->why);
+            capq_table(f, r);
             continue;
         }
         fprintf(f, "%7u %10.0f %9s %9s %9s %9s %11s %8.1f  %-8s %s%s\n", r->clients, r->writes_per_s,
@@ -34,6 +36,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
                 fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save,
                 fior_verdict_name(r->verdict), cap_limit(r),
                 i >= res->nsweep ? " (confirmation run)" : r->excluded ? " (not confirmed)" : "");
+        capq_table(f, r);
     }
     const char *word = res->verdict == FIOR_PASS ? "CEILING" : res->verdict == FIOR_FAIL ? "FAIL" : "UNKNOWN";
     fprintf(f, "%s: %s\n", word, res->reason);
@@ -79,6 +82,8 @@ static json_object *row_json(const cap_row *r, int confirm)
     json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(r->verdict)));
     json_object_object_add(o, "basis", json_object_new_string(rm_basis_name(r->basis)));
     json_object_object_add(o, "reason", json_object_new_string(r->reason));
+    if (r->q)
+        json_object_object_add(o, "members", capq_json(r));
     return o;
 }
 
@@ -130,6 +135,11 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
     json_object_object_add(d, "client_us", dbl(o->client_us));
     json_object_object_add(d, "apply_us", dbl(o->apply_us));
     json_object_object_add(d, "cpu_us", dbl(o->cpu_us));
+    if (o->members) {
+        json_object_object_add(d, "rtt_ms", dbl(o->rtt_ms));
+        json_object_object_add(d, "ready_us", dbl(o->ready_us));
+        json_object_object_add(d, "shared_core", json_object_new_boolean(o->shared_core));
+    }
     json_object_object_add(d, "rows", rows);
     json_object *ceil = NULL;
     if (res->ceiling >= 0) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "capq.h"
 #include "check.h"
 #include "cli.h"
 #include "profile.h"
@@ -24,7 +25,8 @@ volatile int cap_interrupted;
 int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
                   const char *wal_stats, const char *be_stats, char *err, size_t errlen)
 {
-    if (prof_value_bad(dir) || prof_value_bad(engine) || prof_value_bad(wal_stats) || prof_value_bad(be_stats)) {
+    if (prof_value_bad(dir) || prof_value_bad(engine) || (wal_stats && prof_value_bad(wal_stats)) ||
+        (be_stats && prof_value_bad(be_stats))) {
         cli_msg(err, errlen, "a path for the job file is empty or has control characters or edge blanks");
         return -1;
     }
@@ -35,10 +37,14 @@ int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engin
     const char *mode[2] = {"wal", "backend"}, *stats[2] = {wal_stats, be_stats};
     for (int i = 0; i < 2; i++) {
         fprintf(f, "\n[etcd-%s]\nioengine=external:%s\netcd_mode=%s\netcd_clients=%u\netcd_key_bytes=%u\n"
-                   "etcd_val_bytes=%u\netcd_client_ns=%.0f\netcd_apply_ns=%.0f\netcd_entry_ns=%.0f\n"
-                   "etcd_stats_file=%s\nrw=write\nbs=4096\nfdatasync=1\n",
+                   "etcd_val_bytes=%u\netcd_client_ns=%.0f\netcd_apply_ns=%.0f\netcd_entry_ns=%.0f\n",
                 mode[i], engine, mode[i], clients, o->key_bytes, o->val_bytes, o->client_us * 1000, o->apply_us * 1000,
-                o->cpu_us * 1000, stats[i]);
+                o->cpu_us * 1000);
+        if (stats[i])
+            fprintf(f, "etcd_stats_file=%s\n", stats[i]);
+        if (o->put_gap_ns)
+            fprintf(f, "etcd_put_gap_ns=%llu\n", (unsigned long long)o->put_gap_ns);
+        fputs("rw=write\nbs=4096\nfdatasync=1\n", f);
     }
     if (ferror(f)) {
         cli_msg(err, errlen, "write error while printing the job file");
@@ -159,6 +165,10 @@ static int merge_bins(fior_bin **a, size_t *na, const fior_bin *b, size_t nb)
 
 void cap_row_merge(cap_row *a, const cap_row *b)
 {
+    if (a->q || b->q) {
+        capq_row_merge(a, b); /* the members' samples pooled, then combined again */
+        return;
+    }
     if (!b->ran || !a->ran)
         return;
     if (merge_bins(&a->wal_bins, &a->nwal, b->wal_bins, b->nwal) ||
@@ -173,6 +183,7 @@ void cap_row_merge(cap_row *a, const cap_row *b)
 
 void cap_row_free(cap_row *row)
 {
+    capq_row_free(row);
     free(row->wal_bins);
     free(row->be_bins);
     row->wal_bins = row->be_bins = NULL;

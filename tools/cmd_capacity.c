@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "capq.h"
 #include "cli.h"
 #include "engine_path.h"
 #include "out.h"
@@ -39,6 +40,16 @@ static const char help[] =
     "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 200)\n"
     "  --cpu-us U         the model's etcd work per put on the raft loop's path, before each Save (default 33)\n"
     "  --apply-us U       the model's etcd apply work per put, beside the Saves (default 5)\n"
+    "  --member HOST[,PORT]=DIR\n"
+    "                     a `fio --server` (default port 8765) whose DIR (absolute, on that server; default the\n"
+    "                     capacity DIR) is one etcd member's disk: give three, the first is the leader. The load\n"
+    "                     runs on the three at once and each put is committed when the leader and one follower\n"
+    "                     have Saved it (plus --rtt); each member is judged, the cluster passes when all do\n"
+    "  --members FILE     the three members, `HOST[,PORT] [DIR]` a line (fleet's --clients file)\n"
+    "  --rtt MS           the round trip leader -> follower -> leader of the quorum, 0..1000 (default 0.2)\n"
+    "  --ready-us U       the quorum replay's work of each member per raft Ready, before its Save (default 0)\n"
+    "  --shared-core      the three members' raft-loop work takes turns on one core (three etcd processes\n"
+    "                     pinned to one CPU, as bench/capacity.sh runs them)\n"
     "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
     "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
     "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
@@ -86,13 +97,28 @@ static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
     }
 }
 
-static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
+/* --members FILE: fleet's --clients syntax */
+static int members_file(const cli_cmd *cmd, const char *path, fleet *f)
+{
+    char err[4400];
+    size_t len = 0;
+    char *text = cli_read_file(path, 1 << 20, &len, err, sizeof err);
+    int rc = text ? fleet_parse_clients(f, path, text, len, err, sizeof err) : -1;
+    free(text);
+    if (rc)
+        cli_err(cmd, "--members %s", err);
+    return rc;
+}
+
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fleet *members)
 {
     static const struct option lo[] = {
         {"clients", required_argument, 0, 'c'}, {"key-size", required_argument, 0, 'k'},
         {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'}, {"max-time", required_argument, 0, 't'},
         {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
         {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'}, {"cpu-us", required_argument, 0, 'U'},
+        {"member", required_argument, 0, 'm'}, {"members", required_argument, 0, 'M'}, {"rtt", required_argument, 0, 'r'},
+        {"ready-us", required_argument, 0, 'R'}, {"shared-core", no_argument, 0, 'S'},
         {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -108,6 +134,9 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
     o->client_us = 200;
     o->apply_us = 5;
     o->cpu_us = 33;
+    o->rtt_ms = 0.2;
+    char err[4400];
+    const char *quorum_only = NULL; /* an option of the quorum replay given without --member */
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv, lo);
     int c;
@@ -124,6 +153,17 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
         case 'u': if (cli_double(&p, 0, 1e6, &o->client_us)) return -1; break;
         case 'A': if (cli_double(&p, 0, 1e6, &o->apply_us)) return -1; break;
         case 'U': if (cli_double(&p, 0, 1e6, &o->cpu_us)) return -1; break;
+        case 'm':
+            if (capq_add_member(members, p.arg, err, sizeof err)) {
+                cli_err(cmd, "%s", err);
+                return -1;
+            }
+            o->members = members;
+            break;
+        case 'M': if (members_file(cmd, p.arg, members)) return -1; o->members = members; break;
+        case 'r': if (cli_double(&p, 0, CAPQ_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; quorum_only = "--rtt"; break;
+        case 'R': if (cli_double(&p, 0, 1e6, &o->ready_us)) return -1; quorum_only = "--ready-us"; break;
+        case 'S': o->shared_core = 1; quorum_only = "--shared-core"; break;
         case 'j': o->json = 1; break;
         case 'H': o->html = p.arg; break;
         case 'f': o->force = 1; break;
@@ -139,6 +179,14 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
         o->dir = argv[p.optind++];
     if (p.optind < argc) {
         cli_err(cmd, "one directory expected, got also '%s'", argv[p.optind]);
+        return -1;
+    }
+    if (quorum_only && !o->members) {
+        cli_err(cmd, "%s: only with three --member (the quorum of a 3-member run)", quorum_only);
+        return -1;
+    }
+    if (o->members && capq_members_ok(o->members, o->dir, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
         return -1;
     }
     return 0;
@@ -182,6 +230,15 @@ static void progress(const cap_opts *o, const char *what, const cap_row *r, doub
 
 /* The sweep, then up to two confirmation runs: at the fastest row whose point estimates pass, and if its
  * bound says no, at the next one below. */
+/* One client count: on this machine's DIR, or on the three members */
+static int run_row(const cap_opts *o, const char *dir, const char *engine, const fior_criteria *crit, unsigned clients,
+                   double secs, cap_row *row, char *err, size_t errlen)
+{
+    if (o->members)
+        return capq_run_row(o, crit, engine, clients, secs, row, err, errlen);
+    return cap_run_row(o, dir, engine, clients, secs, row, err, errlen);
+}
+
 static int measure(const cap_opts *o, const char *dir, const char *engine, const fior_criteria *crit, cap_result *res,
                    char *err, size_t errlen)
 {
@@ -190,7 +247,7 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
     for (size_t i = 0; i < o->ncounts && !cap_interrupted; i++) {
         cli_msg(what, sizeof what, "%u clients (%zu/%zu)", o->clients[i], i + 1, o->ncounts);
         progress(o, what, NULL, proc_now() - t0);
-        if (cap_run_row(o, dir, engine, o->clients[i], o->step_s, &res->rows[res->nrows], err, errlen))
+        if (run_row(o, dir, engine, crit, o->clients[i], o->step_s, &res->rows[res->nrows], err, errlen))
             return -1;
         progress(o, what, &res->rows[res->nrows], proc_now() - t0);
         res->nrows++;
@@ -209,7 +266,7 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
         }
         cli_msg(what, sizeof what, "confirming %u clients for %.0f s", cand->clients, secs);
         progress(o, what, NULL, proc_now() - t0);
-        if (cap_run_row(o, dir, engine, cand->clients, secs, c, err, errlen))
+        if (run_row(o, dir, engine, crit, cand->clients, secs, c, err, errlen))
             return -1;
         progress(o, what, c, proc_now() - t0);
         cap_row_merge(c, cand); /* the same load: the sweep's samples count too */
@@ -229,14 +286,25 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     cap_opts o;
-    int prc = parse_opts(cmd, argc, argv, &o);
-    if (prc)
+    fleet members;
+    memset(&members, 0, sizeof members);
+    int prc = parse_opts(cmd, argc, argv, &o, &members);
+    if (prc) {
+        free(members.h);
         return prc > 0 ? 0 : 2;
+    }
     fsinfo fi;
+    memset(&fi, 0, sizeof fi);
     check_forced forced = {.n = 0};
     const preflight_out outs[] = {{"html", o.html}};
-    if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi, &forced))
+    if (o.members) {
+        fleet_warn_exposed(cmd, o.members, "--member");
+        /* the members' directories are on their servers: the engine there keeps its private directory and
+         * space checks; here only the outputs */
+        cli_msg(fi.path, sizeof fi.path, "%s", o.dir);
+    } else if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi, &forced)) {
         return 2;
+    }
     char engine[PATH_MAX], err[4400];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
@@ -289,5 +357,6 @@ out:
         cap_row_free(&res->rows[i]);
     free(res);
     fior_criteria_free(crit);
+    free(members.h);
     return rc;
 }

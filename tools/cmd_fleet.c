@@ -226,8 +226,7 @@ bad:
     return -1;
 }
 
-/* Once per run: fio's server is a remote shell for whoever reaches it (man etcd-fio: SECURITY). */
-static void warn_exposed(const cli_cmd *cmd, const fleet *f)
+void fleet_warn_exposed(const cli_cmd *cmd, const fleet *f, const char *opt)
 {
     size_t n = 0, first = 0;
     for (size_t i = f->n; i-- > 0;)
@@ -238,10 +237,10 @@ static void warn_exposed(const cli_cmd *cmd, const fleet *f)
     char more[48] = "";
     if (n > 1)
         cli_msg(more, sizeof more, " (and %zu more)", n - 1);
-    cli_err(cmd, "warning: --client %s%s is not a loopback address: fio's server runs any job a client sends, as "
+    cli_err(cmd, "warning: %s %s%s is not a loopback address: fio's server runs any job a client sends, as "
             "its own user (any file with filename=, any shell command with exec_prerun=) and asks no password, so "
             "whoever reaches that port owns the node. Bind the server to 127.0.0.1 and reach it through `ssh -L`, or "
-            "use fleet --ssh (man etcd-fio: SECURITY)", f->h[first].spec, more);
+            "use fleet --ssh (man etcd-fio: SECURITY)", opt, f->h[first].spec, more);
 }
 
 /* fio's raw output, the job files and each ssh host's output into the kept directory (outfile.h: no
@@ -403,7 +402,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         rc = prc > 0 ? 0 : 2;
         goto out;
     }
-    warn_exposed(cmd, &f);
+    fleet_warn_exposed(cmd, &f, "--client");
     if (!(crit = fior_criteria_new())) {
         cli_err(cmd, "out of memory");
         goto out;

@@ -133,6 +133,11 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
  * --accept-point-estimate. Sets the host's verdict and basis. */
 void fleet_apply_bound(const fleet *f, rm_host *h);
 
+/* cmd_fleet.c: once per run, on stderr, when a host of opt (--client, --member) is not a loopback address:
+ * fio's server is a remote shell for whoever reaches it (man etcd-fio: SECURITY). */
+struct cli_cmd;
+void fleet_warn_exposed(const struct cli_cmd *cmd, const fleet *f, const char *opt);
+
 /* fleet_ssh.c (pure) */
 /* Adds [USER@]HOST[:DIR] (HOST a name, an ssh_config alias, IPv4, or [IPv6]); `where` prefixes messages. */
 int  fleet_add_ssh(fleet *f, const char *spec, const char *where, char *err, size_t errlen);
