@@ -233,17 +233,17 @@ static void test_stats(void **state)
 {
     (void)state;
     engine_stats es;
-    check_parse_stats("{\"engine\":\"etcdwal\",\"segments\":3,\"rollovers\":2,\"hist\":{\"cut\":{\"max_ns\":5000},"
+    engine_stats_parse("{\"engine\":\"etcdwal\",\"segments\":3,\"rollovers\":2,\"hist\":{\"cut\":{\"max_ns\":5000},"
                       "\"prealloc\":{\"mean_ns\":700,\"max_ns\":900,\"count\":2}}}", &es);
     assert_int_equal(es.present, 1);
     assert_int_equal(es.rollovers, 2);
     assert_int_equal(es.cut_max_ns, 5000);
     assert_int_equal(es.prealloc_count, 2);
-    check_parse_stats("{\"engine\":\"other\"}", &es);
+    engine_stats_parse("{\"engine\":\"other\"}", &es);
     assert_int_equal(es.present, 0);
-    check_parse_stats("not json", &es);
+    engine_stats_parse("not json", &es);
     assert_int_equal(es.present, 0);
-    check_parse_stats(NULL, &es);
+    engine_stats_parse(NULL, &es);
     assert_int_equal(es.present, 0);
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "earlystop.h"
+#include "engine_stats.h"
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
@@ -27,13 +28,6 @@ typedef struct check_opts {
     int         faithful;       /* --faithful: phase 2 only (twophase.h); --full implies it */
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
 } check_opts;
-
-/* What the engine's stats file says about one job (present 0 when absent or not ours). */
-typedef struct engine_stats {
-    int      present;
-    uint64_t segments, rollovers, segment_bytes, io_errors;
-    uint64_t cut_max_ns, prealloc_mean_ns, prealloc_max_ns, prealloc_count;
-} engine_stats;
 
 /* How the fio run ended. */
 typedef enum check_stop {
@@ -96,7 +90,6 @@ int check_final(const fior_report *r);
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
 /* check_judge.c: pure */
-void check_parse_stats(const char *json_text, engine_stats *es);
 /* Judges the final document `fin` (NULL when there is none) with the library, the early-stop state and
  * how fio ended, into host h (jobs WAL then backend) and the run's basis/verdict. */
 void check_judge(const fior_report *fin, const es_ctl *es, const check_end *end, const check_opts *o,

@@ -6,7 +6,6 @@
  * operator overrode with --force, which the result then shows. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,8 @@
 
 #include "check.h"
 #include "cli.h"
+#include "jr.h"
+#include "jw.h"
 
 /* A sanitizer runtime (it checks memory and passes every call on) loaded under this name. */
 static int sanitizer(const char *name)
@@ -65,10 +66,11 @@ int check_env_preload(char *out, size_t n, const char *ld_so_preload)
 void check_env_interposers(const char *stats_json, char *out, size_t n)
 {
     out[0] = '\0';
-    json_object *root = stats_json ? json_tokener_parse(stats_json) : NULL, *v;
-    if (root && json_object_object_get_ex(root, "interposers", &v) && json_object_is_type(v, json_type_string))
-        cli_msg(out, n, "%s", json_object_get_string(v));
-    json_object_put(root);
+    yajl_val root = jr_parse(stats_json, NULL, 0);
+    const char *v = jr_str(root, "interposers");
+    if (v)
+        cli_msg(out, n, "%s", v);
+    yajl_tree_free(root);
 }
 
 void check_forced_add(check_forced *f, const char *fmt, ...)
@@ -86,13 +88,15 @@ void check_forced_detail(rm_run *r, const check_forced *f)
 {
     if (!f->n)
         return;
-    json_object *a = json_object_new_array();
+    yajl_gen a = jw_new(0);
     char text[600] = "";
+    jw_aopen(a);
     for (size_t i = 0; i < f->n; i++) {
-        json_object_array_add(a, json_object_new_string(f->what[i]));
+        jw_str(a, f->what[i]);
         size_t l = strlen(text);
         snprintf(text + l, sizeof text - l, "%s%s", i ? "; " : "", f->what[i]);
     }
+    jw_aclose(a);
     rm_add_detail(r, "forced", "--force", a, "ran although: %s", text);
 }
 

@@ -9,46 +9,12 @@
  * the physical floor did not reach a disk), and when the confidence bound on a p99 still straddles its
  * threshold at the end (the point estimate is then in the reason; --accept-point-estimate turns it into
  * the verdict). */
-#include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "cli.h"
-
-static uint64_t jnum(json_object *o, const char *k)
-{
-    json_object *v;
-    char k2[64];
-    cli_msg(k2, sizeof k2, "%s_ns", k);
-    if (o && (json_object_object_get_ex(o, k2, &v) || json_object_object_get_ex(o, k, &v)))
-        return (uint64_t)json_object_get_int64(v);
-    return 0;
-}
-
-void check_parse_stats(const char *text, engine_stats *es)
-{
-    memset(es, 0, sizeof *es);
-    json_object *root = text ? json_tokener_parse(text) : NULL, *v, *hist, *h;
-    if (root && json_object_object_get_ex(root, "engine", &v) && !strcmp(json_object_get_string(v), "etcdwal")) {
-        es->present = 1;
-        es->segments = jnum(root, "segments");
-        es->rollovers = jnum(root, "rollovers");
-        es->segment_bytes = jnum(root, "segment_bytes");
-        es->io_errors = jnum(root, "io_errors");
-        if (json_object_object_get_ex(root, "hist", &hist)) {
-            if (json_object_object_get_ex(hist, "cut", &h))
-                es->cut_max_ns = jnum(h, "max");
-            if (json_object_object_get_ex(hist, "prealloc", &h)) {
-                es->prealloc_mean_ns = jnum(h, "mean");
-                es->prealloc_max_ns = jnum(h, "max");
-                es->prealloc_count = jnum(h, "count");
-            }
-        }
-    }
-    json_object_put(root);
-}
 
 /* Why the run's end cannot be trusted, or "" when it ended normally. */
 static void end_problem(const check_end *e, const check_opts *o, char *b, size_t n)

@@ -354,10 +354,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     engine_stats ws, bs;
     char *t = cli_read_file(df->ws, 1 << 20, NULL, err, sizeof err);
-    check_parse_stats(t, &ws);
+    engine_stats_parse(t, &ws);
     free(t);
     t = cli_read_file(df->bs, 1 << 20, NULL, err, sizeof err);
-    check_parse_stats(t, &bs);
+    engine_stats_parse(t, &bs);
     free(t);
     if (ws.present)
         h->rollovers = ws.rollovers;
