@@ -19,17 +19,16 @@
 #include "cli.h"
 #include "outfile.h"
 
-static const cli_cmd cmd = {"test", NULL, "", "help text\n"};
-static const struct option lo[] = {{"json", no_argument, 0, 'j'},
-                                   {"max-time", required_argument, 0, 't'},
-                                   {"help", no_argument, 0, 'h'},
-                                   {0, 0, 0, 0}};
+static const cli_opt opts[] = {CLI_OPT("json", 'j', NULL, "print JSON"),
+                               CLI_OPT("max-time", 't', "S", "stop after S seconds"),
+                               CLI_OPTM("host", 'H', "HOST", "a host; repeat for more"), CLI_END};
+static const cli_cmd cmd = {"test", NULL, "", "usage: test\n", opts, ""};
 
 /* Parses argv; returns the last cli_next value; *json, *t and the operands are filled. */
 static int parse(int argc, char **argv, int *json, double *t, char **ops, int *nops)
 {
     cli_parse p;
-    cli_parse_init(&p, &cmd, argc, argv, lo);
+    cli_parse_init(&p, &cmd, argc, argv);
     int c;
     *json = 0;
     *t = -1;
@@ -85,6 +84,105 @@ static void test_option_errors(void **state)
     assert_int_equal(parse(3, e, &json, &t, ops, &n), CLI_HELP);
     char *f[] = {"test", "--json=1", NULL}; /* a flag takes no value */
     assert_int_equal(parse(2, f, &json, &t, ops, &n), CLI_ERR);
+}
+
+static void test_option_twice_and_empty(void **state)
+{
+    (void)state;
+    int json, n;
+    double t;
+    char *ops[8];
+    char *a[] = {"test", "--max-time=5", "--max-time", "7", NULL}; /* no last-one-wins */
+    assert_int_equal(parse(4, a, &json, &t, ops, &n), CLI_ERR);
+    char *b[] = {"test", "--json", "--json", NULL};
+    assert_int_equal(parse(3, b, &json, &t, ops, &n), CLI_ERR);
+    char *c[] = {"test", "--host", "a", "--host=b", NULL}; /* CLI_MULTI: repeatable */
+    assert_int_equal(parse(4, c, &json, &t, ops, &n), 0);
+    char *d[] = {"test", "--host=", NULL};
+    assert_int_equal(parse(2, d, &json, &t, ops, &n), CLI_ERR);
+    char *e[] = {"test", "--max-time", "", NULL};
+    assert_int_equal(parse(3, e, &json, &t, ops, &n), CLI_ERR);
+    /* a 64 KiB argument: refused as a value, kept whole as an operand */
+    static char big[65536 + 16];
+    memset(big, '9', sizeof big - 1);
+    memcpy(big, "--max-time=", 11);
+    char *f[] = {"test", big, NULL};
+    assert_int_equal(parse(2, f, &json, &t, ops, &n), CLI_ERR);
+    char *g[] = {"test", big + 11, NULL};
+    assert_int_equal(parse(2, g, &json, &t, ops, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(strlen(ops[0]), sizeof big - 12);
+    char *h[] = {"test", "--max", "3", NULL}; /* a unique prefix, as getopt_long takes it */
+    assert_int_equal(parse(3, h, &json, &t, ops, &n), 0);
+    assert_true(t == 3);
+}
+
+static const cli_cmd *const all_cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_job_def, &cmd_fleet_def,
+                                          &cmd_compare_def, &cmd_capacity_def};
+
+/* Every table: ids unique and usable, names unique, at most CLI_MAX_OPTS, every option in the generated
+ * help once, no help line past the wrap width or with a trailing blank. */
+static void test_tables_and_help(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof all_cmds / sizeof *all_cmds; k++) {
+        const cli_cmd *c = all_cmds[k];
+        char *txt = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&txt, &len);
+        cli_help(f, c);
+        fclose(f);
+        size_t n = 0;
+        for (const cli_opt *o = c->opts; o->name || o->help; o++) {
+            if (!o->name)
+                continue;
+            n++;
+            assert_true(o->id > 0 && o->id != '?' && o->id != ':' && o->id != 'h');
+            assert_non_null(o->help);
+            for (const cli_opt *q = o + 1; q->name || q->help; q++)
+                if (q->name && (q->id == o->id || !strcmp(q->name, o->name)))
+                    fail_msg("%s: --%s and --%s share an id or a name", c->name, o->name, q->name);
+            char want[96];
+            snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
+            char *at = strstr(txt, want);
+            if (!at)
+                fail_msg("%s --help does not list --%s", c->name, o->name);
+        }
+        assert_true(n <= CLI_MAX_OPTS);
+        assert_non_null(strstr(txt, "  -h, --help"));
+        for (char *l = txt, *nl; *l; l = nl + 1) {
+            nl = strchr(l, '\n');
+            assert_non_null(nl);
+            if (nl - l > 108 || (nl > l && nl[-1] == ' '))
+                fail_msg("%s --help: line too long or with a trailing blank: %.*s", c->name, (int)(nl - l), l);
+        }
+        free(txt);
+    }
+}
+
+/* man/etcd-fio.1 documents every option of every table (as its own .B/.BR line or in running text). */
+static void test_man_lists_every_option(void **state)
+{
+    (void)state;
+    char err[256];
+    size_t len = 0;
+    char *man = cli_read_file("man/etcd-fio.1", 1 << 20, &len, err, sizeof err);
+    if (!man)
+        fail_msg("%s", err);
+    /* roff writes a '-' as "\\-": drop the backslashes */
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(man[i] == '\\' && man[i + 1] == '-'))
+            man[o++] = man[i];
+    man[o] = '\0';
+    for (size_t k = 0; k < sizeof all_cmds / sizeof *all_cmds; k++)
+        for (const cli_opt *op = all_cmds[k]->opts; op->name || op->help; op++) {
+            char want[96];
+            snprintf(want, sizeof want, "--%s", op->name ? op->name : "");
+            if (op->name && !strstr(man, want))
+                fail_msg("man/etcd-fio.1 does not document %s %s", all_cmds[k]->name, want);
+        }
+    free(man);
 }
 
 static void test_dir_ok(void **state)
@@ -233,6 +331,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_anywhere),
         cmocka_unit_test(test_option_errors),
+        cmocka_unit_test(test_option_twice_and_empty),
+        cmocka_unit_test(test_tables_and_help),
+        cmocka_unit_test(test_man_lists_every_option),
         cmocka_unit_test(test_dir_ok),
         cmocka_unit_test(test_exit_and_format),
         cmocka_unit_test_setup_teardown(test_outfile_symlink_refused, setup_dir, teardown_dir),

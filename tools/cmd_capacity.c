@@ -18,7 +18,7 @@
 #include "check.h"
 #include "preflight.h"
 
-static const char help[] =
+static const char usage[] =
     "usage: etcd-fio capacity [OPTIONS] [DIR]\n"
     "How many writes a second this disk lets etcd do: runs etcd's write path with N closed-loop clients\n"
     "(each with one put outstanding, as etcd's `benchmark put`) for each client count in turn, in a private\n"
@@ -26,28 +26,34 @@ static const char help[] =
     "WAL fdatasync p99, backend commit p99, entries per Save and what limits it; then the highest write rate\n"
     "at which the disk keeps etcd within its thresholds (WAL p99 < 10 ms, backend p99 < 25 ms) with the\n"
     "confidence bound of both p99s (one longer confirmation run at that client count gathers the backend\n"
-    "commits the bound needs). Options may come anywhere (--opt=VALUE or --opt VALUE; -- ends them).\n\n"
-    "  --clients LIST     client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)\n"
-    "  --key-size B       key bytes of each put (default 8, as etcd's benchmark examples)\n"
-    "  --val-size B       value bytes of each put (default 256)\n"
-    "  --step S           seconds per client count (default 3)\n"
-    "  --max-time S       the whole run's limit (default 120): a confirmation run that would not fit is not\n"
-    "                     made (the ceiling is then unknown, with the point estimates)\n"
-    "  --confidence C     confidence of the p99 bounds, 0.5..0.9999 (default 0.95)\n"
-    "  --accept-point-estimate\n"
-    "                     when a bound still straddles its threshold, take the point estimate\n"
-    "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 200)\n"
-    "  --cpu-us U         the model's etcd work per put on the raft loop's path, before each Save (default 33)\n"
-    "  --apply-us U       the model's etcd apply work per put, beside the Saves (default 5)\n"
-    "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
-    "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
-    "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
-    "  --help             this text\n\n"
+    "commits the bound needs).\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("clients", 'c', "LIST", "client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)"),
+    CLI_OPT("key-size", 'k', "B", "key bytes of each put (default 8, as etcd's benchmark examples)"),
+    CLI_OPT("val-size", 'v', "B", "value bytes of each put (default 256)"),
+    CLI_OPT("step", 's', "S", "seconds per client count (default 3)"),
+    CLI_OPT("max-time", 't', "S", "the whole run's limit (default 120): a confirmation run that would not fit is "
+            "not made (the ceiling is then unknown, with the point estimates)"),
+    CLI_OPT("confidence", 'C', "C", "confidence of the p99 bounds, 0.5..0.9999 (default 0.95)"),
+    CLI_OPT("accept-point-estimate", 'a', NULL, "when a bound still straddles its threshold, take the point "
+            "estimate"),
+    CLI_OPT("client-us", 'u', "U", "the model's client turnaround per put: answer out -> next put in (default 200)"),
+    CLI_OPT("cpu-us", 'U', "U", "the model's etcd work per put on the raft loop's path, before each Save "
+            "(default 33)"),
+    CLI_OPT("apply-us", 'A', "U", "the model's etcd apply work per put, beside the Saves (default 5)"),
+    CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML page (writes/s and latency against clients)"),
+    CLI_OPT("force", 'f', NULL, "run even on a filesystem that is probably not the one meant, or with little room"),
+    CLI_END};
+
+static const char outro[] =
     "Exit status: 0 a ceiling was found (with its bound), 1 even the fewest clients exceed a threshold, 2\n"
     "no answer or error. Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", help};
+const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", usage,
+                                  options, outro};
 
 static void on_signal(int sig)
 {
@@ -88,13 +94,6 @@ static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
 
 static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
 {
-    static const struct option lo[] = {
-        {"clients", required_argument, 0, 'c'}, {"key-size", required_argument, 0, 'k'},
-        {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'}, {"max-time", required_argument, 0, 't'},
-        {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
-        {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'}, {"cpu-us", required_argument, 0, 'U'},
-        {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     static const unsigned def[] = {1, 16, 64, 256, 1024};
@@ -109,7 +108,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o)
     o->apply_us = 5;
     o->cpu_us = 33;
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     int c;
     uint64_t u;
     while ((c = cli_next(&p)) > 0) {

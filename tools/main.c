@@ -39,7 +39,7 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
             }
-            fputs(c->help, stdout);
+            cli_help(stdout, c);
             return 0;
         }
         usage(stdout);
