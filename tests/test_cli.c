@@ -166,7 +166,7 @@ static void test_man_lists_every_option(void **state)
     (void)state;
     char err[256];
     size_t len = 0;
-    char *man = cli_read_file("man/etcd-fio.1", 1 << 20, &len, err, sizeof err);
+    char *man = cli_read_file(TEST_FIXTURES "/../../man/etcd-fio.1", 1 << 20, &len, err, sizeof err);
     if (!man)
         fail_msg("%s", err);
     /* roff writes a '-' as "\\-": drop the backslashes */
@@ -250,9 +250,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(out, sizeof out, "%s/out.prom", dir);
     put(victim, "precious\n");
     assert_int_equal(symlink(victim, out), 0);
-    assert_int_equal(out_check(out, err, sizeof err), -1);
+    assert_int_equal(of_check(out, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
-    assert_int_equal(out_write(out, "x\n", 2, err, sizeof err), -1);
+    assert_int_equal(of_write(out, "x\n", 2, err, sizeof err), -1);
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
@@ -262,7 +262,7 @@ static void test_outfile_symlink_refused(void **state)
     unlink(out);
     /* a regular file is replaced; no temp file is left beside it */
     put(out, "old\n");
-    assert_int_equal(out_write(out, "new\n", 4, err, sizeof err), 0);
+    assert_int_equal(of_write(out, "new\n", 4, err, sizeof err), 0);
     t = slurp(out);
     assert_string_equal(t, "new\n");
     free(t);
@@ -270,9 +270,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(cmdline, sizeof cmdline, "test $(ls -A '%s' | wc -l) -eq 2", dir);
     assert_int_equal(system(cmdline), 0);
     /* a missing directory fails at once (before any run) */
-    assert_int_equal(out_check("/nonexistent/x.svg", err, sizeof err), -1);
+    assert_int_equal(of_check("/nonexistent/x.svg", err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent"));
-    assert_int_equal(out_check(dir, err, sizeof err), -1); /* a directory is no output file */
+    assert_int_equal(of_check(dir, err, sizeof err), -1); /* a directory is no output file */
 }
 
 static void test_keep_dir(void **state)
@@ -282,30 +282,30 @@ static void test_keep_dir(void **state)
     snprintf(keep, sizeof keep, "%s/keep", dir);
     snprintf(victim, sizeof victim, "%s/victim2", dir);
     put(victim, "precious\n");
-    int fd = out_dir_open(keep, err, sizeof err); /* created 0700 */
+    int fd = of_dir_open(keep, err, sizeof err); /* created 0700 */
     assert_true(fd >= 0);
     struct stat st;
     assert_int_equal(stat(keep, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     snprintf(link, sizeof link, "%s/README", keep);
     assert_int_equal(symlink(victim, link), 0);
-    assert_int_equal(out_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
+    assert_int_equal(of_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
-    assert_int_equal(out_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
+    assert_int_equal(of_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
     close(fd);
     /* writable by others: refused */
     chmod(keep, 0777);
-    assert_int_equal(out_dir_open(keep, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(keep, err, sizeof err), -1);
     assert_non_null(strstr(err, "writable by group or others"));
     chmod(keep, 0700);
     /* the keep directory itself a symlink: refused */
     char klink[160];
     snprintf(klink, sizeof klink, "%s/keeplink", dir);
     assert_int_equal(symlink(keep, klink), 0);
-    assert_int_equal(out_dir_open(klink, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(klink, err, sizeof err), -1);
 }
 
 static void test_read_cap(void **state)

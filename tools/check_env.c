@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "jr.h"
 #include "jw.h"
+#include "strbuf.h"
 
 /* A sanitizer runtime (it checks memory and passes every call on) loaded under this name. */
 static int sanitizer(const char *name)
@@ -28,21 +29,19 @@ static int sanitizer(const char *name)
 
 static void add_list(char *out, size_t n, const char *label, const char *list)
 {
-    char *copy = strdup(list), *save = NULL, names[1024] = "";
-    size_t used = 0;
+    char *copy = strdup(list), *save = NULL;
+    strbuf names = STRBUF_INIT;
     for (char *t = copy ? strtok_r(copy, " :\t\n", &save) : NULL; t; t = strtok_r(NULL, " :\t\n", &save)) {
         if (sanitizer(t))
             continue;
-        int k = snprintf(names + used, sizeof names - used, "%s%s", used ? " " : "", t);
-        if (k < 0 || (size_t)k >= sizeof names - used)
-            break;
-        used += (size_t)k;
+        sb_addsep(&names, " ");
+        sb_adds(&names, t);
     }
     free(copy);
-    if (!used)
-        return;
     size_t l = strlen(out);
-    snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names);
+    if (names.len)
+        snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names.buf);
+    sb_release(&names);
 }
 
 int check_env_preload(char *out, size_t n, const char *ld_so_preload)
@@ -89,15 +88,16 @@ void check_forced_detail(rm_run *r, const check_forced *f)
     if (!f->n)
         return;
     yajl_gen a = jw_new(0);
-    char text[600] = "";
+    strbuf text = STRBUF_INIT;
     jw_aopen(a);
     for (size_t i = 0; i < f->n; i++) {
         jw_str(a, f->what[i]);
-        size_t l = strlen(text);
-        snprintf(text + l, sizeof text - l, "%s%s", i ? "; " : "", f->what[i]);
+        sb_addsep(&text, "; ");
+        sb_adds(&text, f->what[i]);
     }
     jw_aclose(a);
-    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text);
+    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
+    sb_release(&text);
 }
 
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n)

@@ -79,7 +79,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     char err[1024];
-    if (html && out_check(html, err, sizeof err)) {
+    if (html && of_check(html, err, sizeof err)) {
         cli_err(cmd, "--html %s", err);
         goto out;
     }

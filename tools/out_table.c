@@ -131,7 +131,8 @@ void out_table(FILE *f, const rm_run *r)
             fprintf(f, "  %s: %s (%s): %s\n", hc, fior_verdict_name(h->verdict), h->status, h->reason);
     }
     for (size_t i = 0; i < r->ndetails; i++)
-        fprintf(f, "  %-17s %s\n", r->details[i].label, r->details[i].text);
+        fprintf(f, "  %-17s %s\n", r->details[i].label,
+                r->details[i].text ? r->details[i].text : "");
     for (size_t i = 0; i < r->nexplain; i++)
         fprintf(f, "  why: %s [%s]\n       -> %s\n", r->explain[i].why, r->explain[i].rule, r->explain[i].advice);
     if (several) {

@@ -41,8 +41,10 @@ void rm_free(rm_run *r)
     for (size_t i = 0; i < r->nhosts; i++)
         free(r->hosts[i].jobs);
     free(r->hosts);
-    for (size_t i = 0; i < r->ndetails; i++)
+    for (size_t i = 0; i < r->ndetails; i++) {
         yajl_tree_free(r->details[i].json);
+        free(r->details[i].text);
+    }
     r->hosts = NULL;
     r->nhosts = r->cap = r->ndetails = 0;
 }
@@ -107,7 +109,8 @@ void rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json,
     snprintf(d->label, sizeof d->label, "%s", label);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->text, sizeof d->text, fmt, ap);
+    if (vasprintf(&d->text, fmt, ap) < 0)
+        d->text = NULL;
     va_end(ap);
     d->json = jw_to_tree(json);
 }

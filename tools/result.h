@@ -69,7 +69,7 @@ typedef struct rm_host {
 /* Command-specific details: a line in the table ("  label  text") and a key in the JSON "details". */
 typedef struct rm_detail {
     char  key[32], label[32];
-    char  text[600];
+    char *text;                   /* malloc'd, NULL when out of memory */
     yajl_val json;                /* the JSON value (NULL: null), owned by the run */
 } rm_detail;
 
