@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -195,6 +196,11 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
 {
     /* fio's parser (parse.c/init.c): ';' and '#' start a comment anywhere on a job-file line, a newline
      * ends the value; ':' is fio's directory separator and is escaped by the profile writer instead. */
+    size_t len = strlen(dir);
+    if (len >= PATH_MAX) { /* no system call takes it: say so, not ENAMETOOLONG later */
+        cli_msg(err, errlen, "%.60s...: a path of %zu bytes (at most %d)", dir, len, PATH_MAX - 1);
+        return -1;
+    }
     static const struct { char c; const char *name; } bad[] = {{'#', "'#'"}, {';', "';'"}, {'\n', "a newline"},
                                                                {'\r', "a carriage return"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

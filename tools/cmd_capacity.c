@@ -69,20 +69,20 @@ static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
     for (;;) {
         char *end;
         if (*p < '0' || *p > '9') {
-            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
             return -1;
         }
         unsigned long v = strtoul(p, &end, 10);
         if (v < 1 || v > CAP_MAX_CLIENTS || (*end && *end != ',') || end - p > 6) {
-            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
             return -1;
         }
         if (o->ncounts == CAP_MAX_COUNTS) {
-            cli_err(cmd, "--clients %s: at most %d client counts", s, CAP_MAX_COUNTS);
+            cli_err(cmd, "--clients %.100s: at most %d client counts", s, CAP_MAX_COUNTS);
             return -1;
         }
         if (o->ncounts && v <= o->clients[o->ncounts - 1]) {
-            cli_err(cmd, "--clients %s: give the counts once each, in ascending order", s);
+            cli_err(cmd, "--clients %.100s: give the counts once each, in ascending order", s);
             return -1;
         }
         o->clients[o->ncounts++] = (unsigned)v;
