@@ -19,7 +19,8 @@
 /* One entry of a subcommand's option table (as git's parse-options): the table both parses the command
  * line (cli_next) and writes --help (cli_help), so an option is declared once, in one line:
  *     CLI_OPT("max-time", 't', "S", "stop after S seconds at the latest (default 120)"),
- * name: the long option without "--"; id: what cli_next returns for it (non-zero, not '?', ':' or 'h');
+ * name: the long option without "--"; id: what cli_next returns for it (any int > 0 unique in the table
+ * but '?', ':' and 'h'; a letter, or an enum from 256 up);
  * arg: the value's name in the help ("S", "FILE"), NULL for an option without a value; help: one
  * paragraph, wrapped by cli_help ('\n' forces a line break). CLI_MULTI: may be given more than once
  * (every other option given twice is an error). CLI_GROUP(text): a heading line (or lines) between
@@ -45,11 +46,12 @@ typedef struct cli_opt {
     CLI_OPT("backend-ms", 'b', "T", "backend commit threshold in ms (default 25)"), \
     CLI_OPT("min-samples", 'n', "N", "fewer sync samples than N, or an unknown count, is UNKNOWN (default 100)")
 
-/* TLS for https URLs (ids 'A', 'C', 'K'). */
-#define CLI_OPTS_TLS \
-    CLI_OPT("cacert", 'A', "F", "CA bundle for https URLs, as etcdctl takes it"), \
-    CLI_OPT("cert", 'C', "F", "client certificate for https URLs"), \
-    CLI_OPT("key", 'K', "F", "the client certificate's key")
+/* TLS for https URLs, as etcdctl takes it, with the ids the command gives them (an id is any int > 0
+ * unique in its table: ids >= 256 never clash with a letter). */
+#define CLI_OPTS_TLS(id_cacert, id_cert, id_key) \
+    CLI_OPT("cacert", id_cacert, "F", "CA bundle for https URLs, as etcdctl takes it"), \
+    CLI_OPT("cert", id_cert, "F", "client certificate for https URLs"), \
+    CLI_OPT("key", id_key, "F", "the client certificate's key")
 
 typedef struct cli_cmd {
     const char *name;

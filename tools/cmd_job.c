@@ -12,7 +12,7 @@
 #include "profile.h"
 
 static const char usage[] =
-    "usage: etcd-fio job [--load s|m|l|xl] [--dir DIR] [--runtime S] [--ionice] [--engine PATH]\n"
+    "usage: etcd-fio job [OPTIONS]\n"
     "\n"
     "Prints a fio job file with etcd's two disk writers running together on DIR: the WAL (one\n"
     "fdatasync per raft Save) and the bbolt backend (a commit every 100 ms), at the load of\n"

@@ -36,7 +36,7 @@ static const cli_opt options[] = {
     CLI_OPTS_CRITERIA,
     CLI_OPT("max-input", 'M', "BYTES", "read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)"),
     CLI_OPT("interval", 'i', "S", "scrape every URL twice, S seconds apart, and judge the window between the scrapes"),
-    CLI_OPTS_TLS,
+    CLI_OPTS_TLS('A', 'C', 'K'),
     CLI_END};
 
 static const char outro[] =
