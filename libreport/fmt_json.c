@@ -444,10 +444,14 @@ static void ddir_number(jdoc *d, const jframe *f, int k, const jnum *v)
     } else if (k == K_IO_BYTES) {
         d->x.bytes = d->x.bytes > UINT64_MAX - u ? UINT64_MAX : d->x.bytes + u;
         d->x.has_bytes = 1;
+        d->x.ddir_bytes[f->ddir] = u;
     } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
         d->x.read_short = u;
-    } else if (k == K_RUNTIME && u > d->x.ddir_runtime_ms) {
-        d->x.ddir_runtime_ms = u;
+    } else if (k == K_RUNTIME) {
+        d->x.ddir_rt[f->ddir] = u;
+        d->x.has_ddir_rt[f->ddir] = 1;
+        if (u > d->x.ddir_runtime_ms)
+            d->x.ddir_runtime_ms = u;
     }
 }
 

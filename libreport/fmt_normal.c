@@ -280,6 +280,9 @@ static fior_status issued_line(nstate *s, const char *p)
     if (counts(p, "total", tot, 4) || counts(p, "short", sh, 3))
         return bad(s, "'issued rwts: total=R,W,T,S short=R,W,T,…' counts");
     fior_job *j = &s->job.j;
+    s->cur.issued_rw = 0;
+    for (int k = 0; k < 3; k++)
+        s->cur.issued_rw = tot[k] > UINT64_MAX - s->cur.issued_rw ? UINT64_MAX : s->cur.issued_rw + tot[k];
     /* no fsync/fdatasync counted, but what fio 3.4-3.42 count one further on, in short[1]: sync_file_range
      * (DDIR_SYNC_FILE_RANGE is 5) */
     if (tot[3] == 0 && sh[0] == 0 && sh[1] > 0)

@@ -149,8 +149,11 @@ typedef struct fior__endfacts {
     uint64_t goal_ios;        /* number_ios, 0 none */
     uint64_t goal_runtime_ms; /* runtime=, 0 none */
     int      bytes_known, runtime_known, ios_known;
+    int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
+                               * longest read/write runtime (ms since its I/O started) */
     uint64_t bytes, runtime_ms, ios, syncs;
-    int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal" line */
+    int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
+                               * line; 3: I/O done in a direction whose runtime stayed 0 */
     int      died_signal;     /* S of "fio: pid=P, got signal=S" */
     int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
     int      after_signal;    /* these figures were printed after that line */

@@ -381,6 +381,13 @@ static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
     /* a job process that died: its figures never got past the start (stat.c prints what the shared
      * thread_stat holds; io_bytes and job_runtime are only filled in when the job ends) */
     f->died = x->has_bytes && x->bytes == 0 && (x->ios > 0 || f->syncs > 0) && (!x->has_runtime || !x->runtime_ms);
+    /* ... or a direction with bytes and a runtime of 0: backend.c's update_runtime() sets it to at least 1 ms
+     * (rounded up) once a job's I/O loop ends, and stat.c's interim reports add the running time; only a job
+     * process that died in its loop leaves it 0 */
+    for (int dd = 0; dd < 3 && !f->died; dd++)
+        if (x->ddir_bytes[dd] > 0 && x->has_ddir_rt[dd] && x->ddir_rt[dd] == 0)
+            f->died = 3;
+    f->runtime_exact = x->has_runtime;
     f->has_eta = x->has_eta;
     f->eta_s = x->eta;
     j->io_bytes = x->has_bytes ? x->bytes : 0;

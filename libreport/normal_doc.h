@@ -27,6 +27,8 @@ typedef struct nfact {
     int      has_ddir, has_bytes, has_rt;
     uint64_t bytes, rt_ms;
     int      cpu_idle;           /* its cpu line says usr=0, sys=0, ctx=0: the process never ran to its end */
+    int      has_cpu;            /* its print has a cpu line (a whole print, not an excerpt) */
+    uint64_t issued_rw;          /* reads + writes + trims of its "issued rwts:" line */
 } nfact;
 
 typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */

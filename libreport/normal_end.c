@@ -64,6 +64,7 @@ void fior__ncpu_line(nstate *s, const char *p)
     uint64_t ctx;
     double usr, sys;
     const char *u = find_key(p, "usr"), *y = find_key(p, "sys");
+    s->cur.has_cpu = 1;
     s->cur.cpu_idle = c && !fior__parse_u64(&c, &ctx) && ctx == 0 && u && !fior__parse_dec(&u, &usr) &&
                       usr == 0 && y && !fior__parse_dec(&y, &sys) && sys == 0;
 }
@@ -127,8 +128,13 @@ fior_status fior__nrun_ends(nstate *s)
         f.runtime_ms = n->rt_ms;
         f.syncs = j->samples_known ? j->samples : 0;
         f.ios = f.syncs;
-        /* a dead job's print has syncs, no read/write line and an idle cpu line */
-        f.died = j->has_sync && !n->has_ddir && n->cpu_idle;
+        /* a dead job's print has syncs and no read/write line (stat.c show_ddir_status prints none while the
+         * direction's runtime is 0, and only a job that died in its I/O loop leaves it 0: json_job.c), beside
+         * an idle cpu line, or a cpu line (a whole print, not a pasted excerpt) and reads/writes that its
+         * "issued rwts:" line counts */
+        int noddir = j->has_sync && !n->has_ddir;
+        f.died = noddir && n->cpu_idle ? 1 : noddir && n->has_cpu && n->issued_rw ? 3 : 0;
+        f.ios = n->issued_rw ? n->issued_rw : f.ios;
         for (size_t d = 0; d < s->ndied; d++)
             if (j->pid == s->died[d].pid) {
                 f.died = 2;

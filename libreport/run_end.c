@@ -260,6 +260,11 @@ static int reached(const fior__endfacts *f, char *why, size_t n)
         /* job_runtime is whole ms since the job's start (stat.c); fio stops at the first I/O past runtime=,
          * so the figure is at least the runtime: the slack only allows for rounding */
         uint64_t slack = f->goal_runtime_ms / 100 > 100 ? f->goal_runtime_ms / 100 : 100;
+        /* after a signal line, fio may have stopped the job just short of its runtime: job_runtime is then
+         * proof only within its rounding; a read/write runtime (from the I/O's start, a little after the
+         * job's epoch) within 10 ms */
+        if (f->signal)
+            slack = f->runtime_exact ? 1 : 10;
         if (f->runtime_known && f->runtime_ms + slack >= f->goal_runtime_ms) {
             fior_format_ns(a, sizeof a, f->goal_runtime_ms * 1000000);
             snprintf(why, n, "the job ran its runtime of %s", a);
@@ -324,6 +329,11 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
                  "fio printed what it left; run the job again", f->died_signal, signame(f->died_signal),
                  f->died_signal);
+    } else if (f->died == 3) {
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write "
+                 "runtime of 0 ms, which fio sets only when a job's I/O loop ends (its stderr says \"got signal\"); "
+                 "run the job again", (unsigned long long)f->ios);
     } else if (f->died) {
         e = FIOR_END_DIED;
         snprintf(why, sizeof why, "the job's process died before its end: fio printed a job_runtime of 0 and no "

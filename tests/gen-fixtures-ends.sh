@@ -6,7 +6,7 @@
 # let fio run a few seconds before it is signalled). Rerun by hand, then re-check the values asserted in
 # tests/test_run_end.c, tests/it_verdict.sh and tests/it_compare.sh:
 #     sh tests/gen-fixtures-ends.sh              # needs fio, /dev/shm and a free TCP port (client/server)
-#     SECTIONS="names" sh tests/gen-fixtures-ends.sh   # some sections only: ends samples client names hand
+#     SECTIONS="names" sh tests/gen-fixtures-ends.sh   # some sections only: ends samples late client names hand
 # Each healthy twin is the same job run to its end, so that the tests show the rule only takes away what
 # it must. The classic job throughout: rw=write ioengine=sync fdatasync=1 bs=2300 in a /tmp directory.
 set -eu
@@ -24,7 +24,7 @@ trap cleanup EXIT INT TERM
 V=$($FIO --version)
 C="--name=mytest --directory=$WORK --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
 
-SECTIONS=${SECTIONS:-ends samples client names hand}
+SECTIONS=${SECTIONS:-ends samples late client names hand}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 clean() { rm -f "$WORK"/mytest.* "$WORK"/grp.* "$WORK"/fio* "$SHM"/mytest.*; }
@@ -120,6 +120,27 @@ run "$V-end-fsync.txt"               --name=mytest --directory="$WORK" --rw=writ
 run_json "$V-end-fsync.json"         --name=mytest --directory="$WORK" --rw=write --ioengine=sync --end_fsync=1 \
     --bs=2300 --size=2m --output-format=json
 
+fi
+
+# ---- a job process killed after interim reports, with no size of its own (the file's size stands in) ----
+# Interim reports (--status-interval, SIGUSR1) fill in io_bytes and job_runtime, so the signs of job-killed
+# above are gone; what is left is a read/write runtime of 0 beside bytes (run_end.c). And SIGINT in the last
+# 1 % of a runtime: fio stopped, not ended.
+if want late; then
+late_killed() { # OUTFILE SECONDS MODE USR1-AT FIO-ARGS...: a 200 MiB file laid out first; fio's job processes
+  f=$1; s=$2; mode=$3; usr1=$4; shift 4  # SIGKILLed after SECONDS; USR1-AT > 0: fio gets SIGUSR1 then
+  $FIO --name=lay --filename="$WORK/pre.dat" --rw=write --bs=1m --size=200m > /dev/null 2>&1
+  if [ "$mode" = json ]; then $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" & else $FIO "$@" > "$OUT/$f" 2>&1 & fi
+  p=$!
+  if [ "$usr1" != 0 ]; then sleep "$usr1"; kill -USR1 "$p"; fi
+  sleep "$s"; for c in $(pgrep -P "$p" fio); do kill -KILL "$c"; done; wait "$p" || true
+  rm -f "$WORK/pre.dat"; clean; echo "wrote $f (job processes killed)"
+}
+L="--name=t --filename=$WORK/pre.dat --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
+late_killed "$V-status-job-killed-nosize.json" 3 json 0 $L --status-interval=1 --output-format=json
+late_killed "$V-usr1-job-killed-nosize.json" 1.2 json 1 $L --output-format=json
+late_killed "$V-usr1-job-killed-nosize.txt" 1.2 text 1 $L
+signal_after "$V-sigint-near-runtime.json" INT 2.93 json $C --size=100m --runtime=3 --output-format=json
 fi
 
 leaves() { # PID: the fio processes below PID that have no fio child (the job processes)

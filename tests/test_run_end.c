@@ -283,6 +283,29 @@ static void job_processes_that_died(void **state)
     one(FX("fio-3.33-client-job-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
 }
 
+/* Interim reports (--status-interval, SIGUSR1) fill in bytes and job_runtime; with no size of its own (the
+ * laid-out file's size stands in) nothing else says the job was short. Its read/write runtime of 0 beside
+ * those bytes does: fio sets it only when the job's I/O loop ends (backend.c update_runtime). The same
+ * prints without the kill are judged (complete_twins_are_judged and it_fio_matrix's 54 fixtures). */
+static void job_killed_after_interim_reports(void **state)
+{
+    (void)state;
+    const char *loop = "the job's process died in its I/O loop: fio printed";
+    one(FX("fio-3.33-status-job-killed-nosize.json"), FIOR_END_DIED, FIOR_UNKNOWN, loop);
+    one(FX("fio-3.33-usr1-job-killed-nosize.json"), FIOR_END_DIED, FIOR_UNKNOWN, loop);
+    one(FX("fio-3.33-usr1-job-killed-nosize-stdout.txt"), FIOR_END_DIED, FIOR_UNKNOWN, loop);
+    one(FX("fio-3.33-usr1-job-killed-nosize.txt"), FIOR_END_DIED, FIOR_UNKNOWN, "died of signal 9 (SIGKILL)");
+}
+
+/* SIGINT 70 ms before a 3 s runtime ran out (job_runtime 2928 ms): stopped, not ended; a signal line leaves
+ * job_runtime only its rounding of 1 ms as the proof of a runtime reached. */
+static void signal_just_short_of_the_runtime(void **state)
+{
+    (void)state;
+    one(FX("fio-3.33-sigint-near-runtime.json"), FIOR_END_STOPPED, FIOR_UNKNOWN,
+        "fio was stopped by signal 2 (SIGINT) after 40.8 of 100 MiB, 2.93 s of its 3 s runtime");
+}
+
 static void syncs_that_flush_nothing(void **state)
 {
     (void)state;
@@ -426,6 +449,8 @@ int main(void)
         cmocka_unit_test(jobs_named_like_fios_lines),
         cmocka_unit_test(the_callers_own_stop),
         cmocka_unit_test(job_processes_that_died),
+        cmocka_unit_test(job_killed_after_interim_reports),
+        cmocka_unit_test(signal_just_short_of_the_runtime),
         cmocka_unit_test(syncs_that_flush_nothing),
         cmocka_unit_test(the_physical_floor),
         cmocka_unit_test(what_old_fio_and_end_fsync_did),
