@@ -5,6 +5,7 @@
  * its target untouched, a keep-output directory writable by others is refused, existing files are replaced
  * atomically. */
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "term.h"
 
 static const cli_opt opts[] = {CLI_OPT("json", 'j', NULL, "print JSON"),
                                CLI_OPT("max-time", 't', "S", "stop after S seconds"),
@@ -185,6 +187,26 @@ static void test_man_lists_every_option(void **state)
     free(man);
 }
 
+static void test_term_clean(void **state)
+{
+    (void)state;
+    char b[64];
+    /* ESC, BEL, DEL, a C1 CSI (U+009B), an invalid byte, a cut sequence: '?'; UTF-8 text stays */
+    assert_string_equal(term_clean(b, sizeof b, "a\x1b[2Jb\x07\x7f\xc2\x9b\xff\xc3\xa9\xe2\x82"), "a?[2Jb?????\xc3\xa9??");
+    assert_string_equal(term_clean(b, 4, "abcdef"), "abc"); /* cut to fit */
+    assert_string_equal(term_clean(b, 3, "a\xc3\xa9"), "a");   /* never half a character */
+    char in_place[] = "x\ty\n";
+    assert_string_equal(term_clean(in_place, sizeof in_place, in_place), "x?y?");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    term_puts(f, "ok\x1b]0;title\x07\xe2\x82\xac");
+    term_puts(f, NULL);
+    fclose(f);
+    assert_string_equal(out, "ok?]0;title?\xe2\x82\xac");
+    free(out);
+}
+
 static void test_dir_ok(void **state)
 {
     (void)state;
@@ -197,6 +219,12 @@ static void test_dir_ok(void **state)
     assert_non_null(strstr(err, "';'"));
     assert_int_equal(cli_dir_ok("/x/etcd\nnew", err, sizeof err), -1);
     assert_null(strchr(err, '\n')); /* one line */
+    static char longp[PATH_MAX + 10]; /* no system call takes it: refused by its length, the message short */
+    memset(longp, 'a', sizeof longp - 1);
+    longp[0] = '/';
+    assert_int_equal(cli_dir_ok(longp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a path of"));
+    assert_true(strlen(err) < 200);
 }
 
 static void test_exit_and_format(void **state)
@@ -334,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_option_twice_and_empty),
         cmocka_unit_test(test_tables_and_help),
         cmocka_unit_test(test_man_lists_every_option),
+        cmocka_unit_test(test_term_clean),
         cmocka_unit_test(test_dir_ok),
         cmocka_unit_test(test_exit_and_format),
         cmocka_unit_test_setup_teardown(test_outfile_symlink_refused, setup_dir, teardown_dir),
