@@ -329,6 +329,19 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
                  "fio printed what it left; run the job again", f->died_signal, signame(f->died_signal),
                  f->died_signal);
+    } else if (f->died == 5) {
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): "
+                 "that host's figures are missing, and the run did not end normally; run it again");
+    } else if (f->died == 4) {
+        uint64_t div;
+        char a[32];
+        const char *u = size_unit(f->bytes, &div);
+        num1(a, sizeof a, f->bytes, div);
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "a job process died before its end: fio counted %llu writes (%s %s) but its "
+                 "figures hold fewer bytes (a job's bytes are added when it ends; with group_reporting a dead "
+                 "job leaves its syncs behind); run the job again", (unsigned long long)f->ios, a, u);
     } else if (f->died == 3) {
         e = FIOR_END_DIED;
         snprintf(why, sizeof why, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write "
@@ -339,6 +352,15 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "the job's process died before its end: fio printed a job_runtime of 0 and no "
                  "bytes beside %llu %s (its stderr says \"got signal\"); run the job again",
                  (unsigned long long)(f->syncs ? f->syncs : f->ios), f->syncs ? "syncs" : "I/Os");
+    } else if (f->cut_inside) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends inside this job's figures (a read/write line, then no cpu or "
+                 "'issued rwts:' line): the output was cut; give fio's whole output");
+    } else if (f->jobs_missing) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends before the figures of %llu of the %llu jobs fio started (no "
+                 "'Run status group' line): the output was cut; give fio's whole output",
+                 (unsigned long long)f->jobs_missing, (unsigned long long)f->jobs_started);
     } else if (rc > 0) {
         e = FIOR_END_PROVEN;
         snprintf(why, sizeof why, "%s", r);
@@ -367,6 +389,11 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "a \"fio: terminating on signal\" line follows this stream's last report and no "
                  "final one does: fio was stopped and its final figures are missing; run the job to its end");
+    } else if (f->goal_unreadable) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the job's size is not a number of bytes read here (a percentage, a range, an "
+                 "expression, or kb_base=1000), so whether it did what it asks is not known%s%s; give its size in "
+                 "bytes", at, prog);
     } else {
         e = FIOR_END_INFERRED;
         snprintf(why, sizeof why, f->options ? "a complete output without a signal line; the job's options set no "

@@ -132,7 +132,7 @@ void check_env_details(rm_run *r, const fsinfo *fi, const struct mp_result *mp);
  * /etc/ld.so.preload), sanitizer runtimes left out, as one line in out; 1 if any. */
 int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
 /* The engine's report of what could replace file/sync calls inside fio (its stats file's "interposers"). */
-void check_env_interposers(const char *stats_json, char *out, size_t n);
+int check_env_interposers(const char *stats_json, char *out, size_t n);
 void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_forced_detail(rm_run *r, const check_forced *f);
 /* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",

@@ -62,14 +62,16 @@ int check_env_preload(char *out, size_t n, const char *ld_so_preload)
     return out[0] != '\0';
 }
 
-void check_env_interposers(const char *stats_json, char *out, size_t n)
+int check_env_interposers(const char *stats_json, char *out, size_t n)
 {
     out[0] = '\0';
     yajl_val root = jr_parse(stats_json, NULL, 0);
     const char *v = jr_str(root, "interposers");
-    if (v)
+    int known = v != NULL;
+    if (known)
         cli_msg(out, n, "%s", v);
     yajl_tree_free(root);
+    return known;
 }
 
 void check_forced_add(check_forced *f, const char *fmt, ...)

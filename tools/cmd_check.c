@@ -192,10 +192,27 @@ static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host
 {
     char seen[1100] = "", err[64];
     const char *files[2] = {f->ws, f->bs};
+    int known = 0;
     for (int i = 0; i < 2 && !seen[0]; i++) {
         char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
-        check_env_interposers(t, seen, sizeof seen);
+        known |= check_env_interposers(t, seen, sizeof seen);
         free(t);
+    }
+    if (!seen[0] && !known && h->verdict == FIOR_PASS) { /* what the engine saw in fio is not known */
+        if (o->force) {
+            check_forced_add(forced, "no engine stats file: whether fio ran with a preloaded library is not known");
+            return;
+        }
+        cli_msg(seen, sizeof seen, "no engine stats file (%.900s): whether fio ran with a preloaded library is "
+                "not known", f->ws);
+        h->verdict = FIOR_UNKNOWN;
+        h->basis = RM_BASIS_NONE;
+        cli_msg(h->status, sizeof h->status, "refused");
+        cli_msg(h->reason, sizeof h->reason, "%s; not judged (see that fio can write the stats file under TMPDIR, "
+                "or --force)", seen);
+        for (size_t i = 0; i < h->njobs; i++)
+            h->jobs[i].verdict = h->jobs[i].verdict == FIOR_PASS ? FIOR_UNKNOWN : h->jobs[i].verdict;
+        return;
     }
     if (!seen[0])
         return;
