@@ -10,7 +10,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 # No -Werror on the library sources here: clang's warning set differs from gcc's, and the owners' gcc
 # -Werror build is the gate for those files. The harnesses themselves are held to -Werror.
 FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g -D_GNU_SOURCE $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-                -Ilibreport/include -Ilibreport -Iengine $(JSONC_CFLAGS) $(YAJL_CFLAGS)
+                -Ilibreport/include -Ilibreport -Iengine $(YAJL_CFLAGS)
 FUZZ_LIB_OBJS := $(patsubst libreport/%.c,$(FUZZ_DIR)/obj/libreport/%.o,$(FIOR_SRCS))
 # The decoder harness links only the engine model files the decoder needs (the rest may use pthreads etc.).
 FUZZ_WAL_SRCS := $(wildcard engine/waldec.c engine/crc32c.c engine/walrec.c)
@@ -34,7 +34,7 @@ $(FUZZ_DIR)/fuzz_waldec: fuzz/fuzz_waldec.c fuzz/fuzz_waldec_body.h fuzz/fuzz_as
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_WAL_OBJS)
 $(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_targets.h fuzz/fuzz_assert.h $(FUZZ_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(YAJL_LIBS) $(JSONC_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(YAJL_LIBS) -lm
 
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_WAL_OBJS)
 .PHONY: fuzz-build

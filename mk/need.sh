@@ -7,7 +7,7 @@
 #   deb: the tools of `make deb` (dpkg-buildpackage, dh, lintian)
 set -u
 what=${1:-build}
-MODULES="yajl json-c libcurl"
+MODULES="yajl libcurl"
 TOOLS="${CC:-cc} pkg-config ar"
 DEPS=deps
 case $what in
@@ -16,7 +16,7 @@ case $what in
 esac
 deb() { # the Debian package that has a module or tool
   case $1 in
-    yajl) echo libyajl-dev ;; json-c) echo libjson-c-dev ;; libcurl) echo libcurl4-openssl-dev ;;
+    yajl) echo libyajl-dev ;; libcurl) echo libcurl4-openssl-dev ;;
     cmocka) echo libcmocka-dev ;; pkg-config) echo pkg-config ;; ar) echo binutils ;;
     dpkg-buildpackage) echo dpkg-dev ;; dh) echo debhelper ;; lintian) echo lintian ;; *) echo gcc ;;
   esac

@@ -28,7 +28,7 @@ ok() { echo "ok: $*"; }
 t0=$(date +%s)
 
 # The .debs are installed by apt inside the new root (mmdebstrap passes paths to apt), with their
-# dependencies from the archive: fio at the version the engine package names, yajl, json-c, curl.
+# dependencies from the archive: fio at the version the engine package names, yajl, curl.
 incl=""
 for f; do incl="$incl --include=$f"; done
 # shellcheck disable=SC2086

@@ -15,7 +15,7 @@ case "${FAKE:-}" in
     head -c 3000000 /dev/zero | tr '\0' '{'; exit 0 ;;
   errflood)    # stderr without end
     while :; do echo "err err err err err err err err err err err err err err err err err err err err" >&2; done ;;
-  dupkey)      # a key twice: json-c would keep the last ("pass")
+  dupkey)      # a key twice: a reader that keeps the last would see "pass"
     printf '{"schema": 1, "command": "check", "verdict": "fail", "verdict": "pass"}\n'; exit 0 ;;
   pass-no-numbers)
     printf '{"schema":1,"command":"check","tool_version":"9","fio_version":"fio-3.33","hostname":"n","timestamp":1,'

@@ -15,7 +15,7 @@ TSAN_THREADS := $(BUILD)/tsan/test_threads
 $(TSAN_THREADS): tests/test_threads.c $(FIOR_SRCS) $(wildcard libreport/*.h) libreport/include/fioreport.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O1 -g -fsanitize=thread -o $@ tests/test_threads.c $(FIOR_SRCS) \
-	  $(CMOCKA_LIBS) $(YAJL_LIBS) $(JSONC_LIBS) -lm -lpthread
+	  $(CMOCKA_LIBS) $(YAJL_LIBS) -lm -lpthread
 .PHONY: tsan-threads
 tsan-threads: $(TSAN_THREADS)
 

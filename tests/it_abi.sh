@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # it_abi.sh — libfioreport.so exports exactly the API: every dynamic symbol it defines is a fior_* function
 # listed in the version script (libreport/fioreport.map) under a FIOR_2.x node, every function the header
-# declares (FIOR_API) is exported and vice versa, no fior__ internal or json-c symbol leaks, the SONAME is
+# declares (FIOR_API) is exported and vice versa, no fior__ internal or yajl symbol leaks, the SONAME is
 # libfioreport.so.MAJOR of the header, and a program built with only the header runs against the .so.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

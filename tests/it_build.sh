@@ -100,7 +100,7 @@ if command -v clang >/dev/null 2>&1 && [ "${ASAN_BUILD:-}" != 1 ]; then
     fail "CC=clang DEVELOPER=1: $(grep -m 3 -E 'error|warning' "$WORK/clang.log")"
   fi
 else
-  echo "skip: clang part (no clang, or under check-asan)"
+  echo "SKIP: clang part (no clang, or under check-asan)"
 fi
 # the package's version is the library's (make deb refuses otherwise; this says so before a release)
 dv=$(sed -n '1s/^etcd-fio (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")
@@ -140,7 +140,7 @@ if [ "$("$OTHER" --version)" = fio-9.99 ]; then
     fail "etcd-fio check with fio-9.99 (exit $rc): $(head -n 2 "$WORK/chk.out")"
   [ -z "$(ls -A "$WORK/d")" ] || fail "files left: $(ls -A "$WORK/d")"
 else
-  echo "note: cannot make a fio with another version string from $real: refusal not tested"
+  echo "SKIP: cannot make a fio with another version string from $real: refusal not tested"
 fi
 [ $bad -eq 0 ] && echo "it_build: all passed"
 [ $bad -eq 0 ]

@@ -182,12 +182,8 @@ left=$(ls -A "$dir")
 [ -z "$left" ] || fail "left behind in DIR (classic or engine files): $left"
 "$BIN" verdict --min-samples 50 "$work/kept/fio-output.json" > "$work/verdict.txt" 2>&1
 vrc=$?
-if grep -q "not built yet" "$work/verdict.txt"; then
-  echo "note: etcd-fio verdict not built yet; re-judging skipped"
-else
-  # the kept output is the same run: the verdict command must reach the same verdict
-  [ "$vrc" = "$rc" ] || { cat "$work/verdict.txt"; fail "etcd-fio verdict on the kept output: exit $vrc, check said $rc"; }
-fi
+# the kept output is the same run: the verdict command must reach the same verdict
+[ "$vrc" = "$rc" ] || { cat "$work/verdict.txt"; fail "etcd-fio verdict on the kept output: exit $vrc, check said $rc"; }
 
 # 3. refusals: exit 2 with a one-line reason naming the directory
 "$BIN" check "$work/missing" > /dev/null 2> "$work/e1"; r1=$?

@@ -64,7 +64,7 @@ done
 wait $cpid
 rc=$?
 if [ -z "$killed" ]; then
-  echo "note: phase 1 ended before it could be killed (rc $rc)"
+  echo "SKIP: phase 1 ended before it could be killed (rc $rc): the kill in phase 1 was not tried"
 else
   [ "$(phase phase1.end kill)" = "fio died" ] || fail "killed phase 1: phase1.end is '$(phase phase1.end kill)'"
   [ "$(phase decided_by kill)" = "phase 2" ] || fail "killed phase 1: decided by $(phase decided_by kill)"
@@ -90,7 +90,7 @@ if [ "$(phase phase1.end int)" = interrupted ]; then
   [ "$(phase phase2 int)" = null ] || fail "Ctrl-C in phase 1: phase 2 ran anyway"
   echo "ok: Ctrl-C in phase 1: unknown, exit 2, no phase 2"
 else
-  echo "note: Ctrl-C arrived after phase 1 ($(phase phase1.end int))"
+  echo "SKIP: Ctrl-C arrived after phase 1 ($(phase phase1.end int)): the stop in phase 1 was not tried"
 fi
 nothing_left "$WORK/d3" "Ctrl-C in phase 1"
 
@@ -105,7 +105,7 @@ if [ "$(phase phase1.end idle)" = decided ]; then
   [ "$(phase probe.ok idle)" = false ] || fail "idle-slow: phase 1 passed and the probe did not refuse it"
   echo "ok: idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
 else
-  echo "note: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
+  echo "SKIP: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
 fi
 nothing_left "$WORK/d1" "idle-slow"
 
@@ -126,6 +126,8 @@ for r in idle kill int faithful; do
 import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 PY
+  else
+    echo "SKIP: $r: python3-jsonschema missing (mk/deps.sh installs it): the schema was not checked"
   fi
   if [ "$(jq -r .verdict "$WORK/$r.json")" = pass ]; then
     ro=$(jq -r '.details.engine.rollovers // 0' "$WORK/$r.json")

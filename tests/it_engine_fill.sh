@@ -17,7 +17,7 @@ STRACE=""
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
   STRACE="strace -ff -qq -ttt -e trace=write,pwrite64,fdatasync -e signal=none -o $WORK/trace"
 else
-  echo "note: strace unavailable or not permitted: the gate's ordering is not checked"
+  echo "SKIP: strace unavailable or not permitted: the gate's ordering is not checked"
 fi
 D=$WORK/dir
 mkdir -p "$D"

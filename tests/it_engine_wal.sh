@@ -13,7 +13,7 @@ STRACE=""
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
   STRACE="strace -ff -qq -e trace=fallocate,ftruncate,rename,renameat,renameat2,fsync,fdatasync,openat,mkdir -e signal=none -o"
 else
-  echo "note: strace unavailable or not permitted: syscall counts skipped"
+  echo "SKIP: strace unavailable or not permitted: the syscall counts were not checked"
 fi
 WORK=$(mktemp -d /tmp/it-engine-wal.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM

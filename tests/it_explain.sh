@@ -43,6 +43,8 @@ if command -v python3 >/dev/null && python3 -c 'import jsonschema' 2>/dev/null; 
   python3 -c 'import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$T/b.json" "$HERE/../doc/etcd-fio.schema.json" \
     && ok "schema-valid with explain" || bad "schema"
+else
+  echo "SKIP: python3-jsonschema missing (mk/deps.sh installs it): the schema was not checked"
 fi
 
 # the table: the same lines, rule names in brackets, one recommendation each
@@ -67,6 +69,8 @@ if command -v script >/dev/null; then
   NO_COLOR=1 TERM=xterm script -qec "$BIN verdict $RKE" /dev/null > "$T/tty2.txt" 2>&1
   grep -q "$ESC" "$T/tty2.txt" && bad "NO_COLOR: escape codes" || ok "NO_COLOR: no colour"
   "$BIN" verdict "$RKE" | grep -q "$ESC" && bad "pipe: escape codes" || ok "pipe: no colour"
+else
+  echo "SKIP: script(1) missing (util-linux): the colours on a terminal were not checked"
 fi
 echo "it_explain: $fails failure(s)"
 [ $fails = 0 ]

@@ -64,7 +64,11 @@ run_fault be-grow-fsync       fsync     "$BACKEND" "FAULT_CALL=fsync FAULT_ERRNO
 cases=$((cases + 1))
 name=wal-fallocate-eopnotsupp dir=$WORK/eop out=$WORK/eop.out log=$WORK/eop.log
 mkdir -p "$dir"
-if command -v strace >/dev/null 2>&1; then TRACE="strace -f -qq -e trace=ftruncate -o $WORK/eop.strace"; else TRACE=""; fi
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+  TRACE="strace -f -qq -e trace=ftruncate -o $WORK/eop.strace"
+else
+  TRACE=""; echo "SKIP: $name: strace unavailable or not permitted: the ftruncate fallbacks were not counted"
+fi
 # shellcheck disable=SC2086
 env LD_PRELOAD="$SHIM${LD_PRELOAD:+ $LD_PRELOAD}" FAULT_LOG="$log" FAULT_PATH_SUBSTR=etcd-fio. \
   FAULT_CALL=fallocate FAULT_ERRNO=EOPNOTSUPP \

@@ -45,22 +45,18 @@ done
 # --force: the build tree may be on another disk than this node's /var/lib/etcd (check would refuse it).
 # The shim goes into fio only, through a wrapper (FIO and PATH): an ASan-built etcd-fio (check-asan) must
 # not get it preloaded ahead of the ASan runtime.
-if "$CLI" check --help >/dev/null 2>&1; then
-  mkdir -p "$WORK/c"
-  fio_with_shim "$WORK/bin" > /dev/null
-  # shellcheck disable=SC2086
-  env PATH="$WORK/bin:$PATH" FIO="$WORK/bin/fio" FAULT_LOG="$WORK/check-shim.log" $SLOW \
-    timeout -k 5 150 "$CLI" check --force --max-time 60 "$WORK/c" > "$WORK/check.out" 2> "$WORK/check.err"
-  crc=$?
-  [ $crc -eq 1 ] || { fail "etcd-fio check exited $crc under 15 ms fdatasync delays (want 1 = FAIL)";
-    head -n 20 "$WORK/check.out" "$WORK/check.err"; }
-  head -n 1 "$WORK/check.out" | grep -qi "^fail" || fail "etcd-fio check: first line is not the FAIL verdict"
-  grep -q 'fdatasync .* -> delay' "$WORK/check-shim.log" 2>/dev/null || fail "etcd-fio check: the shim never delayed its fio"
-  left=$(ls -A "$WORK/c")
-  [ -z "$left" ] || fail "etcd-fio check left behind: $left"
-else
-  echo "note: 'etcd-fio check' not available yet; only the verdict path was checked"
-fi
+mkdir -p "$WORK/c"
+fio_with_shim "$WORK/bin" > /dev/null
+# shellcheck disable=SC2086
+env PATH="$WORK/bin:$PATH" FIO="$WORK/bin/fio" FAULT_LOG="$WORK/check-shim.log" $SLOW \
+  timeout -k 5 150 "$CLI" check --force --max-time 60 "$WORK/c" > "$WORK/check.out" 2> "$WORK/check.err"
+crc=$?
+[ $crc -eq 1 ] || { fail "etcd-fio check exited $crc under 15 ms fdatasync delays (want 1 = FAIL)";
+  head -n 20 "$WORK/check.out" "$WORK/check.err"; }
+head -n 1 "$WORK/check.out" | grep -qi "^fail" || fail "etcd-fio check: first line is not the FAIL verdict"
+grep -q 'fdatasync .* -> delay' "$WORK/check-shim.log" 2>/dev/null || fail "etcd-fio check: the shim never delayed its fio"
+left=$(ls -A "$WORK/c")
+[ -z "$left" ] || fail "etcd-fio check left behind: $left"
 
 [ $bad -eq 0 ] || { cat "$WORK/verdict.json" 2>/dev/null; exit 1; }
 echo "slow fdatasync (15 ms) is caught: verdict FAIL for WAL and backend"

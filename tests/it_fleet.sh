@@ -106,7 +106,7 @@ if unshare -m true 2>/dev/null; then
     "$tmp/engine" "$SRV" $P_NOENG >"$tmp/srv-noeng.log" 2>&1 &
   pids="$pids $!"; noeng=1
 else
-  echo "note: no mount namespaces here (unshare -m); the missing-engine host is not tested"
+  echo "SKIP: no mount namespaces here (unshare -m); the missing-engine host is not tested"
 fi
 
 # --- throttled server: loop-mounted ext4, writes limited to 60 IOPS through cgroup v1 blkio ---
@@ -138,7 +138,7 @@ else
     fi
   fi
 fi
-[ $slow = 1 ] || echo "skip (throttled host only): $why"
+[ $slow = 1 ] || echo "SKIP (throttled host only): $why"
 
 wait_listen $P_PLAIN; wait_listen $P_OLD
 [ $noeng = 1 ] && wait_listen $P_NOENG

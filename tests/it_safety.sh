@@ -16,9 +16,9 @@
 command -v sha256sum >/dev/null 2>&1 || { echo "skip: sha256sum missing"; exit 77; }
 need_built "$ENGINE"
 HAVE_STRACE=1
-command -v strace >/dev/null 2>&1 || { HAVE_STRACE=0; echo "note: strace missing, open-mode checks skipped"; }
+command -v strace >/dev/null 2>&1 || { HAVE_STRACE=0; echo "SKIP: strace missing: the open-mode checks"; }
 if [ $HAVE_STRACE = 1 ] && ! strace -f -qq -o /dev/null true 2>/dev/null; then
-  HAVE_STRACE=0; echo "note: strace cannot trace here (ptrace not permitted), open-mode checks skipped"
+  HAVE_STRACE=0; echo "SKIP: strace cannot trace here (ptrace not permitted): the open-mode checks"
 fi
 
 WORK=$(mktemp -d /tmp/it-safety.XXXXXX) || exit 1

@@ -4,12 +4,12 @@
 # every tests/it_*.sh is an integration test run against the built artifacts and the real fio.
 TEST_SRCS   := $(wildcard tests/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $(JSONC_CFLAGS) \
+TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools $(YAJL_CFLAGS) \
                -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(YAJL_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(CMOCKA_LIBS) $(YAJL_LIBS) $(CURL_LIBS) -lm -lpthread
 
 UNIT_TESTS  += $(TEST_BINS)
 INTEG_TESTS += $(sort $(wildcard tests/it_*.sh))

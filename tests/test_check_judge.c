@@ -284,24 +284,6 @@ static void test_no_document(void **state)
     done(&x);
 }
 
-static void test_stats(void **state)
-{
-    (void)state;
-    engine_stats es;
-    check_parse_stats("{\"engine\":\"etcdwal\",\"segments\":3,\"rollovers\":2,\"hist\":{\"cut\":{\"max_ns\":5000},"
-                      "\"prealloc\":{\"mean_ns\":700,\"max_ns\":900,\"count\":2}}}", &es);
-    assert_int_equal(es.present, 1);
-    assert_int_equal(es.rollovers, 2);
-    assert_int_equal(es.cut_max_ns, 5000);
-    assert_int_equal(es.prealloc_count, 2);
-    check_parse_stats("{\"engine\":\"other\"}", &es);
-    assert_int_equal(es.present, 0);
-    check_parse_stats("not json", &es);
-    assert_int_equal(es.present, 0);
-    check_parse_stats(NULL, &es);
-    assert_int_equal(es.present, 0);
-}
-
 static void test_min_time(void **state)
 {
     (void)state;
@@ -416,7 +398,6 @@ int main(void)
         cmocka_unit_test(test_straddle_is_unknown_with_point_estimate),
         cmocka_unit_test(test_interrupted_undecided),
         cmocka_unit_test(test_no_document),
-        cmocka_unit_test(test_stats),
         cmocka_unit_test(test_min_time),
         cmocka_unit_test(test_end_messages),
         cmocka_unit_test(test_own_stop_and_someone_elses),

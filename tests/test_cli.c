@@ -6,6 +6,7 @@
  * atomically, nothing is written among etcd's files (member/, a WAL directory, through a symlinked parent);
  * fio's last line skips the engine's summary lines. */
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,18 +20,18 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "term.h"
 
-static const cli_cmd cmd = {"test", NULL, "", "help text\n"};
-static const struct option lo[] = {{"json", no_argument, 0, 'j'},
-                                   {"max-time", required_argument, 0, 't'},
-                                   {"help", no_argument, 0, 'h'},
-                                   {0, 0, 0, 0}};
+static const cli_opt opts[] = {CLI_OPT("json", 'j', NULL, "print JSON"),
+                               CLI_OPT("max-time", 't', "S", "stop after S seconds"),
+                               CLI_OPTM("host", 'H', "HOST", "a host; repeat for more"), CLI_END};
+static const cli_cmd cmd = {"test", NULL, "", "usage: test\n", opts, ""};
 
 /* Parses argv; returns the last cli_next value; *json, *t and the operands are filled. */
 static int parse(int argc, char **argv, int *json, double *t, char **ops, int *nops)
 {
     cli_parse p;
-    cli_parse_init(&p, &cmd, argc, argv, lo);
+    cli_parse_init(&p, &cmd, argc, argv);
     int c;
     *json = 0;
     *t = -1;
@@ -88,6 +89,125 @@ static void test_option_errors(void **state)
     assert_int_equal(parse(2, f, &json, &t, ops, &n), CLI_ERR);
 }
 
+static void test_option_twice_and_empty(void **state)
+{
+    (void)state;
+    int json, n;
+    double t;
+    char *ops[8];
+    char *a[] = {"test", "--max-time=5", "--max-time", "7", NULL}; /* no last-one-wins */
+    assert_int_equal(parse(4, a, &json, &t, ops, &n), CLI_ERR);
+    char *b[] = {"test", "--json", "--json", NULL};
+    assert_int_equal(parse(3, b, &json, &t, ops, &n), CLI_ERR);
+    char *c[] = {"test", "--host", "a", "--host=b", NULL}; /* CLI_MULTI: repeatable */
+    assert_int_equal(parse(4, c, &json, &t, ops, &n), 0);
+    char *d[] = {"test", "--host=", NULL};
+    assert_int_equal(parse(2, d, &json, &t, ops, &n), CLI_ERR);
+    char *e[] = {"test", "--max-time", "", NULL};
+    assert_int_equal(parse(3, e, &json, &t, ops, &n), CLI_ERR);
+    /* a 64 KiB argument: refused as a value, kept whole as an operand */
+    static char big[65536 + 16];
+    memset(big, '9', sizeof big - 1);
+    memcpy(big, "--max-time=", 11);
+    char *f[] = {"test", big, NULL};
+    assert_int_equal(parse(2, f, &json, &t, ops, &n), CLI_ERR);
+    char *g[] = {"test", big + 11, NULL};
+    assert_int_equal(parse(2, g, &json, &t, ops, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(strlen(ops[0]), sizeof big - 12);
+    char *h[] = {"test", "--max", "3", NULL}; /* a unique prefix, as getopt_long takes it */
+    assert_int_equal(parse(3, h, &json, &t, ops, &n), 0);
+    assert_true(t == 3);
+}
+
+static const cli_cmd *const all_cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_job_def, &cmd_fleet_def,
+                                          &cmd_compare_def, &cmd_capacity_def};
+
+/* Every table: ids unique and usable, names unique, at most CLI_MAX_OPTS, every option in the generated
+ * help once, no help line past the wrap width or with a trailing blank. */
+static void test_tables_and_help(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof all_cmds / sizeof *all_cmds; k++) {
+        const cli_cmd *c = all_cmds[k];
+        char *txt = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&txt, &len);
+        cli_help(f, c);
+        fclose(f);
+        size_t n = 0;
+        for (const cli_opt *o = c->opts; o->name || o->help; o++) {
+            if (!o->name)
+                continue;
+            n++;
+            assert_true(o->id > 0 && o->id != '?' && o->id != ':' && o->id != 'h');
+            assert_non_null(o->help);
+            for (const cli_opt *q = o + 1; q->name || q->help; q++)
+                if (q->name && (q->id == o->id || !strcmp(q->name, o->name)))
+                    fail_msg("%s: --%s and --%s share an id or a name", c->name, o->name, q->name);
+            char want[96];
+            snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
+            char *at = strstr(txt, want);
+            if (!at)
+                fail_msg("%s --help does not list --%s", c->name, o->name);
+        }
+        assert_true(n <= CLI_MAX_OPTS);
+        assert_non_null(strstr(txt, "  -h, --help"));
+        for (char *l = txt, *nl; *l; l = nl + 1) {
+            nl = strchr(l, '\n');
+            assert_non_null(nl);
+            if (nl - l > 108 || (nl > l && nl[-1] == ' '))
+                fail_msg("%s --help: line too long or with a trailing blank: %.*s", c->name, (int)(nl - l), l);
+        }
+        free(txt);
+    }
+}
+
+/* man/etcd-fio.1 documents every option of every table (as its own .B/.BR line or in running text). */
+static void test_man_lists_every_option(void **state)
+{
+    (void)state;
+    char err[256];
+    size_t len = 0;
+    char *man = cli_read_file(TEST_FIXTURES "/../../man/etcd-fio.1", 1 << 20, &len, err, sizeof err);
+    if (!man)
+        fail_msg("%s", err);
+    /* roff writes a '-' as "\\-": drop the backslashes */
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++)
+        if (!(man[i] == '\\' && man[i + 1] == '-'))
+            man[o++] = man[i];
+    man[o] = '\0';
+    for (size_t k = 0; k < sizeof all_cmds / sizeof *all_cmds; k++)
+        for (const cli_opt *op = all_cmds[k]->opts; op->name || op->help; op++) {
+            char want[96];
+            snprintf(want, sizeof want, "--%s", op->name ? op->name : "");
+            if (op->name && !strstr(man, want))
+                fail_msg("man/etcd-fio.1 does not document %s %s", all_cmds[k]->name, want);
+        }
+    free(man);
+}
+
+static void test_term_clean(void **state)
+{
+    (void)state;
+    char b[64];
+    /* ESC, BEL, DEL, a C1 CSI (U+009B), an invalid byte, a cut sequence: '?'; UTF-8 text stays */
+    assert_string_equal(term_clean(b, sizeof b, "a\x1b[2Jb\x07\x7f\xc2\x9b\xff\xc3\xa9\xe2\x82"), "a?[2Jb?????\xc3\xa9??");
+    assert_string_equal(term_clean(b, 4, "abcdef"), "abc"); /* cut to fit */
+    assert_string_equal(term_clean(b, 3, "a\xc3\xa9"), "a");   /* never half a character */
+    char in_place[] = "x\ty\n";
+    assert_string_equal(term_clean(in_place, sizeof in_place, in_place), "x?y?");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    term_puts(f, "ok\x1b]0;title\x07\xe2\x82\xac");
+    term_puts(f, NULL);
+    fclose(f);
+    assert_string_equal(out, "ok?]0;title?\xe2\x82\xac");
+    free(out);
+}
+
 static void test_dir_ok(void **state)
 {
     (void)state;
@@ -104,6 +224,12 @@ static void test_dir_ok(void **state)
     assert_non_null(strstr(err, "';'"));
     assert_int_equal(cli_dir_ok("/x/etcd\nnew", err, sizeof err), -1);
     assert_null(strchr(err, '\n')); /* one line */
+    static char longp[PATH_MAX + 10]; /* no system call takes it: refused by its length, the message short */
+    memset(longp, 'a', sizeof longp - 1);
+    longp[0] = '/';
+    assert_int_equal(cli_dir_ok(longp, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a path of"));
+    assert_true(strlen(err) < 200);
 }
 
 static void test_exit_and_format(void **state)
@@ -157,9 +283,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(out, sizeof out, "%s/out.prom", dir);
     put(victim, "precious\n");
     assert_int_equal(symlink(victim, out), 0);
-    assert_int_equal(out_check(out, err, sizeof err), -1);
+    assert_int_equal(of_check(out, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
-    assert_int_equal(out_write(out, "x\n", 2, err, sizeof err), -1);
+    assert_int_equal(of_write(out, "x\n", 2, err, sizeof err), -1);
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
@@ -169,7 +295,7 @@ static void test_outfile_symlink_refused(void **state)
     unlink(out);
     /* a regular file is replaced; no temp file is left beside it */
     put(out, "old\n");
-    assert_int_equal(out_write(out, "new\n", 4, err, sizeof err), 0);
+    assert_int_equal(of_write(out, "new\n", 4, err, sizeof err), 0);
     t = slurp(out);
     assert_string_equal(t, "new\n");
     free(t);
@@ -177,9 +303,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(cmdline, sizeof cmdline, "test $(ls -A '%s' | wc -l) -eq 2", dir);
     assert_int_equal(system(cmdline), 0);
     /* a missing directory fails at once (before any run) */
-    assert_int_equal(out_check("/nonexistent/x.svg", err, sizeof err), -1);
+    assert_int_equal(of_check("/nonexistent/x.svg", err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent"));
-    assert_int_equal(out_check(dir, err, sizeof err), -1); /* a directory is no output file */
+    assert_int_equal(of_check(dir, err, sizeof err), -1); /* a directory is no output file */
 }
 
 static void test_keep_dir(void **state)
@@ -189,30 +315,30 @@ static void test_keep_dir(void **state)
     snprintf(keep, sizeof keep, "%s/keep", dir);
     snprintf(victim, sizeof victim, "%s/victim2", dir);
     put(victim, "precious\n");
-    int fd = out_dir_open(keep, err, sizeof err); /* created 0700 */
+    int fd = of_dir_open(keep, err, sizeof err); /* created 0700 */
     assert_true(fd >= 0);
     struct stat st;
     assert_int_equal(stat(keep, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     snprintf(link, sizeof link, "%s/README", keep);
     assert_int_equal(symlink(victim, link), 0);
-    assert_int_equal(out_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
+    assert_int_equal(of_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
-    assert_int_equal(out_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
+    assert_int_equal(of_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
     close(fd);
     /* writable by others: refused */
     chmod(keep, 0777);
-    assert_int_equal(out_dir_open(keep, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(keep, err, sizeof err), -1);
     assert_non_null(strstr(err, "writable by group or others"));
     chmod(keep, 0700);
     /* the keep directory itself a symlink: refused */
     char klink[160];
     snprintf(klink, sizeof klink, "%s/keeplink", dir);
     assert_int_equal(symlink(keep, klink), 0);
-    assert_int_equal(out_dir_open(klink, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(klink, err, sizeof err), -1);
 }
 
 /* Outputs never land among etcd's files: a path inside member/ of an etcd data directory (named directly,
@@ -234,9 +360,9 @@ static void test_outfile_etcd_places(void **state)
                             "member/snap/report.html"};
     for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", data, inside[i]);
-        assert_int_equal(out_check(p, err, sizeof err), -1);
+        assert_int_equal(of_check(p, err, sizeof err), -1);
         assert_non_null(strstr(err, "inside etcd's data directory"));
-        assert_int_equal(out_write(p, "x", 1, err, sizeof err), -1);
+        assert_int_equal(of_write(p, "x", 1, err, sizeof err), -1);
         struct stat st;
         assert_int_not_equal(lstat(p, &st), 0);
     }
@@ -244,16 +370,16 @@ static void test_outfile_etcd_places(void **state)
     snprintf(p, sizeof p, "%s/member/wal", data);
     assert_int_equal(symlink(p, ln), 0);
     snprintf(p, sizeof p, "%s/out.prom", ln);
-    assert_int_equal(out_check(p, err, sizeof err), -1);
+    assert_int_equal(of_check(p, err, sizeof err), -1);
     assert_non_null(strstr(err, "inside etcd's data directory"));
     snprintf(p, sizeof p, "%s/keep", ln);
-    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
     snprintf(p, sizeof p, "%s/member/keep", data);
-    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
     struct stat st;
     assert_int_not_equal(stat(p, &st), 0); /* not even made */
     snprintf(p, sizeof p, "%s/member", data); /* the member directory itself as the keep directory */
-    assert_int_equal(out_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
     /* a --wal-dir: WAL segments in it */
     char wd[200];
     snprintf(wd, sizeof wd, "%s/waldir", dir);
@@ -261,12 +387,12 @@ static void test_outfile_etcd_places(void **state)
     snprintf(p, sizeof p, "%s/000000000000000a-0000000000000100.wal", wd);
     put(p, "");
     snprintf(p, sizeof p, "%s/x.svg", wd);
-    assert_int_equal(out_check(p, err, sizeof err), -1);
+    assert_int_equal(of_check(p, err, sizeof err), -1);
     assert_non_null(strstr(err, "holds etcd WAL segments"));
     /* beside member/, in the data directory itself: allowed */
     snprintf(p, sizeof p, "%s/report.html", data);
-    assert_int_equal(out_check(p, err, sizeof err), 0);
-    assert_int_equal(out_write(p, "x", 1, err, sizeof err), 0);
+    assert_int_equal(of_check(p, err, sizeof err), 0);
+    assert_int_equal(of_write(p, "x", 1, err, sizeof err), 0);
 }
 
 /* The engine's summary lines are statistics, never a cause: fio's last words skip them. */
@@ -320,6 +446,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_anywhere),
         cmocka_unit_test(test_option_errors),
+        cmocka_unit_test(test_option_twice_and_empty),
+        cmocka_unit_test(test_tables_and_help),
+        cmocka_unit_test(test_man_lists_every_option),
+        cmocka_unit_test(test_term_clean),
         cmocka_unit_test(test_dir_ok),
         cmocka_unit_test(test_exit_and_format),
         cmocka_unit_test_setup_teardown(test_outfile_symlink_refused, setup_dir, teardown_dir),

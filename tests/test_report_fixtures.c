@@ -291,8 +291,9 @@ static void stream_stray_lines_and_errors(void **state)
     free(doc);
 }
 
-/* Where a stream is split must not change what it reads. json-c 0.16 alone reads "135" + "-680" (two
- * parse calls) as 135; the stream holds number tails back so both splits agree. Found by fuzz_json. */
+/* Where a stream is split must not change what it reads: "135" + "-680" in two chunks is the one invalid
+ * token "135-680", whichever chunk ends where (the stream holds a number's tail back until the character
+ * after it). Found by fuzz_json. */
 static void stream_split_anywhere_same_result(void **state)
 {
     (void)state;

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 #include <sys/stat.h>
 
 #include "capq.h"
+#include "jw.h"
 #include "cli.h"
 #include "proc.h"
 
@@ -294,33 +294,29 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
     free(raw);
 }
 
-static json_object *ns_or_null(uint64_t v)
-{
-    return v == RM_UNKNOWN || v == UINT64_MAX ? NULL : json_object_new_int64((int64_t)v);
-}
-
-json_object *capq_json(const cap_row *row)
+void capq_json(yajl_gen g, const cap_row *row)
 {
     const capq_row *q = row->q;
-    json_object *a = json_object_new_array();
+    jw_aopen(g);
     for (int i = 0; i < CAPQ_MEMBERS; i++) {
         const cap_row *m = &q->m[i];
         const fleet_host *h = q->o->members ? &q->o->members->h[i] : NULL;
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "host", json_object_new_string(h ? h->name : ""));
-        json_object_object_add(o, "port", json_object_new_int(h ? h->port : 0));
-        json_object_object_add(o, "dir", json_object_new_string(h ? member_dir(q->o, h) : ""));
-        json_object_object_add(o, "leader", json_object_new_boolean(i == 0));
-        json_object_object_add(o, "ran", json_object_new_boolean(m->ran));
-        json_object_object_add(o, "wal_fdatasync_p99_ns", ns_or_null(m->ran ? m->wal_p99_ns : RM_UNKNOWN));
-        json_object_object_add(o, "backend_commit_p99_ns", ns_or_null(m->ran ? m->be_p99_ns : RM_UNKNOWN));
-        json_object_object_add(o, "wal_samples", json_object_new_int64((int64_t)m->wal_n));
-        json_object_object_add(o, "backend_samples", json_object_new_int64((int64_t)m->be_n));
-        json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(m->ran ? m->verdict : FIOR_UNKNOWN)));
-        json_object_object_add(o, "decides", json_object_new_boolean(i == q->decisive));
-        json_object_object_add(o, "committed", json_object_new_int64(i ? (int64_t)q->sim.by_follower[i] : 0));
-        json_object_object_add(o, "reason", json_object_new_string(m->ran ? m->reason : m->why));
-        json_object_array_add(a, o);
+        jw_open(g);
+        jw_kstr(g, "host", h ? h->name : "");
+        jw_key(g, "port");
+        jw_i64(g, h ? h->port : 0);
+        jw_kstr(g, "dir", h ? member_dir(q->o, h) : "");
+        jw_kbool(g, "leader", i == 0);
+        jw_kbool(g, "ran", m->ran);
+        jw_ku64(g, "wal_fdatasync_p99_ns", m->ran ? m->wal_p99_ns : RM_UNKNOWN);
+        jw_ku64(g, "backend_commit_p99_ns", m->ran ? m->be_p99_ns : RM_UNKNOWN);
+        jw_ku64(g, "wal_samples", m->wal_n);
+        jw_ku64(g, "backend_samples", m->be_n);
+        jw_kstr(g, "verdict", fior_verdict_name(m->ran ? m->verdict : FIOR_UNKNOWN));
+        jw_kbool(g, "decides", i == q->decisive);
+        jw_ku64(g, "committed", i ? q->sim.by_follower[i] : 0);
+        jw_kstr(g, "reason", m->ran ? m->reason : m->why);
+        jw_close(g);
     }
-    return a;
+    jw_aclose(g);
 }

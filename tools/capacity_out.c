@@ -3,7 +3,6 @@
  * (clients, writes/s, latency p50/p90/p99, WAL fdatasync p99, backend commit p99, entries per Save, what
  * limits it), the result model for the one JSON writer (details.capacity, doc/etcd-fio.schema.json), and the
  * HTML page with writes/s and latency against clients on log scales. */
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "capacity.h"
 #include "capq.h"
 #include "cli.h"
+#include "jw.h"
 #include "out.h"
 
 static const char *fmt(char *b, size_t n, uint64_t ns)
@@ -42,49 +42,48 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
     fprintf(f, "%s: %s\n", word, res->reason);
 }
 
-static json_object *ns_or_null(uint64_t v)
+static void dbl(yajl_gen g, const char *key, double v)
 {
-    return v == RM_UNKNOWN || v == UINT64_MAX ? NULL : json_object_new_int64((int64_t)v);
+    jw_kdbl(g, key, v, "%.4g");
 }
 
-static json_object *dbl(double v)
+static void bound(yajl_gen g, const char *key, int ran, uint64_t lo, uint64_t hi)
 {
-    char b[64];
-    snprintf(b, sizeof b, "%.4g", v);
-    return json_object_new_double_s(v, b);
+    jw_key(g, key);
+    jw_aopen(g);
+    jw_u64(g, ran ? lo : RM_UNKNOWN);
+    jw_u64(g, ran ? hi : RM_UNKNOWN);
+    jw_aclose(g);
 }
 
-static json_object *row_json(const cap_row *r, int confirm)
+static void row_json(yajl_gen o, const cap_row *r, int confirm)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "clients", json_object_new_int64(r->clients));
-    json_object_object_add(o, "confirmation", json_object_new_boolean(confirm));
-    json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
-    json_object_object_add(o, "seconds", dbl(r->seconds));
-    json_object_object_add(o, "writes_per_s", r->ran ? dbl(r->writes_per_s) : NULL);
-    json_object_object_add(o, "latency_p50_ns", ns_or_null(r->lat_p50_ns));
-    json_object_object_add(o, "latency_p90_ns", ns_or_null(r->lat_p90_ns));
-    json_object_object_add(o, "latency_p99_ns", ns_or_null(r->lat_p99_ns));
-    json_object_object_add(o, "wal_fdatasync_p99_ns", ns_or_null(r->wal_p99_ns));
-    json_object_object_add(o, "backend_commit_p99_ns", ns_or_null(r->be_p99_ns));
-    json_object *wb = json_object_new_array(), *bb = json_object_new_array();
-    json_object_array_add(wb, ns_or_null(r->ran ? r->wal_lo_ns : RM_UNKNOWN));
-    json_object_array_add(wb, ns_or_null(r->ran ? r->wal_hi_ns : RM_UNKNOWN));
-    json_object_array_add(bb, ns_or_null(r->ran ? r->be_lo_ns : RM_UNKNOWN));
-    json_object_array_add(bb, ns_or_null(r->ran ? r->be_hi_ns : RM_UNKNOWN));
-    json_object_object_add(o, "wal_p99_bound_ns", wb);
-    json_object_object_add(o, "backend_p99_bound_ns", bb);
-    json_object_object_add(o, "wal_samples", json_object_new_int64((int64_t)r->wal_n));
-    json_object_object_add(o, "backend_samples", json_object_new_int64((int64_t)r->be_n));
-    json_object_object_add(o, "entries_per_save", r->ran ? dbl(r->entries_per_save) : NULL);
-    json_object_object_add(o, "limit", json_object_new_string(cap_limit(r)));
-    json_object_object_add(o, "disk_is_the_limit", json_object_new_boolean(r->ran && !cap_limit_not_disk(r)));
-    json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(r->verdict)));
-    json_object_object_add(o, "basis", json_object_new_string(rm_basis_name(r->basis)));
-    json_object_object_add(o, "reason", json_object_new_string(r->reason));
-    if (r->q)
-        json_object_object_add(o, "members", capq_json(r));
-    return o;
+    jw_open(o);
+    jw_ku64(o, "clients", r->clients);
+    jw_kbool(o, "confirmation", confirm);
+    jw_kbool(o, "ran", r->ran);
+    dbl(o, "seconds", r->seconds);
+    dbl(o, "writes_per_s", r->ran ? r->writes_per_s : NAN);
+    jw_ku64(o, "latency_p50_ns", r->lat_p50_ns);
+    jw_ku64(o, "latency_p90_ns", r->lat_p90_ns);
+    jw_ku64(o, "latency_p99_ns", r->lat_p99_ns);
+    jw_ku64(o, "wal_fdatasync_p99_ns", r->wal_p99_ns);
+    jw_ku64(o, "backend_commit_p99_ns", r->be_p99_ns);
+    bound(o, "wal_p99_bound_ns", r->ran, r->wal_lo_ns, r->wal_hi_ns);
+    bound(o, "backend_p99_bound_ns", r->ran, r->be_lo_ns, r->be_hi_ns);
+    jw_ku64(o, "wal_samples", r->wal_n);
+    jw_ku64(o, "backend_samples", r->be_n);
+    dbl(o, "entries_per_save", r->ran ? r->entries_per_save : NAN);
+    jw_kstr(o, "limit", cap_limit(r));
+    jw_kbool(o, "disk_is_the_limit", r->ran && !cap_limit_not_disk(r));
+    jw_kstr(o, "verdict", fior_verdict_name(r->verdict));
+    jw_kstr(o, "basis", rm_basis_name(r->basis));
+    jw_kstr(o, "reason", r->reason);
+    if (r->q) {
+        jw_key(o, "members");
+        capq_json(o, r);
+    }
+    jw_close(o);
 }
 
 static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_criteria *c)
@@ -126,29 +125,35 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
     h->verdict = res->verdict;
     h->basis = res->basis;
     cli_msg(h->reason, sizeof h->reason, "%s", res->reason);
-    json_object *d = json_object_new_object(), *rows = json_object_new_array();
-    for (size_t i = 0; i < res->nrows; i++)
-        json_object_array_add(rows, row_json(&res->rows[i], i >= res->nsweep));
-    json_object_object_add(d, "key_bytes", json_object_new_int64(o->key_bytes));
-    json_object_object_add(d, "val_bytes", json_object_new_int64(o->val_bytes));
-    json_object_object_add(d, "step_s", dbl(o->step_s));
-    json_object_object_add(d, "client_us", dbl(o->client_us));
-    json_object_object_add(d, "apply_us", dbl(o->apply_us));
-    json_object_object_add(d, "cpu_us", dbl(o->cpu_us));
+    yajl_gen d = jw_new(0);
+    jw_open(d);
+    jw_ku64(d, "key_bytes", o->key_bytes);
+    jw_ku64(d, "val_bytes", o->val_bytes);
+    dbl(d, "step_s", o->step_s);
+    dbl(d, "client_us", o->client_us);
+    dbl(d, "apply_us", o->apply_us);
+    dbl(d, "cpu_us", o->cpu_us);
     if (o->members) {
-        json_object_object_add(d, "rtt_ms", dbl(o->rtt_ms));
-        json_object_object_add(d, "ready_us", dbl(o->ready_us));
-        json_object_object_add(d, "shared_core", json_object_new_boolean(o->shared_core));
+        dbl(d, "rtt_ms", o->rtt_ms);
+        dbl(d, "ready_us", o->ready_us);
+        jw_kbool(d, "shared_core", o->shared_core);
     }
-    json_object_object_add(d, "rows", rows);
-    json_object *ceil = NULL;
+    jw_key(d, "rows");
+    jw_aopen(d);
+    for (size_t i = 0; i < res->nrows; i++)
+        row_json(d, &res->rows[i], i >= res->nsweep);
+    jw_aclose(d);
+    jw_key(d, "ceiling");
     if (res->ceiling >= 0) {
-        ceil = json_object_new_object();
-        json_object_object_add(ceil, "writes_per_s", dbl(res->rows[res->ceiling].writes_per_s));
-        json_object_object_add(ceil, "clients", json_object_new_int64(res->rows[res->ceiling].clients));
-        json_object_object_add(ceil, "row", json_object_new_int64(res->ceiling));
+        jw_open(d);
+        dbl(d, "writes_per_s", res->rows[res->ceiling].writes_per_s);
+        jw_ku64(d, "clients", res->rows[res->ceiling].clients);
+        jw_ku64(d, "row", (uint64_t)res->ceiling);
+        jw_close(d);
+    } else {
+        jw_null(d);
     }
-    json_object_object_add(d, "ceiling", ceil);
+    jw_close(d);
     rm_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
                   res->ceiling >= 0 ? "ceiling found" : "no ceiling");
     r->basis = res->basis;

@@ -4,7 +4,6 @@
  * the operator interrupts or it overruns), and reads fio's json+ output and the engine's stats files into a
  * row. */
 #include <errno.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "capq.h"
 #include "check.h"
 #include "cli.h"
+#include "jr.h"
 #include "profile.h"
 
 volatile int cap_interrupted;
@@ -53,23 +53,16 @@ int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engin
     return 0;
 }
 
-static uint64_t jget(json_object *o, const char *k)
+static uint64_t jget(yajl_val o, const char *k)
 {
-    json_object *v;
-    return o && json_object_object_get_ex(o, k, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+    return jr_u64(o, k, 0);
 }
 
-static json_object *jobj(json_object *o, const char *k)
-{
-    json_object *v;
-    return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-static json_object *read_json(const char *path)
+static yajl_val read_json(const char *path)
 {
     char err[512];
     char *t = cli_read_file(path, 16 << 20, NULL, err, sizeof err);
-    json_object *j = t ? json_tokener_parse(t) : NULL;
+    yajl_val j = t ? jr_parse(t, NULL, 0) : NULL;
     free(t);
     return j;
 }
@@ -101,8 +94,8 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         return;
     }
     const fior_job *wj = check_find_job(r, FIOR_ROLE_WAL), *bj = check_find_job(r, FIOR_ROLE_BACKEND);
-    json_object *ws = read_json(wal_stats), *bs = read_json(be_stats);
-    json_object *load = jobj(ws, "load"), *bload = jobj(bs, "load");
+    yajl_val ws = read_json(wal_stats), bs = read_json(be_stats);
+    yajl_val load = jr_obj(ws, "load"), bload = jr_obj(bs, "load");
     if (!wj || !bj || !wj->samples_known || !bj->samples_known || !load || !bload || !jget(load, "puts") ||
         copy_bins(wj, &row->wal_bins, &row->nwal) || copy_bins(bj, &row->be_bins, &row->nbe)) {
         cli_msg(row->why, sizeof row->why, "%s", !wj || !bj ? "a job's result is missing in fio's output"
@@ -124,7 +117,7 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RM_UNKNOWN;
         row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RM_UNKNOWN;
         row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RM_UNKNOWN;
-        json_object *eps = jobj(jobj(load, "hist"), "entries_per_save");
+        yajl_val eps = jr_obj(jr_obj(load, "hist"), "entries_per_save");
         row->entries_per_save = jget(eps, "count") ? (double)jget(eps, "sum") / (double)jget(eps, "count") : 0;
         if (span > 0) {
             row->save_share = (double)jget(load, "save_ns") / span;
@@ -132,11 +125,11 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
             row->apply_share = (double)jget(load, "apply_ns") / span;
             row->blocked_share = (double)jget(load, "blocked_ns") / span;
         }
-        double save = (double)jget(load, "save_ns"), fds = (double)jget(jobj(jobj(ws, "hist"), "fdatasync"), "sum_ns");
+        double save = (double)jget(load, "save_ns"), fds = (double)jget(jr_obj(jr_obj(ws, "hist"), "fdatasync"), "sum_ns");
         row->write_share = save > 0 && fds < save ? 1 - fds / save : 0;
     }
-    json_object_put(ws);
-    json_object_put(bs);
+    yajl_tree_free(ws);
+    yajl_tree_free(bs);
     fior_report_free(r);
 }
 

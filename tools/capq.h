@@ -20,6 +20,7 @@
 #ifndef ETCD_FIO_CAPQ_H
 #define ETCD_FIO_CAPQ_H
 
+#include <yajl/yajl_gen.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,7 +104,7 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path);
 void capq_row_merge(cap_row *a, const cap_row *b);
 void capq_row_free(cap_row *row);
 /* A quorum row's "members" (doc/etcd-fio.schema.json capacity_member), for capacity_out.c. */
-struct json_object *capq_json(const cap_row *row);
+void capq_json(yajl_gen g, const cap_row *row);  /* an array */
 /* Below a quorum row of the table: one line per member. */
 void capq_table(FILE *f, const cap_row *row);
 

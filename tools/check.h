@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "engine_stats.h"
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
@@ -30,13 +31,6 @@ typedef struct check_opts {
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
     int         wal_only;       /* --wal-only: the WAL question alone; stops as soon as the WAL is decided */
 } check_opts;
-
-/* What the engine's stats file says about one job (present 0 when absent or not ours). */
-typedef struct engine_stats {
-    int      present;
-    uint64_t segments, rollovers, segment_bytes, io_errors;
-    uint64_t cut_max_ns, prealloc_mean_ns, prealloc_max_ns, prealloc_count;
-} engine_stats;
 
 /* How the fio run ended. */
 typedef enum check_stop {
@@ -104,7 +98,6 @@ int check_final(const fior_report *r);
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
 /* check_judge.c: pure */
-void check_parse_stats(const char *json_text, engine_stats *es);
 /* How fio ended, as the library's run facts (f's strings point into e). */
 void check_facts(const check_end *e, fior_run_facts *f);
 /* The library's verdict of one phase's run (fior_monitor_end over its final document); NULL: no memory. */

@@ -6,7 +6,6 @@
  * operator overrode with --force, which the result then shows. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,9 @@
 
 #include "check.h"
 #include "cli.h"
+#include "jr.h"
+#include "jw.h"
+#include "strbuf.h"
 
 /* A sanitizer runtime (it checks memory and passes every call on) loaded under this name. */
 static int sanitizer(const char *name)
@@ -27,21 +29,19 @@ static int sanitizer(const char *name)
 
 static void add_list(char *out, size_t n, const char *label, const char *list)
 {
-    char *copy = strdup(list), *save = NULL, names[1024] = "";
-    size_t used = 0;
+    char *copy = strdup(list), *save = NULL;
+    strbuf names = STRBUF_INIT;
     for (char *t = copy ? strtok_r(copy, " :\t\n", &save) : NULL; t; t = strtok_r(NULL, " :\t\n", &save)) {
         if (sanitizer(t))
             continue;
-        int k = snprintf(names + used, sizeof names - used, "%s%s", used ? " " : "", t);
-        if (k < 0 || (size_t)k >= sizeof names - used)
-            break;
-        used += (size_t)k;
+        sb_addsep(&names, " ");
+        sb_adds(&names, t);
     }
     free(copy);
-    if (!used)
-        return;
     size_t l = strlen(out);
-    snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names);
+    if (names.len)
+        snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names.buf);
+    sb_release(&names);
 }
 
 int check_env_preload(char *out, size_t n, const char *ld_so_preload)
@@ -65,11 +65,12 @@ int check_env_preload(char *out, size_t n, const char *ld_so_preload)
 int check_env_interposers(const char *stats_json, char *out, size_t n)
 {
     out[0] = '\0';
-    json_object *root = stats_json ? json_tokener_parse(stats_json) : NULL, *v;
-    int known = root && json_object_object_get_ex(root, "interposers", &v) && json_object_is_type(v, json_type_string);
+    yajl_val root = jr_parse(stats_json, NULL, 0);
+    const char *v = jr_str(root, "interposers");
+    int known = v != NULL;
     if (known)
-        cli_msg(out, n, "%s", json_object_get_string(v));
-    json_object_put(root);
+        cli_msg(out, n, "%s", v);
+    yajl_tree_free(root);
     return known;
 }
 
@@ -88,14 +89,17 @@ void check_forced_detail(rm_run *r, const check_forced *f)
 {
     if (!f->n)
         return;
-    json_object *a = json_object_new_array();
-    char text[600] = "";
+    yajl_gen a = jw_new(0);
+    strbuf text = STRBUF_INIT;
+    jw_aopen(a);
     for (size_t i = 0; i < f->n; i++) {
-        json_object_array_add(a, json_object_new_string(f->what[i]));
-        size_t l = strlen(text);
-        snprintf(text + l, sizeof text - l, "%s%s", i ? "; " : "", f->what[i]);
+        jw_str(a, f->what[i]);
+        sb_addsep(&text, "; ");
+        sb_adds(&text, f->what[i]);
     }
-    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text);
+    jw_aclose(a);
+    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
+    sb_release(&text);
 }
 
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n)

@@ -2,47 +2,13 @@
 /* check_judge.c — the judge step of `etcd-fio check`, pure (no I/O; tests/test_check_judge.c): how fio
  * ended, as the library's run facts; the library's verdict of the run (fior_monitor_end: every rule —
  * the run's end, the physical floor, the bound at the end, the point estimate — is libfioreport's,
- * libreport/monitor_end.c) into the result model; and the engine's stats file. */
-#include <json-c/json.h>
+ * libreport/monitor_end.c) into the result model. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "cli.h"
-
-static uint64_t jnum(json_object *o, const char *k)
-{
-    json_object *v;
-    char k2[64];
-    cli_msg(k2, sizeof k2, "%s_ns", k);
-    if (o && (json_object_object_get_ex(o, k2, &v) || json_object_object_get_ex(o, k, &v)))
-        return (uint64_t)json_object_get_int64(v);
-    return 0;
-}
-
-void check_parse_stats(const char *text, engine_stats *es)
-{
-    memset(es, 0, sizeof *es);
-    json_object *root = text ? json_tokener_parse(text) : NULL, *v, *hist, *h;
-    if (root && json_object_object_get_ex(root, "engine", &v) && !strcmp(json_object_get_string(v), "etcdwal")) {
-        es->present = 1;
-        es->segments = jnum(root, "segments");
-        es->rollovers = jnum(root, "rollovers");
-        es->segment_bytes = jnum(root, "segment_bytes");
-        es->io_errors = jnum(root, "io_errors");
-        if (json_object_object_get_ex(root, "hist", &hist)) {
-            if (json_object_object_get_ex(hist, "cut", &h))
-                es->cut_max_ns = jnum(h, "max");
-            if (json_object_object_get_ex(hist, "prealloc", &h)) {
-                es->prealloc_mean_ns = jnum(h, "mean");
-                es->prealloc_max_ns = jnum(h, "max");
-                es->prealloc_count = jnum(h, "count");
-            }
-        }
-    }
-    json_object_put(root);
-}
 
 /* What only check knows of a run that did not end normally (the library words the rest, monitor_end.c):
  * the guard that stopped it, a fio SIGKILL could not end, one still running at --max-time (stopped or

@@ -2,31 +2,32 @@
 /* check_out.c — the output step of `etcd-fio check`: the check-only details of the result model (engine
  * statistics, duration, the filesystem, the classic job), the SVG picture, and the kept raw output. Every
  * file goes through outfile.h. */
-#include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "mempress.h"
 #include "cli.h"
+#include "jw.h"
 #include "out.h"
 #include "outfile.h"
 #include "svg.h"
-
-static json_object *i64(uint64_t v) { return json_object_new_int64((int64_t)v); }
 
 void check_details(rm_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
                    const engine_stats *bs, const classic_out *cl, const fsinfo *fi)
 {
     char a[32], b[32];
     if (ws->present) {
-        json_object *j = json_object_new_object();
-        json_object_object_add(j, "segments", i64(ws->segments));
-        json_object_object_add(j, "rollovers", i64(ws->rollovers));
-        json_object_object_add(j, "rollover_worst_ns", i64(ws->cut_max_ns));
-        json_object_object_add(j, "segment_prealloc_ns", ws->prealloc_count ? i64(ws->prealloc_mean_ns) : NULL);
-        json_object_object_add(j, "segment_bytes", i64(ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES));
-        json_object_object_add(j, "io_errors", i64(ws->io_errors + bs->io_errors));
+        yajl_gen j = jw_new(0);
+        jw_open(j);
+        jw_ku64(j, "segments", ws->segments);
+        jw_ku64(j, "rollovers", ws->rollovers);
+        jw_ku64(j, "rollover_worst_ns", ws->cut_max_ns);
+        jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count ? ws->prealloc_mean_ns : JW_UNKNOWN);
+        jw_ku64(j, "segment_bytes", ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES);
+        jw_ku64(j, "io_errors", ws->io_errors + bs->io_errors);
+        jw_close(j);
         cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
         cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
         rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
@@ -44,45 +45,54 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
                       : e->stop == CHECK_GUARD ? "stopped to protect etcd"
                       : early ? (e->code ? "fio failed" : "fio ended before its runtime")
                       : o->full ? "--full" : "ran to --max-time";
-    json_object *d = json_object_new_object();
-    json_object_object_add(d, "seconds", json_object_new_double(e->duration_s));
-    json_object_object_add(d, "end", json_object_new_string(how));
-    json_object_object_add(d, "syncs_at_decision", e->decided_syncs ? i64(e->decided_syncs) : NULL);
+    yajl_gen d = jw_new(0);
+    jw_open(d);
+    jw_knum(d, "seconds", e->duration_s);
+    jw_kstr(d, "end", how);
+    jw_ku64(d, "syncs_at_decision", e->decided_syncs ? e->decided_syncs : JW_UNKNOWN);
+    jw_close(d);
     rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, how);
-    rm_add_detail(r, "ionice", "ionice", json_object_new_boolean(o->ionice), "%s",
+    yajl_gen io = jw_new(0);
+    jw_bool(io, o->ionice);
+    rm_add_detail(r, "ionice", "ionice", io, "%s",
                   o->ionice ? "WAL job at best-effort level 0 (prioclass=2 prio=0)" : "not used");
     if (cl->ran) {
-        json_object *c = json_object_new_object();
-        json_object_object_add(c, "ok", json_object_new_boolean(cl->ok));
+        yajl_gen c = jw_new(0);
+        jw_open(c);
+        jw_kbool(c, "ok", cl->ok);
         if (cl->ok) {
-            json_object_object_add(c, "p99_ns", i64(cl->p99));
-            json_object_object_add(c, "syncs", i64(cl->syncs));
-            json_object_object_add(c, "verdict", json_object_new_string(fior_verdict_name(cl->verdict)));
-            json_object_object_add(c, "duration_s", json_object_new_double(cl->seconds));
+            jw_ku64(c, "p99_ns", cl->p99);
+            jw_ku64(c, "syncs", cl->syncs);
+            jw_kstr(c, "verdict", fior_verdict_name(cl->verdict));
+            jw_knum(c, "duration_s", cl->seconds);
+            jw_close(c);
             rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
                           cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
                           fior_verdict_name(cl->verdict));
         } else {
-            json_object_object_add(c, "error", json_object_new_string(cl->err));
+            jw_kstr(c, "error", cl->err);
+            jw_close(c);
             rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
         }
     }
-    json_object *fs = json_object_new_object();
+    yajl_gen fs = jw_new(0);
     char mm[32], desc[1024];
     /* the block device when there is one (btrfs's st_dev is an anonymous 0:N) */
     cli_msg(mm, sizeof mm, "%u:%u", fi->bdev_major ? fi->bdev_major : fi->dev_major,
             fi->bdev_major ? fi->bdev_minor : fi->dev_minor);
-    json_object_object_add(fs, "path", json_object_new_string(fi->path));
-    json_object_object_add(fs, "type", json_object_new_string(fi->fstype));
-    json_object_object_add(fs, "device", json_object_new_string(fi->source));
-    json_object_object_add(fs, "dev", json_object_new_string(mm));
-    json_object_object_add(fs, "mountpoint", json_object_new_string(fi->mountpoint));
-    json_object_object_add(fs, "free_bytes", i64(fi->free_bytes));
-    json_object_object_add(fs, "free_inodes", fi->total_inodes ? i64(fi->free_inodes) : NULL);
-    json_object_object_add(fs, "options", json_object_new_string(fi->options));
-    json_object_object_add(fs, "superopts", json_object_new_string(fi->superopts));
-    json_object_object_add(fs, "layers", fi->layers[0] ? json_object_new_string(fi->layers) : NULL);
-    json_object_object_add(fs, "write_cache", fi->write_cache[0] ? json_object_new_string(fi->write_cache) : NULL);
+    jw_open(fs);
+    jw_kstr(fs, "path", fi->path);
+    jw_kstr(fs, "type", fi->fstype);
+    jw_kstr(fs, "device", fi->source);
+    jw_kstr(fs, "dev", mm);
+    jw_kstr(fs, "mountpoint", fi->mountpoint);
+    jw_ku64(fs, "free_bytes", fi->free_bytes);
+    jw_ku64(fs, "free_inodes", fi->total_inodes ? fi->free_inodes : JW_UNKNOWN);
+    jw_kstr(fs, "options", fi->options);
+    jw_kstr(fs, "superopts", fi->superopts);
+    jw_kstr_or_null(fs, "layers", fi->layers);
+    jw_kstr_or_null(fs, "write_cache", fi->write_cache);
+    jw_close(fs);
     fsinfo_describe(fi, desc, sizeof desc);
     rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
 }
@@ -93,25 +103,30 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
     int nweak = fsinfo_weak_options(fi, weak, sizeof weak);
     cli_msg(shortdesc, sizeof shortdesc, "%s on %s", fi->fstype, fi->source);
     if (nweak) {
-        json_object *j = json_object_new_object();
-        json_object *a = json_object_new_array();
+        yajl_gen j = jw_new(0);
         char copy[256], *save = NULL;
         cli_msg(copy, sizeof copy, "%s", weak);
+        jw_open(j);
+        jw_key(j, "weak");
+        jw_aopen(j);
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-            json_object_array_add(a, json_object_new_string(t));
-        json_object_object_add(j, "weak", a);
-        json_object_object_add(j, "write_cache", fi->write_cache[0] ? json_object_new_string(fi->write_cache) : NULL);
+            jw_str(j, t);
+        jw_aclose(j);
+        jw_kstr_or_null(j, "write_cache", fi->write_cache);
+        jw_close(j);
         rm_add_detail(r, "mount_options", "mount options", j, "%s mounted %s: weakens fdatasync (see why:)", shortdesc,
                       weak);
     }
     if (mp) {
-        json_object *j = json_object_new_object();
-        json_object_object_add(j, "known", json_object_new_boolean(mp->known));
-        json_object_object_add(j, "pressure", json_object_new_boolean(mp->pressure));
-        json_object_object_add(j, "limit_events", i64(mp->limit_events));
-        json_object_object_add(j, "oom_kills", i64(mp->oom_kills));
-        json_object_object_add(j, "psi_some_pct", mp->psi_some_pct < 0 ? NULL : json_object_new_double(mp->psi_some_pct));
-        json_object_object_add(j, "psi_full_pct", mp->psi_full_pct < 0 ? NULL : json_object_new_double(mp->psi_full_pct));
+        yajl_gen j = jw_new(0);
+        jw_open(j);
+        jw_kbool(j, "known", mp->known);
+        jw_kbool(j, "pressure", mp->pressure);
+        jw_ku64(j, "limit_events", mp->limit_events);
+        jw_ku64(j, "oom_kills", mp->oom_kills);
+        jw_knum(j, "psi_some_pct", mp->psi_some_pct < 0 ? NAN : mp->psi_some_pct);
+        jw_knum(j, "psi_full_pct", mp->psi_full_pct < 0 ? NAN : mp->psi_full_pct);
+        jw_close(j);
         rm_add_detail(r, "memory", "memory", j, "%s", mp->text);
     }
     explain_env env = {shortdesc, weak, fi->write_cache, mp && mp->pressure, mp ? mp->what : NULL};
@@ -137,7 +152,7 @@ static const char *end_word(const check_run_out *x)
     return e->duration_s + 0.5 < (double)e->runtime_s ? "ended before its runtime" : "ran to its runtime";
 }
 
-static json_object *phase_json(const check_run_out *x, char *txt, size_t n)
+static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
 {
     const fior_report *fin = fior_stream_report(x->stream);
     const fior_job *w = check_find_job(fin, FIOR_ROLE_WAL), *b = check_find_job(fin, FIOR_ROLE_BACKEND);
@@ -145,44 +160,55 @@ static json_object *phase_json(const check_run_out *x, char *txt, size_t n)
     fior_answer aw = {.size = sizeof aw}, ab = {.size = sizeof ab};
     fior_monitor_answer(x->mon, FIOR_ROLE_WAL, &aw);
     fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
-    json_object *j = json_object_new_object();
-    json_object_object_add(j, "seconds", json_object_new_double(x->end.duration_s));
-    json_object_object_add(j, "end", json_object_new_string(end_word(x)));
-    json_object_object_add(j, "wal_syncs", i64(aw.samples));
-    json_object_object_add(j, "backend_commits", i64(ab.samples));
-    json_object_object_add(j, "wal_p99_ns", wp == RM_UNKNOWN ? NULL : i64(wp));
-    json_object_object_add(j, "backend_p99_ns", bp == RM_UNKNOWN ? NULL : i64(bp));
-    json_object_object_add(j, "orphans_ended", json_object_new_boolean(x->end.orphans));
+    jw_open(j);
+    jw_knum(j, "seconds", x->end.duration_s);
+    jw_kstr(j, "end", end_word(x));
+    jw_ku64(j, "wal_syncs", aw.samples);
+    jw_ku64(j, "backend_commits", ab.samples);
+    jw_ku64(j, "wal_p99_ns", wp);
+    jw_ku64(j, "backend_p99_ns", bp);
+    jw_kbool(j, "orphans_ended", x->end.orphans);
+    jw_close(j);
     char a[32], b2[32];
     cli_msg(txt, n, "%s after %.1f s (%llu + %llu syncs; WAL p99 %s, backend p99 %s)", end_word(x),
             x->end.duration_s, (unsigned long long)aw.samples, (unsigned long long)ab.samples,
             cli_fmt_ns(a, sizeof a, wp == RM_UNKNOWN ? CLI_NS_UNKNOWN : wp),
             cli_fmt_ns(b2, sizeof b2, bp == RM_UNKNOWN ? CLI_NS_UNKNOWN : bp));
-    return j;
 }
 
 void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1)
 {
-    json_object *d = json_object_new_object();
+    yajl_gen d = jw_new(0);
     char t1[300] = "", t2[300] = "", tp[400] = "";
-    json_object_object_add(d, "decided_by", json_object_new_string(by_phase1 ? "phase 1" : "phase 2"));
-    json_object_object_add(d, "phase1", r1 ? phase_json(r1, t1, sizeof t1) : NULL);
-    json_object_object_add(d, "phase2", r2 ? phase_json(r2, t2, sizeof t2) : NULL);
+    jw_open(d);
+    jw_kstr(d, "decided_by", by_phase1 ? "phase 1" : "phase 2");
+    jw_key(d, "phase1");
+    if (r1)
+        phase_json(d, r1, t1, sizeof t1);
+    else
+        jw_null(d);
+    jw_key(d, "phase2");
+    if (r2)
+        phase_json(d, r2, t2, sizeof t2);
+    else
+        jw_null(d);
+    jw_key(d, "probe");
     fior_probe pr = {.size = sizeof pr};
     if (r2 && fior_monitor_probe(r2->mon, &pr) == FIOR_OK && pr.done) {
-        json_object *p = json_object_new_object();
-        json_object_object_add(p, "ok", json_object_new_boolean(pr.ok));
-        json_object_object_add(p, "why", json_object_new_string(pr.why));
-        json_object_object_add(p, "quantile", json_object_new_double(FIOR_PROBE_Q));
-        json_object_object_add(p, "phase1_wal_ns", i64(pr.phase1_wal_ns));
-        json_object_object_add(p, "phase2_wal_ns", i64(pr.probe_wal_ns));
-        json_object_object_add(p, "phase1_backend_ns", i64(pr.phase1_backend_ns));
-        json_object_object_add(p, "phase2_backend_ns", i64(pr.probe_backend_ns));
-        json_object_object_add(d, "probe", p);
+        jw_open(d);
+        jw_kbool(d, "ok", pr.ok);
+        jw_kstr(d, "why", pr.why);
+        jw_knum(d, "quantile", FIOR_PROBE_Q);
+        jw_ku64(d, "phase1_wal_ns", pr.phase1_wal_ns);
+        jw_ku64(d, "phase2_wal_ns", pr.probe_wal_ns);
+        jw_ku64(d, "phase1_backend_ns", pr.phase1_backend_ns);
+        jw_ku64(d, "phase2_backend_ns", pr.probe_backend_ns);
+        jw_close(d);
         cli_msg(tp, sizeof tp, "; probe: %s", pr.why);
     } else {
-        json_object_object_add(d, "probe", NULL);
+        jw_null(d);
     }
+    jw_close(d);
     rm_add_detail(r, "phases", "phases", d, "%s%s%s%s%s%s; verdict from phase %d", r1 ? "phase 1 (heavier than etcd) " : "no phase 1",
                   t1, r2 ? "; phase 2 (etcd's load) " : "", t2, tp, "", by_phase1 ? 1 : 2);
 }
@@ -232,7 +258,7 @@ static int render_svg(FILE *f, const void *ctx)
 int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
 {
     svg_ctx c = {r, fsdesc};
-    return out_write_with(path, render_svg, &c, err, errlen);
+    return of_write_with(path, render_svg, &c, err, errlen);
 }
 
 int check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
@@ -245,7 +271,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
                size_t errlen)
 {
     static const char *const files[] = {"etcd-profile.fio", "fio.stderr", "wal-stats.json", "backend-stats.json"};
-    if (out_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
+    if (of_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
         return -1;
     char readme[1024];
     /* the criteria check used, so the re-judged verdict is the same one */
@@ -256,7 +282,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
             "Re-judge: etcd-fio verdict --min-samples %llu fio-output.json\n",
             o->load, o->confidence, (unsigned long long)o->min_syncs,
             (unsigned long long)(o->min_syncs < 100 ? o->min_syncs : 100));
-    if (out_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
+    if (of_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
         return -1;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char src[4200], e2[64];
@@ -265,7 +291,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
         char *d = cli_read_file(src, 256 << 20, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = out_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
+        int rc = of_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
         free(d);
         if (rc)
             return -1;

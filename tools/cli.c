@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,67 +34,13 @@ void cli_err(const cli_cmd *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
-void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv, const struct option *lo)
-{
-    memset(p, 0, sizeof *p);
-    p->cmd = cmd;
-    p->argc = argc;
-    p->argv = argv;
-    p->lo = lo;
-    optind = 0; /* 0: full re-initialisation of GNU getopt (a test may parse several command lines) */
-    opterr = 0;
-}
-
-static int last_index = -1;
-
-int cli_next(cli_parse *p)
-{
-    /* ':' first: a missing value is reported as ':' (not '?'); no '+': GNU getopt permutes, so options
-     * may follow the operands (`check DIR --json`), and `--` ends the options. */
-    int li = -1;
-    int c = getopt_long(p->argc, p->argv, ":h", p->lo, &li);
-    last_index = li;
-    p->optind = optind;
-    p->arg = optarg;
-    if (c == -1)
-        return 0;
-    if (c == 'h') {
-        fputs(p->cmd->help, stdout);
-        return CLI_HELP;
-    }
-    if (c == ':') {
-        cli_err(p->cmd, "option '%s' needs a value (see etcd-fio help %s)", p->argv[optind - 1], p->cmd->name);
-        return CLI_ERR;
-    }
-    if (c == '?') {
-        const char *a = p->argv[optind - 1];
-        if (optopt && !(a[0] == '-' && a[1] == '-'))
-            cli_err(p->cmd, "unknown option '-%c' (see etcd-fio help %s)", optopt, p->cmd->name);
-        else
-            cli_err(p->cmd, "unknown or ambiguous option '%s' (see etcd-fio help %s)", a, p->cmd->name);
-        return CLI_ERR;
-    }
-    return c;
-}
-
-const char *cli_optname(const cli_parse *p)
-{
-    static char buf[64];
-    for (const struct option *o = p->lo; o->name; o++)
-        if (last_index >= 0 && o == &p->lo[last_index]) {
-            snprintf(buf, sizeof buf, "--%s", o->name);
-            return buf;
-        }
-    return "option";
-}
-
 int cli_double(const cli_parse *p, double lo, double hi, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(p->arg, &end);
     if (errno || end == p->arg || *end || !isfinite(v) || v < lo || v > hi) {
-        cli_err(p->cmd, "%s %s: expected a number from %g to %g", cli_optname(p), p->arg, lo, hi);
+        cli_err(p->cmd, "%s %.100s: expected a number from %g to %g", cli_optname(p), p->arg, lo, hi);
         return -1;
     }
     *out = v;
@@ -106,7 +53,7 @@ int cli_uint(const cli_parse *p, uint64_t lo, uint64_t hi, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(p->arg, &end, 10);
     if (errno || end == p->arg || *end || !isdigit((unsigned char)p->arg[0]) || v < lo || v > hi) {
-        cli_err(p->cmd, "%s %s: expected a whole number from %llu to %llu", cli_optname(p), p->arg,
+        cli_err(p->cmd, "%s %.100s: expected a whole number from %llu to %llu", cli_optname(p), p->arg,
                 (unsigned long long)lo, (unsigned long long)hi);
         return -1;
     }
@@ -121,7 +68,7 @@ int cli_bytes(const cli_parse *p, uint64_t *out)
     unsigned long long b = isdigit((unsigned char)p->arg[0]) ? strtoull(p->arg, &end, 10) : 0;
     int shift = !end ? -1 : !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
     if (errno || shift < 0 || b == 0 || b > (UINT64_MAX >> shift)) {
-        cli_err(p->cmd, "%s %s: expected a byte count > 0 (K, M, G allowed)", cli_optname(p), p->arg);
+        cli_err(p->cmd, "%s %.100s: expected a byte count > 0 (K, M, G allowed)", cli_optname(p), p->arg);
         return -1;
     }
     *out = (uint64_t)b << shift;
@@ -248,7 +195,7 @@ int cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen
     const char *base = getenv("TMPDIR");
     base = base && *base ? base : "/tmp";
     char why[4400];
-    if (out_etcd_dir(base, why, sizeof why)) { /* TMPDIR pointed among etcd's files: nothing of ours goes there */
+    if (of_etcd_dir(base, why, sizeof why)) { /* TMPDIR pointed among etcd's files: nothing of ours goes there */
         cli_msg(err, errlen, "TMPDIR=%s", why);
         return -1;
     }
@@ -281,6 +228,11 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
     /* and '$': fio replaces ${VAR} in every value, even when VAR is not set (options.c
      * fio_option_dup_subs), and $pagesize, $mb_memory, $ncpus (fio_keyword_replace): fio would write to and
      * measure another path than the one checked here */
+    size_t len = strlen(dir);
+    if (len >= PATH_MAX) { /* no system call takes it: say so, not ENAMETOOLONG later */
+        cli_msg(err, errlen, "%.60s...: a path of %zu bytes (at most %d)", dir, len, PATH_MAX - 1);
+        return -1;
+    }
     static const struct { char c; const char *name; } bad[] = {{'#', "'#'"}, {';', "';'"}, {'\n', "a newline"},
                                                                {'\r', "a carriage return"}, {'$', "'$'"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.h — what every etcd-fio subcommand shares (as git's builtins share parse-options): the command table
- * entry with its help text, one getopt_long loop (options anywhere, --opt=value and --opt value, `--` ends
- * options), value parsers, one file reader, one private temp directory, the verdict -> exit status mapping,
- * the latency formatter, and the directory check for fio job files. Messages are one line, prefixed
+ * entry, the option table that parses and writes --help (cli_opt.c), value parsers, one file reader, one
+ * private temp directory, the verdict -> exit status mapping, the latency formatter, and the directory
+ * check for fio job files. Messages are one line, prefixed
  * "etcd-fio CMD: ". */
 #ifndef ETCD_FIO_CLI_H
 #define ETCD_FIO_CLI_H
@@ -16,29 +16,75 @@
 
 /* One version number for the CLI, the library and its .pc: the library's (FIOR_VERSION). */
 
+/* One entry of a subcommand's option table (as git's parse-options): the table both parses the command
+ * line (cli_next) and writes --help (cli_help), so an option is declared once, in one line:
+ *     CLI_OPT("max-time", 't', "S", "stop after S seconds at the latest (default 120)"),
+ * name: the long option without "--"; id: what cli_next returns for it (any int > 0 unique in the table
+ * but '?', ':' and 'h'; a letter, or an enum from 256 up);
+ * arg: the value's name in the help ("S", "FILE"), NULL for an option without a value; help: one
+ * paragraph, wrapped by cli_help ('\n' forces a line break). CLI_MULTI: may be given more than once
+ * (every other option given twice is an error). CLI_GROUP(text): a heading line (or lines) between
+ * options. -h/--help is added to every table by cli_help and cli_next. */
+enum { CLI_MULTI = 1 };
+typedef struct cli_opt {
+    const char *name;
+    int         id;
+    const char *arg;
+    unsigned    flags;
+    const char *help;
+} cli_opt;
+#define CLI_OPT(name, id, arg, help)   {name, id, arg, 0, help}
+#define CLI_OPTM(name, id, arg, help)  {name, id, arg, CLI_MULTI, help}
+#define CLI_GROUP(text)                {NULL, 0, NULL, 0, text}
+#define CLI_END                        {NULL, 0, NULL, 0, NULL}
+#define CLI_MAX_OPTS 64
+
+/* The judging criteria of verdict and compare (ids 'p', 'w', 'b', 'n': cli_criteria_opt). */
+#define CLI_OPTS_CRITERIA \
+    CLI_OPT("percentile", 'p', "P", "percentile to judge, 0 < P < 100 (default 99)"), \
+    CLI_OPT("wal-ms", 'w', "T", "WAL threshold in ms (default 10)"), \
+    CLI_OPT("backend-ms", 'b', "T", "backend commit threshold in ms (default 25)"), \
+    CLI_OPT("min-samples", 'n', "N", "fewer sync samples than N, or an unknown count, is UNKNOWN (default 100)")
+
+/* TLS for https URLs, as etcdctl takes it, with the ids the command gives them (an id is any int > 0
+ * unique in its table: ids >= 256 never clash with a letter). */
+#define CLI_OPTS_TLS(id_cacert, id_cert, id_key) \
+    CLI_OPT("cacert", id_cacert, "F", "CA bundle for https URLs, as etcdctl takes it"), \
+    CLI_OPT("cert", id_cert, "F", "client certificate for https URLs"), \
+    CLI_OPT("key", id_key, "F", "the client certificate's key")
+
 typedef struct cli_cmd {
     const char *name;
     int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
     const char *summary;
-    const char *help;           /* the whole --help text */
+    const char *usage;          /* the "usage:" lines and what the command does, before the options */
+    const cli_opt *opts;        /* the option table, ended by CLI_END */
+    const char *outro;          /* after the options (what happens on a signal, exit status, environment) */
 } cli_cmd;
 
 extern const cli_cmd cmd_check_def, cmd_verdict_def, cmd_job_def, cmd_fleet_def, cmd_compare_def, cmd_capacity_def;
 
-/* The option loop: `lo` is a getopt_long table whose .val are the caller's ids (non-zero, not '?' or ':');
- * {"help", no_argument, 0, 'h'} is handled here. cli_next returns the next id, 0 when the options are done
- * (the operands are then argv[p->optind..argc-1], in order), CLI_HELP after printing the help on stdout,
- * or CLI_ERR after a one-line message on stderr. */
+/* The whole --help text of cmd, generated from its table. */
+void cli_help(FILE *f, const cli_cmd *cmd);
+
+/* The option loop over cmd's table, one getopt_long underneath (options anywhere, --opt=VALUE and
+ * --opt VALUE, unique prefixes, `--` ends the options). cli_next returns the next option's id, 0 when the
+ * options are done (the operands are then argv[p->optind..argc-1], in order), CLI_HELP after printing the
+ * help on stdout, or CLI_ERR after a one-line message on stderr: an unknown or ambiguous option, a missing
+ * or empty value, an option given twice that is not CLI_MULTI. */
 enum { CLI_ERR = -1, CLI_HELP = -2 };
 typedef struct cli_parse {
     const cli_cmd *cmd;
     int argc;
     char **argv;
-    const struct option *lo;
     const char *arg;            /* the value of the option just returned */
     int optind;
+    struct option lo[CLI_MAX_OPTS + 2];
+    int map[CLI_MAX_OPTS + 2];  /* lo[i] is cmd->opts[map[i]] */
+    unsigned char seen[CLI_MAX_OPTS + 2];
+    char optname[72];           /* "--max-time": the option just returned */
 } cli_parse;
-void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv, const struct option *lo);
+void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv);
 int  cli_next(cli_parse *p);
 /* The name of the option just returned ("--max-time"), for messages. */
 const char *cli_optname(const cli_parse *p);
@@ -49,9 +95,8 @@ int cli_uint(const cli_parse *p, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A byte count > 0 with an optional K, M or G suffix (powers of 1024). */
 int cli_bytes(const cli_parse *p, uint64_t *out);
 
-/* The judging criteria options of verdict and compare, by their option ids: 'p' --percentile P, 'w' --wal-ms T,
- * 'b' --backend-ms T, 'n' --min-samples N. 1 when `id` was one of them and is set in c, 0 when it is not
- * one of them, -1 after the message for a bad value. */
+/* The judging criteria options (CLI_OPTS_CRITERIA), by their ids: 1 when `id` was one of them and is set
+ * in c, 0 when it is not one of them, -1 after the message for a bad value. */
 int cli_criteria_opt(const cli_parse *p, int id, fior_criteria *c);
 
 /* "etcd-fio CMD: " + message on stderr. */

@@ -19,7 +19,7 @@
 #include "check.h"
 #include "preflight.h"
 
-static const char help[] =
+static const char usage[] =
     "usage: etcd-fio capacity [OPTIONS] [DIR]\n"
     "How many writes a second this disk lets etcd do: runs etcd's write path with N closed-loop clients\n"
     "(each with one put outstanding, as etcd's `benchmark put`) for each client count in turn, in a private\n"
@@ -27,38 +27,44 @@ static const char help[] =
     "WAL fdatasync p99, backend commit p99, entries per Save and what limits it; then the highest write rate\n"
     "at which the disk keeps etcd within its thresholds (WAL p99 < 10 ms, backend p99 < 25 ms) with the\n"
     "confidence bound of both p99s (one longer confirmation run at that client count gathers the backend\n"
-    "commits the bound needs). Options may come anywhere (--opt=VALUE or --opt VALUE; -- ends them).\n\n"
-    "  --clients LIST     client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)\n"
-    "  --key-size B       key bytes of each put (default 8, as etcd's benchmark examples)\n"
-    "  --val-size B       value bytes of each put (default 256)\n"
-    "  --step S           seconds per client count (default 3)\n"
-    "  --max-time S       the whole run's limit (default 120): a confirmation run that would not fit is not\n"
-    "                     made (the ceiling is then unknown, with the point estimates)\n"
-    "  --confidence C     confidence of the p99 bounds, 0.5..0.9999 (default 0.95)\n"
-    "  --accept-point-estimate\n"
-    "                     when a bound still straddles its threshold, take the point estimate\n"
-    "  --client-us U      the model's client turnaround per put: answer out -> next put in (default 200)\n"
-    "  --cpu-us U         the model's etcd work per put on the raft loop's path, before each Save (default 33)\n"
-    "  --apply-us U       the model's etcd apply work per put, beside the Saves (default 5)\n"
-    "  --member HOST[,PORT]=DIR\n"
-    "                     a `fio --server` (default port 8765) whose DIR (absolute, on that server; default the\n"
-    "                     capacity DIR) is one etcd member's disk: give three, the first is the leader. The load\n"
-    "                     runs on the three at once and each put is committed when the leader and one follower\n"
-    "                     have Saved it (plus --rtt); each member is judged, the cluster passes when all do\n"
-    "  --members FILE     the three members, `HOST[,PORT] [DIR]` a line (fleet's --clients file)\n"
-    "  --rtt MS           the round trip leader -> follower -> leader of the quorum, 0..1000 (default 0.2)\n"
-    "  --ready-us U       the quorum replay's work of each member per raft Ready, before its Save (default 0)\n"
-    "  --shared-core      the three members' raft-loop work takes turns on one core (three etcd processes\n"
-    "                     pinned to one CPU, as bench/capacity.sh runs them)\n"
-    "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
-    "  --html FILE        also write one self-contained HTML page (writes/s and latency against clients)\n"
-    "  --force            run even on a filesystem that is probably not the one meant, or with little room\n"
-    "  --help             this text\n\n"
+    "commits the bound needs).\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("clients", 'c', "LIST", "client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)"),
+    CLI_OPT("key-size", 'k', "B", "key bytes of each put (default 8, as etcd's benchmark examples)"),
+    CLI_OPT("val-size", 'v', "B", "value bytes of each put (default 256)"),
+    CLI_OPT("step", 's', "S", "seconds per client count (default 3)"),
+    CLI_OPT("max-time", 't', "S", "the whole run's limit (default 120): a confirmation run that would not fit is "
+            "not made (the ceiling is then unknown, with the point estimates)"),
+    CLI_OPT("confidence", 'C', "C", "confidence of the p99 bounds, 0.5..0.9999 (default 0.95)"),
+    CLI_OPT("accept-point-estimate", 'a', NULL, "when a bound still straddles its threshold, take the point "
+            "estimate"),
+    CLI_OPT("client-us", 'u', "U", "the model's client turnaround per put: answer out -> next put in (default 200)"),
+    CLI_OPT("cpu-us", 'U', "U", "the model's etcd work per put on the raft loop's path, before each Save "
+            "(default 33)"),
+    CLI_OPT("apply-us", 'A', "U", "the model's etcd apply work per put, beside the Saves (default 5)"),
+    CLI_OPTM("member", 'm', "HOST[,PORT]=DIR", "a `fio --server` (default port 8765) whose DIR (absolute, on that "
+             "server; default the capacity DIR) is one etcd member's disk: give three, the first is the leader. The "
+             "load runs on the three at once and each put is committed when the leader and one follower have Saved "
+             "it (plus --rtt); each member is judged, the cluster passes when all do"),
+    CLI_OPT("members", 'M', "FILE", "the three members, `HOST[,PORT] [DIR]` a line (fleet's --clients file)"),
+    CLI_OPT("rtt", 'r', "MS", "the round trip leader -> follower -> leader of the quorum, 0..1000 (default 0.2)"),
+    CLI_OPT("ready-us", 'R', "U", "the quorum replay's work of each member per raft Ready, before its Save "
+            "(default 0)"),
+    CLI_OPT("shared-core", 'S', NULL, "the three members' raft-loop work takes turns on one core (three etcd "
+            "processes pinned to one CPU, as bench/capacity.sh runs them)"),
+    CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML page (writes/s and latency against clients)"),
+    CLI_OPT("force", 'f', NULL, "run even on a filesystem that is probably not the one meant, or with little room"),
+    CLI_END};
+
+static const char outro[] =
     "Exit status: 0 a ceiling was found (with its bound), 1 even the fewest clients exceed a threshold, 2\n"
     "no answer or error. Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", help};
+const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", usage,
+                                  options, outro};
 
 static void on_signal(int sig)
 {
@@ -74,20 +80,20 @@ static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
     for (;;) {
         char *end;
         if (*p < '0' || *p > '9') {
-            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
             return -1;
         }
         unsigned long v = strtoul(p, &end, 10);
         if (v < 1 || v > CAP_MAX_CLIENTS || (*end && *end != ',') || end - p > 6) {
-            cli_err(cmd, "--clients %s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
             return -1;
         }
         if (o->ncounts == CAP_MAX_COUNTS) {
-            cli_err(cmd, "--clients %s: at most %d client counts", s, CAP_MAX_COUNTS);
+            cli_err(cmd, "--clients %.100s: at most %d client counts", s, CAP_MAX_COUNTS);
             return -1;
         }
         if (o->ncounts && v <= o->clients[o->ncounts - 1]) {
-            cli_err(cmd, "--clients %s: give the counts once each, in ascending order", s);
+            cli_err(cmd, "--clients %.100s: give the counts once each, in ascending order", s);
             return -1;
         }
         o->clients[o->ncounts++] = (unsigned)v;
@@ -112,15 +118,6 @@ static int members_file(const cli_cmd *cmd, const char *path, fleet *f)
 
 static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fleet *members)
 {
-    static const struct option lo[] = {
-        {"clients", required_argument, 0, 'c'}, {"key-size", required_argument, 0, 'k'},
-        {"val-size", required_argument, 0, 'v'}, {"step", required_argument, 0, 's'}, {"max-time", required_argument, 0, 't'},
-        {"confidence", required_argument, 0, 'C'}, {"accept-point-estimate", no_argument, 0, 'a'},
-        {"client-us", required_argument, 0, 'u'}, {"apply-us", required_argument, 0, 'A'}, {"cpu-us", required_argument, 0, 'U'},
-        {"member", required_argument, 0, 'm'}, {"members", required_argument, 0, 'M'}, {"rtt", required_argument, 0, 'r'},
-        {"ready-us", required_argument, 0, 'R'}, {"shared-core", no_argument, 0, 'S'},
-        {"json", no_argument, 0, 'j'}, {"html", required_argument, 0, 'H'}, {"force", no_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     static const unsigned def[] = {1, 16, 64, 256, 1024};
@@ -138,7 +135,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
     char err[4400];
     const char *quorum_only = NULL; /* an option of the quorum replay given without --member */
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     int c;
     uint64_t u;
     while ((c = cli_next(&p)) > 0) {

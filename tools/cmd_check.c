@@ -24,60 +24,60 @@
 #include "profile.h"
 #include "tmpdir.h"
 
-static const char help[] =
+static const char usage[] =
     "usage: etcd-fio check [OPTIONS] [DIR]\n"
     "Runs the etcd profile (a WAL job and a backend job) with fio and our engine in a private directory\n"
     "under DIR (default: the current directory) and says whether the disk is fast enough for etcd:\n"
     "WAL fdatasync p99 < 10 ms and backend commit p99 < 25 ms. Stops as soon as both are decided.\n"
     "Two phases: phase 1 (at most 10 s) runs the profile harder than etcd would (WAL unthrottled, backend\n"
     "commits back to back) and can only PASS; its PASS stands when the first 2 s of phase 2, the faithful\n"
-    "profile, show the disk no slower under etcd's load; otherwise phase 2 decides, as with --faithful.\n"
-    "Options may come anywhere (--opt=VALUE or --opt VALUE; -- ends them).\n\n"
-    "  --load L           etcdctl check perf load level: s (default), m, l, xl\n"
-    "  --max-time S       stop after S seconds at the latest (default 120; a time too short to ever\n"
-    "                     decide is refused with the minimum that can)\n"
-    "  --min-syncs N      no decision before N samples of each job (default 100)\n"
-    "  --confidence C     confidence of the p99 bound, 0.5..0.9999 (default 0.95)\n"
-    "  --accept-point-estimate\n"
-    "                     when the bound still straddles a threshold at the end, give the verdict of the\n"
-    "                     point estimate (exit 0/1) instead of UNKNOWN (exit 2)\n"
-    "  --full             no early stop: run the whole --max-time (implies --faithful)\n"
-    "  --faithful         no phase 1: only the faithful profile (phase 1 adds up to 10 s to --max-time)\n"
-    "  --wal-only         the classic question alone, WAL fdatasync p99 < 10 ms, with etcd's write pattern:\n"
-    "                     the backend job still runs beside it but is not judged; stops as soon as the WAL\n"
-    "                     is decided\n"
-    "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the text table\n"
-    "  --prometheus FILE  also write a node_exporter textfile (atomically)\n"
-    "  --svg FILE         also write an SVG picture of both latency distributions\n"
-    "  --html FILE        also write one self-contained HTML report: verdict, table, the picture, the\n"
-    "                     classic job's result, the explain lines, versions and host\n"
-    "  --keep-output DIR  keep fio's raw output and the job file there (re-judge: etcd-fio verdict); DIR must\n"
-    "                     be owned by you and not writable by others\n"
-    "  --ionice           run the WAL job at etcd's I/O priority (best-effort, level 0)\n"
-    "  --classic          afterwards, also run the classic fio test (sync, fdatasync=1, bs=2300,\n"
-    "                     22 MiB) in DIR and print its p99 beside ours\n"
-    "  --etcd URL         watch the live etcd beside the check through its /metrics (a client URL means\n"
-    "                     its /metrics): scraped before, every 2 s during and after the run; its own WAL\n"
-    "                     fsync and backend commit p99 are reported before vs during the check, and when one\n"
-    "                     that was below its threshold before crosses it during the check, the check stops\n"
-    "                     at once (UNKNOWN) to protect etcd\n"
-    "  --cacert F, --cert F, --key F\n"
-    "                     TLS for an https --etcd URL, as etcdctl takes them\n"
-    "  --force            run even on a filesystem that is probably not the one meant (memory, container\n"
-    "                     layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded\n"
-    "                     (LD_PRELOAD, /etc/ld.so.preload, or by the fio in use), or one the run would leave\n"
-    "                     with less than 2 x 64 MB + 5 % free (a live etcd's reserve); the result says so;\n"
-    "                     watch an --etcd that is not the one found using this filesystem\n"
-    "  --stop-on-eof      stop as on SIGINT (end fio, clean up, unknown) when stdin ends: `fleet --ssh` runs\n"
-    "                     check so, and closing its ssh session (or losing it) then stops the remote run\n"
-    "  --help             this text\n\n"
+    "profile, show the disk no slower under etcd's load; otherwise phase 2 decides, as with --faithful.\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("load", 'l', "L", "etcdctl check perf load level: s (default), m, l, xl"),
+    CLI_OPT("max-time", 't', "S", "stop after S seconds at the latest (default 120; a time too short to ever "
+            "decide is refused with the minimum that can)"),
+    CLI_OPT("min-syncs", 'n', "N", "no decision before N samples of each job (default 100)"),
+    CLI_OPT("confidence", 'c', "C", "confidence of the p99 bound, 0.5..0.9999 (default 0.95)"),
+    CLI_OPT("accept-point-estimate", 'a', NULL, "when the bound still straddles a threshold at the end, give the "
+            "verdict of the point estimate (exit 0/1) instead of UNKNOWN (exit 2)"),
+    CLI_OPT("full", 'F', NULL, "no early stop: run the whole --max-time (implies --faithful)"),
+    CLI_OPT("faithful", 'P', NULL, "no phase 1: only the faithful profile (phase 1 adds up to 10 s to --max-time)"),
+    CLI_OPT("wal-only", 'W', NULL, "the classic question alone, WAL fdatasync p99 < 10 ms, with etcd's write "
+            "pattern: the backend job still runs beside it but is not judged; stops as soon as the WAL is decided"),
+    CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the text table"),
+    CLI_OPT("prometheus", 'p', "FILE", "also write a node_exporter textfile (atomically)"),
+    CLI_OPT("svg", 's', "FILE", "also write an SVG picture of both latency distributions"),
+    CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML report: verdict, table, the picture, the "
+            "classic job's result, the explain lines, versions and host"),
+    CLI_OPT("keep-output", 'k', "DIR", "keep fio's raw output and the job file there (re-judge: etcd-fio verdict); "
+            "DIR must be owned by you and not writable by others"),
+    CLI_OPT("ionice", 'i', NULL, "run the WAL job at etcd's I/O priority (best-effort, level 0)"),
+    CLI_OPT("classic", 'C', NULL, "afterwards, also run the classic fio test (sync, fdatasync=1, bs=2300, "
+            "22 MiB) in DIR and print its p99 beside ours"),
+    CLI_OPT("force", 'f', NULL, "run even on a filesystem that is probably not the one meant (memory, container "
+            "layer, FUSE, network, a loop device over one, zram/brd), with a library preloaded (LD_PRELOAD, "
+            "/etc/ld.so.preload, or by the fio in use), or one the run would leave with less than 2 x 64 MB + 5 % "
+            "free (a live etcd's reserve); the result says so; watch an --etcd that is not the one found using "
+            "this filesystem"),
+    CLI_OPT("etcd", 'U', "URL", "watch the live etcd beside the check through its /metrics (a client URL means its "
+            "/metrics): scraped before, every 2 s during and after the run; its own WAL fsync and backend commit "
+            "p99 are reported before vs during the check, and when one that was below its threshold before "
+            "crosses it during the check, the check stops at once (UNKNOWN) to protect etcd"),
+    CLI_OPTS_TLS('A', 'T', 'K'),
+    CLI_OPT("stop-on-eof", 'E', NULL, "stop as on SIGINT (end fio, clean up, unknown) when stdin ends: "
+            "`fleet --ssh` runs check so, and closing its ssh session (or losing it) then stops the remote run"),
+    CLI_END};
+
+static const char outro[] =
     "SIGINT, SIGTERM and SIGHUP stop the run: fio ends its jobs, the files go, the verdict is UNKNOWN unless the\n"
     "data had already decided it.\n"
     "Exit status: 0 PASS, 1 FAIL, 2 cannot judge or error. Output files are written through a temp file\n"
     "created beside them (never through a symlink). Environment: FIO (fio binary), ETCD_FIO_ENGINE.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_check_def = {"check", run, "run the etcd profile with fio on DIR and give the verdict", help};
+const cli_cmd cmd_check_def = {"check", run, "run the etcd profile with fio on DIR and give the verdict", usage,
+                               options, outro};
 
 static void on_signal(int sig)
 {
@@ -87,19 +87,6 @@ static void on_signal(int sig)
 
 static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
 {
-    static const struct option lo[] = {
-        {"load", required_argument, 0, 'l'},       {"max-time", required_argument, 0, 't'},
-        {"min-syncs", required_argument, 0, 'n'},  {"confidence", required_argument, 0, 'c'},
-        {"full", no_argument, 0, 'F'},             {"json", no_argument, 0, 'j'},
-        {"prometheus", required_argument, 0, 'p'}, {"svg", required_argument, 0, 's'},
-        {"keep-output", required_argument, 0, 'k'}, {"ionice", no_argument, 0, 'i'},
-        {"classic", no_argument, 0, 'C'},          {"force", no_argument, 0, 'f'},
-        {"accept-point-estimate", no_argument, 0, 'a'}, {"html", required_argument, 0, 'H'},
-        {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'},
-        {"etcd", required_argument, 0, 'U'}, {"cacert", required_argument, 0, 'A'},
-        {"cert", required_argument, 0, 'T'}, {"key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'},
-        {"wal-only", no_argument, 0, 'W'},
-        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
     o->load = "s";
@@ -107,13 +94,13 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
     o->confidence = 0.95;
     o->min_syncs = 100;
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     int c;
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
         case 'l':
             if (!prof_load_valid(p.arg)) {
-                cli_err(cmd, "--load %s: expected s, m, l or xl", p.arg);
+                cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
                 return -1;
             }
             o->load = p.arg;
@@ -187,7 +174,7 @@ static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, 
     if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
                   forced))
         return 2;
-    if (o->keep && (*keepfd = out_dir_open(o->keep, err, sizeof err)) < 0) {
+    if (o->keep && (*keepfd = of_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         return 2;
     }
@@ -418,10 +405,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     engine_stats ws, bs;
     char *t = cli_read_file(df->ws, 1 << 20, NULL, err, sizeof err);
-    check_parse_stats(t, &ws);
+    engine_stats_parse(t, &ws);
     free(t);
     t = cli_read_file(df->bs, 1 << 20, NULL, err, sizeof err);
-    check_parse_stats(t, &bs);
+    engine_stats_parse(t, &bs);
     free(t);
     if (ws.present)
         h->rollovers = ws.rollovers;

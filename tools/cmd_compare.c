@@ -8,7 +8,7 @@
 #include "compare.h"
 #include "outfile.h"
 
-static const char help[] =
+static const char usage[] =
 "usage: etcd-fio compare [OPTIONS] A B [C]...\n"
 "\n"
 "Puts results side by side: disk A vs disk B, before vs after a change, or what the disk test predicted\n"
@@ -17,33 +17,30 @@ static const char help[] =
 "judged with the options below. Per role (wal, backend, check-perf) each input is summarised by its\n"
 "worst job (fail before unknown before pass, then the highest p99): samples, p50, p99, p99.9, max (an\n"
 "etcd histogram gives bucket ranges such as '1-2 ms'), the verdict, the ratio of each input to the first\n"
-"(a range when a value is a range) and which verdicts differ.\n"
-"\n"
-"Options (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n"
-"  --json            one JSON object: {\"command\": \"compare\", \"verdict\", \"inputs\": [{\"path\", \"kind\"}],\n"
-"                    \"roles\": [{\"role\", \"verdicts_differ\", \"inputs\": [{\"job\", \"samples\", \"p50\", \"p99\",\n"
-"                    \"p99_9\", \"max\" ({\"lo_ns\", \"hi_ns\"} or null), \"verdict\", \"reason\",\n"
-"                    \"p99_ratio_to_first\"} or null]}]}\n"
-"  --percentile P, --wal-ms T, --backend-ms T, --min-samples N\n"
-"                    criteria for raw inputs, as for `etcd-fio verdict` (result JSON keeps its verdicts)\n"
-"  --max-input BYTES read at most BYTES of each input (default 1G)\n"
-"  --html FILE       also write the comparison as one self-contained HTML page (with the explain lines\n"
-"                    over all inputs together, e.g. not-the-disk for etcd's metrics vs a disk test)\n"
-"  -h, --help        this help\n"
-"\n"
+"(a range when a value is a range) and which verdicts differ.\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("json", 'j', NULL, "one JSON object: {\"command\": \"compare\", \"verdict\", \"inputs\": [{\"path\", "
+            "\"kind\"}], \"roles\": [{\"role\", \"verdicts_differ\", \"inputs\": [{\"job\", \"samples\", \"p50\", "
+            "\"p99\", \"p99_9\", \"max\" ({\"lo_ns\", \"hi_ns\"} or null), \"verdict\", \"reason\", "
+            "\"p99_ratio_to_first\"} or null]}]}"),
+    CLI_OPT("max-input", 'm', "BYTES", "read at most BYTES of each input (default 1G)"),
+    CLI_OPT("html", 'H', "FILE", "also write the comparison as one self-contained HTML page (with the explain "
+            "lines over all inputs together, e.g. not-the-disk for etcd's metrics vs a disk test)"),
+    CLI_GROUP("Criteria for raw inputs, as for `etcd-fio verdict` (a result JSON keeps its verdicts):"),
+    CLI_OPTS_CRITERIA,
+    CLI_END};
+
+static const char outro[] =
 "Exit status: the worst verdict among the inputs: 0 pass, 1 fail, 2 unknown, unreadable input or usage\n"
 "error.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_compare_def = {"compare", run, "results side by side (disks, before/after, test vs etcd)", help};
+const cli_cmd cmd_compare_def = {"compare", run, "results side by side (disks, before/after, test vs etcd)",
+                                 usage, options, outro};
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"json", no_argument, 0, 'j'},          {"percentile", required_argument, 0, 'p'},
-        {"wal-ms", required_argument, 0, 'w'},  {"backend-ms", required_argument, 0, 'b'},
-        {"min-samples", required_argument, 0, 'n'}, {"max-input", required_argument, 0, 'm'},
-        {"html", required_argument, 0, 'H'},    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     fior_criteria *crit = fior_criteria_new();
     cmp_input *in = NULL;
     uint64_t max_input = 1ULL << 30;
@@ -54,7 +51,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return 2;
     }
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
         case 'j': json = 1; break;
@@ -82,7 +79,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     char err[1024];
-    if (html && out_check(html, err, sizeof err)) {
+    if (html && of_check(html, err, sizeof err)) {
         cli_err(cmd, "--html %s", err);
         goto out;
     }

@@ -22,55 +22,59 @@
 #define STR_(x) #x
 #define STR(x)  STR_(x)
 
-static const char help[] =
+static const char usage[] =
 "usage: etcd-fio fleet [OPTIONS] --ssh [USER@]HOST[:DIR]... | --ssh-hosts FILE\n"
 "       etcd-fio fleet [OPTIONS] --client HOST[,PORT]... | --clients FILE\n"
 "\n"
 "Judges many etcd nodes at once and prints one row per host and job, worst host first (both kinds of host\n"
-"may be mixed in one run). Options may come anywhere (--opt=VALUE too).\n"
-"\n"
-"Over ssh (recommended): runs `etcd-fio check --json` on each node through this machine's OpenSSH client\n"
-"(BatchMode: never a password prompt; your keys, known_hosts and ssh_config: aliases, Port, User, ProxyJump)\n"
-"and re-checks every remote result: a host passes only when its numbers prove it under this run's criteria.\n"
-"A host that is unreachable, refuses the key, has no or another etcd-fio, times out or prints anything but\n"
-"its JSON is UNKNOWN with the reason. SIGINT/SIGTERM close every session: each remote check stops its fio\n"
-"and removes its files.\n"
-"  --ssh [USER@]HOST[:DIR]  a node (HOST as ssh takes it; DIR there, default --dir); repeat for more\n"
-"  --ssh-hosts FILE      one [USER@]HOST[:DIR] per line; blank lines and # comments are ignored\n"
-"  --parallel N          at most N remote checks at once, 1..256 (default " STR(FLEET_SSH_PARALLEL) ")\n"
-"  --max-time S          the remote check's --max-time (default 120); --min-syncs N, --full and\n"
-"                        --faithful as for check (these, --load, --confidence and\n"
-"                        --accept-point-estimate go to every remote check)\n"
-"  --ssh-timeout S       give up on a host after S seconds (default: --max-time + 80)\n"
-"  --remote-etcd-fio PATH  the etcd-fio to run on the nodes (default: etcd-fio in the remote PATH)\n"
-"  --ssh-config FILE     ssh -F FILE (default: your ~/.ssh/config); ssh is $ETCD_FIO_SSH or ssh\n"
-"\n"
-"Through fio's client/server mode: every node runs `fio --server`, with the same fio version as this machine\n"
-"and libetcdwal.so at the same path as here (checked first, without writing anything).\n"
-"WARNING: fio's server runs ANY job a client sends, as its own user (root, to reach /var/lib/etcd): any\n"
-"file (filename=), any shell command (exec_prerun=), no password. Whoever reaches its port owns the node.\n"
-"Bind it to loopback (fio --server=ip:127.0.0.1) and reach it through `ssh -L 8765:127.0.0.1:8765 NODE`\n"
-"(man etcd-fio: SECURITY); a --client that is not a loopback address gets this warning on stderr.\n"
-"  --client HOST[,PORT]  a fio server (default port " STR(FLEET_DEFAULT_PORT) "); repeat for more\n"
-"  --clients FILE        one `HOST[,PORT] [DIR]` per line; blank lines and # comments are ignored\n"
-"  --runtime S           seconds of the run on every server (default: the profile's 60; a runtime too\n"
-"                        short for the backend's p99 bound to ever show a PASS is refused)\n"
-"  --engine PATH         libetcdwal.so path on the servers (default: where this etcd-fio finds its own)\n"
-"\n"
-"For both:\n"
-"  --dir DIR             directory on the nodes (default " FLEET_DEFAULT_DIR "); the run works in a private\n"
-"                        directory under it and removes it. A DIR per host overrides it. No '#', ';',\n"
-"                        newline, quote, '\\', '`', '$' or '!' (fio's job files and the remote shell)\n"
-"  --load s|m|l|xl       load level, as `etcdctl check perf --load` (default s)\n"
-"  --confidence C        confidence of the bound on each p99, 0.5..0.9999 (default 0.95)\n"
-"  --accept-point-estimate\n"
-"                        when a host's bound straddles a threshold, give the verdict of its p99 (the point\n"
-"                        estimate) instead of UNKNOWN\n"
-"  --json                print one JSON object (doc/etcd-fio.schema.json) instead of the table\n"
-"  --prometheus FILE     write a node_exporter textfile with one series per host (atomically)\n"
-"  --keep-output DIR     keep the job files, fio's raw output and each ssh host's output in DIR; DIR must be\n"
-"                        owned by you and not writable by others\n"
-"\n"
+"may be mixed in one run).\n";
+
+static const cli_opt fleet_options[] = {
+    CLI_GROUP("\nOver ssh (recommended): runs `etcd-fio check --json` on each node through this machine's OpenSSH\n"
+              "client (BatchMode: never a password prompt; your keys, known_hosts and ssh_config: aliases, Port, User,\n"
+              "ProxyJump) and re-checks every remote result: a host passes only when its numbers prove it under this\n"
+              "run's criteria. A host that is unreachable, refuses the key, has no or another etcd-fio, times out or\n"
+              "prints anything but its JSON is UNKNOWN with the reason. SIGINT/SIGTERM close every session: each\n"
+              "remote check stops its fio and removes its files."),
+    CLI_OPTM("ssh", 'S', "[USER@]HOST[:DIR]", "a node (HOST as ssh takes it; DIR there, default --dir); repeat for "
+             "more"),
+    CLI_OPTM("ssh-hosts", 'H', "FILE", "one [USER@]HOST[:DIR] per line; blank lines and # comments are ignored"),
+    CLI_OPT("parallel", 'P', "N", "at most N remote checks at once, 1..256 (default " STR(FLEET_SSH_PARALLEL) ")"),
+    CLI_OPT("max-time", 't', "S", "the remote check's --max-time (default 120)"),
+    CLI_OPT("min-syncs", 'm', "N", "the remote check's --min-syncs (default 100)"),
+    CLI_OPT("full", 'F', NULL, "the remote check's --full"),
+    CLI_OPT("faithful", 'A', NULL, "the remote check's --faithful (--load, --confidence and "
+            "--accept-point-estimate also go to every remote check)"),
+    CLI_OPT("ssh-timeout", 'T', "S", "give up on a host after S seconds (default: --max-time + 80)"),
+    CLI_OPT("remote-etcd-fio", 'R', "PATH", "the etcd-fio to run on the nodes (default: etcd-fio in the remote PATH)"),
+    CLI_OPT("ssh-config", 'G', "FILE", "ssh -F FILE (default: your ~/.ssh/config); ssh is $ETCD_FIO_SSH or ssh"),
+    CLI_GROUP("\nThrough fio's client/server mode: every node runs `fio --server`, with the same fio version as this\n"
+              "machine and libetcdwal.so at the same path as here (checked first, without writing anything).\n"
+              "WARNING: fio's server runs ANY job a client sends, as its own user (root, to reach /var/lib/etcd): any\n"
+              "file (filename=), any shell command (exec_prerun=), no password. Whoever reaches its port owns the\n"
+              "node. Bind it to loopback (fio --server=ip:127.0.0.1) and reach it through\n"
+              "`ssh -L 8765:127.0.0.1:8765 NODE` (man etcd-fio: SECURITY); a --client that is not a loopback address\n"
+              "gets this warning on stderr."),
+    CLI_OPTM("client", 'c', "HOST[,PORT]", "a fio server (default port " STR(FLEET_DEFAULT_PORT) "); repeat for more"),
+    CLI_OPTM("clients", 'C', "FILE", "one `HOST[,PORT] [DIR]` per line; blank lines and # comments are ignored"),
+    CLI_OPT("runtime", 'r', "S", "seconds of the run on every server (default: the profile's 60; a runtime too "
+            "short for the backend's p99 bound to ever show a PASS is refused)"),
+    CLI_OPT("engine", 'e', "PATH", "libetcdwal.so path on the servers (default: where this etcd-fio finds its own)"),
+    CLI_GROUP("\nFor both:"),
+    CLI_OPT("dir", 'd', "DIR", "directory on the nodes (default " FLEET_DEFAULT_DIR "); the run works in a private "
+            "directory under it and removes it. A DIR per host overrides it. No '#', ';', newline, quote, '\\', "
+            "'`', '$' or '!' (fio's job files and the remote shell)"),
+    CLI_OPT("load", 'l', "s|m|l|xl", "load level, as `etcdctl check perf --load` (default s)"),
+    CLI_OPT("confidence", 'n', "C", "confidence of the bound on each p99, 0.5..0.9999 (default 0.95)"),
+    CLI_OPT("accept-point-estimate", 'a', NULL, "when a host's bound straddles a threshold, give the verdict of its "
+            "p99 (the point estimate) instead of UNKNOWN"),
+    CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT("prometheus", 'p', "FILE", "write a node_exporter textfile with one series per host (atomically)"),
+    CLI_OPT("keep-output", 'k', "DIR", "keep the job files, fio's raw output and each ssh host's output in DIR; DIR "
+            "must be owned by you and not writable by others"),
+    CLI_END};
+
+static const char outro[] =
 "An interrupted run (SIGINT/SIGTERM/SIGHUP) or a fio client that dies leaves every host that ran UNKNOWN.\n"
 "Environment: FIO (fio binary, default fio), ETCD_FIO_ENGINE (engine path to use on the servers),\n"
 "ETCD_FIO_SSH (ssh binary, default ssh).\n"
@@ -78,7 +82,8 @@ static const char help[] =
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_fleet_def = {"fleet", run,
-                               "judge many nodes at once: etcd-fio check over ssh, or fio servers", help};
+                               "judge many nodes at once: etcd-fio check over ssh, or fio servers", usage,
+                               fleet_options, outro};
 
 static void on_stop(int sig)
 {
@@ -129,19 +134,6 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
     return 0;
 }
 
-static const struct option fleet_options[] = {
-    {"client", required_argument, 0, 'c'},  {"clients", required_argument, 0, 'C'},
-    {"ssh", required_argument, 0, 'S'},     {"ssh-hosts", required_argument, 0, 'H'},
-    {"dir", required_argument, 0, 'd'},     {"load", required_argument, 0, 'l'},
-    {"runtime", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-    {"prometheus", required_argument, 0, 'p'}, {"keep-output", required_argument, 0, 'k'},
-    {"engine", required_argument, 0, 'e'},  {"confidence", required_argument, 0, 'n'},
-    {"accept-point-estimate", no_argument, 0, 'a'}, {"parallel", required_argument, 0, 'P'},
-    {"max-time", required_argument, 0, 't'}, {"min-syncs", required_argument, 0, 'm'},
-    {"full", no_argument, 0, 'F'},          {"faithful", no_argument, 0, 'A'},
-    {"ssh-timeout", required_argument, 0, 'T'}, {"remote-etcd-fio", required_argument, 0, 'R'},
-    {"ssh-config", required_argument, 0, 'G'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-
 /* The options that name hosts or paths: 0, or -1 with the message in err. */
 static int path_opt(fleet *f, int c, const char *arg, char *err, size_t errlen)
 {
@@ -190,7 +182,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
 {
     char err[PATH_MAX + 600];
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, fleet_options);
+    cli_parse_init(&p, cmd, argc, argv);
     int c;
     while ((c = cli_next(&p)) > 0) {
         uint64_t v = 0;
@@ -260,7 +252,7 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char *d = cli_read_file(src, 1 << 30, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = out_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
+        int rc = of_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
         free(d);
         if (rc)
             return -1;
@@ -270,13 +262,13 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char dest[400];
         cli_msg(dest, sizeof dest, "%s%s%s\n", s->dest, s->dir[0] ? ":" : "", s->dir);
         cli_msg(name, sizeof name, "ssh-%zu.host", i);
-        if (out_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
+        if (of_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.json", i);
-        if (out_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
+        if (of_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.stderr", i);
-        if (out_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
+        if (of_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
             return -1;
     }
     return 0;
@@ -409,11 +401,11 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     if (f.min_syncs && f.min_syncs < fior_criteria_min_samples(crit)) /* as check sets its criteria */
         fior_criteria_set_min_samples(crit, f.min_syncs);
-    if (f.prom_file && out_check(f.prom_file, err, sizeof err)) {
+    if (f.prom_file && of_check(f.prom_file, err, sizeof err)) {
         cli_err(cmd, "--prometheus %s", err);
         goto out;
     }
-    if (f.keep_dir && (keepfd = out_dir_open(f.keep_dir, err, sizeof err)) < 0) {
+    if (f.keep_dir && (keepfd = of_dir_open(f.keep_dir, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         goto out;
     }

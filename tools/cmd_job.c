@@ -11,42 +11,38 @@
 #include "engine_path.h"
 #include "profile.h"
 
-static const char help[] =
-    "usage: etcd-fio job [--load s|m|l|xl] [--dir DIR] [--runtime S] [--ionice] [--engine PATH]\n"
+static const char usage[] =
+    "usage: etcd-fio job [OPTIONS]\n"
     "\n"
     "Prints a fio job file with etcd's two disk writers running together on DIR: the WAL (one\n"
     "fdatasync per raft Save) and the bbolt backend (a commit every 100 ms), at the load of\n"
-    "`etcdctl check perf --load=LEVEL` (s: 150 puts/s, m: 1000, l: 8000, xl: 15000).\n"
-    "\n"
-    "  --load LEVEL    s (default), m, l or xl\n"
-    "  --dir DIR       directory to test (default: the current directory); the engine works in a\n"
-    "                  private subdirectory it removes at the end. No '#', ';' or newline (fio's\n"
-    "                  job-file parser cuts the value there)\n"
-    "  --runtime S     seconds (default 60, as etcdctl check perf; below " PROF_MIN_RUNTIME_STR
-    " it warns: the backend\n"
-    "                  commits 10 times a second and a verdict needs 100 samples)\n"
-    "  --ionice        run the WAL job at prioclass=2 prio=0 (ionice -c2 -n0), as etcd is tuned\n"
-    "  --engine PATH   libetcdwal.so to use (default: found beside etcd-fio or installed)\n"
-    "\n"
+    "`etcdctl check perf --load=LEVEL` (s: 150 puts/s, m: 1000, l: 8000, xl: 15000).\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("load", 'l', "LEVEL", "s (default), m, l or xl"),
+    CLI_OPT("dir", 'd', "DIR", "directory to test (default: the current directory); the engine works in a "
+            "private subdirectory it removes at the end. No '#', ';' or newline (fio's job-file parser cuts the "
+            "value there)"),
+    CLI_OPT("runtime", 'r', "S", "seconds (default 60, as etcdctl check perf; below " PROF_MIN_RUNTIME_STR
+            " it warns: the backend commits 10 times a second and a verdict needs 100 samples)"),
+    CLI_OPT("ionice", 'i', NULL, "run the WAL job at prioclass=2 prio=0 (ionice -c2 -n0), as etcd is tuned"),
+    CLI_OPT("engine", 'e', "PATH", "libetcdwal.so to use (default: found beside etcd-fio or installed)"),
+    CLI_END};
+
+static const char outro[] =
     "Run it with: etcd-fio job > etcd.fio && fio etcd.fio --output-format=json > out.json\n"
     "and judge it with: etcd-fio verdict out.json\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_job_def = {"job", run, "print the etcd profile as a fio job file", help};
+const cli_cmd cmd_job_def = {"job", run, "print the etcd profile as a fio job file", usage, options, outro};
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"load", required_argument, NULL, 'l'},   {"dir", required_argument, NULL, 'd'},
-        {"runtime", required_argument, NULL, 'r'}, {"ionice", no_argument, NULL, 'i'},
-        {"engine", required_argument, NULL, 'e'},  {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     prof_opts o = {.load = "s"};
     const char *dir = ".", *engine = NULL;
     char err[PATH_MAX + 256];
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     int c;
     while ((c = cli_next(&p)) > 0) {
         uint64_t v;
@@ -54,7 +50,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         case 'l':
             o.load = p.arg;
             if (!prof_load_valid(p.arg)) {
-                cli_err(cmd, "--load %s: expected s, m, l or xl", p.arg);
+                cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
                 return 2;
             }
             break;

@@ -11,7 +11,7 @@
 #include "out.h"
 #include "scrape.h"
 
-static const char help[] =
+static const char usage[] =
 "usage: etcd-fio verdict [OPTIONS] [FILE|-|URL]...\n"
 "\n"
 "Judges fio outputs and etcd-perf logs the way etcd needs a disk judged: the P-th percentile (default 99)\n"
@@ -29,20 +29,17 @@ static const char help[] =
 "is below T, FAIL when its lower edge is at or above T, else UNKNOWN ('p99 between 8 and 16 ms'). Two\n"
 "scrapes of the same etcd (two files in order, or a URL with --interval) are differenced and only the\n"
 "window between them is judged; a restart or counter reset between them is UNKNOWN. One scrape is judged\n"
-"since etcd started. `etcdctl check perf` judges etcd as a whole: its FAIL fails, its PASS is no disk PASS.\n"
-"\n"
-"Options (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n"
-"  --json            print one JSON object (doc/etcd-fio.schema.json, \"command\": \"verdict\")\n"
-"  --percentile P    percentile to judge, 0 < P < 100 (default 99)\n"
-"  --wal-ms T        WAL threshold in ms (default 10)\n"
-"  --backend-ms T    backend commit threshold in ms (default 25)\n"
-"  --min-samples N   fewer sync samples than N, or an unknown count, is UNKNOWN (default 100)\n"
-"  --max-input BYTES read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)\n"
-"  --interval S      scrape every URL twice, S seconds apart, and judge the window between the scrapes\n"
-"  --cacert F, --cert F, --key F\n"
-"                    TLS for https URLs, as etcdctl takes them (CA bundle, client certificate and key)\n"
-"  -h, --help        this help\n"
-"\n"
+"since etcd started. `etcdctl check perf` judges etcd as a whole: its FAIL fails, its PASS is no disk PASS.\n";
+
+static const cli_opt options[] = {
+    CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json, \"command\": \"verdict\")"),
+    CLI_OPTS_CRITERIA,
+    CLI_OPT("max-input", 'M', "BYTES", "read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)"),
+    CLI_OPT("interval", 'i', "S", "scrape every URL twice, S seconds apart, and judge the window between the scrapes"),
+    CLI_OPTS_TLS('A', 'C', 'K'),
+    CLI_END};
+
+static const char outro[] =
 "A job is UNKNOWN, never PASS, when: it has sync samples but no usable percentile; fio reported an\n"
 "error; it has too few samples; its latencies are known to be garbage (fio 3.31-3.40 with\n"
 "ioengine=libaio, or an implausible max when the input does not name the engine) or all zero\n"
@@ -56,7 +53,8 @@ static const char help[] =
 "byte (JSON), and nothing on stdout.\n";
 
 static int run(const cli_cmd *cmd, int argc, char **argv);
-const cli_cmd cmd_verdict_def = {"verdict", run, "judge existing fio outputs / etcd-perf logs", help};
+const cli_cmd cmd_verdict_def = {"verdict", run, "judge existing fio outputs / etcd-perf logs", usage, options,
+                                 outro};
 
 /* The host entry of the model for a job's host:port (jobs without one share the entry with host ""). */
 static rm_host *host_for(rm_run *r, const fior_job *j)
@@ -103,13 +101,6 @@ static int explain_report(rm_run *r, const fior_report *rep, const fior_result *
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"json", no_argument, 0, 'j'},           {"percentile", required_argument, 0, 'p'},
-        {"wal-ms", required_argument, 0, 'w'},   {"backend-ms", required_argument, 0, 'b'},
-        {"min-samples", required_argument, 0, 'n'}, {"interval", required_argument, 0, 'i'},
-        {"cacert", required_argument, 0, 'A'},   {"cert", required_argument, 0, 'C'},
-        {"key", required_argument, 0, 'K'},      {"max-input", required_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     fior_criteria *crit = fior_criteria_new();
     fior_report *rep = fior_report_new();
     fior_result *res = NULL;
@@ -123,7 +114,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     cli_parse p;
-    cli_parse_init(&p, cmd, argc, argv, lo);
+    cli_parse_init(&p, cmd, argc, argv);
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
         case 'j': json = 1; break;

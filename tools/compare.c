@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
-
 #include "cli.h"
+#include "jr.h"
+#include "jw.h"
 #include "compare.h"
 #include "out.h"
 #include "outfile.h"
@@ -33,23 +33,15 @@ static void keep_worst(cmp_input *in, const cmp_entry *e)
     }
 }
 
-static explain_range json_ns(json_object *job, const char *key)
+static explain_range json_ns(yajl_val job, const char *key)
 {
-    json_object *v;
+    int64_t x;
     explain_range r = {0, 0, 0};
-    if (json_object_object_get_ex(job, key, &v) && v && json_object_is_type(v, json_type_int) &&
-        json_object_get_int64(v) >= 0) {
+    if (jr_int(jr_get(job, key), &x) && x >= 0) {
         r.known = 1;
-        r.lo = r.hi = (uint64_t)json_object_get_int64(v);
+        r.lo = r.hi = (uint64_t)x;
     }
     return r;
-}
-
-static const char *json_str(json_object *o, const char *key)
-{
-    json_object *v;
-    return json_object_object_get_ex(o, key, &v) && v && json_object_is_type(v, json_type_string)
-               ? json_object_get_string(v) : NULL;
 }
 
 static fior_verdict verdict_of(const char *s)
@@ -62,32 +54,26 @@ static fior_verdict verdict_of(const char *s)
  * -1 when it claims to be one and is malformed. */
 static int load_result(cmp_input *in, const char *path, const char *buf, size_t len, char *err, size_t errlen)
 {
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return 0;
-    json_object *root = json_tokener_parse_ex(tok, buf, (int)(len > 0x7fffffff ? 0x7fffffff : len));
-    json_tokener_free(tok);
-    json_object *schema, *hosts;
-    if (!root || !json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "schema", &schema)) {
-        json_object_put(root);
+    (void)len; /* buf is NUL-terminated (cli_read_file) */
+    yajl_val root = jr_parse(buf, NULL, 0), hosts = jr_arr(root, "hosts");
+    int64_t schema = -1;
+    if (!jr_get(root, "schema")) {
+        yajl_tree_free(root);
         return 0;
     }
-    if (json_object_get_int(schema) != RM_SCHEMA || !json_object_object_get_ex(root, "hosts", &hosts) ||
-        !json_object_is_type(hosts, json_type_array)) {
+    if (!jr_int(jr_get(root, "schema"), &schema) || schema != RM_SCHEMA || !hosts) {
         cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RM_SCHEMA);
-        json_object_put(root);
+        yajl_tree_free(root);
         return -1;
     }
-    const char *command = json_str(root, "command");
+    const char *command = jr_str(root, "command");
     cli_msg(in->kind, sizeof in->kind, "%s result", command ? command : "etcd-fio");
-    for (size_t h = 0; h < json_object_array_length(hosts); h++) {
-        json_object *host = json_object_array_get_idx(hosts, h), *jobs;
-        const char *hn = json_str(host, "host");
-        if (!json_object_object_get_ex(host, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array))
-            continue;
-        for (size_t k = 0; k < json_object_array_length(jobs); k++) {
-            json_object *job = json_object_array_get_idx(jobs, k);
-            const char *role = json_str(job, "role"), *name = json_str(job, "name"), *reason = json_str(job, "reason");
+    for (size_t h = 0; h < jr_len(hosts); h++) {
+        yajl_val host = jr_at(hosts, h), jobs = jr_arr(host, "jobs");
+        const char *hn = jr_str(host, "host");
+        for (size_t k = 0; k < jr_len(jobs); k++) {
+            yajl_val job = jr_at(jobs, k);
+            const char *role = jr_str(job, "role"), *name = jr_str(job, "name"), *reason = jr_str(job, "reason");
             cmp_entry e;
             memset(&e, 0, sizeof e);
             e.present = 1;
@@ -96,7 +82,7 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
             /* what the job measured, for the rules over all inputs: etcd's own histograms are named after them */
             e.d.origin = e.d.role == FIOR_ROLE_CHECK_PERF ? EXPLAIN_CHECK_PERF
                          : name && !strncmp(name, "etcd_disk_", 10) ? EXPLAIN_ETCD_METRICS : EXPLAIN_DISK_TEST;
-            e.d.verdict = verdict_of(json_str(job, "verdict"));
+            e.d.verdict = verdict_of(jr_str(job, "verdict"));
             e.d.p50 = json_ns(job, "p50_ns");
             e.d.p99 = json_ns(job, "p99_ns");
             e.d.p999 = json_ns(job, "p99_9_ns");
@@ -109,7 +95,7 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
             keep_worst(in, &e);
         }
     }
-    json_object_put(root);
+    yajl_tree_free(root);
     return 1;
 }
 
@@ -308,70 +294,83 @@ void cmp_table(FILE *f, const cmp_input *in, size_t n)
         fprintf(f, "  (%zu more inputs only in --json)\n", n - cols);
 }
 
-static json_object *range_json(const explain_range *r)
+static void range_json(yajl_gen g, const char *key, const explain_range *r)
 {
-    if (!r->known)
-        return NULL;
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "lo_ns", json_object_new_int64((int64_t)(r->lo > INT64_MAX ? INT64_MAX : r->lo)));
-    json_object_object_add(o, "hi_ns", r->hi == UINT64_MAX ? NULL : json_object_new_int64((int64_t)r->hi));
-    return o;
+    jw_key(g, key);
+    if (!r->known) {
+        jw_null(g);
+        return;
+    }
+    jw_open(g);
+    jw_ku64(g, "lo_ns", r->lo > INT64_MAX ? INT64_MAX : r->lo);
+    jw_ku64(g, "hi_ns", r->hi);
+    jw_close(g);
+}
+
+/* Input i's entry for role r, null when it has none. */
+static void role_input_json(yajl_gen g, const cmp_input *in, size_t i, int r)
+{
+    const cmp_entry *e = &in[i].role[r];
+    if (!e->present) {
+        jw_null(g);
+        return;
+    }
+    jw_open(g);
+    jw_kstr(g, "job", e->what);
+    jw_ku64(g, "samples", e->samples);
+    range_json(g, "p50", &e->d.p50);
+    range_json(g, "p99", &e->d.p99);
+    range_json(g, "p99_9", &e->d.p999);
+    range_json(g, "max", &e->d.max);
+    jw_kstr(g, "verdict", fior_verdict_name(e->d.verdict));
+    jw_kstr(g, "reason", e->reason);
+    if (i > 0 && in[0].role[r].present) {
+        char c[64];
+        cmp_ratio(c, sizeof c, &in[0].role[r].d.p99, &e->d.p99);
+        jw_kstr(g, "p99_ratio_to_first", c);
+    }
+    jw_close(g);
 }
 
 int cmp_json(FILE *f, const cmp_input *in, size_t n)
 {
-    json_object *root = json_object_new_object(), *inputs = json_object_new_array(), *roles = json_object_new_array();
-    if (!root || !inputs || !roles)
+    yajl_gen g = jw_new(1);
+    if (!g)
         return -1;
-    json_object_object_add(root, "command", json_object_new_string("compare"));
-    json_object_object_add(root, "tool_version", json_object_new_string(fior_version()));
-    json_object_object_add(root, "verdict", json_object_new_string(fior_verdict_name(cmp_worst(in, n))));
+    jw_open(g);
+    jw_kstr(g, "command", "compare");
+    jw_kstr(g, "tool_version", fior_version());
+    jw_kstr(g, "verdict", fior_verdict_name(cmp_worst(in, n)));
+    jw_key(g, "inputs");
+    jw_aopen(g);
     for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "path", json_object_new_string(in[i].path));
-        json_object_object_add(o, "kind", json_object_new_string(in[i].kind));
-        json_object_array_add(inputs, o);
+        jw_open(g);
+        jw_kstr(g, "path", in[i].path);
+        jw_kstr(g, "kind", in[i].kind);
+        jw_close(g);
     }
-    json_object_object_add(root, "inputs", inputs);
+    jw_aclose(g);
+    jw_key(g, "roles");
+    jw_aopen(g);
     for (int r = 0; r < CMP_NROLES; r++) {
-        json_object *ro = json_object_new_object(), *vals = json_object_new_array();
-        json_object_object_add(ro, "role", json_object_new_string(ROLE_NAMES[r]));
-        json_object_object_add(ro, "verdicts_differ", json_object_new_boolean(cmp_differ(in, n, r)));
         int any = 0;
-        for (size_t i = 0; i < n; i++) {
-            const cmp_entry *e = &in[i].role[r];
-            if (!e->present) {
-                json_object_array_add(vals, NULL);
-                continue;
-            }
-            any = 1;
-            json_object *o = json_object_new_object();
-            json_object_object_add(o, "job", json_object_new_string(e->what));
-            json_object_object_add(o, "samples", e->samples == UINT64_MAX ? NULL : json_object_new_int64((int64_t)e->samples));
-            json_object_object_add(o, "p50", range_json(&e->d.p50));
-            json_object_object_add(o, "p99", range_json(&e->d.p99));
-            json_object_object_add(o, "p99_9", range_json(&e->d.p999));
-            json_object_object_add(o, "max", range_json(&e->d.max));
-            json_object_object_add(o, "verdict", json_object_new_string(fior_verdict_name(e->d.verdict)));
-            json_object_object_add(o, "reason", json_object_new_string(e->reason));
-            if (i > 0 && in[0].role[r].present) {
-                char c[64];
-                cmp_ratio(c, sizeof c, &in[0].role[r].d.p99, &e->d.p99);
-                json_object_object_add(o, "p99_ratio_to_first", json_object_new_string(c));
-            }
-            json_object_array_add(vals, o);
-        }
-        json_object_object_add(ro, "inputs", vals);
-        if (any)
-            json_object_array_add(roles, ro);
-        else
-            json_object_put(ro);
+        for (size_t i = 0; i < n; i++)
+            any |= in[i].role[r].present;
+        if (!any)
+            continue;
+        jw_open(g);
+        jw_kstr(g, "role", ROLE_NAMES[r]);
+        jw_kbool(g, "verdicts_differ", cmp_differ(in, n, r));
+        jw_key(g, "inputs");
+        jw_aopen(g);
+        for (size_t i = 0; i < n; i++)
+            role_input_json(g, in, i, r);
+        jw_aclose(g);
+        jw_close(g);
     }
-    json_object_object_add(root, "roles", roles);
-    const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = s && fprintf(f, "%s\n", s) > 0 ? 0 : -1;
-    json_object_put(root);
-    return rc;
+    jw_aclose(g);
+    jw_close(g);
+    return jw_print(g, f);
 }
 
 /* ---- HTML (compare --html) ---- */
@@ -478,5 +477,5 @@ static int render_html(FILE *f, const void *ctx)
 int cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen)
 {
     html_ctx c = {in, n};
-    return out_write_with(path, render_html, &c, err, errlen);
+    return of_write_with(path, render_html, &c, err, errlen);
 }

@@ -2,9 +2,9 @@
 /* etcdwatch.c — the scraping thread of `check --etcd URL` and what it adds to the result (see
  * etcdwatch.h); the decisions are etcdguard.c's. */
 #include "etcdwatch.h"
+#include "jw.h"
 
 #include <curl/curl.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -413,30 +413,36 @@ void etcdwatch_stop(etcdwatch *w)
     }
 }
 
-static json_object *side_json(const eg_side *s)
+/* one side of a view (null when absent); win_s >= 0: its "window_s" too (0: null, "since etcd started") */
+static void side_json(yajl_gen g, const eg_side *s, double win_s)
 {
-    if (!s->present)
-        return NULL;
-    json_object *j = json_object_new_object();
-    json_object_object_add(j, "samples", json_object_new_int64((int64_t)s->samples));
-    json_object_object_add(j, "p99_lo_ns", s->bucket_known ? json_object_new_int64((int64_t)s->lo_ns) : NULL);
-    json_object_object_add(j, "p99_hi_ns", s->bucket_known && s->hi_ns != UINT64_MAX ?
-                                               json_object_new_int64((int64_t)s->hi_ns) : NULL);
-    json_object_object_add(j, "verdict", json_object_new_string(fior_verdict_name(s->verdict)));
-    json_object_object_add(j, "reason", json_object_new_string(s->reason));
-    return j;
+    if (!s->present) {
+        jw_null(g);
+        return;
+    }
+    jw_open(g);
+    jw_ku64(g, "samples", s->samples);
+    jw_ku64(g, "p99_lo_ns", s->bucket_known ? s->lo_ns : JW_UNKNOWN);
+    jw_ku64(g, "p99_hi_ns", s->bucket_known ? s->hi_ns : JW_UNKNOWN);
+    jw_kstr(g, "verdict", fior_verdict_name(s->verdict));
+    jw_kstr(g, "reason", s->reason);
+    if (win_s >= 0) {
+        if (win_s > 0)
+            jw_knum(g, "window_s", win_s);
+        else
+            jw_knull(g, "window_s");
+    }
+    jw_close(g);
 }
 
-static json_object *view_json(const eg_view *v, const double *win_s)
+static void view_json(yajl_gen g, const eg_view *v, const double *win_s)
 {
-    json_object *j = json_object_new_object();
-    json_object *s[2] = {side_json(&v->side[EG_WAL]), side_json(&v->side[EG_BACKEND])};
-    for (int k = 0; k < 2 && win_s; k++) /* before: its window, or null for "since etcd started" */
-        if (s[k])
-            json_object_object_add(s[k], "window_s", win_s[k] > 0 ? json_object_new_double(win_s[k]) : NULL);
-    json_object_object_add(j, "wal", s[0]);
-    json_object_object_add(j, "backend", s[1]);
-    return j;
+    jw_open(g); /* before: each side's window, or null for "since etcd started" */
+    jw_key(g, "wal");
+    side_json(g, &v->side[EG_WAL], win_s ? win_s[EG_WAL] : -1);
+    jw_key(g, "backend");
+    side_json(g, &v->side[EG_BACKEND], win_s ? win_s[EG_BACKEND] : -1);
+    jw_close(g);
 }
 
 /* "<= 2 ms (pass, 1234 in 4 s)" */
@@ -472,29 +478,46 @@ void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
 {
     char why[400];
     etcdwatch_why(why, sizeof why);
-    json_object *j = json_object_new_object();
-    json_object_object_add(j, "url", json_object_new_string(w->shown));
-    json_object_object_add(j, "member", w->before.member[0] ? json_object_new_string(w->before.member) : NULL);
-    json_object_object_add(j, "before", view_json(&w->before, w->before_s));
-    json_object_object_add(j, "during", w->have_during ? view_json(&w->during, NULL) : NULL);
-    json_object_object_add(j, "during_seconds", w->have_during ? json_object_new_double(w->during_s) : NULL);
-    json_object_object_add(j, "scrapes", json_object_new_int64(w->scrapes + 1));
-    json_object_object_add(j, "failed_scrapes", json_object_new_int64(w->failed));
-    json_object_object_add(j, "restarted", json_object_new_boolean(w->restarts > 0));
-    json_object *g = json_object_new_object();
-    json_object_object_add(g, "fired", json_object_new_boolean(why[0] != '\0'));
-    json_object_object_add(g, "why", why[0] ? json_object_new_string(why) : NULL);
-    json_object_object_add(g, "at_s", why[0] ? json_object_new_double(w->tripped_at) : NULL);
-    json_object_object_add(j, "guard", g);
-    json_object *tl = json_object_new_array();
+    yajl_gen j = jw_new(0);
+    jw_open(j);
+    jw_kstr(j, "url", w->shown);
+    jw_kstr_or_null(j, "member", w->before.member);
+    jw_key(j, "before");
+    view_json(j, &w->before, w->before_s);
+    jw_key(j, "during");
+    if (w->have_during)
+        view_json(j, &w->during, NULL);
+    else
+        jw_null(j);
+    if (w->have_during)
+        jw_knum(j, "during_seconds", w->during_s);
+    else
+        jw_knull(j, "during_seconds");
+    jw_ku64(j, "scrapes", (uint64_t)w->scrapes + 1);
+    jw_ku64(j, "failed_scrapes", w->failed);
+    jw_kbool(j, "restarted", w->restarts > 0);
+    jw_key(j, "guard");
+    jw_open(j);
+    jw_kbool(j, "fired", why[0] != '\0');
+    jw_kstr_or_null(j, "why", why);
+    if (why[0])
+        jw_knum(j, "at_s", w->tripped_at);
+    else
+        jw_knull(j, "at_s");
+    jw_close(j);
+    jw_key(j, "timeline");
+    jw_aopen(j);
     for (size_t i = 0; i < w->ntl; i++) {
-        json_object *p = json_object_new_object();
-        json_object_object_add(p, "t", json_object_new_double(w->timeline[i].t));
-        json_object_object_add(p, "wal", side_json(&w->timeline[i].side[EG_WAL]));
-        json_object_object_add(p, "backend", side_json(&w->timeline[i].side[EG_BACKEND]));
-        json_object_array_add(tl, p);
+        jw_open(j);
+        jw_knum(j, "t", w->timeline[i].t);
+        jw_key(j, "wal");
+        side_json(j, &w->timeline[i].side[EG_WAL], -1);
+        jw_key(j, "backend");
+        side_json(j, &w->timeline[i].side[EG_BACKEND], -1);
+        jw_close(j);
     }
-    json_object_object_add(j, "timeline", tl);
+    jw_aclose(j);
+    jw_close(j);
     char bw[64], bb[64], dw[64] = "?", db[64] = "?", extra[500] = "";
     eg_range(bw, sizeof bw, &w->before.side[EG_WAL]);
     eg_range(bb, sizeof bb, &w->before.side[EG_BACKEND]);

@@ -4,7 +4,6 @@
  * reading of the JSON its `etcd-fio check --json` printed (doc/etcd-fio.schema.json, schema 1: exactly one
  * object, no key given twice), and fleet_remote_proof(): the remote's word is never a PASS by itself.
  * Every string from the remote goes through fleet_printable() before it reaches the result model. */
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +12,13 @@
 
 #include "cli.h"
 #include "fleet.h"
+#include "jr.h"
 
 #define STR_(x) #x
 #define STR(x)  STR_(x)
 #define STRINGIFY_SCHEMA STR(RM_SCHEMA)
 
-/* ---- one JSON value, no key twice in any object (json-c keeps the last one: a last-one-wins) ---- */
+/* ---- one JSON value, no key twice in any object (a lookup takes the first: a remote could hide a second) ---- */
 
 #define DUP_DEPTH 32
 #define DUP_KEYS  256 /* keys per object: a check's objects have at most ~20 */
@@ -103,31 +103,50 @@ static int json_strict(const char *buf, size_t len, char *why, size_t whylen)
     return rc;
 }
 
-/* ---- typed reads; a wrong type is an error (json-c would convert "9" or 1e30 silently) ---- */
+/* ---- typed reads; a wrong type is an error ("9" for 9, or 1.5 for a count, is refused) ---- */
 
 typedef struct rd {
     char bad[160]; /* the first key that is missing or of the wrong type */
 } rd;
 
-static json_object *get(rd *r, json_object *o, const char *key, json_type t, int nullable)
+enum want { W_STR, W_INT, W_OBJ, W_ARR, W_BOOL };
+static const char *const want_name[] = {"string", "integer", "object", "array", "boolean"};
+
+static int is(yajl_val v, enum want t)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_object_get_ex(o, key, &v) || (v ? !json_object_is_type(v, t) : !nullable)) {
+    int64_t x;
+    switch (t) {
+    case W_STR: return YAJL_IS_STRING(v);
+    case W_INT: return jr_int(v, &x);
+    case W_OBJ: return YAJL_IS_OBJECT(v);
+    case W_ARR: return YAJL_IS_ARRAY(v);
+    case W_BOOL: return YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v);
+    }
+    return 0;
+}
+
+/* The member key of o, of type t (or null when nullable: NULL then); NULL and r->bad set otherwise. */
+static yajl_val get(rd *r, yajl_val o, const char *key, enum want t, int nullable)
+{
+    yajl_val v = jr_get(o, key);
+    int null = v && YAJL_IS_NULL(v);
+    if (!v || (null ? !nullable : !is(v, t))) {
         if (!r->bad[0])
-            cli_msg(r->bad, sizeof r->bad, "\"%s\" missing or not %s%s", key, json_type_to_name(t),
+            cli_msg(r->bad, sizeof r->bad, "\"%s\" missing or not %s%s", key, want_name[t],
                     nullable ? " or null" : "");
         return NULL;
     }
-    return v;
+    return null ? NULL : v;
 }
 
-static uint64_t get_ns(rd *r, json_object *o, const char *key) /* integer >= 0, or null: RM_UNKNOWN */
+static uint64_t get_ns(rd *r, yajl_val o, const char *key) /* integer >= 0, or null: RM_UNKNOWN */
 {
-    json_object *v = get(r, o, key, json_type_int, 1);
+    yajl_val v = get(r, o, key, W_INT, 1);
+    int64_t x = 0;
     if (!v)
         return RM_UNKNOWN;
-    int64_t x = json_object_get_int64(v);
-    if (x < 0 || x == INT64_MAX) { /* json-c saturates what does not fit */
+    jr_int(v, &x);
+    if (x < 0 || x == INT64_MAX) { /* INT64_MAX: RM_UNKNOWN once cut to int64 */
         if (!r->bad[0])
             cli_msg(r->bad, sizeof r->bad, "\"%s\" is not a count of nanoseconds", key);
         return RM_UNKNOWN;
@@ -135,20 +154,19 @@ static uint64_t get_ns(rd *r, json_object *o, const char *key) /* integer >= 0, 
     return (uint64_t)x;
 }
 
-static void get_str(rd *r, json_object *o, const char *key, char *dst, size_t n, int nullable)
+static void get_str(rd *r, yajl_val o, const char *key, char *dst, size_t n, int nullable)
 {
-    json_object *v = get(r, o, key, json_type_string, nullable);
+    yajl_val v = get(r, o, key, W_STR, nullable);
     dst[0] = '\0';
     if (v)
-        fleet_printable(dst, n, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        fleet_printable(dst, n, v->u.string, strlen(v->u.string));
 }
 
-static double get_num(rd *r, json_object *o, const char *key)
+static double get_num(rd *r, yajl_val o, const char *key)
 {
-    json_object *v = NULL;
-    if (o && json_object_object_get_ex(o, key, &v) && v &&
-        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-        return json_object_get_double(v);
+    double d;
+    if (jr_num(jr_get(o, key), &d))
+        return d;
     if (!r->bad[0])
         cli_msg(r->bad, sizeof r->bad, "\"%s\" missing or not a number", key);
     return NAN;
@@ -161,9 +179,9 @@ static fior_verdict verdict_word(const char *s)
 }
 
 /* The host's jobs, and what the proof needs of the rest. 0, or -1 with r->bad set. */
-static int read_doc(rd *r, json_object *root, fleet_remote *rr, rm_host *h)
+static int read_doc(rd *r, yajl_val root, fleet_remote *rr, rm_host *h)
 {
-    json_object *crit = get(r, root, "criteria", json_type_object, 0);
+    yajl_val crit = get(r, root, "criteria", W_OBJ, 0);
     rr->percentile = get_num(r, crit, "percentile");
     rr->wal_ns = get_ns(r, crit, "wal_threshold_ns");
     rr->backend_ns = get_ns(r, crit, "backend_threshold_ns");
@@ -171,38 +189,35 @@ static int read_doc(rd *r, json_object *root, fleet_remote *rr, rm_host *h)
     rr->confidence = get_num(r, crit, "confidence");
     get_str(r, root, "load", rr->load, sizeof rr->load, 1);
     get_str(r, root, "verdict", rr->verdict, sizeof rr->verdict, 0);
-    json_object *es = get(r, root, "exit_status", json_type_int, 0);
-    rr->exit_status = es ? (int)json_object_get_int64(es) : -1;
-    json_object *details = get(r, root, "details", json_type_object, 0);
-    json_object *run = get(r, details, "run", json_type_object, 0);
+    yajl_val es = get(r, root, "exit_status", W_INT, 0);
+    rr->exit_status = es && YAJL_GET_INTEGER(es) >= -1 && YAJL_GET_INTEGER(es) <= 255 ? (int)YAJL_GET_INTEGER(es) : -1;
+    yajl_val details = get(r, root, "details", W_OBJ, 0);
+    yajl_val run = get(r, details, "run", W_OBJ, 0);
     get_str(r, run, "end", rr->run_end, sizeof rr->run_end, 0);
-    json_object *ph = get(r, details, "phases", json_type_object, 0), *p2 = NULL, *probe = NULL, *ok;
+    yajl_val ph = get(r, details, "phases", W_OBJ, 0), ok = jr_get(jr_obj(ph, "probe"), "ok");
     get_str(r, ph, "decided_by", rr->decided_by, sizeof rr->decided_by, 0);
-    if (ph && json_object_object_get_ex(ph, "phase2", &p2) && p2 && json_object_is_type(p2, json_type_object))
-        rr->phase2_ran = 1;
-    rr->probe_ok = ph && json_object_object_get_ex(ph, "probe", &probe) && probe &&
-                   json_object_object_get_ex(probe, "ok", &ok) && json_object_is_type(ok, json_type_boolean) &&
-                   json_object_get_boolean(ok);
-    json_object *hosts = get(r, root, "hosts", json_type_array, 0);
+    rr->phase2_ran = jr_obj(ph, "phase2") != NULL;
+    rr->probe_ok = ok && YAJL_IS_TRUE(ok);
+    yajl_val hosts = get(r, root, "hosts", W_ARR, 0);
     if (r->bad[0])
         return -1;
-    if (json_object_array_length(hosts) != 1) {
-        cli_msg(r->bad, sizeof r->bad, "%zu hosts in a check's result (one expected)", json_object_array_length(hosts));
+    if (jr_len(hosts) != 1) {
+        cli_msg(r->bad, sizeof r->bad, "%zu hosts in a check's result (one expected)", jr_len(hosts));
         return -1;
     }
-    json_object *host = json_object_array_get_idx(hosts, 0);
+    yajl_val host = jr_at(hosts, 0);
     get_str(r, host, "host", h->server_hostname, sizeof h->server_hostname, 0);
     get_str(r, host, "fio_version", h->fio_version, sizeof h->fio_version, 1);
     get_str(r, host, "status", rr->status, sizeof rr->status, 0);
     get_str(r, host, "verdict", rr->host_verdict, sizeof rr->host_verdict, 0);
     get_str(r, host, "reason", rr->reason, sizeof rr->reason, 0);
     h->rollovers = get_ns(r, host, "rollovers");
-    json_object *dur = NULL;
-    if (host && json_object_object_get_ex(host, "duration_s", &dur) && dur && json_object_get_double(dur) >= 0)
-        h->duration_s = json_object_get_double(dur);
-    json_object *jobs = get(r, host, "jobs", json_type_array, 0);
-    for (size_t k = 0; jobs && k < json_object_array_length(jobs) && !r->bad[0]; k++) {
-        json_object *jo = json_object_array_get_idx(jobs, k);
+    double dur;
+    if (jr_num(jr_get(host, "duration_s"), &dur) && dur >= 0)
+        h->duration_s = dur;
+    yajl_val jobs = get(r, host, "jobs", W_ARR, 0);
+    for (size_t k = 0; k < jr_len(jobs) && !r->bad[0]; k++) {
+        yajl_val jo = jr_at(jobs, k);
         rm_job *j = rm_add_job(h);
         if (!j) {
             cli_msg(r->bad, sizeof r->bad, "out of memory");
@@ -512,24 +527,28 @@ void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s,
         set(h, "bad-output", "not etcd-fio's JSON (%s): %s", why, first);
         return;
     }
-    json_object *root = json_tokener_parse(s->out), *schema = NULL, *cmd = NULL;
-    if (!root || !json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "schema", &schema) ||
-        !json_object_object_get_ex(root, "command", &cmd)) {
+    yajl_val root = jr_parse(s->out, NULL, 0), schema = jr_get(root, "schema"), cmd = jr_get(root, "command");
+    if (!schema || !cmd) {
         set(h, "bad-output", "not etcd-fio's JSON (no object with \"schema\" and \"command\"): %s%s", first, "");
-        json_object_put(root);
+        yajl_tree_free(root);
         return;
     }
     char num[32];
-    if (!json_object_is_type(schema, json_type_int) || json_object_get_int64(schema) != RM_SCHEMA) {
-        fleet_printable(num, sizeof num, json_object_to_json_string(schema), strlen(json_object_to_json_string(schema)));
+    int64_t sv;
+    if (!jr_int(schema, &sv) || sv != RM_SCHEMA) {
+        char shown[32]; /* as the JSON wrote it */
+        cli_msg(shown, sizeof shown, YAJL_IS_STRING(schema) ? "\"%s\"" : "%s",
+                YAJL_IS_NUMBER(schema) ? schema->u.number.r : YAJL_IS_STRING(schema) ? schema->u.string
+                : jr_type_name(schema->type));
+        fleet_printable(num, sizeof num, shown, strlen(shown));
         set(h, "etcd-fio-version", "the remote etcd-fio writes JSON schema %s, this one reads %s: use the same etcd-fio "
             "version on every host", num, STRINGIFY_SCHEMA);
-        json_object_put(root);
+        yajl_tree_free(root);
         return;
     }
-    if (!json_object_is_type(cmd, json_type_string) || strcmp(json_object_get_string(cmd), "check")) {
+    if (!YAJL_IS_STRING(cmd) || strcmp(cmd->u.string, "check")) {
         set(h, "bad-output", "a result JSON, but not of `etcd-fio check`: %s%s", first, "");
-        json_object_put(root);
+        yajl_tree_free(root);
         return;
     }
     rd r = {""};
@@ -544,5 +563,5 @@ void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s,
     } else {
         fleet_remote_proof(f, c, &rr, h);
     }
-    json_object_put(root);
+    yajl_tree_free(root);
 }

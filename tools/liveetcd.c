@@ -2,13 +2,13 @@
 /* liveetcd.c — finds a live etcd on the filesystem check loads (see liveetcd.h): /proc/locks matched by
  * inode against the WAL files near DIR, and the processes that have etcd's files open. Read-only: stat,
  * fstatat, readlink and directory listings; no file of etcd's is opened. */
+#include "jw.h"
 #include "liveetcd.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,13 +453,15 @@ void liveetcd_report(const liveetcd *le, rm_run *r)
                       "directory, no visible etcd process with files on it)");
         return;
     }
-    json_object *j = json_object_new_object();
-    json_object_object_add(j, "found", json_object_new_boolean(1));
-    json_object_object_add(j, "here", json_object_new_boolean(le->here));
-    json_object_object_add(j, "data_dir", le->datadir[0] ? json_object_new_string(le->datadir) : NULL);
-    json_object_object_add(j, "pid", le->pid > 0 ? json_object_new_int64(le->pid) : NULL);
-    json_object_object_add(j, "wal_locked", json_object_new_boolean(le->wal_locked));
-    json_object_object_add(j, "how", json_object_new_string(le->how));
+    yajl_gen j = jw_new(0);
+    jw_open(j);
+    jw_kbool(j, "found", 1);
+    jw_kbool(j, "here", le->here);
+    jw_kstr_or_null(j, "data_dir", le->datadir);
+    jw_ku64(j, "pid", le->pid > 0 ? (uint64_t)le->pid : JW_UNKNOWN);
+    jw_kbool(j, "wal_locked", le->wal_locked);
+    jw_kstr(j, "how", le->how);
+    jw_close(j);
     rm_add_detail(r, "live_etcd", "live etcd", j, "%s%s: %s; our figures include its load, and the check slowed "
                   "it while it ran", le->here ? "in this directory" : "on this filesystem",
                   le->datadir[0] ? "" : " (data directory not visible)", le->how);

@@ -14,7 +14,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: etcd-fio COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
-    fprintf(f, "\n'etcd-fio help COMMAND' describes each. Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
+    fprintf(f, "\n'etcd-fio help COMMAND' describes each; 'etcd-fio --version' prints the version.\n"
+               "Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
 }
 
 static const cli_cmd *find(const char *name)
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
             }
-            fputs(c->help, stdout);
+            cli_help(stdout, c);
             return 0;
         }
         usage(stdout);

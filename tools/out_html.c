@@ -142,7 +142,7 @@ int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx),
             fputs("<tr><th>", f);
             html_text(f, r->details[i].label);
             fputs("</th>", f);
-            td(f, NULL, r->details[i].text);
+            td(f, NULL, r->details[i].text ? r->details[i].text : "");
             fputs("</tr>\n", f);
         }
         fputs("</table>\n", f);
@@ -167,5 +167,5 @@ int out_html_file(const char *path, const rm_run *r, int (*picture)(FILE *f, con
                   char *err, size_t errlen)
 {
     html_ctx c = {r, picture, ctx};
-    return out_write_with(path, render_html, &c, err, errlen);
+    return of_write_with(path, render_html, &c, err, errlen);
 }

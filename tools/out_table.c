@@ -28,6 +28,8 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
             cli_msg(cells[c], CELL, "-");
         cli_msg(cells[C_V], CELL, "%s", fior_verdict_name(h->verdict));
         cli_msg(cells[C_R], CELL, "%s: %s", h->status, h->reason);
+        for (int c = 0; c < NCOL; c++)
+            term_clean(cells[c], CELL, cells[c]);
         return;
     }
     if (j->source[0] && !strcmp(r->command, "verdict")) {
@@ -60,13 +62,16 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     cli_fmt_ns(cells[C_LIMIT], CELL, j->threshold_ns);
     cli_msg(cells[C_V], CELL, "%s", fior_verdict_name(j->verdict));
     cli_msg(cells[C_R], CELL, "%s", j->reason);
+    for (int c = 0; c < NCOL; c++) /* names, paths and reasons come from the inputs */
+        term_clean(cells[c], CELL, cells[c]);
 }
 
 void out_table(FILE *f, const rm_run *r)
 {
     int color = term_color(f);
-    fprintf(f, "%s%s%s: %s\n", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color),
-            r->reason);
+    fprintf(f, "%s%s%s: ", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color));
+    term_puts(f, r->reason);
+    fputc('\n', f);
     char head_b[48], head_p[16];
     cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
     cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);
@@ -127,13 +132,24 @@ void out_table(FILE *f, const rm_run *r)
         const rm_host *h = &r->hosts[i];
         char hc[300];
         host_cell(hc, sizeof hc, h);
-        if (h->njobs)
-            fprintf(f, "  %s: %s (%s): %s\n", hc, fior_verdict_name(h->verdict), h->status, h->reason);
+        if (h->njobs) {
+            fprintf(f, "  %s: %s (%s): ", term_clean(hc, sizeof hc, hc), fior_verdict_name(h->verdict), h->status);
+            term_puts(f, h->reason);
+            fputc('\n', f);
+        }
     }
-    for (size_t i = 0; i < r->ndetails; i++)
-        fprintf(f, "  %-17s %s\n", r->details[i].label, r->details[i].text);
-    for (size_t i = 0; i < r->nexplain; i++)
-        fprintf(f, "  why: %s [%s]\n       -> %s\n", r->explain[i].why, r->explain[i].rule, r->explain[i].advice);
+    for (size_t i = 0; i < r->ndetails; i++) {
+        fprintf(f, "  %-17s ", r->details[i].label);
+        term_puts(f, r->details[i].text);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < r->nexplain; i++) {
+        fputs("  why: ", f);
+        term_puts(f, r->explain[i].why);
+        fprintf(f, " [%s]\n       -> ", r->explain[i].rule);
+        term_puts(f, r->explain[i].advice);
+        fputc('\n', f);
+    }
     if (several) {
         size_t n[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < r->nhosts; i++)

@@ -102,7 +102,7 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     return 0;
 }
 
-int out_etcd_dir(const char *dir, char *err, size_t errlen)
+int of_etcd_dir(const char *dir, char *err, size_t errlen)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -129,7 +129,7 @@ static int open_parent(const char *path, char *dir, size_t dlen, const char **ba
     return dfd;
 }
 
-int out_check(const char *path, char *err, size_t errlen)
+int of_check(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
@@ -145,7 +145,7 @@ int out_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int out_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
+int of_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen)
 {
     if (target_ok(dirfd, shown, name, err, errlen))
@@ -197,19 +197,19 @@ int out_write_at(int dirfd, const char *shown, const char *name, const void *dat
     return 0;
 }
 
-int out_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int of_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
     int dfd = open_parent(path, dir, sizeof dir, &base, err, errlen);
     if (dfd < 0)
         return -1;
-    int rc = out_write_at(dfd, dir, base, data, len, err, errlen);
+    int rc = of_write_at(dfd, dir, base, data, len, err, errlen);
     close(dfd);
     return rc;
 }
 
-int out_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
+int of_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
                    size_t errlen)
 {
     char *buf = NULL;
@@ -221,12 +221,12 @@ int out_write_with(const char *path, int (*render)(FILE *f, const void *ctx), co
     if (rc)
         snprintf(err, errlen, "%s: out of memory", path);
     else
-        rc = out_write(path, buf, len, err, errlen);
+        rc = of_write(path, buf, len, err, errlen);
     free(buf);
     return rc;
 }
 
-int out_dir_open(const char *path, char *err, size_t errlen)
+int of_dir_open(const char *path, char *err, size_t errlen)
 {
     char parent[PATH_MAX];
     const char *base;

@@ -2,7 +2,6 @@
 /* result.c — the judged-run model shared by check, fleet and verdict (see result.h). */
 #include "result.h"
 
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jw.h"
 
 const char *rm_basis_name(rm_basis b)
 {
@@ -42,8 +42,10 @@ void rm_free(rm_run *r)
     for (size_t i = 0; i < r->nhosts; i++)
         free(r->hosts[i].jobs);
     free(r->hosts);
-    for (size_t i = 0; i < r->ndetails; i++)
-        json_object_put(r->details[i].json);
+    for (size_t i = 0; i < r->ndetails; i++) {
+        yajl_tree_free(r->details[i].json);
+        free(r->details[i].text);
+    }
     r->hosts = NULL;
     r->nhosts = r->cap = r->ndetails = 0;
 }
@@ -96,10 +98,11 @@ void rm_job_init(rm_job *j)
     j->verdict = FIOR_UNKNOWN;
 }
 
-void rm_add_detail(rm_run *r, const char *key, const char *label, void *json, const char *fmt, ...)
+void rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
 {
     if (r->ndetails == sizeof r->details / sizeof r->details[0]) {
-        json_object_put(json);
+        if (json)
+            yajl_gen_free(json);
         return;
     }
     rm_detail *d = &r->details[r->ndetails++];
@@ -107,9 +110,10 @@ void rm_add_detail(rm_run *r, const char *key, const char *label, void *json, co
     snprintf(d->label, sizeof d->label, "%s", label);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->text, sizeof d->text, fmt, ap);
+    if (vasprintf(&d->text, fmt, ap) < 0)
+        d->text = NULL;
     va_end(ap);
-    d->json = json;
+    d->json = jw_to_tree(json);
 }
 
 uint64_t rm_job_pct(const fior_job *j, double percent)

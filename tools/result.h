@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_tree.h>
 
 #include "explain.h"
 #include "fioreport.h"
@@ -67,8 +69,8 @@ typedef struct rm_host {
 /* Command-specific details: a line in the table ("  label  text") and a key in the JSON "details". */
 typedef struct rm_detail {
     char  key[32], label[32];
-    char  text[600];
-    void *json;                   /* json_object *, owned by the run */
+    char *text;                   /* malloc'd, NULL when out of memory */
+    yajl_val json;                /* the JSON value (NULL: null), owned by the run */
 } rm_detail;
 
 typedef struct rm_run {
@@ -95,8 +97,8 @@ void     rm_free(rm_run *r);
 rm_host *rm_add_host(rm_run *r);           /* zeroed, port -1, rollovers/duration unknown; NULL: no memory */
 rm_job  *rm_add_job(rm_host *h);           /* rm_job_init'ed */
 void     rm_job_init(rm_job *j);           /* zeroed, all numbers RM_UNKNOWN, verdict unknown */
-/* Takes ownership of json (a json_object *, may be NULL). */
-void     rm_add_detail(rm_run *r, const char *key, const char *label, void *json, const char *fmt, ...)
+/* json: a generator holding one complete value (jw.h), freed here; NULL: null. */
+void     rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Fills a job from the library's job and judgement: name, role, samples, p50/p99/p99.9/max (fio's listed

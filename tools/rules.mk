@@ -7,7 +7,7 @@ TOOLS_LIB_OBJS := $(filter-out $(BUILD)/tools/main.o,$(TOOLS_OBJS))
 TOOLS_A      := $(BUILD)/tools/libetcdfio-tools.a
 CURL_CFLAGS  := $(shell pkg-config --cflags libcurl 2>/dev/null)
 CURL_LIBS    := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
-TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(JSONC_CFLAGS) $(CURL_CFLAGS) \
+TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(YAJL_CFLAGS) $(CURL_CFLAGS) \
                 -DETCD_FIO_LIBDIR='"$(ENGINEDIR)"'
 ETCD_FIO_BIN := $(BUILD)/etcd-fio
 
@@ -19,6 +19,6 @@ $(TOOLS_A): $(TOOLS_LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(ETCD_FIO_BIN): $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(FLAGS_STAMP)
-	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(YAJL_LIBS) $(JSONC_LIBS) $(CURL_LIBS) -lm -lpthread
+	$(CC) $(LDFLAGS_BASE) -o $@ $(BUILD)/tools/main.o $(TOOLS_A) $(FIOR_A) $(YAJL_LIBS) $(CURL_LIBS) -lm -lpthread
 
 ALL_TARGETS += $(ETCD_FIO_BIN)

@@ -42,3 +42,50 @@ const char *term_off(int color)
 {
     return color ? "\033[0m" : "";
 }
+
+/* Length of the printable UTF-8 character at s (valid, not a C0/C1 control or DEL), 0 when it is not one. */
+static size_t printable_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c >= 0x20 && c < 0x7f)
+        return 1;
+    size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!n || (n == 2 && c < 0xc2) || (c == 0xc2 && s[1] < 0xa0)) /* overlong, or C1 (U+0080..U+009F) */
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) || c > 0xf4 ||
+        (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+char *term_clean(char *dst, size_t n, const char *src)
+{
+    size_t o = 0;
+    if (!n)
+        return dst;
+    for (const unsigned char *s = (const unsigned char *)src; *s;) {
+        size_t l = printable_len(s);
+        if (o + (l ? l : 1) >= n)
+            break;
+        if (l)
+            memmove(dst + o, s, l), o += l, s += l;
+        else
+            dst[o++] = '?', s++;
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+void term_puts(FILE *f, const char *s)
+{
+    while (s && *s) {
+        size_t l = printable_len((const unsigned char *)s);
+        if (l)
+            fwrite(s, 1, l, f), s += l;
+        else
+            fputc('?', f), s++;
+    }
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* cli_opt.c — the option table of the subcommands (cli.h): the getopt_long loop over it and the --help
+ * text written from it. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HELP_COL   24  /* where an option's help starts */
+#define HELP_WIDTH 108 /* lines of the help end before this column */
+
+/* text wrapped at HELP_WIDTH, every line after the first indented by HELP_COL; col: where the text starts */
+static void wrap(FILE *f, const char *text, size_t col)
+{
+    const char *p = text;
+    int space = 0; /* a space is due before the next word on this line */
+    while (*p) {
+        size_t word = strcspn(p, " \n");
+        if (col > HELP_COL && col + space + word >= HELP_WIDTH) {
+            fprintf(f, "\n%*s", HELP_COL, "");
+            col = HELP_COL;
+            space = 0;
+        }
+        if (space)
+            fputc(' ', f), col++;
+        fwrite(p, 1, word, f);
+        col += word;
+        p += word;
+        space = 0;
+        if (*p == '\n') {
+            fprintf(f, "\n%*s", HELP_COL, "");
+            col = HELP_COL;
+            p++;
+        } else if (*p == ' ') {
+            while (*p == ' ')
+                p++;
+            space = 1;
+        }
+    }
+    fputc('\n', f);
+}
+
+static void help_line(FILE *f, const char *left, const char *help)
+{
+    int n = fprintf(f, "  %s", left);
+    if (n + 2 > HELP_COL) {
+        fprintf(f, "\n%*s", HELP_COL, "");
+        n = HELP_COL;
+    } else {
+        fprintf(f, "%*s", HELP_COL - n, "");
+        n = HELP_COL;
+    }
+    wrap(f, help, (size_t)n);
+}
+
+void cli_help(FILE *f, const cli_cmd *cmd)
+{
+    fputs(cmd->usage, f);
+    fputs("\nOptions (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n", f);
+    for (const cli_opt *o = cmd->opts; o && (o->name || o->help); o++) {
+        if (!o->name) {
+            fprintf(f, "%s\n", o->help);
+            continue;
+        }
+        char left[128];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        help_line(f, left, o->help);
+    }
+    help_line(f, "-h, --help", "this help");
+    if (cmd->outro && cmd->outro[0]) {
+        fputc('\n', f);
+        fputs(cmd->outro, f);
+    }
+}
+
+void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv)
+{
+    memset(p, 0, sizeof *p);
+    p->cmd = cmd;
+    p->argc = argc;
+    p->argv = argv;
+    size_t n = 0;
+    for (size_t i = 0; cmd->opts && (cmd->opts[i].name || cmd->opts[i].help); i++) {
+        const cli_opt *o = &cmd->opts[i];
+        if (!o->name || n == CLI_MAX_OPTS)
+            continue; /* more than CLI_MAX_OPTS: test_cli's table test fails first */
+        p->lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+        p->map[n++] = (int)i;
+    }
+    p->lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    p->map[n++] = -1;
+    p->lo[n] = (struct option){NULL, 0, NULL, 0};
+    optind = 0; /* 0: full re-initialisation of GNU getopt (a test may parse several command lines) */
+    opterr = 0;
+}
+
+int cli_next(cli_parse *p)
+{
+    /* ':' first: a missing value is reported as ':' (not '?'); no '+': GNU getopt permutes, so options
+     * may follow the operands (`check DIR --json`), and `--` ends the options. */
+    int li = -1;
+    int c = getopt_long(p->argc, p->argv, ":h", p->lo, &li);
+    p->optind = optind;
+    p->arg = optarg;
+    if (c == -1)
+        return 0;
+    if (c == 'h') {
+        cli_help(stdout, p->cmd);
+        return CLI_HELP;
+    }
+    if (c == ':') {
+        cli_err(p->cmd, "option '%s' needs a value (see etcd-fio help %s)", p->argv[optind - 1], p->cmd->name);
+        return CLI_ERR;
+    }
+    if (c == '?') {
+        const char *a = p->argv[optind - 1];
+        if (optopt && !(a[0] == '-' && a[1] == '-'))
+            cli_err(p->cmd, "unknown option '-%c' (see etcd-fio help %s)", optopt, p->cmd->name);
+        else
+            cli_err(p->cmd, "unknown or ambiguous option '%.200s' (see etcd-fio help %s)", a, p->cmd->name);
+        return CLI_ERR;
+    }
+    if (li < 0) /* a short option other than -h: the tables have none */
+        return CLI_ERR;
+    const cli_opt *o = p->map[li] >= 0 ? &p->cmd->opts[p->map[li]] : NULL;
+    if (o && o->arg && !p->arg[0]) {
+        cli_err(p->cmd, "--%s: an empty value (expected %s)", o->name, o->arg);
+        return CLI_ERR;
+    }
+    if (o && p->seen[li] && !(o->flags & CLI_MULTI)) {
+        cli_err(p->cmd, "--%s given twice (once is enough; see etcd-fio help %s)", o->name, p->cmd->name);
+        return CLI_ERR;
+    }
+    p->seen[li] = 1;
+    snprintf(p->optname, sizeof p->optname, "--%s", p->lo[li].name);
+    return c;
+}
+
+const char *cli_optname(const cli_parse *p)
+{
+    return p->optname[0] ? p->optname : "option";
+}
