@@ -7,7 +7,9 @@
 # Numbers go to stdout (and $RESULTS records under `make bench`); nothing here asserts a timing.
 # Usage: time_to_verdict.sh [ARTIFACT_DIR]   (env: BUILD; EXAMPLE_DIR=examples copies the normal-disk
 #        SVG/PNG there as check-example.svg/.png; THROTTLED_CLASSIC_S: seconds of the classic job on the
-#        throttled disk, default 30 — the full 10,029 syncs would take minutes there, so it is projected)
+#        throttled disk, default 30 — the full 10,029 syncs would take minutes there, so it is projected;
+#        TTV_WAL_ONLY=1 also runs bench/wal_only.sh: `check --wal-only` beside the classic job, seconds to
+#        the verdict on this disk, the throttled one and the lab's 0.5/2/4 ms devices)
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
@@ -121,3 +123,6 @@ while IFS="$(printf '\t')" read -r disk run verdict n nb secs p99 note; do
 done < "$rows"
 echo "classic = fio ioengine=sync fdatasync=1 bs=2300 size=22m: $CLASSIC_SYNCS fdatasyncs when run to the end."
 echo "artifacts (json, svg, png): $ART"
+if [ "${TTV_WAL_ONLY:-0}" = 1 ]; then
+  sh "$BENCH_DIR/wal_only.sh" "$ART/wal_only"
+fi

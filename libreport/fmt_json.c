@@ -447,6 +447,8 @@ static void ddir_number(jdoc *d, const jframe *f, int k, const jnum *v)
         d->x.ddir_bytes[f->ddir] = u;
     } else if (k == K_SHORT_IOS && f->ddir == D_READ) {
         d->x.read_short = u;
+    } else if (k == K_SHORT_IOS && w) {
+        d->x.short_w = u;
     } else if (k == K_RUNTIME) {
         d->x.ddir_rt[f->ddir] = u;
         d->x.has_ddir_rt[f->ddir] = 1;

@@ -167,6 +167,9 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     if (p && !fior__parse_u64(&p, &v) && v < 100000000)
         b->j.pid = (long)v;
     memset(&s->cur, 0, sizeof s->cur);
+    p = find_key(mark, "jobs");
+    if (p && !fior__parse_u64(&p, &v) && v < 100000000)
+        s->cur.jobs_j = v;
     s->in_job = 1;
     s->sec = SEC_NONE;
     s->sync_lines = s->issued_lines = 0;
@@ -196,6 +199,11 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     uint64_t gv = 0;
     d->group = fior__parse_u64(&g, &gv) || gv > 1000000 ? -1 : (int)gv;
     size_t en = strcspn(e, ", \t");
+    const char *w = strstr(mark, "(W) ");
+    uint64_t lo = 0, hi = 0;
+    if (w && (w += 4) && !fior__parse_u64(&w, &lo) && *w == 'B' && w[1] == '-' && (w += 2) &&
+        !fior__parse_u64(&w, &hi) && *w == 'B' && lo == hi)
+        d->bs_w = lo;
     d->name = strndup(name, (size_t)(mark - name));
     d->ioengine = strndup(e, en);
     s->ndescs++;
@@ -280,6 +288,9 @@ static fior_status issued_line(nstate *s, const char *p)
     if (counts(p, "total", tot, 4) || counts(p, "short", sh, 3))
         return bad(s, "'issued rwts: total=R,W,T,S short=R,W,T,…' counts");
     fior_job *j = &s->job.j;
+    s->cur.has_issued = 1;
+    s->cur.issued_w = tot[1];
+    s->cur.short_w = sh[1];
     s->cur.issued_rw = 0;
     for (int k = 0; k < 3; k++)
         s->cur.issued_rw = tot[k] > UINT64_MAX - s->cur.issued_rw ? UINT64_MAX : s->cur.issued_rw + tot[k];
@@ -354,9 +365,8 @@ static fior_status engine_line(nstate *s, const char *p)
     return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
 }
 
-static fior_status one_line(nstate *s)
+static fior_status one_line(nstate *s, char *line)
 {
-    char *line = s->line;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
         line[--n] = '\0';
@@ -380,6 +390,10 @@ static fior_status one_line(nstate *s)
     if (st != FIOR_OK)
         return st;
     int mine = 0;
+    if (starts(p, "client: host=") && fior__host_lost_line(p)) {
+        s->host_lost = 1;
+        return FIOR_OK;
+    }
     if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
         return st;
     if (starts(p, "etcdwal: "))
@@ -422,6 +436,12 @@ static fior_status one_line(nstate *s)
     }
     if (starts(p, "Run status group"))
         s->run_summary = 1; /* the run's results, if it has any, are above */
+    if (starts(p, "Starting ") && !s->in_job) { /* backend.c: "Starting N process(es)" / "thread(s)" */
+        const char *q = p + 9;
+        uint64_t v;
+        if (!fior__parse_u64(&q, &v) && (starts(q, " process") || starts(q, " thread")))
+            s->run_started += v;
+    }
     if (!s->in_job)
         return FIOR_OK;
     if (starts(p, "Run status group") || starts(p, "Disk stats"))
@@ -429,10 +449,10 @@ static fior_status one_line(nstate *s)
     if (starts(p, "write:")) {
         s->sec = SEC_WRITE;
         write_line(s, p);
-        fior__nddir_io(s, p);
+        fior__nddir_io(s, p, 1);
     } else if (starts(p, "read:") || starts(p, "trim:") || starts(p, "mixed:")) {
         s->sec = SEC_OTHER;
-        fior__nddir_io(s, p);
+        fior__nddir_io(s, p, 0);
     } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
         s->sec = SEC_SYNC;
     } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
@@ -491,6 +511,22 @@ static fior_status finish_input(nstate *s)
     return FIOR_OK;
 }
 
+/* One line of the input, in its '\r'-separated pieces: fio's eta display ("Jobs: 1 (f=1): […]") ends each
+ * update with a '\r' and no newline, so a message fio prints meanwhile ("fio: pid=P, got signal=S", in
+ * client output "<host> fio: …") follows it on the same line. A '\r' at the end (CRLF) is no piece. */
+static fior_status each_segment(nstate *s)
+{
+    char *seg = s->line, *cr;
+    while ((cr = strchr(seg, '\r')) && cr[1]) {
+        *cr = '\0';
+        fior_status st = one_line(s, seg);
+        if (st != FIOR_OK)
+            return st;
+        seg = cr + 1;
+    }
+    return one_line(s, seg);
+}
+
 static void descs_free(nstate *s)
 {
     for (size_t d = 0; d < s->ndescs; d++) {
@@ -524,6 +560,8 @@ static fior_status new_run(nstate *s)
     s->run++;
     s->run_first = s->r->njobs;
     s->run_fio = s->run_summary = 0;
+    s->run_started = 0;
+    s->host_lost = 0;
     s->prints = 0;
     s->run_sig = 0;
     s->ndied = 0;
@@ -554,7 +592,7 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
         memcpy(s.line, buf + i, n);
         s.line[n] = '\0';  /* a NUL inside the line ends it early: such bytes are never fio's */
         s.lineno++;
-        st = one_line(&s);
+        st = each_segment(&s);
         i += n + 1;
     }
     if (st == FIOR_OK) {

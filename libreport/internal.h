@@ -148,12 +148,14 @@ typedef struct fior__endfacts {
     uint64_t tol_bytes;       /* the largest block size: fio leaves out a last block that does not fit */
     uint64_t goal_ios;        /* number_ios, 0 none */
     uint64_t goal_runtime_ms; /* runtime=, 0 none */
+    int      goal_unreadable; /* its size, io_size or filesize is a value fio reads and we do not ("50%") */
     int      bytes_known, runtime_known, ios_known;
     int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
                                * longest read/write runtime (ms since its I/O started) */
     uint64_t bytes, runtime_ms, ios, syncs;
     int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
-                               * line; 3: I/O done in a direction whose runtime stayed 0 */
+                               * line; 3: I/O done in a direction whose runtime stayed 0; 4: more writes
+                               * counted than the bytes hold; 5: fio's client lost a server */
     int      died_signal;     /* S of "fio: pid=P, got signal=S" */
     int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
     int      after_signal;    /* these figures were printed after that line */
@@ -163,10 +165,21 @@ typedef struct fior__endfacts {
     uint64_t gap_ms, interval_ms; /* the last document's distance from the one before, and the status
                                * interval seen between earlier ones (both 0 when not known) */
     int      stream_signal_after; /* a signal line follows this stream's last document, before another run */
+    int      cut_inside;      /* the input (or its run) ends inside this job's print: a read/write line, no
+                               * cpu or "issued rwts:" line after it */
+    uint64_t jobs_missing, jobs_started; /* normal output cut before the figures of some jobs fio started */
 } fior__endfacts;
 void        fior__endfacts_init(fior__endfacts *f);
 /* Sets j->end and j->end_reason from f; -1 when out of memory (j unchanged). */
 int         fior__job_end(fior_job *j, const fior__endfacts *f);
+/* Writes a job may issue and never finish when its runtime ends (an async engine's iodepth): the margin
+ * before more writes counted than bytes done means a dead job process (json_job.c, normal_end.c) */
+#define FIOR__INFLIGHT 65
+/* fio's "fio: pid=P, got signal=S" lines in the text around JSON documents (json_signal.c): every job of r
+ * is then one whose process died. FIOR_E_NOMEM, else FIOR_OK. */
+fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len);
+/* fio's client's "client: host=H disconnected" (a whole line, client.c): a server it ran jobs on is gone */
+int         fior__host_lost_line(const char *line);
 /* fio's "\nfio: terminating on signal N\n" (backend.c sig_int, server.c): the text after "fio: " */
 #define FIOR__SIGLINE "fio: terminating on signal "
 /* The signal of such a line at p (n bytes, from its "fio: "), 0 when it is not one; *len: the line's length
@@ -179,6 +192,9 @@ int         fior__sigline(const char *p, size_t n, size_t *len);
 uint64_t    fior__opt_size(const char *s, size_t n, int kb1000);
 uint64_t    fior__opt_time_ms(const char *s, size_t n);
 uint64_t    fior__opt_bs_max(const char *s, size_t n, int kb1000);
+/* p without "//", "/./" and "dir/.." (lexically, as written), in out (n bytes); p itself when not absolute
+ * or too long (verdict.c) */
+const char *fior__path_lexical(const char *p, char *out, size_t n);
 /* An ioengine whose "syncs" flush nothing to a disk (null, cpuio, net, …), else 0. */
 int         fior__engine_no_io(const char *ioengine);
 

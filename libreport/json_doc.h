@@ -68,6 +68,8 @@ typedef struct jjob {
     uint64_t    bytes, ios, reads, read_short, sync_total, eta, ddir_runtime_ms;
     uint64_t    ddir_bytes[3], ddir_rt[3]; /* "io_bytes" and "runtime" of read, write, trim */
     unsigned char has_ddir_rt[3];
+    uint64_t    short_w;                 /* write "short_ios" */
+    int         o_bs_var;                /* bs is a range, a list or a split: no one block size */
     int         has_eta, has_runtime, has_bytes, has_sync_total, has_n, has_lat;
     size_t      lat_off;                 /* byte of its sync lat_ns, for the message when "N" is missing */
     /* filled in at the document's end: the facts fior__job_end needs that the document alone gives */

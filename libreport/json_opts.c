@@ -47,7 +47,11 @@ static void opt_end_value(jdoc *d, jjob *x, int global, int key, const char *s, 
     case K_O_NUMJOBS:    dec_count(s, n, &v); opt_max(&x->o_numjobs, v); break;
     case K_O_BS:
     case K_O_BLOCKSIZE:
-    case K_O_BSRANGE:    opt_max(&x->o_bs, fior__opt_bs_max(s, n, x->kb1000)); break;
+    case K_O_BSRANGE:
+        opt_max(&x->o_bs, fior__opt_bs_max(s, n, x->kb1000));
+        x->o_bs_var |= key == K_O_BSRANGE || memchr(s, ',', n) || memchr(s, '-', n) || memchr(s, ':', n) ||
+                       memchr(s, '/', n);
+        break;
     case K_O_KB_BASE:    x->kb1000 = !(n == 4 && !memcmp(s, "1024", 4)); break;
     case K_O_SYNC: { /* options.c: "none"/"0", "sync"/"1" (O_SYNC), "dsync" (O_DSYNC); older fio: a bool */
         signed char v = (signed char)((n == 5 && !memcmp(s, "dsync", 5)) ? 2

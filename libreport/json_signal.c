@@ -5,6 +5,7 @@
  * stream passes here first: the lines are taken out wherever they stand, the rest goes to the scanner
  * (json_stream.c) in pieces at their own input offsets, and the current run's jobs get their end
  * (run_end.c) from where their latest document stands to such a line. */
+#include <stdio.h>
 #include <string.h>
 
 #include "json_doc.h"
@@ -177,3 +178,55 @@ fior_status fior__flush_held(fior_stream *s)
     return first;
 }
 
+
+/* ---- a job process that died ---- */
+
+/* fio's "fio: pid=P, got signal=S" (backend.c, on stderr; in client output "<host> fio: …" on stdout) in
+ * the text around the documents: the figures of that job process never reached its end. Or the client's
+ * "client: host=H disconnected" (client.c): a server that was asked for is gone, its jobs' figures with it. JSON carries no
+ * job pid, so every job of the input is taken as the dead one's. A line may follow fio's eta display after
+ * a '\r'. The whole line must be fio's (a job may be named like it, but a job name is never a line). */
+int fior__host_lost_line(const char *p)
+{
+    size_t n = strlen(p);
+    static const char pre[] = "client: host=", suf[] = " disconnected";
+    return n > sizeof pre + sizeof suf - 2 && !strncmp(p, pre, sizeof pre - 1) &&
+           !strcmp(p + n - (sizeof suf - 1), suf) && !memchr(p + sizeof pre - 1, ' ', n - (sizeof pre - 1) - (sizeof suf - 1));
+}
+
+fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len)
+{
+    int sig = 0, lost = 0;
+    for (size_t i = 0; i < len && !sig;) {
+        size_t j = i;
+        while (j < len && gap[j] != '\n' && gap[j] != '\r')
+            j++;
+        char line[96];
+        size_t n = j - i;
+        if (n > 0 && n < sizeof line) {
+            memcpy(line, gap + i, n);
+            line[n] = '\0';
+            const char *p = line;
+            if (*p == '<') { /* client output: "<host> " */
+                const char *e = strstr(p, "> ");
+                p = e && !memchr(p, ' ', (size_t)(e - p)) ? e + 2 : p;
+            }
+            long pid;
+            int sg, end = 0;
+            if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sg, &end) == 2 && sg > 0 && !p[end])
+                sig = sg;
+            else if (fior__host_lost_line(p))
+                lost = 1;
+        }
+        i = j + 1;
+    }
+    for (size_t k = 0; (sig || lost) && k < r->njobs; k++) {
+        fior__endfacts f;
+        fior__endfacts_init(&f);
+        f.died = sig ? 2 : 5;
+        f.died_signal = sig;
+        if (fior__job_end(&r->jobs[k], &f))
+            return FIOR_E_NOMEM;
+    }
+    return FIOR_OK;
+}

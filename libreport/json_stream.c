@@ -51,6 +51,13 @@ static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
         if (!same_str(a->name, b->name) || !same_str(a->host, b->host) || a->group != b->group ||
             a->port != b->port)
             return 0;
+        /* every document of one run prints the same job options: another directory, file, size, block
+         * size or limit is another run of a job of that name (outputs appended to one file) */
+        if (!same_str(a->directory, b->directory) || !same_str(a->filename, b->filename) ||
+            !same_str(a->ioengine, b->ioengine) || xa->has_opts != xb->has_opts || xa->o_size != xb->o_size ||
+            xa->o_io_size != xb->o_io_size || xa->o_bs != xb->o_bs || xa->o_runtime_ms != xb->o_runtime_ms ||
+            xa->o_number_ios != xb->o_number_ios || xa->o_loops != xb->o_loops || xa->o_numjobs != xb->o_numjobs)
+            return 0;
         uint64_t ia = xa->writes + a->samples, ib = xb->writes + b->samples;
         if (ib < ia || xb->runtime_ms < xa->runtime_ms)
             return 0;
@@ -402,7 +409,8 @@ fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_job
     } else if (!s->docs) {
         fior__seterr(into, "%s:1: expected a fio JSON document", s->source);
         st = FIOR_E_FORMAT;
-    } else if (fior__report_move(into, s->rep)) {
+    } else if (fior__report_move(into, s->rep) ||
+               (s->keep_gaps > 0 && s->gap && fior__json_died_lines(into, s->gap, s->gaplen))) {
         fior__seterr(into, "%s: out of memory", s->source);
         st = FIOR_E_NOMEM;
     }

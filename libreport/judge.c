@@ -147,16 +147,16 @@ fior_result *fior_judge(const fior_report *r, const fior_criteria *c)
         return NULL;
     }
     res->n = n;
-    int judged = 0, fail = 0, unknown = 0;
-    for (size_t i = 0; i < n; i++) {
-        fior_verdict v = fior__judge_job(fior_report_job(r, i), c, &res->jobs[i]);
-        if (v == FIOR_NOT_JUDGED)
-            continue;
-        judged++;
-        fail |= v == FIOR_FAIL;
-        unknown |= v != FIOR_PASS && v != FIOR_FAIL;
+    fior_verdict *v = n ? malloc(n * sizeof *v) : NULL;
+    if (n && !v) {
+        free(res->jobs);
+        free(res);
+        return NULL;
     }
-    res->overall = fail ? FIOR_FAIL : unknown || !judged ? FIOR_UNKNOWN : FIOR_PASS;
+    for (size_t i = 0; i < n; i++)
+        v[i] = fior__judge_job(fior_report_job(r, i), c, &res->jobs[i]);
+    res->overall = fior_verdict_combine(v, n); /* aggregate.c: the one rule */
+    free(v);
     return res;
 }
 

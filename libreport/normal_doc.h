@@ -17,6 +17,7 @@ typedef struct desc {  /* job description line "NAME: (g=G): rw=…, ioengine=E,
     char *name;
     int   group;
     char *ioengine;
+    uint64_t bs_w;   /* its one write block size ("(W) 2300B-2300B"), 0 for a range or when not given */
 } desc;
 
 /* What the output says of one job's end (run_end.c), by its index in the report: its prints (a
@@ -28,7 +29,12 @@ typedef struct nfact {
     uint64_t bytes, rt_ms;
     int      cpu_idle;           /* its cpu line says usr=0, sys=0, ctx=0: the process never ran to its end */
     int      has_cpu;            /* its print has a cpu line (a whole print, not an excerpt) */
+    int      has_issued;         /* ... and an "issued rwts:" line */
+    uint64_t jobs_j;             /* the J of its header's "jobs=J" (group_reporting: the group's jobs) */
     uint64_t issued_rw;          /* reads + writes + trims of its "issued rwts:" line */
+    uint64_t issued_w, short_w;  /* its writes, and short ones (3.4-3.42: with sync_file_ranges) */
+    uint64_t wbytes, wquant;     /* the bytes of its write line, and one unit of how they are printed */
+    int      has_wbytes;
 } nfact;
 
 typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */
@@ -62,6 +68,8 @@ typedef struct nstate {
     size_t       run_first;    /* index in r->jobs of the current run's first job */
     int          run_fio;      /* the current run has shown fio's banner or a job description */
     int          run_summary;  /* the current run has printed its 'Run status group' summary */
+    uint64_t     run_started;  /* its "Starting N processes" (threads): N, 0 when not seen */
+    int          host_lost;    /* fio's client said "client: host=H disconnected" in this run */
     /* how the jobs ended (run_end.c) */
     nfact       *nf;           /* by index in r->jobs */
     size_t       nfcap;
@@ -117,7 +125,7 @@ static inline const char *find_key(const char *line, const char *key)
 /* "(nsec)" / "(usec)" / "(msec)" right after `p` (blanks allowed). 0 when not one of them. */
 /* normal_end.c */
 void        fior__nnote_print(nstate *s, size_t idx);        /* job idx of the report was just printed */
-void        fior__nddir_io(nstate *s, const char *p);        /* a read/write/trim line's "(39.6MiB/2755msec)" */
+void        fior__nddir_io(nstate *s, const char *p, int write); /* a read/write/trim line's "(39.6MiB/2755msec)" */
 void        fior__ncpu_line(nstate *s, const char *p);       /* "cpu : usr=…, sys=…, ctx=…" */
 /* fio's own "fio: …" lines; *mine: the line was one of them */
 fior_status fior__nfio_says(nstate *s, const char *p, int *mine);

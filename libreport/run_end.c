@@ -250,15 +250,17 @@ static void progress(char *out, size_t n, const fior__endfacts *f)
  * 1 when one was reached (why says which; the runtime first: a time_based job wraps around its size), -1
  * when every limit the options set is known to be short of it, 0 when the input cannot tell (no limit is
  * known, or a counter is missing). */
-static int reached(const fior__endfacts *f, char *why, size_t n)
+static int reached(const fior__endfacts *f, char *why, size_t n, int *by_slack)
 {
     char a[32], b[32];
     uint64_t div;
     int limits = 0, short_of = 0;
+    *by_slack = 0;
     if (f->goal_runtime_ms) {
         limits++;
         /* job_runtime is whole ms since the job's start (stat.c); fio stops at the first I/O past runtime=,
-         * so the figure is at least the runtime: the slack only allows for rounding */
+         * so the figure is at least the runtime: the slack only allows for rounding (by_slack: the figure
+         * is short of the runtime, which an interim document taken just before the end also is) */
         uint64_t slack = f->goal_runtime_ms / 100 > 100 ? f->goal_runtime_ms / 100 : 100;
         /* after a signal line, fio may have stopped the job just short of its runtime: job_runtime is then
          * proof only within its rounding; a read/write runtime (from the I/O's start, a little after the
@@ -266,6 +268,7 @@ static int reached(const fior__endfacts *f, char *why, size_t n)
         if (f->signal)
             slack = f->runtime_exact ? 1 : 10;
         if (f->runtime_known && f->runtime_ms + slack >= f->goal_runtime_ms) {
+            *by_slack = f->runtime_ms < f->goal_runtime_ms;
             fior_format_ns(a, sizeof a, f->goal_runtime_ms * 1000000);
             snprintf(why, n, "the job ran its runtime of %s", a);
             return 1;
@@ -323,12 +326,30 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
     fior_end e;
     progress(prog, sizeof prog, f);
     const char *at = prog[0] ? " after " : "";
-    int rc = f->died ? 0 : reached(f, r, sizeof r);
+    int by_slack = 0, rc = f->died ? 0 : reached(f, r, sizeof r, &by_slack);
+    /* short of its runtime by less than the rounding slack, and one status interval after the document
+     * before: the last interim document of a stream cut just before the end, not the final one */
+    char r2[128];
+    if (rc > 0 && by_slack && interim(f, r2, sizeof r2))
+        rc = -2;
     if (f->died == 2) {
         e = FIOR_END_DIED;
         snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
                  "fio printed what it left; run the job again", f->died_signal, signame(f->died_signal),
                  f->died_signal);
+    } else if (f->died == 5) {
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): "
+                 "that host's figures are missing, and the run did not end normally; run it again");
+    } else if (f->died == 4) {
+        uint64_t div;
+        char a[32];
+        const char *u = size_unit(f->bytes, &div);
+        num1(a, sizeof a, f->bytes, div);
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "a job process died before its end: fio counted %llu writes (%s %s) but its "
+                 "figures hold fewer bytes (a job's bytes are added when it ends; with group_reporting a dead "
+                 "job leaves its syncs behind); run the job again", (unsigned long long)f->ios, a, u);
     } else if (f->died == 3) {
         e = FIOR_END_DIED;
         snprintf(why, sizeof why, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write "
@@ -339,6 +360,15 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "the job's process died before its end: fio printed a job_runtime of 0 and no "
                  "bytes beside %llu %s (its stderr says \"got signal\"); run the job again",
                  (unsigned long long)(f->syncs ? f->syncs : f->ios), f->syncs ? "syncs" : "I/Os");
+    } else if (f->cut_inside) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends inside this job's figures (a read/write line, then no cpu or "
+                 "'issued rwts:' line): the output was cut; give fio's whole output");
+    } else if (f->jobs_missing) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends before the figures of %llu of the %llu jobs fio started (no "
+                 "'Run status group' line): the output was cut; give fio's whole output",
+                 (unsigned long long)f->jobs_missing, (unsigned long long)f->jobs_started);
     } else if (rc > 0) {
         e = FIOR_END_PROVEN;
         snprintf(why, sizeof why, "%s", r);
@@ -351,6 +381,10 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         snprintf(why, sizeof why, "fio was stopped by signal %d%s and the input ends before its final figures "
                  "(these%s%s are an interim report); run the job to its end", f->signal, signame(f->signal), at,
                  prog);
+    } else if (rc == -2) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the input ends with an interim --status-interval report (%s, short of its end) "
+                 "and no final one (%s): fio was killed or its output cut; run the job to its end", prog, r2);
     } else if (rc < 0 && f->docs > 1) {
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "the input ends with an interim --status-interval report (%s) and no final one: "
@@ -367,6 +401,11 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "a \"fio: terminating on signal\" line follows this stream's last report and no "
                  "final one does: fio was stopped and its final figures are missing; run the job to its end");
+    } else if (f->goal_unreadable) {
+        e = FIOR_END_CUT;
+        snprintf(why, sizeof why, "the job's size is not a number of bytes read here (a percentage, a range, an "
+                 "expression, or kb_base=1000), so whether it did what it asks is not known%s%s; give its size in "
+                 "bytes", at, prog);
     } else {
         e = FIOR_END_INFERRED;
         snprintf(why, sizeof why, f->options ? "a complete output without a signal line; the job's options set no "

@@ -90,6 +90,22 @@ jq -e '.details.forced | any(test("preloaded: LD_PRELOAD=.*libeatmydata"))' "$WO
 p50=$(jq -r '.hosts[0].jobs[] | select(.role == "wal") | .p50_ns' "$WORK/5.json" 2>/dev/null)
 echo "eatmydata check --force: exit $rc5, WAL p50 ${p50:-?} ns (the engine's fdatasyncs are real ones)"
 for d in d4 d5; do [ -z "$(ls -A "$WORK/$d")" ] || fail "$d: left behind: $(ls -A "$WORK/$d")"; done
+# 6. a fio whose engine stats files are gone when it exits (what the engine saw inside fio is then not
+#    known: such a run is no PASS, whatever its figures)
+mkdir -p "$WORK/d6" "$WORK/t6"
+printf '#!/bin/sh\n"%s" "$@"; rc=$?\nfind "%s" -name "*-stats.json" -delete\nexit $rc\n' "$(command -v "$FIO")" "$WORK/t6" \
+  > "$WORK/bin/fio6"
+chmod +x "$WORK/bin/fio6"
+# shellcheck disable=SC2086
+TMPDIR="$WORK/t6" FIO="$WORK/bin/fio6" "$CLI" check $SHORT --json "$WORK/d6" > "$WORK/6.json" 2> "$WORK/6.err"
+rc=$?
+[ $rc -ne 0 ] || { fail "no engine stats file: exit 0 (PASS)"; jq -c '{verdict, reason}' "$WORK/6.json"; }
+if jq -e '.reason | test("no engine stats file")' "$WORK/6.json" > /dev/null; then
+  echo "no engine stats file: refused, exit $rc"
+else
+  echo "no engine stats file: exit $rc for another reason ($(jq -r .reason "$WORK/6.json" | cut -c1-100))"
+fi
+[ -z "$(ls -A "$WORK/d6")" ] || fail "d6: left behind: $(ls -A "$WORK/d6")"
 
 [ $bad -eq 0 ] || exit 1
 echo "preload: eatmydata cannot fake the engine's syncs; refused in check's environment, /etc/ld.so.preload and a fio wrapper; --force shown"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_check_judge.c — check's judge step (tools/check_judge.c) on generated fio json+ documents and the
- * early-stop state they lead to: a decided PASS and FAIL rest on the bound; fio killed, a job process dead
+ * state of the library's monitor they lead to: a decided PASS and FAIL rest on the bound; fio killed, a job process dead
  * of a signal (fio still exits 0 then), an early end not asked for, a missing final document and an
  * interruption are UNKNOWN; a bound that still straddles at the end is UNKNOWN with the point estimate in
  * the reason, unless --accept-point-estimate. The library's rules check uses: its own SIGINT stop, the
@@ -25,7 +25,7 @@ static const uint64_t slow_wal[][2] = {{1000000, 400}, {50000000, 100}}; /* 20 %
 
 typedef struct fx {
     fior_report *rep;
-    es_ctl es;
+    fior_monitor *m;
     check_end end;
     check_opts o;
     fior_criteria *c;
@@ -48,12 +48,12 @@ static void build_after(fx *x, const char *pre, const uint64_t (*wal)[2], size_t
     x->o.confidence = 0.95;
     x->o.min_syncs = 100;
     x->o.max_time = 40;
-    es_params ep = {.q = 0.99, .confidence = 0.95, .min_syncs = 100};
-    es_init(&x->es, &ep, 10000000, 25000000, 1);
+    x->m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_confidence(x->m, 0.95), FIOR_OK);
     const fior_job *wj = check_find_job(x->rep, FIOR_ROLE_WAL), *bj = check_find_job(x->rep, FIOR_ROLE_BACKEND);
     assert_non_null(wj);
     assert_non_null(bj);
-    es_update(&x->es, wj->bins, wj->nbins, bj->bins, bj->nbins);
+    assert_int_equal(fior_monitor_feed(x->m, x->rep, 1.0, NULL), FIOR_OK);
     /* a normal end: fio ran its runtime and exited 0 with its final document */
     x->end = (check_end){.started = 1, .state = PROC_EXITED, .code = 0, .stop = CHECK_RAN_OUT, .complete = 1,
                          .duration_s = 40.5, .runtime_s = 40};
@@ -69,12 +69,14 @@ static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*b
 
 static void judge(fx *x)
 {
-    check_judge(x->rep, &x->es, &x->end, &x->o, x->c, x->h);
+    assert_int_equal(fior_monitor_set_accept_point(x->m, x->o.accept_point), FIOR_OK);
+    check_judge(x->rep, x->m, &x->end, x->h);
 }
 
 static void done(fx *x)
 {
     rm_free(&x->run);
+    fior_monitor_free(x->m);
     fior_criteria_free(x->c);
     fior_report_free(x->rep);
 }
@@ -84,7 +86,7 @@ static void test_decided_pass(void **state)
     (void)state;
     fx x;
     build(&x, fast_wal, 2, fast_be, 2);
-    assert_int_equal(es_overall(&x.es), ES_PASS);
+    assert_int_equal(fior_monitor_overall(x.m), FIOR_DEC_PASS);
     x.end.stop = CHECK_DECIDED;
     x.end.stop_level = 1;
     x.end.duration_s = 12;
@@ -105,7 +107,7 @@ static void test_decided_fail(void **state)
     (void)state;
     fx x;
     build(&x, slow_wal, 2, fast_be, 2);
-    assert_int_equal(es_overall(&x.es), ES_FAIL);
+    assert_int_equal(fior_monitor_overall(x.m), FIOR_DEC_FAIL);
     x.end.stop = CHECK_DECIDED;
     x.end.stop_level = 1;
     judge(&x);
@@ -181,64 +183,12 @@ static void test_exit_status_and_missing_final(void **state)
     done(&x);
 }
 
-/* What the messages say (no "fio exited with status 128: <a stats line>"): a SIGINT from outside etcd-fio;
- * the operator's Ctrl-C (exit 128 is then no failure of fio's); a fio still running past --max-time, stopped
- * or stuck; one SIGKILL did not end; the guard's stop. All unknown. */
-static void test_end_messages(void **state)
-{
-    (void)state;
-    fx x;
-    build(&x, fast_wal, 2, fast_be, 2);
-    x.end.code = 128;
-    cli_msg(x.end.fio_said, sizeof x.end.fio_said, "etcdwal: etcd-wal: 3 segments (2 rollovers), 1 entries");
-    judge(&x);
-    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_non_null(strstr(x.h->reason, "interrupted by a SIGINT that did not come from etcd-fio (exit status 128)"));
-    assert_null(strstr(x.h->reason, "segments"));
-    done(&x);
-    build(&x, fast_wal, 2, fast_be, 2);
-    x.end.code = 128;
-    x.end.stop = CHECK_USER; /* Ctrl-C reached fio before we signalled it: no failure of fio's */
-    judge(&x);
-    assert_string_not_equal(x.h->status, "fio-failed");
-    assert_null(strstr(x.h->reason, "status 128"));
-    done(&x);
-    build(&x, fast_wal, 2, fast_be, 2);
-    x.end.stop = CHECK_TIME_NET;
-    x.end.stop_level = 1;
-    x.end.hung = PROC_TREE_STOPPED;
-    judge(&x);
-    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_non_null(strstr(x.h->reason, "still running after its runtime of 40 s (it was stopped: SIGSTOP"));
-    done(&x);
-    build(&x, fast_wal, 2, fast_be, 2);
-    x.end.stop = CHECK_TIME_NET;
-    x.end.stop_level = 3;
-    x.end.unended = 1;
-    x.end.hung = PROC_TREE_IN_KERNEL;
-    judge(&x);
-    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_non_null(strstr(x.h->reason, "did not end even on SIGKILL (stuck in uninterruptible I/O)"));
-    done(&x);
-    build(&x, fast_wal, 2, fast_be, 2);
-    x.end.stop = CHECK_GUARD;
-    x.end.stop_level = 1;
-    cli_msg(x.end.guard_why, sizeof x.end.guard_why, "stopped to protect the live etcd: its WAL fsync p99 rose");
-    judge(&x);
-    assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_string_equal(x.h->status, "etcd-guard");
-    assert_true(!strncmp(x.h->reason, "stopped to protect the live etcd: its WAL fsync p99 rose; not judged", 68));
-    for (size_t i = 0; i < x.h->njobs; i++)
-        assert_int_equal(x.h->jobs[i].verdict, FIOR_UNKNOWN);
-    done(&x);
-}
-
 static void test_straddle_is_unknown_with_point_estimate(void **state)
 {
     (void)state;
     fx x;
     build(&x, fast_wal, 2, few_be, 2);
-    judge(&x); /* ran to --max-time: es_final's look cannot give 150 samples an upper bound */
+    judge(&x); /* ran to --max-time: the final look cannot give 150 samples an upper bound */
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
     assert_int_equal(x.h->basis, RM_BASIS_UNDECIDED);
     assert_non_null(strstr(x.h->reason, "backend commit p99 5 ms looks fine, but 150 samples cannot show it with "
@@ -276,7 +226,7 @@ static void test_no_document(void **state)
     (void)state;
     fx x;
     build(&x, fast_wal, 2, fast_be, 2);
-    check_judge(NULL, &x.es, &x.end, &x.o, x.c, x.h);
+    check_judge(NULL, x.m, &x.end, x.h);
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
     assert_int_equal(x.h->njobs, 0);
     done(&x);
@@ -338,7 +288,7 @@ static void test_below_the_floor(void **state)
     static const uint64_t tmpfs_wal[][2] = {{300, 3000}, {600, 15}};
     fx x;
     build(&x, tmpfs_wal, 2, fast_be, 2);
-    assert_int_equal(es_overall(&x.es), ES_PASS);
+    assert_int_equal(fior_monitor_overall(x.m), FIOR_DEC_PASS);
     x.end.stop = CHECK_DECIDED;
     x.end.stop_level = 1;
     judge(&x);
@@ -416,7 +366,6 @@ int main(void)
         cmocka_unit_test(test_no_document),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_min_time),
-        cmocka_unit_test(test_end_messages),
         cmocka_unit_test(test_own_stop_and_someone_elses),
         cmocka_unit_test(test_below_the_floor),
         cmocka_unit_test(test_final_document),

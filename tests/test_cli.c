@@ -96,6 +96,10 @@ static void test_dir_ok(void **state)
     assert_int_equal(cli_dir_ok("/x/etcd:new", err, sizeof err), 0); /* ':' is escaped by the profile */
     assert_int_equal(cli_dir_ok("/x/etcd#new", err, sizeof err), -1);
     assert_non_null(strstr(err, "'#'"));
+    /* fio would expand these (an unset ${VAR} to nothing): it would measure another directory */
+    assert_int_equal(cli_dir_ok("/x/etcd${UNSET_VAR}", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'$'"));
+    assert_int_equal(cli_dir_ok("/x/$ncpus", err, sizeof err), -1);
     assert_int_equal(cli_dir_ok("/x/etcd;new", err, sizeof err), -1);
     assert_non_null(strstr(err, "';'"));
     assert_int_equal(cli_dir_ok("/x/etcd\nnew", err, sizeof err), -1);

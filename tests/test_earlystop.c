@@ -16,19 +16,19 @@
 
 #include <math.h>
 
-#include "earlystop.h"
+#include "seqbound.h"
 
 #define MS 1000000ull
 
-static es_params params(uint64_t min_syncs)
+static fior__seq_params params(uint64_t min_syncs)
 {
-    es_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = min_syncs, .full = 0};
+    fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = min_syncs, .full = 0};
     return p;
 }
 
 /* Feeds snapshots 1..max of a WAL-only stream where snapshot k holds k*per_fast samples at fast_ns and
- * k*per_slow at slow_ns; returns the 1-based snapshot at which es_update asked to stop, 0 if never. */
-static int run_wal(es_ctl *c, int max, uint64_t per_fast, uint64_t fast_ns, uint64_t per_slow, uint64_t slow_ns)
+ * k*per_slow at slow_ns; returns the 1-based snapshot at which fior__seq_update asked to stop, 0 if never. */
+static int run_wal(fior__seq *c, int max, uint64_t per_fast, uint64_t fast_ns, uint64_t per_slow, uint64_t slow_ns)
 {
     for (int k = 1; k <= max; k++) {
         fior_bin b[2] = {{fast_ns, per_fast * k}, {slow_ns, per_slow * k}};
@@ -37,7 +37,7 @@ static int run_wal(es_ctl *c, int max, uint64_t per_fast, uint64_t fast_ns, uint
             b[0] = b[1];
             nb = 1;
         }
-        if (es_update(c, b, nb, NULL, 0))
+        if (fior__seq_update(c, b, nb, NULL, 0))
             return k;
     }
     return 0;
@@ -49,16 +49,16 @@ static int run_wal(es_ctl *c, int max, uint64_t per_fast, uint64_t fast_ns, uint
 static void test_clearly_good(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 20, 300, 2 * MS, 0, 0), 2);
-    assert_int_equal(c.wal.state, ES_PASS);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
     assert_int_equal(c.wal.decided_n, 600);
     assert_int_equal(c.wal.fail_looks, 2);
     assert_int_equal(c.wal.pass_looks, 1);
     assert_true(fabs(c.wal.decided_tail - 0.0125) < 1e-12);
-    assert_int_equal(es_overall(&c), ES_PASS);
+    assert_int_equal(fior__seq_overall(&c), FIOR_DEC_PASS);
 }
 
 /* Same stream with min 1000: no look of either side before n >= 1000; snapshot 4 (n=1200) is the first
@@ -66,9 +66,9 @@ static void test_clearly_good(void **state)
 static void test_good_respects_min_syncs(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(1000);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq c;
+    fior__seq_params p = params(1000);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 20, 300, 2 * MS, 0, 0), 4);
     assert_int_equal(c.wal.decided_n, 1200);
     assert_int_equal(c.wal.fail_looks, 1);
@@ -80,15 +80,15 @@ static void test_good_respects_min_syncs(void **state)
 static void test_clearly_bad(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
-    assert_int_equal(es_update(&c, (fior_bin[]){{30 * MS, 50}}, 1, NULL, 0), 0);
-    assert_int_equal(c.wal.state, ES_TOO_FEW);
-    assert_int_equal(es_update(&c, (fior_bin[]){{30 * MS, 100}}, 1, NULL, 0), 1);
-    assert_int_equal(c.wal.state, ES_FAIL);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
+    assert_int_equal(fior__seq_update(&c, (fior_bin[]){{30 * MS, 50}}, 1, NULL, 0), 0);
+    assert_int_equal(c.wal.state, FIOR_DEC_TOO_FEW);
+    assert_int_equal(fior__seq_update(&c, (fior_bin[]){{30 * MS, 100}}, 1, NULL, 0), 1);
+    assert_int_equal(c.wal.state, FIOR_DEC_FAIL);
     assert_int_equal(c.wal.decided_n, 100);
-    assert_int_equal(es_overall(&c), ES_FAIL);
+    assert_int_equal(fior__seq_overall(&c), FIOR_DEC_FAIL);
 }
 
 /* Bad in the tail: per interval 90 at 1 ms and 10 at 30 ms, min 100. Snapshot 1 (n=100) is look 0 (tail
@@ -98,11 +98,11 @@ static void test_clearly_bad(void **state)
 static void test_bad_tail(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 20, 90, 1 * MS, 10, 30 * MS), 1);
-    assert_int_equal(c.wal.state, ES_FAIL);
+    assert_int_equal(c.wal.state, FIOR_DEC_FAIL);
     assert_int_equal(c.wal.lo_ns, 30 * MS);
 }
 
@@ -112,15 +112,15 @@ static void test_bad_tail(void **state)
 static void test_borderline_never_stops(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 30, 990, 5 * MS, 10, 20 * MS), 0);
-    assert_int_equal(c.wal.state, ES_UNDECIDED);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
     assert_int_equal(c.wal.point_ns, 5 * MS);
     assert_int_equal(c.wal.lo_ns, 5 * MS);
     assert_int_equal(c.wal.hi_ns, 20 * MS);
-    assert_int_equal(es_overall(&c), ES_UNDECIDED);
+    assert_int_equal(fior__seq_overall(&c), FIOR_DEC_UNDECIDED);
     /* FAIL looks (next = 100*2^k just above the last look's n): n=1000 (next 1600), 2000 (3200),
      * 4000 (6400), 7000 (12800), 13000 (25600), 26000 (51200): 6. PASS looks (436*2^k): 1000 (next 1744),
      * 2000 (3488), 4000 (6976), 7000 (13952), 14000 (27904), 28000 (55808): 6. */
@@ -139,22 +139,22 @@ static void test_borderline_never_stops(void **state)
 static void test_final_look(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
+    fior__seq c;
+    fior__seq_params p = params(100);
     fior_bin b[2];
     for (int end = 9; end <= 12; end += 3) {
-        es_init(&c, &p, 10 * MS, 25 * MS, 0);
+        fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
         for (int k = 1; k <= end; k++) {
             b[0] = (fior_bin){3 * MS, 100ull * (uint64_t)k};
             b[1] = (fior_bin){40 * MS, 3};
-            assert_int_equal(es_update(&c, b, 2, NULL, 0), 0);
+            assert_int_equal(fior__seq_update(&c, b, 2, NULL, 0), 0);
         }
-        assert_int_equal(c.wal.state, ES_UNDECIDED);
+        assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
         assert_int_equal(c.wal.pass_looks, 2);
         if (end == 9) {
-            assert_int_equal(es_final(&c, b, 2, NULL, 0), ES_UNDECIDED);
+            assert_int_equal(fior__seq_final(&c, b, 2, NULL, 0), FIOR_DEC_UNDECIDED);
         } else {
-            assert_int_equal(es_final(&c, b, 2, NULL, 0), ES_PASS);
+            assert_int_equal(fior__seq_final(&c, b, 2, NULL, 0), FIOR_DEC_PASS);
             assert_int_equal(c.wal.decided_n, 1203);
             assert_true(fabs(c.wal.decided_tail - 0.05 / 16) < 1e-12);
         }
@@ -164,13 +164,13 @@ static void test_final_look(void **state)
 static void test_too_few(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 9, 0, 0, 10, 30 * MS), 0);
-    assert_int_equal(c.wal.state, ES_TOO_FEW);
+    assert_int_equal(c.wal.state, FIOR_DEC_TOO_FEW);
     assert_int_equal(c.wal.fail_looks, 0);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 20, 0, 0, 10, 30 * MS), 10);
 }
 
@@ -178,12 +178,12 @@ static void test_too_few(void **state)
 static void test_full(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
+    fior__seq c;
+    fior__seq_params p = params(100);
     p.full = 1;
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
     assert_int_equal(run_wal(&c, 10, 300, 2 * MS, 0, 0), 0);
-    assert_int_equal(c.wal.state, ES_PASS);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
 }
 
 /* With a backend job expected, a good WAL alone does not stop; the backend (all 5 ms, 25 ms threshold) is
@@ -191,26 +191,26 @@ static void test_full(void **state)
 static void test_backend(void **state)
 {
     (void)state;
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 1);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     fior_bin wal[1] = {{2 * MS, 0}}, be[1] = {{5 * MS, 0}};
     int stopped = 0;
     for (int k = 1; k <= 10 && !stopped; k++) {
         wal[0].count = 1000u * k;
         be[0].count = 300u * k;
-        stopped = es_update(&c, wal, 1, k == 1 ? NULL : be, k == 1 ? 0 : 1) ? k : 0;
+        stopped = fior__seq_update(&c, wal, 1, k == 1 ? NULL : be, k == 1 ? 0 : 1) ? k : 0;
     }
     /* k=1: WAL n=1000 passes at its first PASS look; no backend samples yet. k=2: backend n=600 is its first
      * PASS look (600 >= 436): PASS, stop. */
     assert_int_equal(stopped, 2);
     assert_int_equal(c.backend.decided_n, 600);
 
-    es_init(&c, &p, 10 * MS, 25 * MS, 1);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     fior_bin bad[1] = {{40 * MS, 100}};
     wal[0].count = 50; /* WAL too few still */
-    assert_int_equal(es_update(&c, wal, 1, bad, 1), 1);
-    assert_int_equal(es_overall(&c), ES_FAIL);
+    assert_int_equal(fior__seq_update(&c, wal, 1, bad, 1), 1);
+    assert_int_equal(fior__seq_overall(&c), FIOR_DEC_FAIL);
 }
 
 /* Phase 1's guard: a stall that the heavy load's sample rate dilutes below 1 % of the syncs still holds
@@ -221,26 +221,26 @@ static void test_time_share_guard(void **state)
 {
     (void)state;
     fior_bin b[2] = {{1 * MS, 999}, {200 * MS, 1}};
-    assert_true(fabs(es_time_share_above(b, 2, 10 * MS) - 190.0 / 1199.0) < 1e-9);
-    assert_true(es_time_share_above(b, 2, 200 * MS) == 0.0);
-    assert_true(fabs(es_time_share_above(b, 2, 0) - 1.0) < 1e-12);
-    assert_true(fabs(es_time_share_above(b, 2, 1 * MS) - 199.0 / 1199.0) < 1e-9);
-    assert_true(es_time_share_above(NULL, 0, 1) == 0.0);
-    es_ctl c;
-    es_params p = params(100);
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
-    es_update(&c, b, 2, NULL, 0);
-    assert_int_equal(c.wal.state, ES_PASS);
+    assert_true(fabs(fior__seq_time_share(b, 2, 10 * MS) - 190.0 / 1199.0) < 1e-9);
+    assert_true(fior__seq_time_share(b, 2, 200 * MS) == 0.0);
+    assert_true(fabs(fior__seq_time_share(b, 2, 0) - 1.0) < 1e-12);
+    assert_true(fabs(fior__seq_time_share(b, 2, 1 * MS) - 199.0 / 1199.0) < 1e-9);
+    assert_true(fior__seq_time_share(NULL, 0, 1) == 0.0);
+    fior__seq c;
+    fior__seq_params p = params(100);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_update(&c, b, 2, NULL, 0);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
     p.max_time_share = 0.01;
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
-    es_update(&c, b, 2, NULL, 0);
-    assert_int_equal(c.wal.state, ES_UNDECIDED);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_update(&c, b, 2, NULL, 0);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
     assert_int_equal(c.wal.pass_looks, 1); /* the look was spent all the same */
     /* a small share passes: 9990 x 0.5 ms and one 14 ms sync: (14 - 10)/5009 = 0.08 % */
     fior_bin g[2] = {{500000, 9990}, {14 * MS, 1}};
-    es_init(&c, &p, 10 * MS, 25 * MS, 0);
-    es_update(&c, g, 2, NULL, 0);
-    assert_int_equal(c.wal.state, ES_PASS);
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_update(&c, g, 2, NULL, 0);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
 }
 
 /* Two phases, one error sequence: phase 1 spends PASS looks 0 and 1 (n = 437 and 874) without passing;
@@ -249,18 +249,18 @@ static void test_time_share_guard(void **state)
 static void test_carry_pass_looks(void **state)
 {
     (void)state;
-    es_ctl one, two;
-    es_params p = params(100);
-    es_init(&one, &p, 10 * MS, 25 * MS, 0);
+    fior__seq one, two;
+    fior__seq_params p = params(100);
+    fior__seq_init(&one, &p, 10 * MS, 25 * MS, 0);
     /* 1 % of the syncs at 50 ms: neither bound clear of 10 ms for a while */
     for (uint64_t n = 100; n <= 1000; n += 100) {
         fior_bin b[2] = {{1 * MS, n - n / 100}, {50 * MS, n / 100}};
-        es_update(&one, b, 2, NULL, 0);
+        fior__seq_update(&one, b, 2, NULL, 0);
     }
-    assert_int_equal(one.wal.state, ES_UNDECIDED);
+    assert_int_equal(one.wal.state, FIOR_DEC_UNDECIDED);
     assert_int_equal(one.wal.pass_looks, 2);
-    es_init(&two, &p, 10 * MS, 25 * MS, 0);
-    es_carry_pass_looks(&two, &one);
+    fior__seq_init(&two, &p, 10 * MS, 25 * MS, 0);
+    fior__seq_carry(&two, &one);
     assert_int_equal(two.wal.pass_looks, 2);
     assert_int_equal(two.wal.next_pass_look, 574);
     assert_int_equal(two.wal.fail_looks, 0);
@@ -268,11 +268,11 @@ static void test_carry_pass_looks(void **state)
     assert_int_equal(two.backend.pass_looks, 0);
     assert_int_equal(two.backend.next_pass_look, one.backend.next_pass_look); /* nothing spent: as fresh */
     fior_bin g[1] = {{2 * MS, 573}};
-    es_update(&two, g, 1, NULL, 0);
-    assert_int_equal(two.wal.state, ES_UNDECIDED); /* 573: no bound at look 2's tail yet */
+    fior__seq_update(&two, g, 1, NULL, 0);
+    assert_int_equal(two.wal.state, FIOR_DEC_UNDECIDED); /* 573: no bound at look 2's tail yet */
     g[0].count = 574;
-    es_update(&two, g, 1, NULL, 0);
-    assert_int_equal(two.wal.state, ES_PASS);
+    fior__seq_update(&two, g, 1, NULL, 0);
+    assert_int_equal(two.wal.state, FIOR_DEC_PASS);
     assert_true(fabs(two.wal.decided_tail - 0.003125) < 1e-12);
 }
 

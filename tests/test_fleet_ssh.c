@@ -157,11 +157,12 @@ typedef struct jparams {
     long long wal_p99, wal_lo, wal_hi, be_p99, be_lo, be_hi;
     double confidence;
     int exit_status;
+    long long p50;
 } jparams;
 
 static const jparams PASS = {"pass", "pass", "judged", "stopped early: decided", "phase 2", "{\"seconds\":7,\"end\":\"x\"}",
                              "pass", "pass", "", "1050", "20", "10000000", 2000000, 1500000, 2500000, 5000000,
-                             4000000, 6000000, 0.95, 0};
+                             4000000, 6000000, 0.95, 0, 200000};
 
 static char *doc(const jparams *p)
 {
@@ -173,16 +174,16 @@ static char *doc(const jparams *p)
              "\"min_samples\":%s,\"confidence\":%g},\"load\":\"s\",\"hosts\":[{\"host\":\"n1\",\"port\":null,\"dir\":\"/d\","
              "\"status\":\"%s\",\"server_hostname\":null,\"fio_version\":\"fio-3.33\",\"verdict\":\"%s\",\"basis\":\"bound\","
              "\"reason\":\"remote reason\",\"rollovers\":1,\"duration_s\":7.5,\"jobs\":["
-             "{\"name\":\"etcd-wal\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":%s,\"p50_ns\":1000,"
+             "{\"name\":\"etcd-wal\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":%s,\"p50_ns\":%lld,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
              "\"threshold_ns\":%s,\"verdict\":\"%s\",\"reason\":\"w\"},"
-             "{\"name\":\"etcd-backend\",\"source\":\"fio\",\"run\":1,\"role\":\"backend\",\"samples\":80,\"p50_ns\":1000,"
+             "{\"name\":\"etcd-backend\",\"source\":\"fio\",\"run\":1,\"role\":\"backend\",\"samples\":400,\"p50_ns\":%lld,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
              "\"threshold_ns\":25000000,\"verdict\":\"%s\",\"reason\":\"b\"}%s]}],"
              "\"details\":{\"run\":{\"seconds\":7,\"end\":\"%s\"},\"phases\":{\"decided_by\":\"%s\",\"phase1\":null,"
              "\"phase2\":%s,\"probe\":null}},\"explain\":[]}\n",
              p->run_verdict, p->exit_status, p->min_samples, p->confidence, p->status, p->host_verdict, p->wal_samples,
-             p->wal_p99, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_lo, p->wal_hi, p->wal_thr_job, p->wal_v, p->be_p99,
+             p->p50, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_lo, p->wal_hi, p->wal_thr_job, p->wal_v, p->p50, p->be_p99,
              p->be_p99, p->be_p99, p->be_p99, p->be_lo, p->be_hi, p->be_v, p->extra_job, p->end, p->decided_by,
              p->phase2);
     return b;
@@ -261,7 +262,7 @@ static void test_proof(void **state)
     /* each missing proof: unknown, never a PASS */
     struct { jparams p; const char *text; } cases[] = {
         {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
-        {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
+        {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
     };
     size_t n = 0;
     cases[n].p.wal_samples = "19", cases[n++].text = "WAL: 19 samples, this run needs 20";
@@ -275,11 +276,19 @@ static void test_proof(void **state)
     cases[n].p.wal_p99 = 12000000, cases[n++].text = "the remote says pass, but its p99 is 12 ms against 10 ms";
     cases[n].p.run_verdict = "fail", cases[n++].text = "contradicts itself";
     cases[n].p.exit_status = 1, cases[n++].text = "contradicts itself";
-    cases[n].p.extra_job = ",{\"name\":\"x\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":999,\"p50_ns\":1,\"p99_ns\":1,"
-                           "\"p99_9_ns\":1,\"max_ns\":1,\"judged_ns\":1,\"bound_lo_ns\":1,\"bound_hi_ns\":2,"
+    cases[n].p.extra_job = ",{\"name\":\"x\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":999,\"p50_ns\":200000,"
+                           "\"p99_ns\":200000,\"p99_9_ns\":200000,\"max_ns\":200000,\"judged_ns\":200000,"
+                           "\"bound_lo_ns\":100000,\"bound_hi_ns\":300000,"
                            "\"threshold_ns\":10000000,\"verdict\":\"pass\",\"reason\":\"\"}",
         cases[n++].text = "2 WAL and 1 backend jobs";
     cases[n].p.wal_hi = -1, cases[n++].text = "not a count of nanoseconds";
+    /* numbers no real run gives (an attack: a PASS from 100 samples at p50 1 us, p99 < p50) */
+    cases[n].p.p50 = 1000, cases[n++].text = "WAL: a median of 1 us, below what any flush to a disk takes (5 us)";
+    cases[n].p.wal_samples = "100",
+        cases[n++].text = "WAL: an upper bound on the p99 from 100 samples, which cannot give one with 95 % confidence "
+                          "(that needs 299)";
+    cases[n].p.p50 = 3000000, cases[n++].text = "WAL: quantiles out of order (p50 3 ms, p99 2 ms";
+    cases[n].p.wal_lo = 2100000, cases[n++].text = "WAL: its bound 2.1 ms..2.5 ms does not hold its p99 2 ms";
     for (size_t i = 0; i < n; i++) {
         h = judge_doc(&f, &cases[i].p);
         assert_int_equal(h.verdict, FIOR_UNKNOWN);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "fioreport.h"
+#include "internal.h" /* fior__path_lexical */
 #include "tjudge.h"
 #include "tslurp.h"
 
@@ -276,7 +277,8 @@ static void job_processes_that_died(void **state)
     const char *data = "the job's process died before its end: fio printed a job_runtime of 0 and no bytes";
     one(FX("fio-3.33-job-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN, data);
     one(FX("fio-3.33-job-killed-group.json"), FIOR_END_DIED, FIOR_UNKNOWN, data);
-    one(FX("fio-3.33-client-job-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN, data);
+    /* the client prints the server's "<host> fio: pid=P, got signal=9" on stdout, before the JSON */
+    one(FX("fio-3.33-client-job-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN, "died of signal 9 (SIGKILL)");
     const char *line = "the job's process died of signal 9 (SIGKILL) before its end";
     one(FX("fio-3.33-job-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
     one(FX("fio-3.33-job-killed-group.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
@@ -304,6 +306,85 @@ static void signal_just_short_of_the_runtime(void **state)
     (void)state;
     one(FX("fio-3.33-sigint-near-runtime.json"), FIOR_END_STOPPED, FIOR_UNKNOWN,
         "fio was stopped by signal 2 (SIGINT) after 40.8 of 100 MiB, 2.93 s of its 3 s runtime");
+}
+
+/* A job of a group_reporting group killed: the group's figures hold the living jobs' bytes and every
+ * job's syncs and write count (counted live); and fio's "got signal" line where it really stands: after
+ * an eta display's '\r', and "<host> "-prefixed in client output (normal and JSON). Made by an attack run
+ * here (fio 3.33; tests/fixtures/fio/README.md). */
+static void dead_jobs_beside_living_ones(void **state)
+{
+    (void)state;
+    const char *group = "a job process died before its end: fio counted";
+    one(FX("fio-3.33-group-one-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, group);
+    one(FX("fio-3.33-numjobs2-group-one-killed.txt"), FIOR_END_DIED, FIOR_UNKNOWN, group);
+    one(FX("fio-3.33-group-one-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN, group);
+    /* two servers, one killed: the client says "client: host=H disconnected" (client.c) and judges the other */
+    fior_report *r = parse_ok(FX("fio-3.33-client-server-lost.json"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "fio's client lost a server it ran jobs on");
+    fior_report_free(r);
+    r = parse_ok(FX("fio-3.33-client-server-lost.txt"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "fio's client lost a server it ran jobs on");
+    fior_report_free(r);
+    const char *line = "died of signal 9 (SIGKILL) before its end";
+    one(FX("fio-3.33-client-got-signal.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
+    one(FX("fio-3.33-client-got-signal.json"), FIOR_END_DIED, FIOR_UNKNOWN, line);
+    one(FX("fio-3.33-eta-got-signal.txt"), FIOR_END_DIED, FIOR_UNKNOWN, line);
+}
+
+/* Outputs cut by a careless paste: inside a job's print (its sync part gone: "not judged" would hide it),
+ * and before the figures of jobs fio said it started. The whole output is a FAIL. */
+static void outputs_cut_before_their_end(void **state)
+{
+    (void)state;
+    fior_report *r = parse_ok(FX("fio-3.33-cut-mid-job.txt"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    assert_int_equal(JV(1).verdict, FIOR_UNKNOWN);
+    has(JV(1).reason, "the input ends inside this job's figures");
+    fior_report_free(r);
+    r = parse_ok(FX("fio-3.33-cut-before-jobs.txt"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    has(JV(0).reason, "the input ends before the figures of 2 of the 3 jobs fio started");
+    fior_report_free(r);
+    r = parse_ok(FX("fio-3.33-cut-before-jobs-whole.txt"));
+    assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
+    fior_report_free(r);
+}
+
+/* Two runs of a job of one name appended to one file, a second apart: another directory (or size, block
+ * size, limit) is another run, not a --status-interval update of the first (whose FAIL stays). */
+static void appended_runs_are_two(void **state)
+{
+    (void)state;
+    fior_report *r = parse_ok(FX("fio-3.33-two-runs-appended.json"));
+    assert_int_equal(fior_report_njobs(r), 2);
+    assert_int_equal(tj_judge(r, NULL), FIOR_FAIL);
+    fior_report_free(r);
+}
+
+/* An attack run's ways around the sample rules: /dev/shm written "/dev//shm" or "/tmp/../dev/shm"; O_SYNC
+ * writes at bs=2300 in normal output (writes 3.1x the syncs: over 4x was asked); a group_reporting
+ * time_based group with one job killed (its runtime met: "proven"). */
+static void samples_rules_as_paths_and_ratios_really_are(void **state)
+{
+    (void)state;
+    one(FX("fio-3.33-dev-double-slash-shm.json"), FIOR_END_PROVEN, FIOR_UNKNOWN, "is under /dev/shm, a tmpfs");
+    one(FX("fio-3.33-dotdot-dev-shm.json"), FIOR_END_PROVEN, FIOR_UNKNOWN, "is under /dev/shm, a tmpfs");
+    one(FX("fio-3.33-osync-bs2300.txt"), FIOR_END_INFERRED, FIOR_UNKNOWN, "the writes took longer than the syncs");
+    one(FX("fio-3.33-numjobs2-timebased-group-one-killed.json"), FIOR_END_DIED, FIOR_UNKNOWN,
+        "a job process died before its end: fio counted");
+    /* SIGUSR1, then fio and its job SIGKILLed: the one document is interim; a size read as "not known" must
+     * not leave the end "inferred" */
+    const char *size = "the job's size is not a number of bytes read here";
+    one(FX("fio-3.33-usr1-killed-kb1000.json"), FIOR_END_CUT, FIOR_UNKNOWN, size);
+    one(FX("fio-3.33-usr1-killed-size-percent.json"), FIOR_END_CUT, FIOR_UNKNOWN, size);
+    char out[64];
+    assert_string_equal(fior__path_lexical("/dev//shm/./x", out, sizeof out), "/dev/shm/x");
+    assert_string_equal(fior__path_lexical("/tmp/../dev/shm", out, sizeof out), "/dev/shm");
+    assert_string_equal(fior__path_lexical("/../..//", out, sizeof out), "/");
+    assert_string_equal(fior__path_lexical("rel/../x", out, sizeof out), "rel/../x");
 }
 
 static void syncs_that_flush_nothing(void **state)
@@ -451,6 +532,10 @@ int main(void)
         cmocka_unit_test(job_processes_that_died),
         cmocka_unit_test(job_killed_after_interim_reports),
         cmocka_unit_test(signal_just_short_of_the_runtime),
+        cmocka_unit_test(dead_jobs_beside_living_ones),
+        cmocka_unit_test(outputs_cut_before_their_end),
+        cmocka_unit_test(appended_runs_are_two),
+        cmocka_unit_test(samples_rules_as_paths_and_ratios_really_are),
         cmocka_unit_test(syncs_that_flush_nothing),
         cmocka_unit_test(the_physical_floor),
         cmocka_unit_test(what_old_fio_and_end_fsync_did),

@@ -13,12 +13,16 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "monitor.h"
 #include "term.h"
 
 static void progress_fits(void **state)
 {
     (void)state;
-    es_ctl es;
+    fior_monitor *m = fior_monitor_new(NULL);
+    assert_non_null(m);
+    m->started = 1; /* the answers of a monitor fed for 1234 s: set directly */
+    fior__seq es;
     memset(&es, 0, sizeof es);
     es.wal.n = 123456;
     es.wal.point_ns = 7900000;
@@ -30,24 +34,30 @@ static void progress_fits(void **state)
     es.backend.look_lo_ns = 7240000;
     es.backend.look_hi_ns = UINT64_MAX;
     es.backend.look_confidence = 0.975;
+    es.wal.state = FIOR_DEC_PASS; /* the WAL decided while the backend still runs: the line says so */
+    es.backend.state = FIOR_DEC_UNDECIDED;
+    m->seq = es;
     char line[512];
-    check_progress_fmt(line, sizeof line, &es, 1234, 200);
+    check_progress_fmt(line, sizeof line, m, 1234, 200);
     assert_non_null(strstr(line, "syncs 133332"));
     assert_non_null(strstr(line, "WAL p99 7.9 ms [6.91 ms..10.2 ms @99.38%]"));
     size_t full = strlen(line);
     assert_true(full > 100); /* why it needed fitting */
     for (int w = 20; w <= 200; w++) {
-        check_progress_fmt(line, sizeof line, &es, 1234, w);
+        check_progress_fmt(line, sizeof line, m, 1234, w);
         assert_true(strlen(line) <= (size_t)w - 1);
         assert_true(strchr(line, '\n') == NULL);
         if (w >= 40) /* the verdict-relevant numbers survive down to 40 columns */
             assert_non_null(strstr(line, "7.9 ms"));
     }
-    check_progress_fmt(line, sizeof line, &es, 1234, 100);
+    check_progress_fmt(line, sizeof line, m, 1234, 100);
     assert_non_null(strstr(line, "[6.91 ms..10.2 ms]")); /* 100 columns still show the bounds */
-    check_progress_fmt(line, sizeof line, &es, 1234, 80);
+    check_progress_fmt(line, sizeof line, m, 1234, 80);
     assert_non_null(strstr(line, "WAL 7.9 ms")); /* 80: both point estimates and states */
     assert_non_null(strstr(line, "backend 14 ms"));
+    assert_non_null(strstr(line, "WAL 7.9 ms pass"));
+    assert_non_null(strstr(line, "backend 14 ms undecided"));
+    fior_monitor_free(m);
 }
 
 static void colour(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_twophase.c — check's phase decisions (tools/twophase.c): when phase 1 passes, goes on or gives up,
+/* test_twophase.c — check's phase decisions (libreport/twophase.c): when phase 1 passes, goes on or gives up,
  * and when phase 2's first seconds confirm a phase-1 PASS. Bins are synthetic; the expected looks follow
  * test_earlystop.c's arithmetic (PASS looks at n = 437 and 874 at 95 %). */
 #include <setjmp.h>
@@ -10,43 +10,43 @@
 
 #include <cmocka.h>
 
-#include "twophase.h"
+#include "seqbound.h"
 
 #define MS 1000000ull
 
-static es_ctl phase1(void)
+static fior__seq phase1(void)
 {
-    es_ctl c;
-    es_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100, .max_time_share = TP_TIME_SHARE};
-    es_init(&c, &p, 10 * MS, 25 * MS, 1);
+    fior__seq c;
+    fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100, .max_time_share = FIOR__TP_TIME_SHARE};
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     return c;
 }
 
 static void test_phase1_pass(void **state)
 {
     (void)state;
-    es_ctl c = phase1();
+    fior__seq c = phase1();
     fior_bin w[1] = {{1 * MS, 300}}, b[1] = {{3 * MS, 200}};
-    es_update(&c, w, 1, b, 1);
-    assert_int_equal(tp_phase1_state(&c), TP_GO_ON); /* too few for an upper bound */
+    fior__seq_update(&c, w, 1, b, 1);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON); /* too few for an upper bound */
     w[0].count = 900;
-    es_update(&c, w, 1, b, 1);
-    assert_int_equal(c.wal.state, ES_PASS);
-    assert_int_equal(tp_phase1_state(&c), TP_GO_ON); /* the backend is not decided yet */
+    fior__seq_update(&c, w, 1, b, 1);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON); /* the backend is not decided yet */
     b[0].count = 500;
-    es_update(&c, w, 1, b, 1);
-    assert_int_equal(tp_phase1_state(&c), TP_PASS);
+    fior__seq_update(&c, w, 1, b, 1);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_PASS);
 }
 
 /* A FAIL under the heavy load ends phase 1 — and is no verdict. */
 static void test_phase1_fail_gives_up(void **state)
 {
     (void)state;
-    es_ctl c = phase1();
+    fior__seq c = phase1();
     fior_bin w[1] = {{30 * MS, 150}}, b[1] = {{3 * MS, 150}};
-    es_update(&c, w, 1, b, 1);
-    assert_int_equal(c.wal.state, ES_FAIL);
-    assert_int_equal(tp_phase1_state(&c), TP_GIVE_UP);
+    fior__seq_update(&c, w, 1, b, 1);
+    assert_int_equal(c.wal.state, FIOR_DEC_FAIL);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GIVE_UP);
 }
 
 /* A job whose two PASS looks did not pass ends phase 1 (the rest of the error goes to phase 2); the time
@@ -54,28 +54,28 @@ static void test_phase1_fail_gives_up(void **state)
 static void test_phase1_looks_spent(void **state)
 {
     (void)state;
-    es_ctl c = phase1();
+    fior__seq c = phase1();
     /* one 300 ms stall among fast syncs: by count the bound passes, by time it does not */
     fior_bin w[2] = {{1 * MS, 499}, {300 * MS, 1}}, b[1] = {{3 * MS, 100}};
-    es_update(&c, w, 2, b, 1);
+    fior__seq_update(&c, w, 2, b, 1);
     assert_int_equal(c.wal.pass_looks, 1);
-    assert_int_equal(c.wal.state, ES_UNDECIDED);
-    assert_int_equal(tp_phase1_state(&c), TP_GO_ON);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON);
     w[0].count = 899;
-    es_update(&c, w, 2, b, 1);
+    fior__seq_update(&c, w, 2, b, 1);
     assert_int_equal(c.wal.pass_looks, 2);
-    assert_int_equal(c.wal.state, ES_UNDECIDED);
-    assert_int_equal(tp_phase1_state(&c), TP_GIVE_UP);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GIVE_UP);
     /* without the guard one stall in 1000 passes at the first look (bound: the ~997th of 1000); with it,
      * 290 ms of waiting in 1.3 s is 22 % of the time */
-    es_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100};
-    es_init(&c, &p, 10 * MS, 25 * MS, 1);
+    fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100};
+    fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     w[0].count = 999;
-    es_update(&c, w, 2, b, 1);
-    assert_int_equal(c.wal.state, ES_PASS);
+    fior__seq_update(&c, w, 2, b, 1);
+    assert_int_equal(c.wal.state, FIOR_DEC_PASS);
     c = phase1();
-    es_update(&c, w, 2, b, 1);
-    assert_int_equal(c.wal.state, ES_UNDECIDED);
+    fior__seq_update(&c, w, 2, b, 1);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
 }
 
 static void test_probe(void **state)
@@ -83,10 +83,10 @@ static void test_probe(void **state)
     (void)state;
     /* phase 1: WAL p90 2 ms, backend p90 6 ms */
     fior_bin hw[2] = {{1 * MS, 800}, {2 * MS, 200}}, hb[2] = {{4 * MS, 800}, {6 * MS, 200}};
-    tp_probe p;
+    fior__tp_probe p;
     /* etcd's lighter load is faster: confirmed */
     fior_bin pw[2] = {{500000, 230}, {1 * MS, 20}}, pb[2] = {{2 * MS, 18}, {5 * MS, 2}};
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, pb, 2, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, pw, 2, pb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 1);
     assert_int_equal(p.heavy_wal_ns, 2 * MS);
     assert_int_equal(p.heavy_be_ns, 6 * MS);
@@ -95,29 +95,29 @@ static void test_probe(void **state)
     assert_int_equal(p.probe_be_n, 20);
     /* the lab's d0.5 point: slower under the lighter load (backend p90 19 ms against 6 ms) */
     fior_bin sb[2] = {{6 * MS, 15}, {19 * MS, 5}};
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, sb, 2, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, pw, 2, sb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     assert_non_null(strstr(p.why, "backend 19"));
     assert_non_null(strstr(p.why, "slower under the lighter load"));
     /* the WAL alone inverted is enough to refuse */
     fior_bin sw[2] = {{1 * MS, 100}, {3 * MS, 100}};
-    tp_probe_compare(hw, 2, hb, 2, sw, 2, pb, 2, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, sw, 2, pb, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     /* no probe samples: nothing confirmed */
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, NULL, 0, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, pw, 2, NULL, 0, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     assert_non_null(strstr(p.why, "no backend samples"));
     /* a stall in the probe that phase 1's window missed: p90 unchanged (1 commit in 20), but one commit
      * took 200 ms, over the 25 ms limit: refused */
     fior_bin st[2] = {{2 * MS, 19}, {200 * MS, 1}};
-    tp_probe_compare(hw, 2, hb, 2, pw, 2, st, 2, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, pw, 2, st, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 0);
     assert_int_equal(p.probe_be_max_ns, 200 * MS);
     assert_non_null(strstr(p.why, "backend commit under etcd's load took 200 ms"));
     /* just under the limits: confirmed */
     fior_bin ok_b[2] = {{2 * MS, 19}, {5 * MS, 1}};
     fior_bin ok_w[2] = {{500000, 240}, {1 * MS, 10}};
-    tp_probe_compare(hw, 2, hb, 2, ok_w, 2, ok_b, 2, 10 * MS, 25 * MS, &p);
+    fior__tp_probe_compare(hw, 2, hb, 2, ok_w, 2, ok_b, 2, 10 * MS, 25 * MS, &p);
     assert_int_equal(p.ok, 1);
 }
 

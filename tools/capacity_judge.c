@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
  *
- * cap_decide is the one place a verdict is made: a row passes when libfioreport's confidence bound on each
- * p99 (fior_quantile_bound over fio's json+ bins of all its samples) lies below the criteria's threshold,
- * fails when one lies at or above it (the rule check applies at its end), with at least the criteria's
- * minimum of samples; else it is undecided, with its point estimates (which --accept-point-estimate takes).
- * The ceiling is the highest write rate among the rows that pass. When libfioreport gets its sequential
- * judge (fior_monitor, issue 21), judge_row asks that instead and nothing else here changes. */
+ * cap_decide makes the run's verdict from its rows; each row's side is libfioreport's bound rule at the end
+ * of a run (fior_bound_decide over the confidence bound on the p99 from fio's json+ bins of all its
+ * samples: a row passes when each bound lies below its threshold, fails when one lies above it), with at
+ * least the criteria's minimum of samples; else it is undecided, with its point estimates (which
+ * --accept-point-estimate takes). The ceiling is the highest write rate among the rows that pass. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,31 +21,28 @@ static void bound(const fior_bin *b, size_t n, double confidence, uint64_t *lo, 
         fior_quantile_bound(b, n, 0.99, confidence, lo, &point, hi);
 }
 
-/* One side of a row: the library's verdict on its p99 (all samples, exact bins) with the bound. */
-static fior_verdict side(const fior_bin *b, size_t n, uint64_t samples, uint64_t thr, uint64_t min_samples,
-                         double confidence, uint64_t *lo, uint64_t *hi, int *bound_clear)
-{
-    bound(b, n, confidence, lo, hi);
-    *bound_clear = 0;
-    if (samples < min_samples || !n)
-        return FIOR_UNKNOWN;
-    if (*hi < thr) {
-        *bound_clear = 1;
-        return FIOR_PASS;
-    }
-    if (*lo >= thr) {
-        *bound_clear = 1;
-        return FIOR_FAIL;
-    }
-    return FIOR_UNKNOWN;
-}
-
 static uint64_t point_p99(const fior_bin *b, size_t n, double confidence)
 {
     uint64_t lo, p = RM_UNKNOWN, hi;
     if (n && fior_quantile_bound(b, n, 0.99, confidence, &lo, &p, &hi) != FIOR_OK && p == 0)
         p = RM_UNKNOWN;
     return p;
+}
+
+/* One side of a row: the library's bound rule (fior_bound_decide) on its p99 (all samples, exact bins). */
+static fior_verdict side(const fior_bin *b, size_t n, uint64_t samples, uint64_t thr, uint64_t min_samples,
+                         double confidence, uint64_t *lo, uint64_t *hi, int *bound_clear)
+{
+    bound(b, n, confidence, lo, hi);
+    *bound_clear = 0;
+    uint64_t p = point_p99(b, n, confidence);
+    if (samples < min_samples || !n || p == RM_UNKNOWN)
+        return FIOR_UNKNOWN;
+    fior_basis basis;
+    fior_verdict v = fior_bound_decide(p < thr ? FIOR_PASS : FIOR_FAIL, p, *lo, *hi, thr, samples, confidence, 0,
+                                       &basis, NULL, 0);
+    *bound_clear = basis == FIOR_BASIS_BOUND;
+    return v;
 }
 
 uint64_t cap_samples_needed(double confidence)

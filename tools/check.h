@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: spawn fio, read its
- * status stream, stop it early), judge (check_judge.c: pure, unit-tested in tests/test_check_judge.c) and
+ * status stream into libfioreport's sequential judge, fior_monitor, and stop fio when it advises), judge
+ * (check_judge.c: the library's outcome into the result model; tests/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
  * and the refusals made before fio starts. */
 #ifndef ETCD_FIO_CHECK_H
@@ -10,13 +11,11 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "earlystop.h"
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
 #include "result.h"
 #include "scrape.h"
-#include "twophase.h"
 
 #define CHECK_SEGMENT_BYTES 64000000ull
 
@@ -27,8 +26,9 @@ typedef struct check_opts {
     double      max_time, confidence;
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point;
-    int         faithful;       /* --faithful: phase 2 only (twophase.h); --full implies it */
+    int         faithful;       /* --faithful: phase 2 only (fioreport.h "two phases"); --full implies it */
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
+    int         wal_only;       /* --wal-only: the WAL question alone; stops as soon as the WAL is decided */
 } check_opts;
 
 /* What the engine's stats file says about one job (present 0 when absent or not ours). */
@@ -44,19 +44,17 @@ typedef enum check_stop {
     CHECK_DECIDED,      /* we stopped it: the bounds decided */
     CHECK_TIME_NET,     /* we stopped it: it ran past --max-time + margin */
     CHECK_USER,         /* the operator interrupted us (we passed SIGINT on) */
-    CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (twophase.h); no verdict */
+    CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (fioreport.h "two phases"); no verdict */
     CHECK_CONFIRMED,    /* phase 2 after a phase-1 PASS: we stopped it, its first seconds confirmed it */
     CHECK_GUARD         /* we stopped it to protect the live etcd beside it (etcdwatch.h) */
 } check_stop;
 
-/* Which of check's phases a run is (twophase.h); check_run with NULL is phase 2 alone (--faithful). */
+/* Which of check's phases a run is (fioreport.h "two phases"); check_run with NULL is phase 2 alone. */
 typedef struct check_phase {
-    int             heavy;        /* phase 1: the heavy profile, the time guard, stop per tp_phase1_state */
-    unsigned        runtime_s;    /* the runtime= of this run's job file (0: --max-time) */
-    const es_ctl   *carry;        /* phase 2 after phase 1: the PASS looks phase 1 spent */
-    const fior_job *p1_wal, *p1_be; /* phase 2 after a phase-1 PASS: phase 1's final jobs, for the probe */
-    int             probed;       /* out: the probe was compared (probe holds the result) */
-    tp_probe        probe;
+    int                 heavy;      /* phase 1: the heavy profile (fior_monitor_set_heavy) */
+    unsigned            runtime_s;  /* the runtime= of this run's job file (0: --max-time) */
+    const fior_monitor *carry;      /* phase 2 after phase 1: phase 1's monitor (fior_monitor_continue) */
+    int                 probe;      /* phase 1 passed: phase 2 begins with the probe (its status every 200 ms) */
 } check_phase;
 
 typedef struct check_end {
@@ -84,18 +82,21 @@ typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;
     fior_stream *stream;        /* its last complete document: fior_stream_report() */
-    es_ctl       es;
+    fior_monitor *mon;          /* the library's sequential judge over the stream */
     check_end    end;
 } check_run_out;
 /* Runs fio on jobpath (stderr into errpath); returns 0, or -1 when fio could not be started (err). */
-int  check_run(const check_opts *o, const char *jobpath, const char *errpath, check_phase *ph, check_run_out *out,
-               char *err, size_t errlen);
+int  check_run(const check_opts *o, const fior_criteria *crit, const char *jobpath, const char *errpath,
+               const check_phase *ph, check_run_out *out, char *err, size_t errlen);
 void check_run_free(check_run_out *out);
 int  check_job_signal(const char *errpath);
 /* Set by the SIGINT/SIGTERM handler that check installs. */
 extern volatile int check_interrupted;
-/* The first job of the role: by the engine's etcd_mode, else by the profile's job name. */
+/* The job of the role as the library's monitor picks it (fior_monitor_pick). */
 const fior_job *check_find_job(const fior_report *r, fior_role role);
+/* A monitor with check's settings (--confidence, --min-syncs, --full, --accept-point-estimate, --wal-only);
+ * NULL when out of memory. */
+fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int heavy);
 /* 1 when the WAL and backend jobs of r (check_find_job) come from fio's final document: the library's
  * run-ended flag (fior_job.end) is neither "cut" nor unknown. 0 when not, or there is no such job. */
 int check_final(const fior_report *r);
@@ -104,10 +105,14 @@ double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
 /* check_judge.c: pure */
 void check_parse_stats(const char *json_text, engine_stats *es);
-/* Judges the final document `fin` (NULL when there is none) with the library, the early-stop state and
- * how fio ended, into host h (jobs WAL then backend) and the run's basis/verdict. */
-void check_judge(const fior_report *fin, const es_ctl *es, const check_end *end, const check_opts *o,
-                 const fior_criteria *c, rm_host *h);
+/* How fio ended, as the library's run facts (f's strings point into e). */
+void check_facts(const check_end *e, fior_run_facts *f);
+/* The library's verdict of one phase's run (fior_monitor_end over its final document); NULL: no memory. */
+fior_outcome *check_outcome(const check_run_out *r);
+/* The host h (jobs WAL then backend) from the library's outcome o and the final document fin. */
+void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h);
+/* Both: judges the final document `fin` (NULL when there is none) with monitor m and how fio ended, into h. */
+void check_judge(const fior_report *fin, fior_monitor *m, const check_end *end, rm_host *h);
 
 /* check_classic.c: the classic fio job (sync, fdatasync=1, bs=2300, 22 MiB) in a private directory. */
 typedef struct classic_out {
@@ -124,11 +129,10 @@ void check_details(rm_run *r, const check_opts *o, const check_end *end, const e
                    const engine_stats *be, const classic_out *classic, const fsinfo *fi);
 /* The "phases" detail: what phase 1 (r1, NULL when it did not run) and phase 2 (r2, NULL when it did not
  * run; ph2 its probe) did, and which one the verdict comes from. */
-void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, const check_phase *ph2,
-                         int by_phase1);
+void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1);
 int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 /* The progress line of a running check, fitted to `width` columns (check_run.c). */
-void check_progress_fmt(char *out, size_t n, const es_ctl *es, double elapsed, int width);
+void check_progress_fmt(char *out, size_t n, const fior_monitor *m, double elapsed, int width);
 /* The same picture into a stream (for --html); 0 or -1. */
 int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
 /* The HTML report (out_html) with that picture inline. */
@@ -146,7 +150,7 @@ void check_env_details(rm_run *r, const fsinfo *fi, const struct mp_result *mp);
  * /etc/ld.so.preload), sanitizer runtimes left out, as one line in out; 1 if any. */
 int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
 /* The engine's report of what could replace file/sync calls inside fio (its stats file's "interposers"). */
-void check_env_interposers(const char *stats_json, char *out, size_t n);
+int check_env_interposers(const char *stats_json, char *out, size_t n);
 void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_forced_detail(rm_run *r, const check_forced *f);
 /* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",

@@ -62,13 +62,15 @@ int check_env_preload(char *out, size_t n, const char *ld_so_preload)
     return out[0] != '\0';
 }
 
-void check_env_interposers(const char *stats_json, char *out, size_t n)
+int check_env_interposers(const char *stats_json, char *out, size_t n)
 {
     out[0] = '\0';
     json_object *root = stats_json ? json_tokener_parse(stats_json) : NULL, *v;
-    if (root && json_object_object_get_ex(root, "interposers", &v) && json_object_is_type(v, json_type_string))
+    int known = root && json_object_object_get_ex(root, "interposers", &v) && json_object_is_type(v, json_type_string);
+    if (known)
         cli_msg(out, n, "%s", json_object_get_string(v));
     json_object_put(root);
+    return known;
 }
 
 void check_forced_add(check_forced *f, const char *fmt, ...)

@@ -142,41 +142,44 @@ static json_object *phase_json(const check_run_out *x, char *txt, size_t n)
     const fior_report *fin = fior_stream_report(x->stream);
     const fior_job *w = check_find_job(fin, FIOR_ROLE_WAL), *b = check_find_job(fin, FIOR_ROLE_BACKEND);
     uint64_t wp = w ? rm_job_pct(w, 99.0) : RM_UNKNOWN, bp = b ? rm_job_pct(b, 99.0) : RM_UNKNOWN;
+    fior_answer aw = {.size = sizeof aw}, ab = {.size = sizeof ab};
+    fior_monitor_answer(x->mon, FIOR_ROLE_WAL, &aw);
+    fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
     json_object *j = json_object_new_object();
     json_object_object_add(j, "seconds", json_object_new_double(x->end.duration_s));
     json_object_object_add(j, "end", json_object_new_string(end_word(x)));
-    json_object_object_add(j, "wal_syncs", i64(x->es.wal.n));
-    json_object_object_add(j, "backend_commits", i64(x->es.backend.n));
+    json_object_object_add(j, "wal_syncs", i64(aw.samples));
+    json_object_object_add(j, "backend_commits", i64(ab.samples));
     json_object_object_add(j, "wal_p99_ns", wp == RM_UNKNOWN ? NULL : i64(wp));
     json_object_object_add(j, "backend_p99_ns", bp == RM_UNKNOWN ? NULL : i64(bp));
     json_object_object_add(j, "orphans_ended", json_object_new_boolean(x->end.orphans));
     char a[32], b2[32];
     cli_msg(txt, n, "%s after %.1f s (%llu + %llu syncs; WAL p99 %s, backend p99 %s)", end_word(x),
-            x->end.duration_s, (unsigned long long)x->es.wal.n, (unsigned long long)x->es.backend.n,
+            x->end.duration_s, (unsigned long long)aw.samples, (unsigned long long)ab.samples,
             cli_fmt_ns(a, sizeof a, wp == RM_UNKNOWN ? CLI_NS_UNKNOWN : wp),
             cli_fmt_ns(b2, sizeof b2, bp == RM_UNKNOWN ? CLI_NS_UNKNOWN : bp));
     return j;
 }
 
-void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, const check_phase *ph2,
-                         int by_phase1)
+void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1)
 {
     json_object *d = json_object_new_object();
     char t1[300] = "", t2[300] = "", tp[400] = "";
     json_object_object_add(d, "decided_by", json_object_new_string(by_phase1 ? "phase 1" : "phase 2"));
     json_object_object_add(d, "phase1", r1 ? phase_json(r1, t1, sizeof t1) : NULL);
     json_object_object_add(d, "phase2", r2 ? phase_json(r2, t2, sizeof t2) : NULL);
-    if (r2 && ph2->probed) {
+    fior_probe pr = {.size = sizeof pr};
+    if (r2 && fior_monitor_probe(r2->mon, &pr) == FIOR_OK && pr.done) {
         json_object *p = json_object_new_object();
-        json_object_object_add(p, "ok", json_object_new_boolean(ph2->probe.ok));
-        json_object_object_add(p, "why", json_object_new_string(ph2->probe.why));
-        json_object_object_add(p, "quantile", json_object_new_double(TP_PROBE_Q));
-        json_object_object_add(p, "phase1_wal_ns", i64(ph2->probe.heavy_wal_ns));
-        json_object_object_add(p, "phase2_wal_ns", i64(ph2->probe.probe_wal_ns));
-        json_object_object_add(p, "phase1_backend_ns", i64(ph2->probe.heavy_be_ns));
-        json_object_object_add(p, "phase2_backend_ns", i64(ph2->probe.probe_be_ns));
+        json_object_object_add(p, "ok", json_object_new_boolean(pr.ok));
+        json_object_object_add(p, "why", json_object_new_string(pr.why));
+        json_object_object_add(p, "quantile", json_object_new_double(FIOR_PROBE_Q));
+        json_object_object_add(p, "phase1_wal_ns", i64(pr.phase1_wal_ns));
+        json_object_object_add(p, "phase2_wal_ns", i64(pr.probe_wal_ns));
+        json_object_object_add(p, "phase1_backend_ns", i64(pr.phase1_backend_ns));
+        json_object_object_add(p, "phase2_backend_ns", i64(pr.probe_backend_ns));
         json_object_object_add(d, "probe", p);
-        cli_msg(tp, sizeof tp, "; probe: %s", ph2->probe.why);
+        cli_msg(tp, sizeof tp, "; probe: %s", pr.why);
     } else {
         json_object_object_add(d, "probe", NULL);
     }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* check_run.c — the run step of `etcd-fio check`: starts the installed fio on the profile (proc.h), reads its
- * --status-interval json+ stream as it comes, feeds each document's cumulative bins to the early-stop rule
- * (earlystop.h) and stops fio with SIGINT as soon as both p99s are decided (fio then ends its jobs and still
- * prints the final document). It records exactly how fio ended (check_end) for the judge step. */
+ * --status-interval json+ stream as it comes, feeds each document to libfioreport's sequential judge
+ * (fior_monitor) and stops fio with SIGINT as soon as it advises (fio then ends its jobs and still prints
+ * the final document). It records exactly how fio ended (check_end) for the judge step. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -30,25 +30,21 @@ volatile int check_interrupted;
 #define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
 #define KILL_WAIT_S  5.0
 
-/* The latest: the library may split one fio's stream into runs (status documents written while the jobs
- * were still in setup, e.g. the first-segment fill under phase 1's 200 ms interval, have nothing to group
- * by), and the last run is the one that goes on. */
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {
-    const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
-    const char *name = role == FIOR_ROLE_BACKEND ? "etcd-backend" : "etcd-wal";
-    size_t n = r ? fior_report_njobs(r) : 0;
-    for (size_t i = n; i-- > 0;) {
-        const fior_job *j = fior_report_job(r, i);
-        if (j->etcd_mode && !strcmp(j->etcd_mode, mode))
-            return j;
+    return fior_monitor_pick(r, role);
+}
+
+fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int heavy)
+{
+    fior_monitor *m = fior_monitor_new(c);
+    if (m && (fior_monitor_set_confidence(m, o->confidence) || fior_monitor_set_full(m, o->full) ||
+              fior_monitor_set_accept_point(m, o->accept_point) || fior_monitor_set_heavy(m, heavy) ||
+              (o->wal_only && fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL)))) {
+        fior_monitor_free(m);
+        return NULL;
     }
-    for (size_t i = n; i-- > 0;) {
-        const fior_job *j = fior_report_job(r, i);
-        if (j->name && !strcmp(j->name, name))
-            return j;
-    }
-    return NULL;
+    return m;
 }
 
 int check_final(const fior_report *r)
@@ -68,8 +64,8 @@ int check_final(const fior_report *r)
 
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
 {
-    /* the backend's first PASS look needs an upper bound: 0.99^n <= (1-confidence)/4 (earlystop.h) */
-    uint64_t n = accept_point ? min_syncs : es_first_pass_look(0.99, confidence, min_syncs);
+    /* the backend's first PASS look needs an upper bound: 0.99^n <= (1-confidence)/4 (libreport/seqbound.h) */
+    uint64_t n = accept_point ? min_syncs : fior_first_pass_samples(0.99, confidence, min_syncs);
     if (n < min_syncs)
         n = min_syncs;
     return ceil((double)n / 10.0) + 5.0; /* 10 commits/s; fio's start and the first status interval */
@@ -78,19 +74,21 @@ double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
 /* The progress line, as detailed as fits in `width` columns: from "12 s  syncs 1500  WAL p99 7.9 ms
  * [6.9 ms..10.2 ms @99.4%] running  backend p99 …" down to "12 s WAL 7.9 ms backend 14 ms"; cut at the
  * width as a last resort (a wrapped \r line garbles an 80-column terminal). */
-void check_progress_fmt(char *out, size_t n, const es_ctl *es, double elapsed, int width)
+void check_progress_fmt(char *out, size_t n, const fior_monitor *m, double elapsed, int width)
 {
     char b[2][4][32];
-    const es_side *s[2] = {&es->wal, &es->backend};
+    fior_answer a[2] = {{.size = sizeof a[0]}, {.size = sizeof a[1]}};
     for (int i = 0; i < 2; i++) {
-        cli_fmt_ns(b[i][0], 32, s[i]->n ? s[i]->point_ns : CLI_NS_UNKNOWN);
+        fior_monitor_answer(m, i ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &a[i]);
+        cli_fmt_ns(b[i][0], 32, a[i].samples ? a[i].point_ns : CLI_NS_UNKNOWN);
         /* the bound the decision used at its last look (not the nominal one) */
-        cli_fmt_ns(b[i][1], 32, s[i]->look_lo_ns);
-        cli_fmt_ns(b[i][2], 32, s[i]->look_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : s[i]->look_hi_ns);
-        cli_msg(b[i][3], 32, "%.4g%%", s[i]->look_confidence * 100);
+        cli_fmt_ns(b[i][1], 32, a[i].look_lo_ns);
+        cli_fmt_ns(b[i][2], 32, a[i].look_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : a[i].look_hi_ns);
+        cli_msg(b[i][3], 32, "%.4g%%", a[i].look_confidence * 100);
     }
-    const char *ws = es_state_name(es->wal.state), *bs = es_state_name(es->backend.state);
-    unsigned long long syncs = (unsigned long long)(es->wal.n + es->backend.n);
+    /* each role's answer as soon as it is decided ("pass"/"fail"), while the other still runs */
+    const char *ws = fior_decision_name(a[0].decision), *bs = fior_decision_name(a[1].decision);
+    unsigned long long syncs = (unsigned long long)(a[0].samples + a[1].samples);
     size_t lim = width > 1 ? (size_t)width - 1 : 1; /* never the last column: some terminals wrap there */
     for (int level = 0; level < 4; level++) {
         switch (level) {
@@ -115,32 +113,32 @@ void check_progress_fmt(char *out, size_t n, const es_ctl *es, double elapsed, i
         out[lim] = '\0';
 }
 
-static void progress(const es_ctl *es, double elapsed, int final)
+static void progress(const fior_monitor *m, double elapsed, int final)
 {
     char line[512];
-    check_progress_fmt(line, sizeof line, es, elapsed, term_width(2));
+    check_progress_fmt(line, sizeof line, m, elapsed, term_width(2));
     fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
     fflush(stderr);
 }
 
-int check_run(const check_opts *o, const char *jobpath, const char *errpath, check_phase *ph, check_run_out *out,
-              char *err, size_t errlen)
+int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpath, const char *errpath,
+              const check_phase *ph, check_run_out *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    int heavy = ph && ph->heavy, probe = ph && ph->p1_wal && ph->p1_be;
-    es_params ep = {.q = 0.99, .confidence = o->confidence, .min_syncs = o->min_syncs, .full = o->full,
-                    .max_time_share = heavy ? TP_TIME_SHARE : 0};
-    es_init(&out->es, &ep, 10000000, 25000000, 1);
-    if (ph && ph->carry)
-        es_carry_pass_looks(&out->es, ph->carry);
+    int heavy = ph && ph->heavy, probe = ph && ph->carry && ph->probe;
+    out->mon = check_monitor(o, crit, heavy);
+    if (out->mon && ph && ph->carry && fior_monitor_continue(out->mon, ph->carry) != FIOR_OK) {
+        cli_msg(err, errlen, "%s", fior_monitor_error(out->mon));
+        return -1;
+    }
     out->stream = fior_stream_new("fio");
-    if (!out->stream) {
+    if (!out->stream || !out->mon) {
         cli_msg(err, errlen, "out of memory");
         return -1;
     }
     /* phase 1 and the probe decide within seconds: fio's status every 200 ms instead of every second */
     const char *argv[] = {cli_fio(), "--output-format=json+",
-                          heavy || probe ? "--status-interval=" TP_PHASE1_STATUS : "--status-interval=1", jobpath,
+                          heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
     proc p;
     double t0 = proc_now();
@@ -149,7 +147,6 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     check_end *e = &out->end;
     e->started = 1;
     e->runtime_s = ph && ph->runtime_s ? ph->runtime_s : (unsigned)ceil(o->max_time);
-    double probe_from = -1; /* phase 2's time of its first WAL sample (the probe counts from there) */
     unsigned long seen = 0, at_stop = 0;
     size_t cap = 0;
     int tty = isatty(2), stopped = 0, gone = 0;
@@ -222,35 +219,22 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
         if (fior_stream_documents(out->stream) == seen)
             continue;
         seen = fior_stream_documents(out->stream);
-        const fior_report *rep = fior_stream_report(out->stream);
-        const fior_job *wj = check_find_job(rep, FIOR_ROLE_WAL), *bj = check_find_job(rep, FIOR_ROLE_BACKEND);
-        int stop = es_update(&out->es, wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL,
-                             bj ? bj->nbins : 0);
-        check_stop how = CHECK_DECIDED;
-        if (heavy) { /* a FAIL of the heavy load is no verdict: phase 1 stops on its own rule */
-            tp_phase1 t = tp_phase1_state(&out->es);
-            stop = t != TP_GO_ON;
-            how = t == TP_PASS ? CHECK_DECIDED : CHECK_PHASE_OVER;
-        } else if (probe && !ph->probed && !stop) {
-            if (probe_from < 0 && wj && wj->nbins)
-                probe_from = el;
-            if (probe_from >= 0 && el - probe_from >= TP_PROBE_S) {
-                tp_probe_compare(ph->p1_wal->bins, ph->p1_wal->nbins, ph->p1_be->bins, ph->p1_be->nbins,
-                                 wj ? wj->bins : NULL, wj ? wj->nbins : 0, bj ? bj->bins : NULL, bj ? bj->nbins : 0,
-                                 out->es.wal.threshold_ns, out->es.backend.threshold_ns, &ph->probe);
-                ph->probed = 1;
-                stop = ph->probe.ok; /* else phase 2 goes on and decides by itself */
-                how = CHECK_CONFIRMED;
-            }
-        }
+        fior_advice adv;
+        fior_monitor_feed(out->mon, fior_stream_report(out->stream), el, &adv);
+        int stop = adv != FIOR_GO_ON;
+        check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
+                                                                                                   : CHECK_DECIDED;
         if (tty)
-            progress(&out->es, el, 0);
+            progress(out->mon, el, 0);
         if (stop && !stopped) {
             e->stop = how;
             stopped = 1;
             at_stop = seen;
             e->decided_at_s = el;
-            e->decided_syncs = out->es.wal.n + out->es.backend.n;
+            fior_answer w = {.size = sizeof w}, b = {.size = sizeof b};
+            fior_monitor_answer(out->mon, FIOR_ROLE_WAL, &w);
+            fior_monitor_answer(out->mon, FIOR_ROLE_BACKEND, &b);
+            e->decided_syncs = w.samples + b.samples;
             proc_stop_step(&p, STOP_GRACE_S);
         }
     }
@@ -279,7 +263,7 @@ int check_run(const check_opts *o, const char *jobpath, const char *errpath, che
     e->stop_level = p.stop_level;
     e->duration_s = proc_now() - t0;
     if (tty)
-        progress(&out->es, e->duration_s, 1);
+        progress(out->mon, e->duration_s, 1);
     /* fio's final document is the last thing it prints: one more document after our stop, and the library's
      * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
      * on, nor one before a "terminating on signal" line with nothing after it) */
@@ -325,6 +309,7 @@ int check_job_signal(const char *errpath)
 void check_run_free(check_run_out *out)
 {
     fior_stream_free(out->stream);
+    fior_monitor_free(out->mon);
     free(out->raw);
     memset(out, 0, sizeof *out);
 }

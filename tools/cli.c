@@ -278,13 +278,17 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
 {
     /* fio's parser (parse.c/init.c): ';' and '#' start a comment anywhere on a job-file line, a newline
      * ends the value; ':' is fio's directory separator and is escaped by the profile writer instead. */
+    /* and '$': fio replaces ${VAR} in every value, even when VAR is not set (options.c
+     * fio_option_dup_subs), and $pagesize, $mb_memory, $ncpus (fio_keyword_replace): fio would write to and
+     * measure another path than the one checked here */
     static const struct { char c; const char *name; } bad[] = {{'#', "'#'"}, {';', "';'"}, {'\n', "a newline"},
-                                                               {'\r', "a carriage return"}};
+                                                               {'\r', "a carriage return"}, {'$', "'$'"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (strchr(dir, bad[i].c)) {
-            cli_msg(err, errlen, "%.*s: a path with %s cannot be given to fio (its job-file parser cuts "
-                    "the value there); rename it", (int)strcspn(dir, "\r\n"), dir,
-                    bad[i].name);
+            cli_msg(err, errlen, "%.*s: a path with %s cannot be given to fio (%s); rename it",
+                    (int)strcspn(dir, "\r\n"), dir, bad[i].name,
+                    bad[i].c == '$' ? "it replaces ${VAR} and $keywords in it, and would write and measure "
+                                      "somewhere else" : "its job-file parser cuts the value there");
             return -1;
         }
     return 0;

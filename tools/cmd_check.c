@@ -43,6 +43,9 @@ static const char help[] =
     "                     point estimate (exit 0/1) instead of UNKNOWN (exit 2)\n"
     "  --full             no early stop: run the whole --max-time (implies --faithful)\n"
     "  --faithful         no phase 1: only the faithful profile (phase 1 adds up to 10 s to --max-time)\n"
+    "  --wal-only         the classic question alone, WAL fdatasync p99 < 10 ms, with etcd's write pattern:\n"
+    "                     the backend job still runs beside it but is not judged; stops as soon as the WAL\n"
+    "                     is decided\n"
     "  --json             print one JSON object (doc/etcd-fio.schema.json) instead of the text table\n"
     "  --prometheus FILE  also write a node_exporter textfile (atomically)\n"
     "  --svg FILE         also write an SVG picture of both latency distributions\n"
@@ -95,6 +98,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         {"faithful", no_argument, 0, 'P'}, {"stop-on-eof", no_argument, 0, 'E'},
         {"etcd", required_argument, 0, 'U'}, {"cacert", required_argument, 0, 'A'},
         {"cert", required_argument, 0, 'T'}, {"key", required_argument, 0, 'K'}, {"help", no_argument, 0, 'h'},
+        {"wal-only", no_argument, 0, 'W'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->dir = ".";
@@ -133,6 +137,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'A': o->tls.cacert = p.arg; break;
         case 'T': o->tls.cert = p.arg; break;
         case 'K': o->tls.key = p.arg; break;
+        case 'W': o->wal_only = 1; break;
         }
     }
     if (c < 0)
@@ -224,10 +229,27 @@ static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host
 {
     char seen[1100] = "", err[64];
     const char *files[2] = {f->ws, f->bs};
+    int known = 0;
     for (int i = 0; i < 2 && !seen[0]; i++) {
         char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
-        check_env_interposers(t, seen, sizeof seen);
+        known |= check_env_interposers(t, seen, sizeof seen);
         free(t);
+    }
+    if (!seen[0] && !known && h->verdict == FIOR_PASS) { /* what the engine saw in fio is not known */
+        if (o->force) {
+            check_forced_add(forced, "no engine stats file: whether fio ran with a preloaded library is not known");
+            return;
+        }
+        cli_msg(seen, sizeof seen, "no engine stats file (%.900s): whether fio ran with a preloaded library is "
+                "not known", f->ws);
+        h->verdict = FIOR_UNKNOWN;
+        h->basis = RM_BASIS_NONE;
+        cli_msg(h->status, sizeof h->status, "refused");
+        cli_msg(h->reason, sizeof h->reason, "%s; not judged (see that fio can write the stats file under TMPDIR, "
+                "or --force)", seen);
+        for (size_t i = 0; i < h->njobs; i++)
+            h->jobs[i].verdict = h->jobs[i].verdict == FIOR_PASS ? FIOR_UNKNOWN : h->jobs[i].verdict;
+        return;
     }
     if (!seen[0])
         return;
@@ -310,15 +332,17 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "%s", err);
     }
 
-    /* phase 1 (twophase.h): the heavy profile in a temp dir of its own, at most TP_PHASE1_MAX_S */
+    /* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most
+     * FIOR_PHASE1_MAX_S */
     phase_files f1, f2;
     files_in(&f2, tmp);
     prof_opts po = {.load = o.load, .dir = fi.path, .engine_path = engine, .ionice = o.ionice};
     check_run_out r1, ro;
     memset(&r1, 0, sizeof r1);
     memset(&ro, 0, sizeof ro);
-    check_phase ph1 = {.heavy = 1, .runtime_s = (unsigned)TP_PHASE1_MAX_S}, ph2 = {0};
+    check_phase ph1 = {.heavy = 1, .runtime_s = (unsigned)FIOR_PHASE1_MAX_S}, ph2 = {0};
     int p1 = 0, p1_pass = 0, ran2 = 0;
+    fior_outcome *out1 = NULL, *out2 = NULL, *od = NULL;
     char tmp1[4096] = "";
     if (!o.full && !o.faithful) {
         if (cli_tmpdir("check-phase1", tmp1, sizeof tmp1, err, sizeof err)) {
@@ -328,22 +352,14 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         files_in(&f1, tmp1);
         po.heavy = 1;
         po.runtime_s = ph1.runtime_s;
-        if (write_job(cmd, &f1, &po) || check_run(&o, f1.job, f1.err, &ph1, &r1, err, sizeof err)) {
+        if (write_job(cmd, &f1, &po) || check_run(&o, crit, f1.job, f1.err, &ph1, &r1, err, sizeof err)) {
             if (err[0])
                 cli_err(cmd, "%s", err);
             goto out_runs;
         }
         p1 = 1;
-        if (r1.end.stop == CHECK_DECIDED) { /* a PASS of the bounds; the judge says whether it is one */
-            rm_run s;
-            rm_init(&s, "check", crit);
-            rm_host *sh = rm_add_host(&s);
-            if (sh) {
-                check_judge(fior_stream_report(r1.stream), &r1.es, &r1.end, &o, crit, sh);
-                p1_pass = sh->verdict == FIOR_PASS;
-            }
-            rm_free(&s);
-        }
+        out1 = check_outcome(&r1); /* a PASS of the bounds; the library's outcome says whether it is one */
+        p1_pass = r1.end.stop == CHECK_DECIDED && fior_outcome_verdict(out1) == FIOR_PASS;
     }
     /* phase 2: the faithful profile, as check always ran it; after a phase-1 PASS its first seconds are the
      * probe that confirms it (then it is stopped), else it decides. --max-time bounds both phases together,
@@ -353,24 +369,31 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         double need = check_min_time(o.confidence, o.min_syncs, o.accept_point);
         check_opts o2 = o;
         o2.max_time = left > need ? left : need;
-        const fior_report *fin1 = p1 ? fior_stream_report(r1.stream) : NULL;
         ph2.runtime_s = (unsigned)ceil(o2.max_time);
-        ph2.carry = p1 ? &r1.es : NULL;
-        ph2.p1_wal = p1_pass ? check_find_job(fin1, FIOR_ROLE_WAL) : NULL;
-        ph2.p1_be = p1_pass ? check_find_job(fin1, FIOR_ROLE_BACKEND) : NULL;
+        ph2.carry = p1 ? r1.mon : NULL;
+        ph2.probe = p1_pass;
         po.heavy = 0;
         po.runtime_s = ph2.runtime_s;
-        if (write_job(cmd, &f2, &po) || check_run(&o2, f2.job, f2.err, &ph2, &ro, err, sizeof err)) {
+        if (write_job(cmd, &f2, &po) || check_run(&o2, crit, f2.job, f2.err, &ph2, &ro, err, sizeof err)) {
             if (err[0])
                 cli_err(cmd, "%s", err);
             goto out_runs;
         }
         ran2 = 1;
+        out2 = check_outcome(&ro);
     }
     etcdwatch_stop(watch); /* live etcd: the scrape after the run */
     int confirmed = p1_pass && ran2 && ro.end.stop == CHECK_CONFIRMED;
-    /* the run the verdict comes from: phase 1 when phase 2 confirmed it (or never ran: interrupted) */
-    const check_run_out *dr = ran2 && !confirmed ? &ro : &r1;
+    /* the run the verdict comes from (the library's rule: phase 1 only when phase 2 confirmed it) */
+    od = fior_outcome_phases(out1, out2, confirmed);
+    out1 = out2 = NULL;
+    if (!p1 && !ran2) { /* stopped before any phase ran: the library says so from an empty run */
+        fior_monitor *m0 = check_monitor(&o, crit, 0);
+        fior_run_facts f0 = {.size = sizeof f0, .stop = FIOR_STOP_USER};
+        od = m0 ? fior_monitor_end(m0, NULL, &f0) : NULL;
+        fior_monitor_free(m0);
+    }
+    const check_run_out *dr = fior_outcome_phase(od) == 2 || !p1 ? &ro : &r1;
     const phase_files *df = dr == &ro ? &f2 : &f1;
     const char *dtmp = dr == &ro ? tmp : tmp1;
 
@@ -379,7 +402,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     r.confidence = o.confidence;
     r.load = o.load;
     rm_host *h = rm_add_host(&r);
-    if (!h) {
+    if (!h || !od) {
         cli_err(cmd, "out of memory");
         rm_free(&r);
         goto out_runs;
@@ -387,7 +410,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     cli_hostname(h->host, sizeof h->host);
     cli_msg(h->dir, sizeof h->dir, "%s", fi.path);
     const fior_report *fin = fior_stream_report(dr->stream);
-    check_judge(fin, &dr->es, &dr->end, &o, crit, h);
+    check_fill(od, fin, h);
     const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL);
     if (wj && wj->fio_version) {
         cli_msg(r.fio_version, sizeof r.fio_version, "%s", wj->fio_version);
@@ -424,7 +447,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     mp_result mem;
     mp_diff(&mem0, &mem1, h->duration_s, &mem);
     check_forced_detail(&r, &forced);
-    check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, &ph2, dr == &r1 && p1);
+    check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
     check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
     liveetcd_report(&le, &r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
@@ -462,6 +485,9 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
 out_runs:
     /* a fio that SIGKILL could not end keeps its temp dirs locked (tmpdir.h): left for a later run to reap */
     unended = r1.end.unended || ro.end.unended;
+    fior_outcome_free(od);
+    fior_outcome_free(out1);
+    fior_outcome_free(out2);
     check_run_free(&r1);
     check_run_free(&ro);
     if (tmp1[0])

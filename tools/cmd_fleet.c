@@ -125,7 +125,7 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
         return -1;
     }
     if (f->ssh_timeout <= 0)
-        f->ssh_timeout = f->max_time + TP_PHASE1_MAX_S + FLEET_SSH_MARGIN_S;
+        f->ssh_timeout = f->max_time + FIOR_PHASE1_MAX_S + FLEET_SSH_MARGIN_S;
     return 0;
 }
 

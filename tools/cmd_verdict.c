@@ -207,10 +207,6 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "out of memory");
         goto out;
     }
-    /* the library's overall verdict is the contract: the model's may only be worse */
-    fior_verdict lv = fior_result_verdict(res) == FIOR_NOT_JUDGED ? FIOR_UNKNOWN : fior_result_verdict(res);
-    if (rm_rank(lv) < rm_rank(r.verdict))
-        r.verdict = lv;
     cli_msg(r.reason, sizeof r.reason, "%zu jobs: %zu fail, %zu unknown, %zu not judged, %zu pass",
             fior_report_njobs(rep), count[0], count[1], count[2], count[3]);
     if (json)

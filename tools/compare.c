@@ -167,16 +167,18 @@ out:
 
 fior_verdict cmp_worst(const cmp_input *in, size_t n)
 {
-    fior_verdict w = FIOR_PASS;
-    int any = 0;
+    fior_verdict small[32] = {FIOR_PASS}, *v = n * CMP_NROLES <= 32 ? small : calloc(n * CMP_NROLES, sizeof *v);
+    size_t k = 0;
+    if (!v)
+        return FIOR_UNKNOWN;
     for (size_t i = 0; i < n; i++)
         for (int r = 0; r < CMP_NROLES; r++)
-            if (in[i].role[r].present && in[i].role[r].d.verdict != FIOR_NOT_JUDGED) {
-                any = 1;
-                if (rm_rank(in[i].role[r].d.verdict) < rm_rank(w))
-                    w = in[i].role[r].d.verdict;
-            }
-    return any ? w : FIOR_UNKNOWN;
+            if (in[i].role[r].present)
+                v[k++] = in[i].role[r].d.verdict;
+    fior_verdict w = fior_verdict_combine(v, k); /* the library's rule: nothing judged is unknown */
+    if (v != small)
+        free(v);
+    return w;
 }
 
 int cmp_differ(const cmp_input *in, size_t n, int r)

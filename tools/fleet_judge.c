@@ -55,44 +55,36 @@ static int host_cmp(const void *a, const void *b)
 }
 
 /* The library judged fio's p99 (or a remote check did: fleet --ssh), a point estimate. A verdict needs the
- * confidence bound on the p99 clear of the threshold too (issue 11.8; as check does, but one look at the end
- * of the run, so the nominal two-sided bound): a bound that straddles leaves the job unknown with the point
- * estimate in the reason, unless --accept-point-estimate. Sets the host's verdict and basis. */
+ * confidence bound on the p99 clear of the threshold too (one look at the end of the run, so the nominal
+ * two-sided bound): the library's bound rule, fior_bound_decide, for each job; the host's verdict and basis
+ * from its jobs. */
 void fleet_apply_bound(const fleet *f, rm_host *h)
 {
-    int decided = 0, straddles = 0;
+    int decided = 0, straddles = 0, contradicts = 0;
     char why[sizeof h->reason] = "";
     for (size_t s = 0; s < h->njobs; s++) {
         rm_job *j = &h->jobs[s];
         if (j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL)
             continue;
-        int clear = j->bound_lo_ns != RM_UNKNOWN &&
-                    (j->verdict == FIOR_PASS ? j->bound_hi_ns != RM_UNKNOWN && j->bound_hi_ns < j->threshold_ns
-                                             : j->bound_lo_ns > j->threshold_ns);
-        if (clear) {
+        fior_basis b;
+        char line[sizeof j->reason];
+        fior_verdict v = fior_bound_decide(j->verdict, j->judged_ns, j->bound_lo_ns, j->bound_hi_ns, j->threshold_ns,
+                                           j->samples, f->confidence, f->accept_point, &b, line, sizeof line);
+        if (b == FIOR_BASIS_BOUND) {
             decided = 1;
             continue;
         }
         straddles = 1;
-        char v[32], lo[32], hi[32], t[32];
-        cli_fmt_ns(v, sizeof v, j->judged_ns);
-        cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns);
-        cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns);
-        cli_fmt_ns(t, sizeof t, j->threshold_ns);
-        if (j->nbins || j->bound_lo_ns != RM_UNKNOWN) /* fio's bins here, a remote check's bound (fleet --ssh) */
-            cli_msg(j->reason, sizeof j->reason, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence "
-                    "(bound %s..%s straddles %s); run longer", v, j->verdict == FIOR_PASS ? "looks fine" : "looks too slow",
-                    (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples), f->confidence * 100, lo, hi, t);
-        else
-            cli_msg(j->reason, sizeof j->reason, "p99 %s, but there is no confidence bound on it (no latency bins)", v);
+        contradicts |= b == FIOR_BASIS_NONE;
+        cli_msg(j->reason, sizeof j->reason, "%s", line);
         if (!why[0])
             cli_msg(why, sizeof why, "%s: %s", j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", j->reason);
-        if (!f->accept_point)
-            j->verdict = FIOR_UNKNOWN;
+        j->verdict = v;
     }
     h->verdict = rm_jobs_verdict(h);
     h->basis = !straddles ? (decided ? RM_BASIS_BOUND : RM_BASIS_VALUE)
                : h->verdict == FIOR_FAIL && decided && !f->accept_point ? RM_BASIS_BOUND
+               : contradicts && h->verdict == FIOR_UNKNOWN ? RM_BASIS_NONE
                : f->accept_point ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
     if (why[0] && h->verdict == FIOR_UNKNOWN)
         cli_msg(h->reason, sizeof h->reason, "%s", why);

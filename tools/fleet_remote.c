@@ -279,7 +279,46 @@ static int run_problem(const fleet *f, const fior_criteria *c, const fleet_remot
 }
 
 /* Why job j's PASS or FAIL is not shown by its numbers (0: it is, or the job claims neither). */
-static int job_problem(const fior_criteria *c, const fleet_remote *rr, const rm_job *j, char *why, size_t n)
+static int known(uint64_t v)
+{
+    return v != RM_UNKNOWN;
+}
+
+/* Numbers no real run gives: quantiles out of order, a bound that does not hold its value, a median below
+ * the physical floor (no flush to a disk is that fast: libfioreport's floor), or an upper bound on the p99
+ * from fewer samples than any such bound needs (the largest of n samples is an upper bound at confidence
+ * 1 - q^n at best: for p99 at 95 %, n >= 299). Such a remote result is not proof of anything. */
+static int impossible(const fior_criteria *c, double confidence, const fleet_remote *rr, const rm_job *j,
+                      const char *what, char *why, size_t n)
+{
+    char a[32], b[32];
+    double q = rr->percentile / 100.0;
+    uint64_t need = q > 0 && q < 1 && confidence > 0 && confidence < 1 ? (uint64_t)ceil(log(1 - confidence) / log(q)) : 0;
+    /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val: up to 1/32 above
+     * the latency), so a p99 may stand a little above the exact max */
+    uint64_t maxe = known(j->max_ns) ? j->max_ns + j->max_ns / 16 : RM_UNKNOWN;
+    if ((known(j->p50_ns) && known(j->p99_ns) && j->p50_ns > j->p99_ns) ||
+        (known(j->p99_ns) && known(maxe) && j->p99_ns > maxe) || (known(j->p50_ns) && known(maxe) && j->p50_ns > maxe))
+        cli_msg(why, n, "%s: quantiles out of order (p50 %s, p99 %s, max %s)", what, cli_fmt_ns(a, sizeof a, j->p50_ns),
+                cli_fmt_ns(b, sizeof b, j->p99_ns), cli_fmt_ns((char[32]){0}, 32, j->max_ns));
+    else if ((known(j->bound_lo_ns) && known(j->judged_ns) && j->bound_lo_ns > j->judged_ns) ||
+             (known(j->bound_hi_ns) && known(j->judged_ns) && j->bound_hi_ns < j->judged_ns))
+        cli_msg(why, n, "%s: its bound %s..%s does not hold its p99 %s", what, cli_fmt_ns(a, sizeof a, j->bound_lo_ns),
+                cli_fmt_ns(b, sizeof b, j->bound_hi_ns), cli_fmt_ns((char[32]){0}, 32, j->judged_ns));
+    else if (j->verdict == FIOR_PASS && known(j->p50_ns) && j->p50_ns < fior_criteria_floor(c))
+        cli_msg(why, n, "%s: a median of %s, below what any flush to a disk takes (%s): these syncs did not reach a "
+                "disk", what, cli_fmt_ns(a, sizeof a, j->p50_ns), cli_fmt_ns(b, sizeof b, fior_criteria_floor(c)));
+    else if (j->verdict == FIOR_PASS && known(j->bound_hi_ns) && need && j->samples < need)
+        cli_msg(why, n, "%s: an upper bound on the p%g from %llu samples, which cannot give one with %.0f %% confidence "
+                "(that needs %llu)", what, rr->percentile, (unsigned long long)j->samples, confidence * 100,
+                (unsigned long long)need);
+    else
+        return 0;
+    return 1;
+}
+
+static int job_problem(const fior_criteria *c, double confidence, const fleet_remote *rr, const rm_job *j, char *why,
+                       size_t n)
 {
     const char *what = j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL";
     uint64_t T = fior_criteria_threshold(c, j->role), v = j->judged_ns, min = fior_criteria_min_samples(c);
@@ -302,7 +341,7 @@ static int job_problem(const fior_criteria *c, const fleet_remote *rr, const rm_
         cli_msg(why, n, "%s: the remote says %s, but its p%g is %s against %s", what, fior_verdict_name(j->verdict),
                 rr->percentile, cli_fmt_ns(a, sizeof a, v), cli_fmt_ns(b, sizeof b, T));
     else
-        return 0;
+        return impossible(c, confidence, rr, j, what, why, n);
     return 1;
 }
 
@@ -326,7 +365,7 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     for (size_t i = 0; i < h->njobs; i++) {
         nw += h->jobs[i].role == FIOR_ROLE_WAL;
         nb += h->jobs[i].role == FIOR_ROLE_BACKEND;
-        if (job_problem(c, rr, &h->jobs[i], why, sizeof why))
+        if (job_problem(c, f->confidence, rr, &h->jobs[i], why, sizeof why))
             return unproven(h, why);
     }
     if (nw != 1 || nb != 1) {
@@ -341,7 +380,7 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
                 cli_fmt_ns(t, sizeof t, j->threshold_ns), (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples),
                 cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns), cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
     }
-    fleet_apply_bound(f, h); /* the bound on the right side of each threshold: fleet's own rule */
+    fleet_apply_bound(f, h); /* the bound on the right side of each threshold: the library's rule */
     fior_verdict remote = verdict_word(rr->host_verdict);
     if (remote != verdict_word(rr->verdict) || rr->exit_status != cli_exit_status(remote) ||
         rr->exit_status != rr->ssh_status) {

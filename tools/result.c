@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,24 +159,27 @@ int rm_rank(fior_verdict v)
     return v == FIOR_FAIL ? 0 : v == FIOR_UNKNOWN ? 1 : v == FIOR_NOT_JUDGED ? 2 : 3;
 }
 
+/* The aggregation rules are the library's (fior_verdict_combine, fior_verdict_overall). A host or run has at
+ * most a few jobs or hosts per call: a small array on the stack, else one allocation. */
+static fior_verdict gather(size_t n, const void *base, size_t stride, size_t off, int overall)
+{
+    fior_verdict small[16] = {FIOR_PASS}, *v = n <= 16 ? small : malloc(n * sizeof *v);
+    if (!v)
+        return FIOR_UNKNOWN;
+    for (size_t i = 0; i < n; i++)
+        v[i] = *(const fior_verdict *)((const char *)base + i * stride + off);
+    fior_verdict r = overall ? fior_verdict_overall(v, n) : fior_verdict_combine(v, n);
+    if (v != small)
+        free(v);
+    return r;
+}
+
 fior_verdict rm_jobs_verdict(const rm_host *h)
 {
-    int fail = 0, unknown = 0, pass = 0;
-    for (size_t i = 0; i < h->njobs; i++) {
-        fail |= h->jobs[i].verdict == FIOR_FAIL;
-        unknown |= h->jobs[i].verdict == FIOR_UNKNOWN;
-        pass |= h->jobs[i].verdict == FIOR_PASS;
-    }
-    return fail ? FIOR_FAIL : unknown || !pass ? FIOR_UNKNOWN : FIOR_PASS;
+    return gather(h->njobs, h->jobs, sizeof *h->jobs, offsetof(rm_job, verdict), 0);
 }
 
 void rm_finish(rm_run *r)
 {
-    fior_verdict v = r->nhosts ? FIOR_PASS : FIOR_UNKNOWN;
-    for (size_t i = 0; i < r->nhosts; i++) {
-        fior_verdict hv = r->hosts[i].verdict == FIOR_NOT_JUDGED ? FIOR_UNKNOWN : r->hosts[i].verdict;
-        if (rm_rank(hv) < rm_rank(v))
-            v = hv;
-    }
-    r->verdict = v;
+    r->verdict = gather(r->nhosts, r->hosts, sizeof *r->hosts, offsetof(rm_host, verdict), 1);
 }

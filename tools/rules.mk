@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # tools/rules.mk — the etcd-fio CLI, linked statically against libfioreport.a. Everything but main.c also
-# goes into an archive, so unit tests link the same objects the CLI runs (earlystop, profile, svg, prom…).
+# goes into an archive, so unit tests link the same objects the CLI runs (profile, svg, prom…).
 TOOLS_SRCS   := $(wildcard tools/*.c)
 TOOLS_OBJS   := $(patsubst tools/%.c,$(BUILD)/tools/%.o,$(TOOLS_SRCS))
 TOOLS_LIB_OBJS := $(filter-out $(BUILD)/tools/main.o,$(TOOLS_OBJS))

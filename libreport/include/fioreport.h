@@ -36,7 +36,7 @@ extern "C" {
 /* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
  * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
 #define FIOR_VERSION_MAJOR 2
-#define FIOR_VERSION_MINOR 2
+#define FIOR_VERSION_MINOR 3
 #define FIOR_VERSION_PATCH 0
 #define FIOR__STR2(x) #x
 #define FIOR__STR(x) FIOR__STR2(x)
@@ -341,6 +341,14 @@ FIOR_API size_t       fior_result_count(const fior_result *res);  /* == fior_rep
  * are valid until fior_result_free(res). */
 FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i);
 
+/* 2.3: the one aggregation rule. fior_verdict_combine: jobs into a host (or a report): FAIL if any fails,
+ * else UNKNOWN if any is UNKNOWN (or a value this version does not know) or none is PASS — NOT_JUDGED jobs
+ * are left out, but nothing judged is never a PASS —, else PASS. fior_verdict_overall: hosts (or runs)
+ * into the overall verdict: FAIL if any fails, else UNKNOWN if any is not PASS (a NOT_JUDGED host too) or
+ * there is none, else PASS. */
+FIOR_API fior_verdict  fior_verdict_combine(const fior_verdict *v, size_t n);
+FIOR_API fior_verdict  fior_verdict_overall(const fior_verdict *v, size_t n);
+
 /* 2.2: lower-case static string for fior_job.end: "unknown", "proven", "inferred", "stopped", "died", "cut"
  * ("unknown" for values it does not know). */
 FIOR_API const char  *fior_end_name(fior_end e);
@@ -359,6 +367,180 @@ FIOR_API char        *fior_format_ns(char *buf, size_t n, uint64_t ns);
  * few samples for a finite bound (then hi is UINT64_MAX). */
 FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, double q, double confidence,
                                          uint64_t *lo_ns, uint64_t *point_ns, uint64_t *hi_ns);
+
+
+/* ---- 2.3: the sequential judge of a growing run (fior_monitor) ----
+ * What `etcd-fio check` decides with, for an embedder: feed it the report of a growing fio run (each
+ * --status-interval document: fior_stream_report) and it answers per role — WAL fdatasync, backend commit
+ * — as soon as the p99 is known to lie below or above the threshold with the requested confidence: a
+ * distribution-free bound (fior_quantile_bound) whose error is spent over repeated looks (look k of a side
+ * spends alpha/2^(k+2), so each job's PASS and FAIL errors stay <= (1 - confidence)/2 whatever the number
+ * of looks; looks at min_samples x 2^k for FAIL, from the first count where an upper bound can exist for
+ * PASS). At the run's end, the facts of how it ended (given by the caller: it ran fio) turn the answers and
+ * the library's judgement of the final document into one verdict with its basis and reason.
+ * Two phases (as check runs them): a monitor set heavy (fior_monitor_set_heavy) is phase 1 — a heavier load
+ * than etcd's, which may only PASS, with a time guard against stalls its fast sample rate dilutes — and a
+ * monitor continued from it (fior_monitor_continue) is phase 2: its PASS looks go on in the same error
+ * sequence, and its first FIOR_PROBE_S seconds are the probe that confirms phase 1's PASS (p90 no slower
+ * under etcd's load, no sample at the threshold) or not (then phase 2 decides alone). No clock, no I/O:
+ * times are the caller's. */
+#define FIOR_PHASE1_MAX_S   10.0    /* phase 1's runtime: it gives up after this */
+#define FIOR_PHASE1_STATUS  "200ms" /* fio --status-interval for phase 1 and the probe (samples come fast) */
+#define FIOR_PROBE_S        2.0     /* seconds of phase 2 (from its first WAL sample) that confirm phase 1 */
+#define FIOR_PROBE_Q        0.90    /* the quantile the probe compares */
+
+typedef enum fior_decision {
+    FIOR_DEC_ABSENT = 0,  /* no job of the role (yet) */
+    FIOR_DEC_TOO_FEW,     /* fewer samples than the criteria's minimum */
+    FIOR_DEC_UNDECIDED,   /* the bound straddles the threshold */
+    FIOR_DEC_PASS,        /* decided: p99 < threshold */
+    FIOR_DEC_FAIL         /* decided: p99 > threshold */
+} fior_decision;        /* may grow at the end */
+/* "absent", "too few samples", "undecided", "pass", "fail" (static) */
+FIOR_API const char *fior_decision_name(fior_decision d);
+
+/* What a verdict rests on. */
+typedef enum fior_basis {
+    FIOR_BASIS_NONE = 0,   /* no verdict from the data */
+    FIOR_BASIS_VALUE,      /* the library's judgement of the values (no bound asked for) */
+    FIOR_BASIS_BOUND,      /* the confidence bound on the p99 is clear of the threshold */
+    FIOR_BASIS_POINT,      /* the bound straddles; the point estimate was accepted */
+    FIOR_BASIS_UNDECIDED   /* the bound straddles: unknown, the point estimate is in the reason */
+} fior_basis;           /* may grow at the end */
+
+/* The bound rule at the end of a run, one look (fleet, capacity, a remote check's proof): the library's
+ * point verdict `point` (PASS/FAIL of fior_judge) stands when the bound [lo_ns, hi_ns] on the p99 is clear
+ * of threshold_ns on the same side (PASS: hi < thr; FAIL: lo > thr) — basis BOUND; a bound on the other
+ * side is a contradiction (UNKNOWN, NONE); a bound that straddles (or is missing: UINT64_MAX) is UNKNOWN,
+ * UNDECIDED — or the point verdict, POINT, with accept_point. Any other `point` is returned as it is
+ * (basis NONE). `why` (may be NULL) gets one line for the job when the verdict is not BOUND: "p99 V looks
+ * fine, but N samples cannot show it with C % confidence (bound L..H straddles T); run longer". */
+FIOR_API fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
+                                        uint64_t threshold_ns, uint64_t samples, double confidence,
+                                        int accept_point, fior_basis *basis, char *why, size_t whylen);
+
+/* The sample count of the first PASS look for the q-quantile at this confidence (the first n where an upper
+ * bound at the first look's spent error exists, at least min_samples): a run that cannot reach it can never
+ * decide a PASS (check refuses a --max-time too short for it at etcd's 10 backend commits/s). */
+FIOR_API uint64_t fior_first_pass_samples(double q, double confidence, uint64_t min_samples);
+
+typedef struct fior_monitor fior_monitor;
+
+/* A monitor judging against c (copied; NULL: the defaults) at 95 % confidence, both roles expected. NULL when
+ * out of memory. */
+FIOR_API fior_monitor *fior_monitor_new(const fior_criteria *c);
+FIOR_API void          fior_monitor_free(fior_monitor *m);  /* NULL is fine */
+/* Last error of a setter ("" when none); valid until the next call on m. */
+FIOR_API const char   *fior_monitor_error(const fior_monitor *m);
+/* Setters, before the first fior_monitor_feed (FIOR_E_INVAL after it, or for a bad value): confidence per
+ * job in [0.5, 0.9999]; accept_point (settable until fior_monitor_end): a bound that still straddles at the
+ * end gives the point estimate's verdict; full: never advise a stop (decisions are still tracked); heavy: phase 1 (PASS only, the time
+ * guard, gives up after two PASS looks); roles: the roles that must be decided (bit 1 << fior_role; default
+ * WAL and backend; 1 << FIOR_ROLE_WAL alone asks the WAL question only). */
+FIOR_API fior_status   fior_monitor_set_confidence(fior_monitor *m, double confidence);
+FIOR_API fior_status   fior_monitor_set_accept_point(fior_monitor *m, int on);
+FIOR_API fior_status   fior_monitor_set_full(fior_monitor *m, int on);
+FIOR_API fior_status   fior_monitor_set_heavy(fior_monitor *m, int on);
+FIOR_API fior_status   fior_monitor_set_roles(fior_monitor *m, unsigned mask);
+/* Phase 2 after `phase1` (a heavy monitor, fed to its end): the PASS looks phase 1 spent continue here, and
+ * when phase 1 passed, its final distributions are kept for the probe. Before the first feed. */
+FIOR_API fior_status   fior_monitor_continue(fior_monitor *m, const fior_monitor *phase1);
+
+/* What the caller should do after a feed. */
+typedef enum fior_advice {
+    FIOR_GO_ON = 0,      /* keep running */
+    FIOR_STOP_DECIDED,   /* every expected role decided (or one failed): stop fio */
+    FIOR_STOP_PHASE_OVER,/* phase 1 cannot pass any more: stop it, go to phase 2 */
+    FIOR_STOP_CONFIRMED  /* phase 2's probe confirmed phase 1's PASS: stop */
+} fior_advice;          /* may grow at the end */
+/* One document: r is the growing run's report (its latest jobs of each role are used: the etcd_mode
+ * option, else the names etcd-wal/etcd-backend, else the role), elapsed_s the caller's time since fio
+ * started. Sets *advice (may be NULL). FIOR_E_INVAL for m or r NULL, and when a role has fewer samples than
+ * at the last feed (not one growing run: another run, documents out of order): the monitor then decides
+ * nothing more and its outcome is UNKNOWN with that reason (fior_monitor_error). */
+FIOR_API fior_status   fior_monitor_feed(fior_monitor *m, const fior_report *r, double elapsed_s,
+                                         fior_advice *advice);
+/* The same from bins (a caller that reads another source): the role's cumulative bins, NULL/0 for none. */
+FIOR_API fior_status   fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t nwal,
+                                              const fior_bin *backend, size_t nbackend, double elapsed_s,
+                                              fior_advice *advice);
+/* The job of a role in r as the monitor picks it (above), or NULL. */
+FIOR_API const fior_job *fior_monitor_pick(const fior_report *r, fior_role role);
+
+/* One role's answer. Size-prefixed: set size = sizeof(fior_answer) before the call; a later library fills
+ * only what the caller's size holds, and fields are only ever added at the end. */
+typedef struct fior_answer {
+    size_t        size;
+    fior_decision decision;
+    uint64_t      threshold_ns;
+    uint64_t      samples;             /* at the last feed */
+    uint64_t      point_ns;            /* p99 point estimate (0: no samples) */
+    uint64_t      lo_ns, hi_ns;        /* bound at the nominal confidence (hi UINT64_MAX: none yet) */
+    uint64_t      look_lo_ns, look_hi_ns; /* the bound the last look used (its spent-error confidence) */
+    double        look_confidence;
+    unsigned      pass_looks, fail_looks;
+    uint64_t      decided_samples;     /* samples when decided (0: not decided) */
+} fior_answer;
+FIOR_API fior_status   fior_monitor_answer(const fior_monitor *m, fior_role role, fior_answer *out);
+/* FAIL if a role failed, PASS if every expected role passed, else the weakest state. */
+FIOR_API fior_decision fior_monitor_overall(const fior_monitor *m);
+/* Phase 2's probe (size-prefixed as fior_answer): done 0 while not compared yet. */
+typedef struct fior_probe {
+    size_t   size;
+    int      done, ok;
+    uint64_t phase1_wal_ns, probe_wal_ns, phase1_backend_ns, probe_backend_ns; /* FIOR_PROBE_Q points */
+    char     why[256];
+} fior_probe;
+FIOR_API fior_status   fior_monitor_probe(const fior_monitor *m, fior_probe *out);
+
+/* How the run ended: facts the caller knows (it ran fio). Size-prefixed. */
+typedef enum fior_stop {
+    FIOR_STOP_NONE = 0,  /* fio ended by itself (its runtime) */
+    FIOR_STOP_BY_DECISION, /* the caller stopped it on FIOR_STOP_DECIDED / _PHASE_OVER / _CONFIRMED */
+    FIOR_STOP_TIME_NET,  /* the caller stopped it: it ran past its time */
+    FIOR_STOP_USER,      /* the operator (or a watcher) interrupted the run */
+} fior_stop;
+typedef struct fior_run_facts {
+    size_t      size;
+    int         started;        /* fio could be started */
+    int         killed_by;      /* fio died of this signal (0: it exited) */
+    int         exit_code;      /* its exit status when it exited */
+    int         stop_level;     /* signals the caller sent: 0 none, 1 SIGINT, 2 SIGTERM, 3 SIGKILL */
+    fior_stop   stop;
+    const char *stop_why;       /* FIOR_STOP_USER: who or what stopped it ("interrupted" when NULL) */
+    int         complete;       /* fio's final document arrived (after the caller's stop, if any) */
+    int         job_signal;     /* a job process died of this signal (fio: "got signal=S"), 0 none */
+    unsigned    runtime_s;      /* the runtime= fio was given */
+    double      duration_s, decided_at_s;
+    uint64_t    decided_samples;
+    const char *fio_said;       /* fio's last stderr line, or NULL */
+    const char *stream_error;   /* what the reader said of the output's end, or NULL */
+} fior_run_facts;
+
+/* The verdict of a monitored run (opaque): from the monitor, the final report (NULL when there is none;
+ * the outcome does not refer to it afterwards) and the facts. NULL when out of memory. No PASS without
+ * proof: UNKNOWN whenever fio did not end normally, the library cannot judge the final document, a bound
+ * still straddles at the end (unless accept_point), or the bound and the library's judgement disagree. */
+typedef struct fior_outcome fior_outcome;
+FIOR_API fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *final, const fior_run_facts *f);
+/* Both phases: phase 1's outcome stands only when phase 2 (p2, NULL when it did not run) confirmed it —
+ * `confirmed` (the caller stopped phase 2 on FIOR_STOP_CONFIRMED) and p2's own probe both say so; a run
+ * stopped between them is UNKNOWN. Returns the deciding phase's outcome (1 or 2: fior_outcome_phase) and
+ * frees the other; either may be NULL (out of memory: NULL). */
+FIOR_API fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed);
+FIOR_API void          fior_outcome_free(fior_outcome *o);
+FIOR_API fior_verdict  fior_outcome_verdict(const fior_outcome *o);
+FIOR_API fior_basis    fior_outcome_basis(const fior_outcome *o);
+/* "judged", "interrupted", "fio-failed", "no-results" (static) */
+FIOR_API const char   *fior_outcome_status(const fior_outcome *o);
+FIOR_API const char   *fior_outcome_reason(const fior_outcome *o);  /* owned by o */
+FIOR_API int           fior_outcome_phase(const fior_outcome *o);   /* 1, 2; 0 for a single run */
+/* One role: its verdict, its line, the library's judgement of the final job (NULL: none) and the nominal
+ * bound on its final p99 (FIOR_E_NODATA when the role has no job). */
+FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_role role);
+FIOR_API const char   *fior_outcome_role_reason(const fior_outcome *o, fior_role role);
+FIOR_API const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role);
+FIOR_API fior_status   fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns);
 
 #ifdef __cplusplus
 }

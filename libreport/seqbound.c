@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* earlystop.c — early-stop decision for `etcd-fio check` (see earlystop.h for the error accounting). */
-#include "earlystop.h"
+/* seqbound.c — the sequential confidence bound and its error spending (see seqbound.h). */
+#include "seqbound.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,24 +17,24 @@ static uint64_t n_for_upper(double q, double tail)
     return k;
 }
 
-static void side_init(es_side *s, uint64_t thr, const es_params *p)
+static void side_init(fior__seq_side *s, uint64_t thr, const fior__seq_params *p)
 {
     memset(s, 0, sizeof *s);
     s->threshold_ns = thr;
     s->hi_ns = UINT64_MAX;
     s->next_fail_look = p->min_syncs ? p->min_syncs : 1;
-    s->next_pass_look = es_first_pass_look(p->q, p->confidence, s->next_fail_look);
+    s->next_pass_look = fior__seq_first_pass_look(p->q, p->confidence, s->next_fail_look);
     s->look_hi_ns = UINT64_MAX;
     s->look_confidence = p->confidence;
 }
 
-uint64_t es_first_pass_look(double q, double confidence, uint64_t min_syncs)
+uint64_t fior__seq_first_pass_look(double q, double confidence, uint64_t min_syncs)
 {
     uint64_t first_pass = n_for_upper(q, (1.0 - confidence) / 4.0);
     return first_pass > min_syncs ? first_pass : (min_syncs ? min_syncs : 1);
 }
 
-void es_init(es_ctl *c, const es_params *p, uint64_t wal_threshold_ns, uint64_t backend_threshold_ns,
+void fior__seq_init(fior__seq *c, const fior__seq_params *p, uint64_t wal_threshold_ns, uint64_t backend_threshold_ns,
              int expect_backend)
 {
     memset(c, 0, sizeof *c);
@@ -52,11 +52,11 @@ static uint64_t count(const fior_bin *b, size_t n)
     return t;
 }
 
-static void side_update(es_side *s, const es_params *p, const fior_bin *bins, size_t nbins)
+static void side_update(fior__seq_side *s, const fior__seq_params *p, const fior_bin *bins, size_t nbins)
 {
     uint64_t n = count(bins, nbins);
     s->n = n;
-    if (n == 0 && s->state == ES_ABSENT)
+    if (n == 0 && s->state == FIOR_DEC_ABSENT)
         return;
     /* The displayed bound is at the nominal confidence; decisions use the spent-error bound below. */
     uint64_t lo = 0, pt = 0, hi = UINT64_MAX;
@@ -65,14 +65,14 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
     s->lo_ns = lo;
     s->point_ns = pt;
     s->hi_ns = hi;
-    if (s->state == ES_PASS || s->state == ES_FAIL)
+    if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
         return;
     if (n < p->min_syncs || n == 0) {
-        s->state = ES_TOO_FEW;
+        s->state = FIOR_DEC_TOO_FEW;
         return;
     }
-    if (s->state < ES_UNDECIDED)
-        s->state = ES_UNDECIDED;
+    if (s->state < FIOR_DEC_UNDECIDED)
+        s->state = FIOR_DEC_UNDECIDED;
     double alpha = 1.0 - p->confidence;
     if (n >= s->next_fail_look) {
         double tail = ldexp(alpha, -(int)(s->fail_looks + 2)); /* alpha/2^(k+2) */
@@ -85,7 +85,7 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
         s->look_hi_ns = lhi;
         s->look_confidence = 1.0 - 2.0 * tail;
         if (llo > s->threshold_ns) {
-            s->state = ES_FAIL;
+            s->state = FIOR_DEC_FAIL;
             s->decided_n = n;
             s->decided_tail = tail;
             return;
@@ -102,59 +102,61 @@ static void side_update(es_side *s, const es_params *p, const fior_bin *bins, si
         s->look_hi_ns = st == FIOR_OK ? lhi : UINT64_MAX;
         s->look_confidence = 1.0 - 2.0 * tail;
         if (st == FIOR_OK && lhi < s->threshold_ns &&
-            (p->max_time_share <= 0 || es_time_share_above(bins, nbins, s->threshold_ns) <= p->max_time_share)) {
-            s->state = ES_PASS;
+            (p->max_time_share <= 0 || fior__seq_time_share(bins, nbins, s->threshold_ns) <= p->max_time_share)) {
+            s->state = FIOR_DEC_PASS;
             s->decided_n = n;
             s->decided_tail = tail;
         }
     }
 }
-int es_update(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
+int fior__seq_update(fior__seq *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
 {
-    if (nwal && c->wal.state == ES_ABSENT)
-        c->wal.state = ES_TOO_FEW;
-    if ((nbackend || c->expect_backend) && c->backend.state == ES_ABSENT)
-        c->backend.state = ES_TOO_FEW;
+    if (nwal && c->wal.state == FIOR_DEC_ABSENT)
+        c->wal.state = FIOR_DEC_TOO_FEW;
+    if ((nbackend || c->expect_backend) && c->backend.state == FIOR_DEC_ABSENT)
+        c->backend.state = FIOR_DEC_TOO_FEW;
     side_update(&c->wal, &c->p, wal, nwal);
     side_update(&c->backend, &c->p, backend, nbackend);
     if (!c->p.full && !c->stop) {
-        es_state o = es_overall(c);
-        if (o == ES_FAIL || o == ES_PASS)
+        fior_decision o = fior__seq_overall(c);
+        if (o == FIOR_DEC_FAIL || o == FIOR_DEC_PASS)
             c->stop = 1;
     }
     return c->stop;
 }
 
-es_state es_final(es_ctl *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
+fior_decision fior__seq_final(fior__seq *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend)
 {
-    es_side *sides[2] = {&c->wal, &c->backend};
+    fior__seq_side *sides[2] = {&c->wal, &c->backend};
     for (int i = 0; i < 2; i++)
-        if (sides[i]->state == ES_UNDECIDED)
+        if (sides[i]->state == FIOR_DEC_UNDECIDED)
             sides[i]->next_fail_look = sides[i]->next_pass_look = 1; /* due now, whatever the schedule */
     side_update(&c->wal, &c->p, wal, nwal);
     side_update(&c->backend, &c->p, backend, nbackend);
-    return es_overall(c);
+    return fior__seq_overall(c);
 }
 
-es_state es_overall(const es_ctl *c)
+fior_decision fior__seq_overall(const fior__seq *c)
 {
-    if (c->wal.state == ES_FAIL || c->backend.state == ES_FAIL)
-        return ES_FAIL;
-    if (c->wal.state == ES_ABSENT)
-        return ES_ABSENT;
-    es_state w = c->wal.state;
-    es_state b = c->backend.state;
-    if (b == ES_ABSENT && !c->expect_backend)
+    if (c->wal_only)
+        return c->wal.state;
+    if (c->wal.state == FIOR_DEC_FAIL || c->backend.state == FIOR_DEC_FAIL)
+        return FIOR_DEC_FAIL;
+    if (c->wal.state == FIOR_DEC_ABSENT)
+        return FIOR_DEC_ABSENT;
+    fior_decision w = c->wal.state;
+    fior_decision b = c->backend.state;
+    if (b == FIOR_DEC_ABSENT && !c->expect_backend)
         return w;
-    if (b == ES_ABSENT)
-        b = ES_TOO_FEW;
+    if (b == FIOR_DEC_ABSENT)
+        b = FIOR_DEC_TOO_FEW;
     return w < b ? w : b; /* the weaker of the two: TOO_FEW < UNDECIDED < PASS */
 }
 
-void es_carry_pass_looks(es_ctl *c, const es_ctl *earlier)
+void fior__seq_carry(fior__seq *c, const fior__seq *earlier)
 {
-    es_side *now[2] = {&c->wal, &c->backend};
-    const es_side *then[2] = {&earlier->wal, &earlier->backend};
+    fior__seq_side *now[2] = {&c->wal, &c->backend};
+    const fior__seq_side *then[2] = {&earlier->wal, &earlier->backend};
     for (int i = 0; i < 2; i++) {
         unsigned k = then[i]->pass_looks;
         now[i]->pass_looks = k;
@@ -165,7 +167,7 @@ void es_carry_pass_looks(es_ctl *c, const es_ctl *earlier)
     }
 }
 
-double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr)
+double fior__seq_time_share(const fior_bin *b, size_t n, uint64_t thr)
 {
     long double all = 0, above = 0;
     for (size_t i = 0; i < n; i++) {
@@ -176,14 +178,21 @@ double es_time_share_above(const fior_bin *b, size_t n, uint64_t thr)
     return all > 0 ? (double)(above / all) : 0.0;
 }
 
-const char *es_state_name(es_state s)
+const char *fior_decision_name(fior_decision s)
 {
     switch (s) {
-    case ES_ABSENT: return "absent";
-    case ES_TOO_FEW: return "too few samples";
-    case ES_UNDECIDED: return "undecided";
-    case ES_PASS: return "pass";
-    case ES_FAIL: return "fail";
+    case FIOR_DEC_ABSENT: return "absent";
+    case FIOR_DEC_TOO_FEW: return "too few samples";
+    case FIOR_DEC_UNDECIDED: return "undecided";
+    case FIOR_DEC_PASS: return "pass";
+    case FIOR_DEC_FAIL: return "fail";
     }
     return "?";
+}
+
+uint64_t fior_first_pass_samples(double q, double confidence, uint64_t min_samples)
+{
+    if (!(q > 0 && q < 1) || !(confidence > 0 && confidence < 1))
+        return UINT64_MAX;
+    return fior__seq_first_pass_look(q, confidence, min_samples);
 }

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* monitor.h — the storage of fior_monitor and fior_outcome, shared by monitor.c (settings, feeding,
+ * answers) and monitor_end.c (the verdict at a run's end). Library-internal. */
+#ifndef FIOR_MONITOR_H
+#define FIOR_MONITOR_H
+
+#include "internal.h"
+#include "seqbound.h"
+
+struct fior_monitor {
+    fior_criteria c;
+    double        confidence;
+    int           accept_point, full, heavy;
+    unsigned      roles;
+    int           started;              /* first feed seen: settings are fixed */
+    fior__seq     seq;
+    fior__seq     carry;                /* fior_monitor_continue: phase 1's state */
+    int           has_carry;
+    fior_bin     *last[2];              /* heavy: the latest bins of each role (phase 1's final ones) */
+    size_t        nlast[2];
+    int           p1_passed;            /* heavy: phase 1 passed */
+    fior_bin     *p1[2];                /* phase 2: phase 1's final bins, for the probe */
+    size_t        np1[2];
+    int           probe_on, probed;
+    double        probe_from;           /* elapsed at phase 2's first WAL sample */
+    fior__tp_probe probe;
+    uint64_t      seen[2];              /* each role's sample count at the last feed */
+    int           broken;               /* fed something that is not one growing run (err says what) */
+    char          err[FIOR__ERRLEN];
+};
+
+const fior__seq_side *fior__monitor_side(const fior_monitor *m, fior_role role);
+/* The WAL job and the backend job of one run of r (fior_monitor_pick; the backend NULL when the WAL's run
+ * has none). */
+void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job **b);
+
+struct fior_outcome {
+    fior_verdict verdict;
+    fior_basis   basis;
+    const char  *status;
+    char         reason[1600];
+    int          phase;                 /* 0 single run, 1, 2 */
+    int          heavy_passed;          /* phase 1 whose bounds passed (fior_outcome_phases) */
+    int          probe_ok;              /* phase 2 whose probe confirmed phase 1's PASS */
+    double       duration_s;
+    struct {
+        int          present;
+        fior_verdict verdict;
+        char         line[700];
+        int          judged;            /* j holds the library's judgement */
+        fior__judged j;
+        uint64_t     lo_ns, hi_ns;
+    } role[2];
+};
+
+#endif

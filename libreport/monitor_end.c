@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* monitor_end.c — the verdict at the end of a monitored run (fior_monitor_end), the two phases together
+ * (fior_outcome_phases) and the one bound rule for a single look at a run's end (fior_bound_decide).
+ *
+ * No PASS without proof: the verdict is UNKNOWN whenever fio did not end normally (killed, a job process
+ * died — fio 3.33 then still exits 0 and prints a final document, only its stderr says "got signal" —,
+ * ended before its runtime without the caller asking, or its final document is missing: the readers'
+ * run-ended flag, fior_job.end), when the library cannot judge the final document (also: syncs whose
+ * median is below the physical floor did not reach a disk), when the sequential bound and the library's
+ * judgement of the final document disagree, and when the bound on a p99 still straddles its threshold at
+ * the end (the point estimate is then in the reason; accept_point turns it into the verdict). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "monitor.h"
+
+static char *ns(char *b, size_t n, uint64_t v)
+{
+    if (v == UINT64_MAX)
+        snprintf(b, n, "?");
+    else
+        fior_format_ns(b, n, v);
+    return b;
+}
+
+static const char *role_what(int k)
+{
+    return k ? "backend commit" : "WAL fdatasync";
+}
+
+fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
+                               uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
+                               fior_basis *basis, char *why, size_t whylen)
+{
+    fior_basis b = FIOR_BASIS_NONE;
+    fior_verdict v = point;
+    char vv[32], lo[32], hi[32], t[32];
+    if (why && whylen)
+        why[0] = '\0';
+    if (point == FIOR_PASS || point == FIOR_FAIL) {
+        int pass_side = lo_ns != UINT64_MAX && hi_ns != UINT64_MAX && hi_ns < threshold_ns;
+        int fail_side = lo_ns != UINT64_MAX && lo_ns > threshold_ns;
+        if ((pass_side && point == FIOR_PASS) || (fail_side && point == FIOR_FAIL)) {
+            b = FIOR_BASIS_BOUND;
+        } else if (pass_side || fail_side) { /* the bound and the point disagree: no verdict */
+            v = FIOR_UNKNOWN;
+            if (why && whylen)
+                snprintf(why, whylen, "the confidence bound %s..%s says %s but the p99 %s says %s; cannot judge",
+                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), pass_side ? "pass" : "fail",
+                         ns(vv, sizeof vv, value_ns), fior_verdict_name(point));
+        } else {
+            v = accept_point ? point : FIOR_UNKNOWN;
+            b = accept_point ? FIOR_BASIS_POINT : FIOR_BASIS_UNDECIDED;
+            if (why && whylen && lo_ns == UINT64_MAX)
+                snprintf(why, whylen, "p99 %s, but there is no confidence bound on it (no latency bins)",
+                         ns(vv, sizeof vv, value_ns));
+            else if (why && whylen)
+                snprintf(why, whylen, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (bound "
+                         "%s..%s straddles %s); run longer", ns(vv, sizeof vv, value_ns),
+                         point == FIOR_PASS ? "looks fine" : "looks too slow",
+                         (unsigned long long)(samples == UINT64_MAX ? 0 : samples), confidence * 100,
+                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), ns(t, sizeof t, threshold_ns));
+        }
+    }
+    if (basis)
+        *basis = b;
+    return v;
+}
+
+/* Why the run's end cannot be trusted, or "" when it ended normally. */
+static void end_problem(const fior_run_facts *e, char *b, size_t n)
+{
+    b[0] = '\0';
+    const char *said = e->fio_said ? e->fio_said : "", *se = e->stream_error ? e->stream_error : "";
+    if (!e->started)
+        snprintf(b, n, "fio did not start");
+    else if (e->killed_by && e->job_signal) /* fio 3.33 may abort (double free) after a job died */
+        snprintf(b, n, "a fio job process died of signal %d (%s) during the run, then fio itself of signal %d (%s)",
+                 e->job_signal, strsignal(e->job_signal), e->killed_by, strsignal(e->killed_by));
+    else if (e->killed_by)
+        snprintf(b, n, "fio was killed by signal %d (%s)", e->killed_by, strsignal(e->killed_by));
+    else if (e->job_signal)
+        snprintf(b, n, "a fio job process died of signal %d (%s) during the run", e->job_signal,
+                 strsignal(e->job_signal));
+    else if (e->stop_level > 1)
+        snprintf(b, n, "fio did not end on SIGINT and had to be killed");
+    else if (e->exit_code != 0 && !(e->stop_level == 1 && (e->exit_code == 128 || e->exit_code == 128 + 2)))
+        snprintf(b, n, "fio exited with status %d%s%s", e->exit_code, said[0] ? ": " : "", said);
+    else if (e->stop == FIOR_STOP_NONE && e->duration_s + 0.5 < (double)e->runtime_s)
+        snprintf(b, n, "fio ended after %.1f s, before its runtime of %u s, without being asked to", e->duration_s,
+                 e->runtime_s);
+    else if (!e->complete)
+        snprintf(b, n, "fio's final output is missing%s%s", se[0] ? ": " : "", se);
+}
+
+/* One side's sentence: what the data says and, when undecided, why that is not a verdict. */
+static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, uint64_t thr, const fior__seq_side *s,
+                     double conf, uint64_t min_syncs)
+{
+    char v[32], lo[32], hi[32], t[32];
+    const char *what = role_what(k);
+    ns(v, sizeof v, p99);
+    ns(t, sizeof t, thr);
+    ns(lo, sizeof lo, s->look_lo_ns);
+    ns(hi, sizeof hi, s->look_hi_ns);
+    int below = p99 != UINT64_MAX && p99 < thr;
+    if (samples == 0 || samples == UINT64_MAX || p99 == UINT64_MAX)
+        snprintf(b, n, "%s: no samples", what);
+    else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
+        snprintf(b, n, "%s p99 %s %s %s (%.4g %% bound %s..%s)", what, v, below ? "<" : ">=", t,
+                 s->look_confidence * 100, lo, hi);
+    else if (s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT)
+        snprintf(b, n, "%s p99 %s, but only %llu samples (need %llu)", what, v, (unsigned long long)samples,
+                 (unsigned long long)min_syncs);
+    else
+        snprintf(b, n, "%s p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (%.4g %% bound "
+                 "%s..%s straddles %s); run longer", what, v, below ? "looks fine" : "looks too slow",
+                 (unsigned long long)samples, conf * 100, s->look_confidence * 100, lo, hi, t);
+}
+
+/* fio's listed p99 of the job, else the point estimate from its bins; UINT64_MAX when neither. */
+static uint64_t p99_of(const fior_job *j)
+{
+    for (size_t i = 0; i < j->npct; i++)
+        if (j->pct[i].percent > 99.0 - 1e-9 && j->pct[i].percent < 99.0 + 1e-9)
+            return j->pct[i].ns;
+    uint64_t lo, pt = UINT64_MAX, hi;
+    if (j->nbins) {
+        fior_status st = fior_quantile_bound(j->bins, j->nbins, 0.99, 0.95, &lo, &pt, &hi);
+        if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
+            pt = UINT64_MAX;
+    }
+    return pt;
+}
+
+/* Each role's job of the final report: the library's judgement and the nominal bound. */
+static void take_roles(fior_outcome *o, const fior_monitor *m, const fior_report *fin, const fior_criteria *cc,
+                       const fior_job *jobs[2])
+{
+    jobs[0] = jobs[1] = NULL;
+    if (fin)
+        fior__monitor_pair(fin, &jobs[0], &jobs[1]);
+    for (int k = 0; k < 2; k++) {
+        o->role[k].lo_ns = 0;
+        o->role[k].hi_ns = UINT64_MAX;
+        o->role[k].verdict = FIOR_UNKNOWN;
+        if (!jobs[k])
+            continue;
+        o->role[k].present = 1;
+        fior__judge_job(jobs[k], cc, &o->role[k].j);
+        o->role[k].judged = 1;
+        o->role[k].verdict = o->role[k].j.j.verdict;
+        if (jobs[k]->nbins)
+            fior_quantile_bound(jobs[k]->bins, jobs[k]->nbins, m->c.percentile / 100.0, m->confidence,
+                                &o->role[k].lo_ns, NULL, &o->role[k].hi_ns);
+    }
+}
+
+/* The library's verdict on the jobs judged here (aggregate.c's rule). */
+static fior_verdict roles_verdict(const fior_outcome *o)
+{
+    fior_verdict v[2];
+    size_t n = 0;
+    for (int k = 0; k < 2; k++)
+        if (o->role[k].present)
+            v[n++] = o->role[k].verdict;
+    return fior_verdict_combine(v, n);
+}
+
+static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior_run_facts *e,
+                   const char *problem, int have[2], char ws[2][400])
+{
+    int wal_only = !((m->roles >> FIOR_ROLE_BACKEND) & 1);
+    fior_decision ov = fior__seq_overall(es);
+    fior_verdict lib = roles_verdict(o);
+    if (wal_only)
+        lib = o->role[0].present ? o->role[0].verdict : FIOR_UNKNOWN;
+    const char *tail = wal_only ? "" : "; ";
+    const char *ws1 = wal_only ? "" : ws[1];
+    o->verdict = FIOR_UNKNOWN;
+    o->basis = FIOR_BASIS_NONE;
+    o->status = problem[0] ? (e->stop == FIOR_STOP_USER ? "interrupted" : "fio-failed")
+                           : !have[0] || (!have[1] && !wal_only) ? "no-results" : "judged";
+    if (problem[0]) {
+        snprintf(o->reason, sizeof o->reason, "%.600s; the run did not end normally, so it is not judged (point "
+                 "estimates: %.399s%s%.399s)", problem, ws[0], tail, ws1);
+    } else if (!have[0] || (!have[1] && !wal_only)) {
+        snprintf(o->reason, sizeof o->reason, "no %s job result in fio's output; cannot judge",
+                 !have[0] ? "WAL" : "backend");
+    } else if (e->stop == FIOR_STOP_USER && ov != FIOR_DEC_PASS && ov != FIOR_DEC_FAIL) {
+        /* stopped from outside before the bound decided: that is the reason, whatever the library says of
+         * the figures fio printed after the signal */
+        o->status = "interrupted";
+        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
+                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
+    } else if (lib != FIOR_PASS && lib != FIOR_FAIL) {
+        for (int k = 0; k < (wal_only ? 1 : 2); k++)
+            if (o->role[k].verdict != FIOR_PASS && o->role[k].verdict != FIOR_FAIL) {
+                snprintf(o->reason, sizeof o->reason, "%s: %.500s", role_what(k), o->role[k].j.reason);
+                break;
+            }
+    } else if (ov == FIOR_DEC_PASS || ov == FIOR_DEC_FAIL) {
+        if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {
+            snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own p99 says %s; cannot "
+                     "judge (%.399s%s%.399s)", fior_decision_name(ov), fior_verdict_name(lib), ws[0], tail, ws1);
+        } else {
+            o->verdict = lib;
+            o->basis = FIOR_BASIS_BOUND;
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident after %llu syncs, %.0f s)", ws[0], tail,
+                     ws1, m->confidence * 100,
+                     (unsigned long long)(e->decided_samples ? e->decided_samples : es->wal.n + es->backend.n),
+                     e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
+        }
+    } else if (m->accept_point) {
+        o->verdict = lib;
+        o->basis = FIOR_BASIS_POINT;
+        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (point estimate after %.0f s, accepted by "
+                 "--accept-point-estimate)", ws[0], tail, ws1, e->duration_s);
+    } else {
+        o->basis = FIOR_BASIS_UNDECIDED;
+        int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
+        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s", ws[first], tail, wal_only ? "" : ws[!first]);
+    }
+}
+
+fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fior_run_facts *f)
+{
+    if (!m || !f || f->size < offsetof(fior_run_facts, complete))
+        return NULL;
+    fior_run_facts e;
+    memset(&e, 0, sizeof e);
+    memcpy(&e, f, f->size < sizeof e ? f->size : sizeof e);
+    fior_outcome *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    if (!m->started)
+        fior_monitor_feed_bins(m, NULL, 0, NULL, 0, 0, NULL);
+    fior__seq es = m->seq;
+    /* The caller stops fio itself with SIGINT once the bound decides (or at its time limit): the library
+     * judges the final document fio prints after its "terminating on signal 2" line, as it would not for a
+     * run someone else stopped. Every other rule (the physical floor, a job that died) is the library's. */
+    fior_criteria cc = m->c;
+    if (e.stop != FIOR_STOP_NONE && e.stop != FIOR_STOP_USER && e.stop_level == 1)
+        cc.caller_stop = SIGINT;
+    const fior_job *jobs[2];
+    take_roles(o, m, fin, &cc, jobs);
+    char problem[700];
+    end_problem(&e, problem, sizeof problem);
+    if (m->broken)
+        snprintf(problem, sizeof problem, "%s", m->err + strlen("fior_monitor: "));
+    /* Ran to its runtime undecided: the final bins get one more look of each kind (seqbound.h). */
+    if (!problem[0] && e.stop == FIOR_STOP_NONE && jobs[0])
+        fior__seq_final(&es, jobs[0]->bins, jobs[0]->nbins, jobs[1] ? jobs[1]->bins : NULL, jobs[1] ? jobs[1]->nbins : 0);
+    const fior__seq_side *side[2] = {&es.wal, &es.backend};
+    char ws[2][400] = {"WAL fdatasync: no results", "backend commit: no results"};
+    int have[2];
+    for (int k = 0; k < 2; k++) {
+        have[k] = jobs[k] != NULL;
+        if (jobs[k])
+            describe(ws[k], sizeof ws[k], k, p99_of(jobs[k]), jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
+                     m->c.threshold_ns[k], side[k], m->confidence, es.p.min_syncs);
+    }
+    decide(o, m, &es, &e, problem, have, ws);
+    /* each role's line: what the bound said; its verdict only where the bound decided it */
+    for (int k = 0; k < 2; k++) {
+        if (o->verdict == FIOR_UNKNOWN && o->role[k].verdict != FIOR_UNKNOWN && o->basis != FIOR_BASIS_NONE)
+            o->role[k].verdict = side[k]->state == FIOR_DEC_PASS || side[k]->state == FIOR_DEC_FAIL
+                                     ? o->role[k].verdict : FIOR_UNKNOWN;
+        if (problem[0])
+            o->role[k].verdict = FIOR_UNKNOWN;
+        snprintf(o->role[k].line, sizeof o->role[k].line, "%.399s", ws[k]);
+    }
+    if (!((m->roles >> FIOR_ROLE_BACKEND) & 1) && o->role[1].present) { /* the WAL question alone */
+        o->role[1].verdict = FIOR_NOT_JUDGED;
+        snprintf(o->role[1].line, sizeof o->role[1].line, "%.399s (not judged: the WAL alone was asked)", ws[1]);
+    }
+    o->heavy_passed = m->heavy && m->p1_passed;
+    o->probe_ok = m->probed && m->probe.ok;
+    o->duration_s = e.duration_s;
+    return o;
+}
+
+/* Phase 1's run is never judged on its own: its heavy load can only PASS, and that PASS stands once phase
+ * 2's probe confirmed it. A run stopped between the two has neither, whatever phase 1's bounds said. */
+fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed)
+{
+    if (p1 && p1 == p2) /* one outcome given twice: no phase 2 confirmed anything (and it is freed once) */
+        p2 = NULL;
+    /* the caller's word is not enough: phase 2's own monitor must have confirmed it */
+    confirmed = confirmed && p2 && p2->probe_ok;
+    if (p2 && !(confirmed && p1)) {
+        fior_outcome_free(p1);
+        p2->phase = 2;
+        return p2;
+    }
+    fior_outcome_free(p2);
+    if (!p1)
+        return NULL;
+    p1->phase = 1;
+    if (confirmed)
+        return p1;
+    char was[sizeof p1->reason];
+    snprintf(was, sizeof was, "%s", p1->reason);
+    int passed = p1->heavy_passed && p1->verdict == FIOR_PASS;
+    p1->verdict = FIOR_UNKNOWN;
+    p1->basis = FIOR_BASIS_NONE;
+    p1->status = "interrupted";
+    if (passed)
+        snprintf(p1->reason, sizeof p1->reason, "interrupted after %.0f s, before phase 2 confirmed phase 1's pass "
+                 "(a pass under the heavy load stands only when etcd's load is no slower); not judged (phase 1: "
+                 "%.1000s)", p1->duration_s, was);
+    else
+        snprintf(p1->reason, sizeof p1->reason, "interrupted after %.0f s, after phase 1 and before phase 2 (the "
+                 "faithful profile) could decide; phase 1's heavy load can only pass, so it is not judged (phase "
+                 "1: %.1000s)", p1->duration_s, was);
+    for (int k = 0; k < 2; k++)
+        p1->role[k].verdict = FIOR_UNKNOWN;
+    return p1;
+}
+
+void fior_outcome_free(fior_outcome *o)
+{
+    free(o);
+}
+
+fior_verdict fior_outcome_verdict(const fior_outcome *o)
+{
+    return o ? o->verdict : FIOR_UNKNOWN;
+}
+
+fior_basis fior_outcome_basis(const fior_outcome *o)
+{
+    return o ? o->basis : FIOR_BASIS_NONE;
+}
+
+const char *fior_outcome_status(const fior_outcome *o)
+{
+    return o && o->status ? o->status : "no-results";
+}
+
+const char *fior_outcome_reason(const fior_outcome *o)
+{
+    return o ? o->reason : "";
+}
+
+int fior_outcome_phase(const fior_outcome *o)
+{
+    return o ? o->phase : 0;
+}
+
+static int rk(fior_role role)
+{
+    return role == FIOR_ROLE_BACKEND ? 1 : role == FIOR_ROLE_WAL ? 0 : -1;
+}
+
+fior_verdict fior_outcome_role_verdict(const fior_outcome *o, fior_role role)
+{
+    return o && rk(role) >= 0 && o->role[rk(role)].present ? o->role[rk(role)].verdict : FIOR_UNKNOWN;
+}
+
+const char *fior_outcome_role_reason(const fior_outcome *o, fior_role role)
+{
+    return o && rk(role) >= 0 ? o->role[rk(role)].line : "";
+}
+
+const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role)
+{
+    return o && rk(role) >= 0 && o->role[rk(role)].judged ? &o->role[rk(role)].j.j : NULL;
+}
+
+fior_status fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+    if (!o || rk(role) < 0)
+        return FIOR_E_INVAL;
+    if (!o->role[rk(role)].present)
+        return FIOR_E_NODATA;
+    if (lo_ns)
+        *lo_ns = o->role[rk(role)].lo_ns;
+    if (hi_ns)
+        *hi_ns = o->role[rk(role)].hi_ns;
+    return FIOR_OK;
+}
