@@ -450,6 +450,16 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, dr == &r1 && p1);
     rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
     check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
+    if (dr->end.stop == CHECK_TIME_NET && h->verdict == FIOR_UNKNOWN) { /* why: --max-time is a hard limit */
+        char was[sizeof h->reason];
+        cli_msg(was, sizeof was, "%s", h->reason);
+        cli_msg(h->reason, sizeof h->reason, "fio was still running after its runtime of %u s%s: ended by etcd-fio "
+                "at --max-time; %s", dr->end.runtime_s, dr->end.hung & PROC_TREE_STOPPED ? " (it was stopped: "
+                "SIGSTOP, Ctrl-Z or a debugger)" : dr->end.hung & PROC_TREE_IN_KERNEL ? " (stuck in uninterruptible "
+                "I/O)" : dr->end.unended ? " (SIGKILL did not end it: left behind)" : "", was);
+        rm_finish(&r);
+        cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
+    }
     liveetcd_report(&le, &r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
     if (watch) {
         etcdwatch_report(watch, &r, h);
