@@ -97,16 +97,16 @@ tests: all $(UNIT_TESTS) $(TEST_HELPERS)
 $(UNIT_TESTS) $(TEST_HELPERS): | need-test
 
 check-unit: tests
-	sh tests/run.sh $(UNIT_TESTS)
+	bash tests/run.sh $(UNIT_TESTS)
 
 check-integ: tests
-	BUILD=$(BUILD) DEVELOPER=$(DEVELOPER) sh tests/run.sh $(INTEG_TESTS)
+	BUILD=$(BUILD) DEVELOPER=$(DEVELOPER) bash tests/run.sh $(INTEG_TESTS)
 
 # The README's test command: set-up first (deps), then the development build (-Werror) and unit +
 # integration tests. DEVELOPER=1 is in the tests' environment too, for the builds they make themselves.
 check: deps
 	$(MAKE) DEVELOPER=1 tests
-	BUILD=$(BUILD) DEVELOPER=1 sh tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
+	BUILD=$(BUILD) DEVELOPER=1 bash tests/run.sh $(UNIT_TESTS) $(INTEG_TESTS) $(CHECK_EXTRA)
 
 # The unit suite and the integration tests that drive our parsers, judges and process handling (ASAN_INTEG)
 # built with ASan+UBSan in $(ASAN_DIR); the slow ones whose extra paths are timing, builds, browsers or
@@ -124,7 +124,7 @@ check-asan: deps
 	@start=$$(date +%s); \
 	PATH="$(abspath $(ASAN_DIR))/asan-bin:$$PATH" FIO="$(abspath $(ASAN_DIR))/asan-bin/fio" DEVELOPER=1 \
 	ASAN_BUILD=1 BUILD=$(ASAN_DIR) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  sh tests/run.sh $(patsubst $(BUILD)/%,$(ASAN_DIR)/%,$(UNIT_TESTS)) $(filter $(ASAN_INTEG),$(INTEG_TESTS)); rc=$$?; \
+	  bash tests/run.sh $(patsubst $(BUILD)/%,$(ASAN_DIR)/%,$(UNIT_TESTS)) $(filter $(ASAN_INTEG),$(INTEG_TESTS)); rc=$$?; \
 	echo "check-asan: $$(($$(date +%s) - start)) s"; exit $$rc
 
 # The README's main command: check the disk this tree lives on.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: lock=ports
 # it_capacity_quorum.sh — `etcd-fio capacity --member` (three members) on three real `fio --server`s on
 # 127.0.0.1 whose directories are plain temp dirs: a small run (two client counts, 1 s each) whose rows are
 # the quorum of three members (each member's line, the shared-filesystem note, the JSON against

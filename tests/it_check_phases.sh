@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: alone
 # it_check_phases.sh — check's two phases (issue 15.1) end to end with the real fio, on the tree's disk:
 #  1. a disk that is slow only when lightly loaded (tests/faultshim.c FAULT_IDLE_MS: every fdatasync that
 #     follows more than 4 ms of quiet in its process waits 30 ms — etcd's load has such gaps, phase 1's

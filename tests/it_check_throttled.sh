@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: lock=loop
 # it_check_throttled.sh — end-to-end FAIL: `etcd-fio check` on a loop-mounted ext4 whose writes are throttled
 # to 60 IOPS with cgroup v1 blkio.throttle.write_iops_device (etcd-fio and fio run inside that cgroup) must
 # exit 1, decided early (about 15 s on an idle machine). Needs root, loop devices, mkfs.ext4 and cgroup v1

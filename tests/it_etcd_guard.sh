@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: alone
 # it_etcd_guard.sh — `check --etcd URL` beside a real etcd (Debian's etcd-server, 127.0.0.1 only, a
 # private data directory in rke's layout, stopped by pid) that serves a continuous put load (through its
 # gRPC gateway), check running in etcd's own data directory:

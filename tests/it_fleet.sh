@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: lock=ports,loop
 # it_fleet.sh — `etcd-fio fleet` against real `fio --server` processes on 127.0.0.1 (loopback only):
 #  1. preflight only (no run): a port nobody listens on, a server that lacks the engine (a private mount
 #     namespace hides it) and a server whose probe reply claims another fio version are each reported by

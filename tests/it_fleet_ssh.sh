@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: lock=ports
 # it_fleet_ssh.sh — `etcd-fio fleet --ssh` through the real OpenSSH client against an sshd of the test's own
 # (Debian openssh-server) on 127.0.0.2-127.0.0.18: a private host key, client keys, known_hosts and ssh_config
 # (ssh -F), so nothing of this machine's ~/.ssh is used or changed (asserted). Per address, sshd's Match
