@@ -45,6 +45,7 @@ FZ_FN void fz_check_message(const char *msg, fior_status st)
 FZ_FN void fz_check_job(const fior_job *j)
 {
     FZ_ASSERT(j != NULL);
+    FZ_ASSERT(j->size == sizeof *j); /* FIOR_HAS reads it: set on every job handed out */
     FZ_ASSERT(j->source != NULL);
     (void)strlen(j->source);
     if (j->name)
@@ -75,7 +76,7 @@ FZ_FN void fz_check_job(const fior_job *j)
     }
     if (j->summary)
         (void)strlen(j->summary);
-    /* 2.2: the run-ended flag and what made the syncs */
+    /* the run-ended flag and what made the syncs */
     FZ_ASSERT(j->end >= FIOR_END_UNKNOWN && j->end <= FIOR_END_CUT);
     FZ_ASSERT(j->end == FIOR_END_UNKNOWN || j->end_reason != NULL);
     if (j->end_reason)
@@ -124,6 +125,7 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
     for (size_t i = 0; i < n; i++) {
         const fior_judgement *jd = fior_result_job(res, i);
         FZ_ASSERT(jd != NULL && jd->reason != NULL);
+        FZ_ASSERT(jd->size == sizeof *jd);
         FZ_ASSERT(jd->reason[0] != '\0' && strchr(jd->reason, '\n') == NULL);
         FZ_ASSERT(fior_verdict_name(jd->verdict) != NULL);
         if (jd->verdict == FIOR_PASS) {
@@ -289,7 +291,9 @@ FZ_FN fior_status fz_json_reader(fior_report *r, const char *source, const char 
 }
 
 /* JSON: the whole input through fior_parse_buffer, and through the stream API twice: in one piece and split
- * at points taken from the input's first bytes. Both streams must agree (documents seen, final report). */
+ * at points taken from the input's first bytes. Both streams must agree (the first error, documents seen,
+ * final report), also under a per-document cap that half the inputs set (from their first byte), which
+ * drops the same document at the same byte wherever the input is split. */
 FZ_FN void fz_json(const uint8_t *data, size_t size)
 {
     fz_reader_run(fz_json_reader, data, size);
@@ -297,12 +301,18 @@ FZ_FN void fz_json(const uint8_t *data, size_t size)
     uint8_t seed = size ? data[0] : 0;
     const char *buf = (const char *)data;
 
-    fior_stream *whole = fior_stream_new(FZ_SOURCE);
-    fior_stream *split = fior_stream_new(FZ_SOURCE);
+    fior_json_stream *whole = fior_json_stream_new(FZ_SOURCE);
+    fior_json_stream *split = fior_json_stream_new(FZ_SOURCE);
     FZ_ASSERT(whole != NULL && split != NULL);
-    fior_status sw = fior_stream_feed(whole, buf, size);
+    if (seed & 1) {
+        uint64_t cap = 256 + (uint64_t)(seed >> 1) * 64; /* 256 B .. 8.4 kB: fio's documents are 2-15 kB */
+        FZ_ASSERT(fior_json_stream_set_max_document(whole, cap) == FIOR_OK);
+        FZ_ASSERT(fior_json_stream_set_max_document(split, cap) == FIOR_OK);
+        FZ_ASSERT(fior_json_stream_max_document(split) == cap);
+    }
+    fior_status sw = fior_json_stream_feed(whole, buf, size);
     if (sw != FIOR_OK)
-        fz_check_message(fior_stream_error(whole), sw);
+        fz_check_message(fior_json_stream_error(whole), sw);
 
     fior_status ss = FIOR_OK;
     size_t off = 0;
@@ -311,20 +321,20 @@ FZ_FN void fz_json(const uint8_t *data, size_t size)
         /* Chunk sizes from the input bytes (1..64), so libFuzzer explores split points too. */
         step = (unsigned)(data[off % size] ^ seed) % 64u + 1u;
         size_t n = size - off < step ? size - off : step;
-        ss = fior_stream_feed(split, buf + off, n);
+        ss = fior_json_stream_feed(split, buf + off, n);
         off += n;
-        const fior_report *cur = fior_stream_report(split);
+        const fior_report *cur = fior_json_stream_report(split);
         if (cur)
             fz_check_report(cur);
     }
     if (ss != FIOR_OK)
-        fz_check_message(fior_stream_error(split), ss);
+        fz_check_message(fior_json_stream_error(split), ss);
 
-    /* Chunking must not change what is read. */
-    FZ_ASSERT((sw == FIOR_OK) == (ss == FIOR_OK));
+    /* Chunking must not change what is read, nor the first error. */
+    FZ_ASSERT(sw == ss);
     if (sw == FIOR_OK) {
-        FZ_ASSERT(fior_stream_documents(whole) == fior_stream_documents(split));
-        const fior_report *a = fior_stream_report(whole), *b = fior_stream_report(split);
+        FZ_ASSERT(fior_json_stream_documents(whole) == fior_json_stream_documents(split));
+        const fior_report *a = fior_json_stream_report(whole), *b = fior_json_stream_report(split);
         FZ_ASSERT((a == NULL) == (b == NULL));
         if (a && b) {
             FZ_ASSERT(fior_report_njobs(a) == fior_report_njobs(b));
@@ -335,8 +345,8 @@ FZ_FN void fz_json(const uint8_t *data, size_t size)
             }
         }
     }
-    fior_stream_free(whole);
-    fior_stream_free(split);
+    fior_json_stream_free(whole);
+    fior_json_stream_free(split);
 }
 
 #endif

@@ -121,15 +121,13 @@ int         fior__bucket_locate(const fior_bucket *b, size_t n, double percent, 
  * output), and *ndocs the number of documents. */
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
                              int *text_jobs, unsigned long *ndocs);
-/* After the last fior_stream_feed of a whole input: the input's first error, a document cut short or no
+/* After the last fior_json_stream_feed of a whole input: the input's first error, a document cut short or no
  * document at all is an error (message in into->err, nothing added); else the runs' jobs move into `into`. */
-fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs);
+fior_status fior__stream_finish(fior_json_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs);
 /* From now on the stream keeps the bytes it reads outside documents (stray lines, the normal half of
  * normal,json output); fior__stream_gaps gives them (NULL when keeping them ran out of memory). */
-void        fior__stream_keep_gaps(fior_stream *s);
-/* the per-document cap of a stream (0: FIOR_MAX_INPUT_DEFAULT); the tests set a small one */
-void        fior__stream_set_max_doc(fior_stream *s, uint64_t bytes);
-const char *fior__stream_gaps(const fior_stream *s, size_t *len);
+void        fior__stream_keep_gaps(fior_json_stream *s);
+const char *fior__stream_gaps(const fior_json_stream *s, size_t *len);
 
 /* The etcd-fio engine by its fio name: "etcdwal", "libetcdwal", "[external:][…/]libetcdwal.so". */
 int         fior__is_etcd_engine(const char *ioengine);

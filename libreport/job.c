@@ -16,6 +16,7 @@
 void fior__job_init(fior__jobb *b)
 {
     memset(b, 0, sizeof *b);
+    b->j.size = sizeof b->j; /* every job a report holds starts here (fioreport.h: FIOR_HAS) */
     b->j.port = -1;
     b->j.group = -1;
     b->j.pid = -1;

@@ -108,7 +108,7 @@ typedef struct jdoc {
 extern const yajl_callbacks fior__jdoc_callbacks;
 
 /* A stream of fio JSON documents (json_stream.c; its signal lines: json_signal.c). */
-struct fior_stream {
+struct fior_json_stream {
     char          *source;
     fior_report   *rep;       /* the finished runs, then the current run's latest document */
     size_t         ndone;     /* jobs of finished runs at the front of rep */
@@ -125,13 +125,15 @@ struct fior_stream {
     jdoc           d;
     yajl_handle    h;
     int            in_doc, bol, text_jobs;
+    int            col0;      /* no byte since the last newline (or the input's start) */
+    int            resync;    /* after a broken or dropped document: the next starts at column 0 (doc_abandon) */
     unsigned       hdr_match;
     size_t         pos, doc_start;
     unsigned long  docs;
     int            keep_gaps; /* fior__stream_keep_gaps: the bytes outside documents are kept in gap */
     char          *gap;
     size_t         gaplen, gapcap;
-    uint64_t       max_doc;   /* a document may take this many bytes (0: FIOR_MAX_INPUT_DEFAULT) */
+    uint64_t       max_doc;   /* a document may take this many bytes (fior_json_stream_set_max_document) */
     /* fio's "\nfio: terminating on signal N\n" lines, found anywhere (also inside a document, where fio's
      * signal handler may have written it) and taken out before the scanner sees the bytes */
     char           held[64];  /* the input's tail from a '\n' that may begin one, until more bytes come */
@@ -149,15 +151,15 @@ struct fior_stream {
 
 /* json_stream.c: the scanner over bytes without signal lines (buf at input offset s->pos), and the bytes
  * outside documents kept for the normal half of normal,json output */
-fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len);
-void        fior__keep_gap(fior_stream *s, const char *p, size_t n);
+fior_status fior__scan_feed(fior_json_stream *s, const char *buf, size_t len);
+void        fior__keep_gap(fior_json_stream *s, const char *p, size_t n);
 /* json_signal.c: raw input in (the signal lines out, the rest to fior__scan_feed); the input's end (held
  * bytes); the current run's end from its latest document, with a signal line after it when signal_after
  * and another run's document followed; a signal line read (inside a document: once it is committed). */
-fior_status fior__feed_raw(fior_stream *s, const char *buf, size_t len);
-fior_status fior__flush_held(fior_stream *s);
-fior_status fior__run_end(fior_stream *s, int signal_after);
-fior_status fior__on_signal(fior_stream *s, int sig);
+fior_status fior__feed_raw(fior_json_stream *s, const char *buf, size_t len);
+fior_status fior__flush_held(fior_json_stream *s);
+fior_status fior__run_end(fior_json_stream *s, int signal_after);
+fior_status fior__on_signal(fior_json_stream *s, int sig);
 
 /* json_job.c */
 /* 1-based byte of a token yajl hands over at p (n bytes; is_str: a string's content) */

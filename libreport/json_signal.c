@@ -15,7 +15,7 @@
 /* Sets the current run's jobs' end (run_end.c) from what their latest document said (cur_x) and where it
  * stands: its signal line (a document after it is fio's final one), the documents before it, and, when
  * `signal_after` is set, a signal line after it that was followed by another run's document. */
-fior_status fior__run_end(fior_stream *s, int signal_after)
+fior_status fior__run_end(fior_json_stream *s, int signal_after)
 {
     for (size_t i = s->ndone; i < s->rep->njobs; i++) {
         fior_job *j = &s->rep->jobs[i];
@@ -39,7 +39,7 @@ fior_status fior__run_end(fior_stream *s, int signal_after)
 /* A signal line outside the documents: the current run has no final document (yet). Inside a document it
  * counts once that document is read (the document was written before fio stopped its jobs). A second line
  * after a document that followed the first one changes nothing (Ctrl-C twice). */
-fior_status fior__on_signal(fior_stream *s, int sig)
+fior_status fior__on_signal(fior_json_stream *s, int sig)
 {
     if (s->in_doc) {
         s->sig_in_doc = sig;
@@ -67,7 +67,7 @@ static int sig_at(const char *p, size_t n, size_t *len, int *sig)
     return r;
 }
 
-static fior_status piece(fior_stream *s, const char *p, size_t n, uint64_t abs)
+static fior_status piece(fior_json_stream *s, const char *p, size_t n, uint64_t abs)
 {
     if (!n)
         return FIOR_OK;
@@ -77,11 +77,11 @@ static fior_status piece(fior_stream *s, const char *p, size_t n, uint64_t abs)
 
 /* The line is taken out of what the scanner reads; outside a document it stays in the gaps (the normal
  * half of normal,json output reads it too), and the next byte starts a line. */
-static fior_status removed_line(fior_stream *s, const char *p, size_t n, int sig)
+static fior_status removed_line(fior_json_stream *s, const char *p, size_t n, int sig)
 {
     if (!s->in_doc) {
         fior__keep_gap(s, p, n);
-        s->bol = 1;
+        s->bol = s->col0 = 1;
         s->hdr_match = 0;
     }
     return fior__on_signal(s, sig);
@@ -95,7 +95,7 @@ static void keep_first(fior_status *first, fior_status st)
 
 /* Held bytes and the start of buf: either a signal line (taken out; *used: the bytes of buf it took), or
  * the held bytes go to the scanner. 1 when all of buf was held too (still undecided). */
-static int resolve_held(fior_stream *s, const char *buf, size_t len, size_t *used, fior_status *first)
+static int resolve_held(fior_json_stream *s, const char *buf, size_t len, size_t *used, fior_status *first)
 {
     char tmp[2 * sizeof s->held];
     size_t k = len < sizeof tmp - s->heldlen ? len : sizeof tmp - s->heldlen, l = 0;
@@ -123,7 +123,7 @@ static int resolve_held(fior_stream *s, const char *buf, size_t len, size_t *use
 
 /* Feeds raw input: the signal lines out, the rest to the scanner in pieces at their own offsets (so that
  * where the input is split never changes what is read). */
-fior_status fior__feed_raw(fior_stream *s, const char *buf, size_t len)
+fior_status fior__feed_raw(fior_json_stream *s, const char *buf, size_t len)
 {
     fior_status first = FIOR_OK;
     uint64_t base = s->raw;
@@ -157,7 +157,7 @@ fior_status fior__feed_raw(fior_stream *s, const char *buf, size_t len)
 }
 
 /* The end of the input: held bytes are a signal line without its newline, or go to the scanner. */
-fior_status fior__flush_held(fior_stream *s)
+fior_status fior__flush_held(fior_json_stream *s)
 {
     fior_status first = FIOR_OK;
     if (!s->heldlen)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* json_stream.c — finds fio JSON documents in any input (a document starts at a line whose first non-blank
- * byte is '{'; stray "fio: …" lines and the normal half of normal,json output lie between them), feeds each
+ * byte is '{', after a broken one at column 0; stray "fio: …" lines and the normal half of normal,json
+ * output lie between them), and nothing but them: this is the fior_json_stream_* API. It feeds each
  * to yajl's event parser chunk by chunk (fmt_json.c turns the events into jobs), and groups the documents
  * into runs: one fio run's --status-interval documents (the same jobs, later timestamps, counters that only
  * grow, the same fio start) are one run, judged by its last document; any other document starts a new
  * run, and every run is kept and judged (a later run never hides an earlier one).
- * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_stream_* API,
+ * The same code serves whole buffers, files read in chunks (fior_parse_file) and the fior_json_stream_* API,
  * so where an input is split never changes what is read. fio's signal lines are taken out before the
  * scanner sees the bytes (json_signal.c). */
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int same_str(const char *a, const char *b)
  * - the same fio process: timestamp − "elapsed" (seconds since fio started, rounded up, eta.c; read a
  *   moment after the timestamp, stat.c) is fio's start, so two documents of one run agree on it to within
  *   a second, two when the status thread was held up (whole-second timestamps: one more). */
-static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
+static int same_run(const fior_json_stream *s, const jdoc *d, const fior_report *doc)
 {
     if (!s->have_cur || s->rep->njobs - s->ndone != doc->njobs || d->naux != doc->njobs)
         return 0;
@@ -76,7 +77,7 @@ static int same_run(const fior_stream *s, const jdoc *d, const fior_report *doc)
     return after > before || rt_after > rt_before;
 }
 
-static fior_status commit_doc(fior_stream *s)
+static fior_status commit_doc(fior_json_stream *s)
 {
     jdoc *d = &s->d;
     fior_report *doc = s->doc;
@@ -137,7 +138,7 @@ static fior_status commit_doc(fior_stream *s)
 
 /* ---- the scanner ---- */
 
-static void set_first(fior_stream *s, fior_status *first, fior_status st)
+static void set_first(fior_json_stream *s, fior_status *first, fior_status st)
 {
     if (*first == FIOR_OK)
         *first = st;
@@ -167,7 +168,7 @@ static void yajl_msg(yajl_handle h, char *out, size_t n)
         yajl_free_error(h, m);
 }
 
-static void doc_close(fior_stream *s)
+static void doc_close(fior_json_stream *s)
 {
     if (s->h)
         yajl_free(s->h);
@@ -177,14 +178,14 @@ static void doc_close(fior_stream *s)
 
 /* A signal line read inside a document stands after it: once the document is committed, or dropped (it
  * broke, or grew past the cap), after the documents before it. */
-static fior_status doc_signal(fior_stream *s)
+static fior_status doc_signal(fior_json_stream *s)
 {
     int sig = s->sig_in_doc;
     s->sig_in_doc = 0;
     return sig ? fior__on_signal(s, sig) : FIOR_OK;
 }
 
-void fior__keep_gap(fior_stream *s, const char *p, size_t n)
+void fior__keep_gap(fior_json_stream *s, const char *p, size_t n)
 {
     if (!s->keep_gaps || !n || s->keep_gaps < 0)
         return;
@@ -198,9 +199,81 @@ void fior__keep_gap(fior_stream *s, const char *p, size_t n)
     s->gaplen += n;
 }
 
-/* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
- * the next line that starts a document, and the chunk's first error status is returned. */
-fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
+/* A document that broke or outgrew the cap: what it built is dropped, and the scanner resumes at the next
+ * line whose first byte is '{' (fio writes a document's own braces at column 0 and indents every object
+ * inside it, json.c), so that the objects in the rest of it are not taken for documents. */
+static void doc_abandon(fior_json_stream *s)
+{
+    doc_close(s);
+    doc_signal(s);
+    fior__report_clear(s->doc);
+    s->bol = 0;
+    s->resync = 1;
+}
+
+/* The document's bytes from buf[*at] on, up to its end or the cap: *at is where the scanner goes on. The
+ * cap is counted from the document's first byte, so where the input is split never changes which document
+ * is dropped nor the byte named. FIOR_E_NOMEM stops the chunk; every other error is told (s->err, *first)
+ * and the document skipped. */
+static fior_status doc_bytes(fior_json_stream *s, const char *buf, size_t len, size_t *at, fior_status *first)
+{
+    size_t i = *at;
+    jdoc *d = &s->d;
+    uint64_t open = (uint64_t)(s->pos + i - s->doc_start); /* its bytes before buf[i] */
+    if (open >= s->max_doc) {
+        fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu "
+                     "bytes", s->source, s->pos + i + 1, s->doc_start + 1, (unsigned long long)s->max_doc);
+        set_first(s, first, FIOR_E_TOOBIG);
+        doc_abandon(s);
+        return FIOR_OK;
+    }
+    size_t take = s->max_doc - open < len - i ? (size_t)(s->max_doc - open) : len - i;
+    d->chunk = buf + i;
+    d->chunk_len = take;
+    d->chunk_abs = s->pos + i;
+    d->first_tok = 1;
+    yajl_status ys = yajl_parse(s->h, (const unsigned char *)buf + i, take);
+    if (ys == yajl_status_ok) {
+        *at = i + take;
+        return FIOR_OK;
+    }
+    size_t used = yajl_get_bytes_consumed(s->h);
+    if (used > take)
+        used = take;
+    if (ys == yajl_status_client_canceled && d->done) {
+        *at = i + used;
+        doc_close(s);
+        s->bol = 1; /* "}{" back to back still starts a new document */
+        fior_status st = fior__jdoc_end(d);
+        if (st == FIOR_OK)
+            st = commit_doc(s);
+        else
+            memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+        if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
+            st = FIOR_E_NOMEM;
+        fior__report_clear(s->doc);
+        if (st != FIOR_OK)
+            set_first(s, first, st);
+        return st == FIOR_E_NOMEM ? st : FIOR_OK;
+    }
+    if (ys == yajl_status_client_canceled) { /* fmt_json.c stopped it (nesting): its message */
+        memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+        set_first(s, first, d->failed ? d->failed : FIOR_E_PARSE);
+    } else {
+        char msg[160];
+        yajl_msg(s->h, msg, sizeof msg);
+        fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
+                     s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
+        set_first(s, first, FIOR_E_PARSE);
+    }
+    doc_abandon(s);
+    *at = i + (used ? used : 1);
+    return FIOR_OK;
+}
+
+/* Feeds one chunk. A broken document is reported (message in s->err) and skipped (doc_abandon), and the
+ * chunk's first error status is returned. */
+fior_status fior__scan_feed(fior_json_stream *s, const char *buf, size_t len)
 {
     fior_status first = FIOR_OK;
     size_t i = 0, g0 = 0; /* g0: where the bytes outside documents began in this chunk */
@@ -216,8 +289,8 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
                 s->hdr_match = ch == HDR[0];
             }
             if (ch == '\n') {
-                s->bol = 1;
-            } else if (s->bol && ch == '{') {
+                s->bol = s->col0 = 1;
+            } else if (s->bol && ch == '{' && (s->col0 || !s->resync)) {
                 fior__keep_gap(s, buf + g0, i - g0);
                 s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
                 if (!s->h) {
@@ -227,6 +300,7 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
                 }
                 yajl_config(s->h, yajl_dont_validate_strings, 1);  /* as fio writes them, any bytes */
                 s->in_doc = 1;
+                s->resync = 0;
                 s->hdr_match = 0;
                 s->doc_start = s->pos + i;
                 fior__jdoc_begin(&s->d, s->doc, s->source, s->doc_start + 1);
@@ -234,63 +308,15 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
             } else if (ch != ' ' && ch != '\t' && ch != '\r') {
                 s->bol = 0;
             }
+            if (ch != '\n')
+                s->col0 = 0;
             i++;
             continue;
         }
-        jdoc *d = &s->d;
-        d->chunk = buf + i;
-        d->chunk_len = len - i;
-        d->chunk_abs = s->pos + i;
-        d->first_tok = 1;
-        yajl_status ys = yajl_parse(s->h, (const unsigned char *)buf + i, len - i);
-        if (ys == yajl_status_ok) {
-            i = len;
-            continue;
-        }
-        size_t used = yajl_get_bytes_consumed(s->h);
-        if (used > len - i)
-            used = len - i;
-        if (ys == yajl_status_client_canceled && d->done) {
-            i += used;
+        if (doc_bytes(s, buf, len, &i, &first) != FIOR_OK)
+            return first; /* out of memory: stop here */
+        if (!s->in_doc)
             g0 = i;
-            doc_close(s);
-            s->bol = 1;  /* "}{" back to back still starts a new document */
-            fior_status st = fior__jdoc_end(d);
-            if (st == FIOR_OK)
-                st = commit_doc(s);
-            else
-                memcpy(s->err->err, s->doc->err, sizeof s->err->err);
-            if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
-                st = FIOR_E_NOMEM;
-            fior__report_clear(s->doc);
-            if (st != FIOR_OK)
-                set_first(s, &first, st);
-            if (st == FIOR_E_NOMEM)
-                return first;
-            continue;
-        }
-        if (ys == yajl_status_client_canceled) { /* fmt_json.c stopped it (nesting): its message */
-            memcpy(s->err->err, s->doc->err, sizeof s->err->err);
-            set_first(s, &first, d->failed ? d->failed : FIOR_E_PARSE);
-            doc_close(s);
-            doc_signal(s);
-            fior__report_clear(s->doc);
-            s->bol = 0;
-            i += used ? used : 1;
-            g0 = i;
-            continue;
-        }
-        char msg[160];
-        yajl_msg(s->h, msg, sizeof msg);
-        fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
-                     s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
-        set_first(s, &first, FIOR_E_PARSE);
-        doc_close(s);
-        doc_signal(s);
-        fior__report_clear(s->doc);
-        s->bol = 0;
-        i += used ? used : 1;
-        g0 = i;
     }
     if (!s->in_doc)
         fior__keep_gap(s, buf + g0, len - g0);
@@ -300,9 +326,9 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
 
 /* ---- the public stream ---- */
 
-fior_stream *fior_stream_new(const char *source)
+fior_json_stream *fior_json_stream_new(const char *source)
 {
-    fior_stream *s = calloc(1, sizeof *s);
+    fior_json_stream *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->source = strdup(source ? source : "(stream)");
@@ -310,17 +336,18 @@ fior_stream *fior_stream_new(const char *source)
     s->doc = fior_report_new();
     s->err = fior_report_new();
     if (!s->source || !s->rep || !s->doc || !s->err) {
-        fior_stream_free(s);
+        fior_json_stream_free(s);
         return NULL;
     }
-    s->bol = 1;
+    s->bol = s->col0 = 1;
+    s->max_doc = FIOR_MAX_INPUT_DEFAULT;
     s->held[0] = '\n'; /* a signal line may open the input */
     s->heldlen = 1;
     s->held_virtual = 1;
     return s;
 }
 
-void fior_stream_free(fior_stream *s)
+void fior_json_stream_free(fior_json_stream *s)
 {
     if (!s)
         return;
@@ -337,62 +364,60 @@ void fior_stream_free(fior_stream *s)
 
 /* A stream may run for hours (check feeds fio's status documents as they come), so its memory is bounded per
  * document, not per stream: finished documents are folded into the run, and a document that is still open
- * after the cap (FIOR_MAX_INPUT_DEFAULT, the same cap as a whole input) is an error — a tree of jobs that
- * never closes would otherwise grow without end. */
-fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
+ * after the cap (fior_json_stream_set_max_document; by default the same cap as a whole input) is dropped
+ * there (doc_bytes) — a tree of jobs that never closes would otherwise grow without end. */
+fior_status fior_json_stream_feed(fior_json_stream *s, const char *buf, size_t len)
 {
     if (!s || (!buf && len))
         return FIOR_E_INVAL;
     s->err->err[0] = '\0';
     fior_status st = fior__feed_raw(s, buf, len);
     s->pos = (size_t)s->raw;
-    uint64_t cap = s->max_doc ? s->max_doc : FIOR_MAX_INPUT_DEFAULT;
-    if (s->in_doc && s->pos - s->doc_start > cap) {
-        fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu bytes",
-                     s->source, s->pos, s->doc_start + 1, (unsigned long long)cap);
-        doc_close(s);
-        doc_signal(s);
-        fior__report_clear(s->doc);
-        s->bol = 0;
-        set_first(s, &st, FIOR_E_TOOBIG);
-    }
     return st;
 }
 
-void fior__stream_set_max_doc(fior_stream *s, uint64_t bytes)
+fior_status fior_json_stream_set_max_document(fior_json_stream *s, uint64_t bytes)
 {
+    if (!s || !bytes)
+        return FIOR_E_INVAL;
     s->max_doc = bytes;
+    return FIOR_OK;
 }
 
-unsigned long fior_stream_documents(const fior_stream *s)
+uint64_t fior_json_stream_max_document(const fior_json_stream *s)
+{
+    return s ? s->max_doc : 0;
+}
+
+unsigned long fior_json_stream_documents(const fior_json_stream *s)
 {
     return s ? s->docs : 0;
 }
 
-const fior_report *fior_stream_report(const fior_stream *s)
+const fior_report *fior_json_stream_report(const fior_json_stream *s)
 {
     return s && s->docs ? s->rep : NULL;
 }
 
-const char *fior_stream_error(const fior_stream *s)
+const char *fior_json_stream_error(const fior_json_stream *s)
 {
     return s ? s->err->err : "no stream";
 }
 
 /* ---- whole inputs ---- */
 
-void fior__stream_keep_gaps(fior_stream *s)
+void fior__stream_keep_gaps(fior_json_stream *s)
 {
     s->keep_gaps = 1;
 }
 
-const char *fior__stream_gaps(const fior_stream *s, size_t *len)
+const char *fior__stream_gaps(const fior_json_stream *s, size_t *len)
 {
     *len = s->gaplen;
     return s->keep_gaps < 0 ? NULL : s->gap ? s->gap : "";
 }
 
-fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
+fior_status fior__stream_finish(fior_json_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs)
 {
     fior_status fl = fior__flush_held(s);
     if (fl != FIOR_OK && s->first_st == FIOR_OK) {
@@ -426,7 +451,7 @@ fior_status fior__stream_finish(fior_stream *s, fior_report *into, int *text_job
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len, int *text_jobs,
                              unsigned long *ndocs)
 {
-    fior_stream *s = fior_stream_new(source);
+    fior_json_stream *s = fior_json_stream_new(source);
     if (!s) {
         fior__seterr(r, "%s: out of memory", source);
         if (text_jobs)
@@ -436,6 +461,7 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
         return FIOR_E_NOMEM;
     }
     fior__stream_keep_gaps(s);
+    s->max_doc = UINT64_MAX; /* a whole buffer in memory: no cap of its own (fior_parse_buffer) */
     fior__feed_raw(s, buf, len);
     int tj = 0;
     fior_status st = fior__stream_finish(s, r, &tj, ndocs);
@@ -448,6 +474,6 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
     }
     if (text_jobs)
         *text_jobs = st == FIOR_OK && tj;
-    fior_stream_free(s);
+    fior_json_stream_free(s);
     return st;
 }

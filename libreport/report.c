@@ -223,16 +223,16 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, ch
                                    int *again)
 {
     fior_report *tmp = fior_report_new();
-    fior_stream *s = fior_stream_new(path);
+    fior_json_stream *s = fior_json_stream_new(path);
     fior_status st = FIOR_OK;
     if (!tmp || !s) {
-        fior_stream_free(s);
+        fior_json_stream_free(s);
         fior_report_free(tmp);
         fior__seterr(r, "%s: out of memory", path);
         return FIOR_E_NOMEM;
     }
     fior__stream_keep_gaps(s);
-    int bad = fior_stream_feed(s, buf, len) != FIOR_OK; /* the stream keeps the input's first error */
+    int bad = fior_json_stream_feed(s, buf, len) != FIOR_OK; /* the stream keeps the input's first error */
     uint64_t total = len;
     while (!bad) {
         size_t n = fread(buf, 1, FIOR__CHUNK, f);
@@ -249,7 +249,7 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, ch
             st = too_big(tmp, path, max);
             break;
         }
-        bad = fior_stream_feed(s, buf, n) != FIOR_OK;
+        bad = fior_json_stream_feed(s, buf, n) != FIOR_OK;
     }
     size_t glen;
     const char *gap = fior__stream_gaps(s, &glen);
@@ -264,7 +264,7 @@ static fior_status parse_json_file(fior_report *r, const char *path, FILE *f, ch
     }
     if (st == FIOR_OK && !*again && text_jobs) /* gap is not NULL here: !*again */
         st = fior__text_beside_json(tmp, path, gap, glen);
-    fior_stream_free(s);
+    fior_json_stream_free(s);
     if (st == FIOR_OK && !*again && fior__report_move(r, tmp)) {
         fior__seterr(tmp, "%s: out of memory", path);
         st = FIOR_E_NOMEM;

@@ -14,7 +14,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (mmdebstrap, chroot, mount namespaces)"; exit 77; }
 command -v mmdebstrap >/dev/null 2>&1 || { echo "skip: mmdebstrap not installed (make deps-deb)"; exit 77; }
 DEB_DIR=$(cd "$DEB_DIR" && pwd)
-set -- "$DEB_DIR"/etcd-fio_*.deb "$DEB_DIR"/etcd-fio-engine_*.deb "$DEB_DIR"/libfioreport2_*.deb "$DEB_DIR"/libfioreport-dev_*.deb
+set -- "$DEB_DIR"/etcd-fio_*.deb "$DEB_DIR"/etcd-fio-engine_*.deb "$DEB_DIR"/libfioreport3_*.deb "$DEB_DIR"/libfioreport-dev_*.deb
 for f; do [ -f "$f" ] || { echo "FAIL: $f missing (make deb)"; exit 1; }; done
 SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$SUITE" ] || { echo "skip: cannot tell this host's Debian release"; exit 77; }
@@ -52,7 +52,7 @@ set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
 unset ETCD_FIO_ENGINE FIO
 cd /work
-echo "== dpkg"; dpkg-query -W -f='${Package} ${Version} ${Status}\n' etcd-fio etcd-fio-engine libfioreport2 libfioreport-dev fio
+echo "== dpkg"; dpkg-query -W -f='${Package} ${Version} ${Status}\n' etcd-fio etcd-fio-engine libfioreport3 libfioreport-dev fio
 echo "== paths"; command -v etcd-fio; ls /usr/lib/etcd-fio/libetcdwal.so
 echo "== version"; etcd-fio --version; fio --version
 echo "== verdict-pass"; etcd-fio verdict fio-3.33-json.json; echo "rc=$?"

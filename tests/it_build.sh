@@ -71,7 +71,7 @@ if mk BUILD="$B2" FIO_SRC="$SRC" CFLAGS='-O1 -g' CPPFLAGS='-D_FORTIFY_SOURCE=2' 
     ! grep -q -- '-O2' "$WORK/b2.cc" && ok "CFLAGS=-O1 and CPPFLAGS in all $n compiles, no -O2" ||
     fail "caller's flags not in every compile: $(grep -v -- ' -O1 ' "$WORK/b2.cc" | head -n 1)"
   grep -q -- '-Werror' "$WORK/b2.cc" && fail "-Werror without DEVELOPER=1" || ok "no -Werror without DEVELOPER=1"
-  for f in etcd-fio libetcdwal.so libfioreport.so.2; do
+  for f in etcd-fio libetcdwal.so libfioreport.so; do
     readelf -d "$B2/$f" | grep -q 'BIND_NOW' || fail "$f: LDFLAGS -Wl,-z,now not used (no BIND_NOW)"
   done
   ok "LDFLAGS used for the CLI, the engine and the library (BIND_NOW)"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # it_install.sh — `make install` into a DESTDIR gives a usable tree: examples/embed.c builds against it
-# through pkg-config (shared and static) and judges the seed fixtures right, the installed CLI finds the
+# through pkg-config (shared and static) and judges the seed fixtures right (and a json+ stream on stdin
+# with --live, as the installed etcd-fio verdict does), the installed CLI finds the
 # installed engine, every man page renders without warnings and etcd-fio(1) names every subcommand and
 # option the CLI accepts; `make uninstall` removes all of it.
 set -u
@@ -25,7 +26,7 @@ seeds=$top/tests/fixtures/seeds
 hdr=$top/libreport/include/fioreport.h
 vmaj=$(sed -n 's/^#define FIOR_VERSION_MAJOR \([0-9]*\).*/\1/p' "$hdr")
 version=$vmaj.$(sed -n 's/^#define FIOR_VERSION_MINOR \([0-9]*\).*/\1/p' "$hdr").$(sed -n 's/^#define FIOR_VERSION_PATCH \([0-9]*\).*/\1/p' "$hdr")
-[ "$vmaj" = 2 ] || { echo "FAIL: FIOR_VERSION_MAJOR is '$vmaj', this tree is libfioreport 2"; exit 1; }
+[ "$vmaj" = 3 ] || { echo "FAIL: FIOR_VERSION_MAJOR is '$vmaj', this tree is libfioreport 3"; exit 1; }
 tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 D=$tmp/root
@@ -88,6 +89,12 @@ if [ -x "$tmp/embed" ]; then
   echo "$out"
   [ $rc -eq 1 ] && echo "$out" | grep -q "p99 159" && echo "$out" | grep -q "overall: fail" \
     && ok "embed: fio-3.7 fixture FAIL" || fail "embed on fio-3.7 fixture: rc=$rc"
+  # --live: fior_json_stream and fior_monitor through the installed library, the installed CLI's verdict
+  jp=$top/tests/fixtures/fio/fio-3.33-jsonplus.json
+  out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" --live --wal-only < "$jp" 2>&1); rc=$?
+  "$D$P/bin/etcd-fio" verdict "$jp" >/dev/null 2>&1; vrc=$?
+  [ $rc -eq 0 ] && [ $vrc -eq 0 ] && echo "$out" | grep -q "^WAL fdatasync: pass" \
+    && ok "embed --live: a json+ output on stdin passes, as verdict says" || fail "embed --live: rc=$rc (verdict $vrc): $out"
   printf 'not fio output\n' > "$tmp/junk.txt"
   out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$tmp/junk.txt" 2>&1); rc=$?
   [ $rc -eq 2 ] && echo "$out" | grep -q "junk.txt" && ok "embed: junk input -> 2 with the file named" \

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (API 2.0): the version
- * query agrees with the header, criteria setters refuse bad values and change nothing then, a fior_result
- * owns its judgements and reasons (it outlives the report and a stream's report), the input cap, the
- * reader table behind format detection, and lower-case verdict names; 2.2's criteria (floor, caller's
- * stop, dup) and names. */
+/* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (3.0): the version
+ * query agrees with the header; every fior_job and fior_judgement the library hands out carries its size,
+ * which FIOR_HAS reads; criteria setters refuse bad values and change nothing then (the floor, the caller's
+ * stop, a copy); a fior_result owns its judgements and reasons (it outlives the report and a stream's
+ * report); the input cap and a stream's per-document cap; the reader table behind format detection;
+ * lower-case verdict names both ways and the names of an end and of what made the syncs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,11 +30,11 @@ static void version_query(void **state)
     snprintf(want, sizeof want, "%d.%d.%d", FIOR_VERSION_MAJOR, FIOR_VERSION_MINOR, FIOR_VERSION_PATCH);
     assert_string_equal(fior_version(), want);
     assert_string_equal(FIOR_VERSION, want);
-    assert_int_equal(FIOR_VERSION_MAJOR, 2);
+    assert_int_equal(FIOR_VERSION_MAJOR, 3);
     assert_int_equal(fior_version_number(), FIOR_VERSION_NUMBER);
     assert_int_equal(fior_version_number(),
                      ((unsigned)FIOR_VERSION_MAJOR << 16) | (FIOR_VERSION_MINOR << 8) | FIOR_VERSION_PATCH);
-    assert_true(fior_version_number() >= 0x020000);
+    assert_true(fior_version_number() >= 0x030000);
 }
 
 static void criteria_setters(void **state)
@@ -118,15 +119,15 @@ static void result_outlives_stream_document(void **state)
     static const char doc2[] = "{\"fio version\":\"fio-3.33\",\"timestamp_ms\":6000,\"jobs\":[{\"jobname\":\"a\",\"groupid\":0,\"elapsed\":2,"
                                "\"error\":0,\"sync\":{\"lat_ns\":{\"N\":900,\"min\":1,\"max\":90000000,"
                                "\"mean\":1000,\"percentile\":{\"99.000000\":50000000}}}}]}\n";
-    fior_stream *s = fior_stream_new("stream");
+    fior_json_stream *s = fior_json_stream_new("stream");
     assert_non_null(s);
-    assert_int_equal(fior_stream_feed(s, doc1, strlen(doc1)), FIOR_OK);
-    fior_result *first = fior_judge(fior_stream_report(s), NULL);
+    assert_int_equal(fior_json_stream_feed(s, doc1, strlen(doc1)), FIOR_OK);
+    fior_result *first = fior_judge(fior_json_stream_report(s), NULL);
     assert_int_equal(fior_result_verdict(first), FIOR_PASS);
-    assert_int_equal(fior_stream_feed(s, doc2, strlen(doc2)), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 2);
-    fior_result *second = fior_judge(fior_stream_report(s), NULL);
-    fior_stream_free(s);
+    assert_int_equal(fior_json_stream_feed(s, doc2, strlen(doc2)), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 2);
+    fior_result *second = fior_judge(fior_json_stream_report(s), NULL);
+    fior_json_stream_free(s);
     assert_int_equal(fior_result_verdict(first), FIOR_PASS);
     assert_string_equal(fior_result_job(first, 0)->reason, "p99 2 ms < 10 ms (WAL fdatasync)");
     assert_int_equal(fior_result_verdict(second), FIOR_FAIL);
@@ -233,41 +234,46 @@ static void reader_table(void **state)
     assert_null(fior__reader_named("no such format"));
 }
 
-/* 11.12 for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming the bytes,
- * one under the cap is not, and the stream reads the next document (a real fio output) normally. */
+/* 11.12 for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming its byte
+ * cap + 1, one under the cap is not, and the stream reads the next document (a real fio output) normally. */
 static void stream_document_cap(void **state)
 {
     (void)state;
-    fior_stream *s = fior_stream_new("cap");
+    fior_json_stream *s = fior_json_stream_new("cap");
     assert_non_null(s);
-    fior__stream_set_max_doc(s, 64);
+    assert_int_equal(fior_json_stream_max_document(s), FIOR_MAX_INPUT_DEFAULT);
+    assert_int_equal(fior_json_stream_set_max_document(s, 0), FIOR_E_INVAL);
+    assert_int_equal(fior_json_stream_max_document(s), FIOR_MAX_INPUT_DEFAULT);
+    assert_int_equal(fior_json_stream_set_max_document(NULL, 64), FIOR_E_INVAL);
+    assert_int_equal(fior_json_stream_max_document(NULL), 0);
+    assert_int_equal(fior_json_stream_set_max_document(s, 64), FIOR_OK);
+    assert_int_equal(fior_json_stream_max_document(s), 64);
     char open_doc[80];
     memset(open_doc, ' ', sizeof open_doc);
     open_doc[0] = '{';
-    assert_int_equal(fior_stream_feed(s, "x\n", 2), FIOR_OK);
-    assert_int_equal(fior_stream_feed(s, open_doc, 60), FIOR_OK); /* 60 bytes open: under the cap */
-    assert_int_equal(fior_stream_feed(s, open_doc + 60, 10), FIOR_E_TOOBIG);
-    assert_non_null(strstr(fior_stream_error(s),
-                           "cap: byte 72: the JSON document starting at byte 3 is larger than the cap of 64 bytes"));
-    assert_int_equal(fior_stream_documents(s), 0);
-    assert_null(fior_stream_report(s));
-    fior__stream_set_max_doc(s, 0);
+    assert_int_equal(fior_json_stream_feed(s, "x\n", 2), FIOR_OK);
+    assert_int_equal(fior_json_stream_feed(s, open_doc, 60), FIOR_OK); /* 60 bytes open: under the cap */
+    assert_int_equal(fior_json_stream_feed(s, open_doc + 60, 10), FIOR_E_TOOBIG);
+    assert_non_null(strstr(fior_json_stream_error(s),
+                           "cap: byte 67: the JSON document starting at byte 3 is larger than the cap of 64 bytes"));
+    assert_int_equal(fior_json_stream_documents(s), 0);
+    assert_null(fior_json_stream_report(s));
+    assert_int_equal(fior_json_stream_set_max_document(s, FIOR_MAX_INPUT_DEFAULT), FIOR_OK);
     size_t n;
     char *fx = slurp(TEST_FIXTURES "/fio/fio-3.33-json.json", &n);
-    assert_int_equal(fior_stream_feed(s, "\n", 1), FIOR_OK);
-    assert_int_equal(fior_stream_feed(s, fx, n), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 1);
-    assert_non_null(fior_stream_report(s));
-    assert_true(fior_report_njobs(fior_stream_report(s)) >= 1);
+    assert_int_equal(fior_json_stream_feed(s, "\n", 1), FIOR_OK);
+    assert_int_equal(fior_json_stream_feed(s, fx, n), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 1);
+    assert_non_null(fior_json_stream_report(s));
+    assert_true(fior_report_njobs(fior_json_stream_report(s)) >= 1);
     free(fx);
-    fior_stream_free(s);
+    fior_json_stream_free(s);
 }
 
-/* 2.2: the floor, the caller's stop, a copy of the criteria, the names of an end and of what made the syncs. */
-static void api_2_2(void **state)
+/* The floor, the caller's stop, a copy of the criteria, the names of an end and of what made the syncs. */
+static void criteria_more_and_names(void **state)
 {
     (void)state;
-    assert_true(fior_version_number() >= 0x020200);
     fior_criteria *c = fior_criteria_new();
     assert_int_equal(fior_criteria_floor(c), FIOR_FLOOR_DEFAULT_NS);
     assert_int_equal(fior_criteria_caller_stop(c), 0);
@@ -308,11 +314,168 @@ static void api_2_2(void **state)
     assert_null(fior_sync_flags_name(NULL, 0, 0));
 }
 
+/* Every job and judgement of r carries the size of the library's structs; FIOR_HAS finds its last field. */
+static size_t sizes_ok(const fior_report *r)
+{
+    fior_result *res = fior_judge(r, NULL);
+    assert_non_null(res);
+    size_t n = fior_report_njobs(r);
+    for (size_t i = 0; i < n; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        const fior_judgement *jd = fior_result_job(res, i);
+        assert_int_equal(j->size, sizeof(fior_job));
+        assert_true(FIOR_HAS(j, fior_job, runtime_goal_ms));
+        assert_int_equal(jd->size, sizeof(fior_judgement));
+        assert_true(FIOR_HAS(jd, fior_judgement, reason));
+    }
+    fior_result_free(res);
+    return n;
+}
+
+/* Every reader (normal, JSON, json+, mixed, client/server, etcd-perf, a scrape window, etcdctl check perf),
+ * a stream's report and a monitored run's judgement: the size is set on each. */
+static void sizes_of_what_the_library_hands_out(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        SEED("fio-3.7-normal-msec.txt"), TEST_FIXTURES "/fio/fio-3.33-json.json",
+        TEST_FIXTURES "/fio/fio-3.33-jsonplus.json", TEST_FIXTURES "/fio/fio-3.33-normal-json.txt",
+        TEST_FIXTURES "/fio/fio-3.33-client.json", TEST_FIXTURES "/fio/fio-3.33-status-interval.txt",
+        TEST_FIXTURES "/fio/fio-3.33-etcdperf-container.log", TEST_FIXTURES "/etcd-metrics/hand-check-perf-pass.txt",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        fior_report *r = fior_report_new();
+        assert_int_equal(fior_parse_file(r, files[i]), FIOR_OK);
+        assert_true(sizes_ok(r) > 0);
+        fior_report_free(r);
+    }
+    fior_report *r = fior_report_new(); /* two scrapes: their window is a job the library makes itself */
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-start.prom"), FIOR_OK);
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-after-puts.prom"), FIOR_OK);
+    assert_int_equal(fior_report_window(r), FIOR_OK);
+    assert_true(fior_report_job(r, 0)->window);
+    sizes_ok(r);
+    fior_report_free(r);
+
+    size_t n;
+    char *fx = slurp(TEST_FIXTURES "/fio/fio-3.33-jsonplus.json", &n);
+    fior_json_stream *s = fior_json_stream_new("stream");
+    assert_int_equal(fior_json_stream_feed(s, fx, n), FIOR_OK);
+    assert_true(sizes_ok(fior_json_stream_report(s)) > 0);
+    fior_monitor *m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(fior_monitor_feed(m, fior_json_stream_report(s), 1.0, NULL), FIOR_OK);
+    fior_run_facts f = {.size = sizeof f, .started = 1, .complete = 1, .duration_s = 1.0};
+    fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &f);
+    const fior_judgement *jd = fior_outcome_judgement(o, FIOR_ROLE_WAL);
+    assert_non_null(jd);
+    assert_int_equal(jd->size, sizeof(fior_judgement));
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+    fior_json_stream_free(s);
+    free(fx);
+}
+
+/* FIOR_HAS reads the size the library set: a struct filled by an older library (a smaller size) does not
+ * hold the fields after its end; NULL holds nothing. */
+static void has_reads_the_size(void **state)
+{
+    (void)state;
+    assert_int_equal(offsetof(fior_job, size), 0);
+    assert_int_equal(offsetof(fior_judgement, size), 0);
+    fior_job old;
+    memset(&old, 0, sizeof old);
+    old.size = offsetof(fior_job, end); /* as a library whose fior_job ended after `run` would set it */
+    assert_true(FIOR_HAS(&old, fior_job, source));
+    assert_true(FIOR_HAS(&old, fior_job, run));
+    assert_false(FIOR_HAS(&old, fior_job, end));
+    assert_false(FIOR_HAS(&old, fior_job, runtime_goal_ms));
+    old.size = sizeof old;
+    assert_true(FIOR_HAS(&old, fior_job, runtime_goal_ms));
+    fior_judgement jd;
+    memset(&jd, 0, sizeof jd);
+    jd.size = offsetof(fior_judgement, reason);
+    assert_true(FIOR_HAS(&jd, fior_judgement, threshold_ns));
+    assert_false(FIOR_HAS(&jd, fior_judgement, reason));
+    const fior_job *none = NULL;
+    assert_false(FIOR_HAS(none, fior_job, source));
+}
+
+/* fior_verdict_from_name takes back exactly the words fior_verdict_name gives, and nothing else. */
+static void verdict_names_both_ways(void **state)
+{
+    (void)state;
+    static const fior_verdict all[] = {FIOR_PASS, FIOR_FAIL, FIOR_UNKNOWN, FIOR_NOT_JUDGED};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        fior_verdict v = (fior_verdict)99;
+        assert_int_equal(fior_verdict_from_name(fior_verdict_name(all[i]), &v), FIOR_OK);
+        assert_int_equal(v, all[i]);
+        assert_int_equal(fior_verdict_from_name(fior_verdict_name(all[i]), NULL), FIOR_OK);
+    }
+    static const char *const bad[] = {"", "PASS", "Pass", " pass", "pass ", "pass\n", "passed", "not-judged",
+                                      "not_judged", "not  judged", "notjudged", "ok", "2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fior_verdict v = FIOR_FAIL;
+        assert_int_equal(fior_verdict_from_name(bad[i], &v), FIOR_E_INVAL);
+        assert_int_equal(v, FIOR_FAIL); /* unchanged */
+    }
+    fior_verdict v = FIOR_PASS;
+    assert_int_equal(fior_verdict_from_name(NULL, &v), FIOR_E_INVAL);
+    assert_int_equal(v, FIOR_PASS);
+}
+
+/* Real fio documents around one over the cap, fed in pieces of every size: the same document is dropped at
+ * the same byte (its cap + 1), nothing inside its rest is taken for a document, and the others are read. */
+static void stream_cap_wherever_split(void **state)
+{
+    (void)state;
+    size_t na, nb;
+    char *a = slurp(TEST_FIXTURES "/fio/fio-3.33-json.json", &na);     /* one job, 7 kB */
+    char *b = slurp(TEST_FIXTURES "/fio/fio-3.33-two-jobs.json", &nb); /* two jobs, 13 kB */
+    size_t first_b = (size_t)(strstr(b, "\n{") - b) + 1;               /* its stray line before the document */
+    size_t n = na + nb + na;
+    char *in = malloc(n);
+    memcpy(in, a, na);
+    memcpy(in + na, b, nb);
+    memcpy(in + na + nb, a, na);
+    char want[160];
+    snprintf(want, sizeof want, "split: byte %zu: the JSON document starting at byte %zu is larger than the cap "
+             "of 8000 bytes", na + first_b + 8000 + 1, na + first_b + 1);
+    static const size_t steps[] = {1, 7, 100, 4096, 1 << 20};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        fior_json_stream *s = fior_json_stream_new("split");
+        assert_int_equal(fior_json_stream_set_max_document(s, 8000), FIOR_OK);
+        int toobig = 0;
+        for (size_t off = 0; off < n; off += steps[k]) {
+            fior_status st = fior_json_stream_feed(s, in + off, n - off < steps[k] ? n - off : steps[k]);
+            if (st == FIOR_E_TOOBIG) {
+                toobig++;
+                assert_string_equal(fior_json_stream_error(s), want);
+            } else {
+                assert_int_equal(st, FIOR_OK); /* never a "document" from the objects inside the dropped one */
+            }
+        }
+        assert_int_equal(toobig, 1);
+        assert_int_equal(fior_json_stream_documents(s), 2);
+        const fior_report *r = fior_json_stream_report(s);
+        assert_int_equal(fior_report_njobs(r), 2); /* the same output twice: two runs of one job */
+        assert_string_equal(fior_report_job(r, 0)->name, fior_report_job(r, 1)->name);
+        fior_json_stream_free(s);
+    }
+    free(in);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_query),
-        cmocka_unit_test(api_2_2),
+        cmocka_unit_test(criteria_more_and_names),
+        cmocka_unit_test(sizes_of_what_the_library_hands_out),
+        cmocka_unit_test(has_reads_the_size),
+        cmocka_unit_test(verdict_names_both_ways),
+        cmocka_unit_test(stream_cap_wherever_split),
         cmocka_unit_test(criteria_setters),
         cmocka_unit_test(result_outlives_report),
         cmocka_unit_test(result_outlives_stream_document),

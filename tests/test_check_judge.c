@@ -358,27 +358,27 @@ static void test_final_document(void **state)
 {
     (void)state;
     char *a = status_doc(1890), *b = status_doc(2890), *fin = status_doc(30000), *after = status_doc(3256);
-    fior_stream *s = fior_stream_new("fio");
-    assert_int_equal(fior_stream_feed(s, a, strlen(a)), FIOR_OK);
-    assert_int_equal(fior_stream_feed(s, b, strlen(b)), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 2);
-    assert_int_equal(check_final(fior_stream_report(s)), 0); /* killed after an interim document */
-    assert_int_equal(fior_stream_feed(s, fin, strlen(fin)), FIOR_OK);
-    assert_int_equal(check_final(fior_stream_report(s)), 1);
+    fior_json_stream *s = fior_json_stream_new("fio");
+    assert_int_equal(fior_json_stream_feed(s, a, strlen(a)), FIOR_OK);
+    assert_int_equal(fior_json_stream_feed(s, b, strlen(b)), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 2);
+    assert_int_equal(check_final(fior_json_stream_report(s)), 0); /* killed after an interim document */
+    assert_int_equal(fior_json_stream_feed(s, fin, strlen(fin)), FIOR_OK);
+    assert_int_equal(check_final(fior_json_stream_report(s)), 1);
     static const char sig[] = "\nfio: terminating on signal 2\n";
-    assert_int_equal(fior_stream_feed(s, sig, sizeof sig - 1), FIOR_OK);
-    assert_int_equal(check_final(fior_stream_report(s)), 1); /* its runtime was reached: proven */
-    fior_stream_free(s);
-    s = fior_stream_new("fio");
-    fior_stream_feed(s, a, strlen(a));
-    fior_stream_feed(s, b, strlen(b));
-    fior_stream_feed(s, sig, sizeof sig - 1); /* our SIGINT, and no document after it (yet) */
-    assert_int_equal(check_final(fior_stream_report(s)), 0);
-    fior_stream_feed(s, after, strlen(after)); /* fio's final document after the line */
-    assert_int_equal(check_final(fior_stream_report(s)), 1);
-    assert_int_equal(fior_report_njobs(fior_stream_report(s)), 2);
-    assert_int_equal(fior_report_job(fior_stream_report(s), 0)->end, FIOR_END_STOPPED);
-    fior_stream_free(s);
+    assert_int_equal(fior_json_stream_feed(s, sig, sizeof sig - 1), FIOR_OK);
+    assert_int_equal(check_final(fior_json_stream_report(s)), 1); /* its runtime was reached: proven */
+    fior_json_stream_free(s);
+    s = fior_json_stream_new("fio");
+    fior_json_stream_feed(s, a, strlen(a));
+    fior_json_stream_feed(s, b, strlen(b));
+    fior_json_stream_feed(s, sig, sizeof sig - 1); /* our SIGINT, and no document after it (yet) */
+    assert_int_equal(check_final(fior_json_stream_report(s)), 0);
+    fior_json_stream_feed(s, after, strlen(after)); /* fio's final document after the line */
+    assert_int_equal(check_final(fior_json_stream_report(s)), 1);
+    assert_int_equal(fior_report_njobs(fior_json_stream_report(s)), 2);
+    assert_int_equal(fior_report_job(fior_json_stream_report(s), 0)->end, FIOR_END_STOPPED);
+    fior_json_stream_free(s);
     assert_int_equal(check_final(NULL), 0);
     free(a);
     free(b);

@@ -415,36 +415,36 @@ static void stream_split_same_runs_and_offsets(void **state)
     char *a = slurp(FX("fio-3.33-json.json"), &la), *b = slurp(FX("fio-3.33-status-interval.json"), &lb);
     char *both = cat2(a, la, b, lb, &l);
     fior_report *whole = parse("s", both, l, FIOR_OK);
-    fior_stream *s = fior_stream_new("s");
+    fior_json_stream *s = fior_json_stream_new("s");
     for (size_t i = 0; i < l; i++)
-        assert_int_equal(fior_stream_feed(s, both + i, 1), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 5);
-    same_jobs(whole, fior_stream_report(s));
-    fior_stream_free(s);
+        assert_int_equal(fior_json_stream_feed(s, both + i, 1), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 5);
+    same_jobs(whole, fior_json_stream_report(s));
+    fior_json_stream_free(s);
     fior_report_free(whole);
 
     const char *bad = JOB("\"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 500, \"percentile\": {\"99.000000\": "
                           "-12345}}}");
     size_t bl = strlen(bad);
-    fior_stream *w = fior_stream_new("b");
-    assert_int_equal(fior_stream_feed(w, bad, bl), FIOR_E_PARSE);
+    fior_json_stream *w = fior_json_stream_new("b");
+    assert_int_equal(fior_json_stream_feed(w, bad, bl), FIOR_E_PARSE);
     char msg[512];
-    snprintf(msg, sizeof msg, "%s", fior_stream_error(w));
+    snprintf(msg, sizeof msg, "%s", fior_json_stream_error(w));
     char want[32];
     snprintf(want, sizeof want, "b: byte %d:", (int)(strstr(bad, "-12345") - bad) + 1);
     assert_non_null(strstr(msg, want));
-    fior_stream_free(w);
+    fior_json_stream_free(w);
     for (size_t cut = 1; cut < bl; cut++) {
-        fior_stream *x = fior_stream_new("b");
-        fior_status s1 = fior_stream_feed(x, bad, cut);
+        fior_json_stream *x = fior_json_stream_new("b");
+        fior_status s1 = fior_json_stream_feed(x, bad, cut);
         char m1[512];
-        snprintf(m1, sizeof m1, "%s", fior_stream_error(x));
-        fior_status s2 = fior_stream_feed(x, bad + cut, bl - cut);
-        const char *m = s1 != FIOR_OK ? m1 : fior_stream_error(x);
+        snprintf(m1, sizeof m1, "%s", fior_json_stream_error(x));
+        fior_status s2 = fior_json_stream_feed(x, bad + cut, bl - cut);
+        const char *m = s1 != FIOR_OK ? m1 : fior_json_stream_error(x);
         assert_true(s1 != FIOR_OK || s2 != FIOR_OK);
         if (strcmp(m, msg))
             fail_msg("split at %zu: '%s' vs whole '%s'", cut, m, msg);
-        fior_stream_free(x);
+        fior_json_stream_free(x);
     }
     free(both);
     free(a);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_monitor.c — libfioreport's sequential judge through its public API only (fioreport.h "2.3"), as an
+/* test_monitor.c — libfioreport's sequential judge through its public API only (fioreport.h), as an
  * embedder uses it: settings refused with "expected …" and no change; a growing run decided per role as
  * soon as each is known (the WAL while the backend is still undecided), the advice to stop; the WAL
  * question alone; the verdict at the end from the caller's facts; the two phases (phase 1's PASS or FAIL
@@ -337,42 +337,42 @@ static void cut_at_every_byte_with_a_lying_caller(void **state)
                           .duration_s = 3.5};
     size_t checked = 0;
     for (size_t cut = (size_t)(last - buf) + 1; cut < len; cut += 7) {
-        fior_stream *s = fior_stream_new("cut");
+        fior_json_stream *s = fior_json_stream_new("cut");
         fior_monitor *m = fior_monitor_new(NULL);
         fior_criteria *c = fior_criteria_new();
         assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
         assert_int_equal(fior_monitor_set_accept_point(m, 1), FIOR_OK);
         unsigned long seen = 0;
         for (size_t at = 0; at < cut; at += 4096) {
-            fior_stream_feed(s, buf + at, cut - at < 4096 ? cut - at : 4096);
-            if (fior_stream_documents(s) != seen) {
-                seen = fior_stream_documents(s);
-                fior_monitor_feed(m, fior_stream_report(s), (double)seen, NULL);
+            fior_json_stream_feed(s, buf + at, cut - at < 4096 ? cut - at : 4096);
+            if (fior_json_stream_documents(s) != seen) {
+                seen = fior_json_stream_documents(s);
+                fior_monitor_feed(m, fior_json_stream_report(s), (double)seen, NULL);
             }
         }
-        fior_outcome *o = fior_monitor_end(m, fior_stream_report(s), &lie);
+        fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &lie);
         if (fior_outcome_verdict(o) == FIOR_PASS)
             fail_msg("cut at %zu of %zu: PASS: %s", cut, len, fior_outcome_reason(o));
         fior_outcome_free(o);
         fior_criteria_free(c);
         fior_monitor_free(m);
-        fior_stream_free(s);
+        fior_json_stream_free(s);
         checked++;
     }
     assert_true(checked > 100);
     /* the whole stream, its final document in: a PASS on its point estimate (few samples: accept_point) */
-    fior_stream *s = fior_stream_new("whole");
+    fior_json_stream *s = fior_json_stream_new("whole");
     fior_monitor *m = fior_monitor_new(NULL);
     fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL);
     fior_monitor_set_accept_point(m, 1);
-    fior_stream_feed(s, buf, len);
-    fior_monitor_feed(m, fior_stream_report(s), 3, NULL);
-    fior_outcome *o = fior_monitor_end(m, fior_stream_report(s), &lie);
+    fior_json_stream_feed(s, buf, len);
+    fior_monitor_feed(m, fior_json_stream_report(s), 3, NULL);
+    fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &lie);
     if (fior_outcome_verdict(o) != FIOR_PASS)
         fail_msg("the whole stream: %s", fior_outcome_reason(o));
     fior_outcome_free(o);
     fior_monitor_free(m);
-    fior_stream_free(s);
+    fior_json_stream_free(s);
     free(buf);
 }
 

@@ -240,27 +240,27 @@ static void real_status_interval(void **state)
     char *buf = slurp(FX("fio-3.33-status-interval.json"), &len);
     size_t steps[] = {1, 7, 4096, len};
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        fior_stream *s = fior_stream_new("si");
+        fior_json_stream *s = fior_json_stream_new("si");
         assert_non_null(s);
-        assert_null(fior_stream_report(s));
+        assert_null(fior_json_stream_report(s));
         unsigned long last_docs = 0, changes = 0;
         for (size_t off = 0; off < len; off += steps[k]) {
             size_t n = len - off < steps[k] ? len - off : steps[k];
-            assert_int_equal(fior_stream_feed(s, buf + off, n), FIOR_OK);
-            if (fior_stream_documents(s) != last_docs) {
-                last_docs = fior_stream_documents(s);
+            assert_int_equal(fior_json_stream_feed(s, buf + off, n), FIOR_OK);
+            if (fior_json_stream_documents(s) != last_docs) {
+                last_docs = fior_json_stream_documents(s);
                 changes++;
             }
         }
-        assert_int_equal(fior_stream_documents(s), 4);
-        const fior_report *sr = fior_stream_report(s);
+        assert_int_equal(fior_json_stream_documents(s), 4);
+        const fior_report *sr = fior_json_stream_report(s);
         assert_non_null(sr);
         assert_int_equal(fior_report_njobs(sr), 1);
         assert_int_equal(fior_report_job(sr, 0)->samples, 13212);
         assert_string_equal(fior_report_job(sr, 0)->source, "si");
         if (steps[k] == 1)
             assert_int_equal(changes, 4);  /* each document became current as soon as it was complete */
-        fior_stream_free(s);
+        fior_json_stream_free(s);
     }
     free(buf);
 }
@@ -270,24 +270,24 @@ static void stream_stray_lines_and_errors(void **state)
     (void)state;
     size_t len;
     char *doc = slurp(FX("fio-3.33-json.json"), &len);
-    fior_stream *s = fior_stream_new("x");
+    fior_json_stream *s = fior_json_stream_new("x");
     const char *noise = "fio: this platform does not support process shared mutexes\nJobs: 1 (f=1): [W(1)]\n";
-    assert_int_equal(fior_stream_feed(s, noise, strlen(noise)), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 0);
-    assert_int_equal(fior_stream_feed(s, doc, len), FIOR_OK);
-    assert_int_equal(fior_stream_feed(s, noise, strlen(noise)), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 1);
+    assert_int_equal(fior_json_stream_feed(s, noise, strlen(noise)), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 0);
+    assert_int_equal(fior_json_stream_feed(s, doc, len), FIOR_OK);
+    assert_int_equal(fior_json_stream_feed(s, noise, strlen(noise)), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 1);
     /* a broken document is reported with its byte offset; the last good report stays */
     const char *bad = "{ \"jobs\": [ { \"jobname\": 12, ] }\n";
-    assert_int_equal(fior_stream_feed(s, bad, strlen(bad)), FIOR_E_PARSE);
-    assert_non_null(strstr(fior_stream_error(s), "x: byte "));
-    assert_int_equal(fior_stream_documents(s), 1);
-    assert_non_null(fior_stream_report(s));
+    assert_int_equal(fior_json_stream_feed(s, bad, strlen(bad)), FIOR_E_PARSE);
+    assert_non_null(strstr(fior_json_stream_error(s), "x: byte "));
+    assert_int_equal(fior_json_stream_documents(s), 1);
+    assert_non_null(fior_json_stream_report(s));
     /* and the stream recovers at the next document */
-    assert_int_equal(fior_stream_feed(s, doc, len), FIOR_OK);
-    assert_int_equal(fior_stream_documents(s), 2);
-    assert_string_equal(fior_stream_error(s), "");
-    fior_stream_free(s);
+    assert_int_equal(fior_json_stream_feed(s, doc, len), FIOR_OK);
+    assert_int_equal(fior_json_stream_documents(s), 2);
+    assert_string_equal(fior_json_stream_error(s), "");
+    fior_json_stream_free(s);
     free(doc);
 }
 
@@ -304,27 +304,27 @@ static void stream_split_anywhere_same_result(void **state)
     const char *bufs[2] = {bad, good};
     size_t lens[2] = {strlen(bad), len};
     for (int b = 0; b < 2; b++) {
-        fior_stream *whole = fior_stream_new("w");
-        fior_status sw = fior_stream_feed(whole, bufs[b], lens[b]);
-        unsigned long dw = fior_stream_documents(whole);
+        fior_json_stream *whole = fior_json_stream_new("w");
+        fior_status sw = fior_json_stream_feed(whole, bufs[b], lens[b]);
+        unsigned long dw = fior_json_stream_documents(whole);
         assert_int_equal(dw, b == 0 ? 0 : 1);
         for (size_t cut = 1; cut < lens[b]; cut++) {
-            fior_stream *s = fior_stream_new("s");
-            fior_status s1 = fior_stream_feed(s, bufs[b], cut);
-            fior_status s2 = fior_stream_feed(s, bufs[b] + cut, lens[b] - cut);
+            fior_json_stream *s = fior_json_stream_new("s");
+            fior_status s1 = fior_json_stream_feed(s, bufs[b], cut);
+            fior_status s2 = fior_json_stream_feed(s, bufs[b] + cut, lens[b] - cut);
             if ((s1 == FIOR_OK && s2 == FIOR_OK) != (sw == FIOR_OK))
                 fail_msg("split at byte %zu of input %d: status %d/%d, whole %d", cut, b, s1, s2, sw);
-            assert_int_equal(fior_stream_documents(s), dw);
+            assert_int_equal(fior_json_stream_documents(s), dw);
             if (dw) {
-                const fior_job *a = fior_report_job(fior_stream_report(whole), 0);
-                const fior_job *c = fior_report_job(fior_stream_report(s), 0);
+                const fior_job *a = fior_report_job(fior_json_stream_report(whole), 0);
+                const fior_job *c = fior_report_job(fior_json_stream_report(s), 0);
                 assert_int_equal(a->npct, c->npct);
                 for (size_t k = 0; k < a->npct; k++)
                     assert_int_equal(a->pct[k].ns, c->pct[k].ns);
             }
-            fior_stream_free(s);
+            fior_json_stream_free(s);
         }
-        fior_stream_free(whole);
+        fior_json_stream_free(whole);
     }
     free(good);
 }

@@ -371,8 +371,8 @@ static void api_misc(void **state)
     assert_int_equal(fior_report_format(r), FIOR_FMT_UNKNOWN);
     fior_report_free(r);
     fior_report_free(NULL);
-    fior_stream_free(NULL);
-    assert_int_equal(fior_stream_feed(NULL, "x", 1), FIOR_E_INVAL);
+    fior_json_stream_free(NULL);
+    assert_int_equal(fior_json_stream_feed(NULL, "x", 1), FIOR_E_INVAL);
     assert_string_equal(fior_strstatus(FIOR_E_PARSE), "malformed or truncated input");
     char b[32];
     assert_string_equal(fior_format_ns(b, sizeof b, 2540000), "2.54 ms");

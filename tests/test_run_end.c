@@ -129,16 +129,16 @@ static void stream_cut_at_every_byte_of_its_last_document(void **state)
     for (const char *p = strstr(buf, "\n{"); p; p = strstr(p + 1, "\n{"))
         last = p + 1;
     for (size_t cut = (size_t)(last - buf) + 1; cut < len - 2; cut++) {
-        fior_stream *s = fior_stream_new("cut");
+        fior_json_stream *s = fior_json_stream_new("cut");
         assert_non_null(s);
-        fior_stream_feed(s, buf, cut);
-        assert_int_equal(fior_stream_documents(s), 3);
-        const fior_report *cur = fior_stream_report(s);
+        fior_json_stream_feed(s, buf, cut);
+        assert_int_equal(fior_json_stream_documents(s), 3);
+        const fior_report *cur = fior_json_stream_report(s);
         assert_int_equal(fior_report_job(cur, 0)->end, FIOR_END_CUT);
         fior_result *res = fior_judge(cur, NULL);
         assert_int_equal(fior_result_verdict(res), FIOR_UNKNOWN);
         fior_result_free(res);
-        fior_stream_free(s);
+        fior_json_stream_free(s);
         fior_report *r = fior_report_new();
         assert_int_equal(fior_parse_buffer(r, "cut", buf, cut), FIOR_E_PARSE);
         fior_report_free(r);
@@ -185,25 +185,25 @@ static void signal_line_wherever_it_stands(void **state)
     char *brk = strrchr(in, '}');
     assert_non_null(brk);
     brk[0] = '#';
-    fior_stream *st = fior_stream_new("broken");
-    assert_int_equal(fior_stream_feed(st, in, l2), FIOR_E_PARSE);
-    assert_int_equal(fior_stream_documents(st), 2);
-    j = fior_report_job(fior_stream_report(st), 0);
+    fior_json_stream *st = fior_json_stream_new("broken");
+    assert_int_equal(fior_json_stream_feed(st, in, l2), FIOR_E_PARSE);
+    assert_int_equal(fior_json_stream_documents(st), 2);
+    j = fior_report_job(fior_json_stream_report(st), 0);
     assert_int_equal(j->end_signal, 2);
     assert_int_equal(j->end, FIOR_END_CUT);
-    fior_stream_free(st);
+    fior_json_stream_free(st);
     free(in);
     free(buf);
 
     /* the SIGINT output fed in pieces of every size: the same end */
     buf = slurp(FX("fio-3.33-sigint.json"), &len);
     for (size_t step = 1; step <= 40; step++) {
-        fior_stream *s = fior_stream_new("split");
+        fior_json_stream *s = fior_json_stream_new("split");
         for (size_t off = 0; off < len; off += step)
-            fior_stream_feed(s, buf + off, len - off < step ? len - off : step);
-        assert_int_equal(fior_report_job(fior_stream_report(s), 0)->end, FIOR_END_STOPPED);
-        assert_int_equal(fior_report_job(fior_stream_report(s), 0)->end_signal, 2);
-        fior_stream_free(s);
+            fior_json_stream_feed(s, buf + off, len - off < step ? len - off : step);
+        assert_int_equal(fior_report_job(fior_json_stream_report(s), 0)->end, FIOR_END_STOPPED);
+        assert_int_equal(fior_report_job(fior_json_stream_report(s), 0)->end_signal, 2);
+        fior_json_stream_free(s);
     }
     /* after a complete run, the line opens the second run: the first keeps its end */
     char *ok = slurp(FX("fio-3.33-json.json"), &l2);

@@ -113,17 +113,17 @@ static void fingerprint(const input *in, int via_file, char *out, size_t outlen)
     fior_report_free(r);
 
     /* The stream API on the same bytes, fed in 97-byte pieces. */
-    fior_stream *s = fior_stream_new(in->path);
+    fior_json_stream *s = fior_json_stream_new(in->path);
     if (!s) {
-        PUT("fior_stream_new failed");
+        PUT("fior_json_stream_new failed");
         return;
     }
     fior_status ss = FIOR_OK;
     for (size_t off = 0; off < in->len && ss == FIOR_OK; off += 97)
-        ss = fior_stream_feed(s, in->buf + off, in->len - off < 97 ? in->len - off : 97);
-    const fior_report *sr = fior_stream_report(s);
-    PUT("stream st=%d docs=%lu jobs=%zu", (int)ss, fior_stream_documents(s), sr ? fior_report_njobs(sr) : 0);
-    fior_stream_free(s);
+        ss = fior_json_stream_feed(s, in->buf + off, in->len - off < 97 ? in->len - off : 97);
+    const fior_report *sr = fior_json_stream_report(s);
+    PUT("stream st=%d docs=%lu jobs=%zu", (int)ss, fior_json_stream_documents(s), sr ? fior_report_njobs(sr) : 0);
+    fior_json_stream_free(s);
 #undef PUT
 }
 

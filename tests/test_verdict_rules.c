@@ -26,6 +26,7 @@ typedef struct tjob {
 static void mk(tjob *t, size_t n, const double *pc, const uint64_t *ns)
 {
     memset(t, 0, sizeof *t);
+    t->j.size = sizeof t->j;
     t->j.name = "j";
     t->j.port = -1;
     t->j.group = 0;

@@ -75,7 +75,7 @@ typedef struct check_end {
 typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;
-    fior_stream *stream;        /* its last complete document: fior_stream_report() */
+    fior_json_stream *stream;        /* its last complete document: fior_json_stream_report() */
     fior_monitor *mon;          /* the library's sequential judge over the stream */
     check_end    end;
 } check_run_out;

@@ -63,7 +63,7 @@ fior_outcome *check_outcome(const check_run_out *r)
 {
     fior_run_facts f;
     check_facts(&r->end, &f);
-    return fior_monitor_end(r->mon, fior_stream_report(r->stream), &f);
+    return fior_monitor_end(r->mon, fior_json_stream_report(r->stream), &f);
 }
 
 static rm_basis basis_of(fior_basis b)

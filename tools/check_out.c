@@ -154,7 +154,7 @@ static const char *end_word(const check_run_out *x)
 
 static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
 {
-    const fior_report *fin = fior_stream_report(x->stream);
+    const fior_report *fin = fior_json_stream_report(x->stream);
     const fior_job *w = check_find_job(fin, FIOR_ROLE_WAL), *b = check_find_job(fin, FIOR_ROLE_BACKEND);
     uint64_t wp = w ? rm_job_pct(w, 99.0) : RM_UNKNOWN, bp = b ? rm_job_pct(b, 99.0) : RM_UNKNOWN;
     fior_answer aw = {.size = sizeof aw}, ab = {.size = sizeof ab};

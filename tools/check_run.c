@@ -131,7 +131,7 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
         cli_msg(err, errlen, "%s", fior_monitor_error(out->mon));
         return -1;
     }
-    out->stream = fior_stream_new("fio");
+    out->stream = fior_json_stream_new("fio");
     if (!out->stream || !out->mon) {
         cli_msg(err, errlen, "out of memory");
         return -1;
@@ -213,14 +213,14 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
             continue;
         if (n <= 0)
             break;
-        fior_stream_feed(out->stream, out->raw + out->rawlen, (size_t)n);
+        fior_json_stream_feed(out->stream, out->raw + out->rawlen, (size_t)n);
         out->rawlen += (size_t)n;
         out->raw[out->rawlen] = '\0';
-        if (fior_stream_documents(out->stream) == seen)
+        if (fior_json_stream_documents(out->stream) == seen)
             continue;
-        seen = fior_stream_documents(out->stream);
+        seen = fior_json_stream_documents(out->stream);
         fior_advice adv;
-        fior_monitor_feed(out->mon, fior_stream_report(out->stream), el, &adv);
+        fior_monitor_feed(out->mon, fior_json_stream_report(out->stream), el, &adv);
         int stop = adv != FIOR_GO_ON;
         check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
                                                                                                    : CHECK_DECIDED;
@@ -267,7 +267,7 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     /* fio's final document is the last thing it prints: one more document after our stop, and the library's
      * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
      * on, nor one before a "terminating on signal" line with nothing after it) */
-    const fior_report *last = fior_stream_report(out->stream);
+    const fior_report *last = fior_json_stream_report(out->stream);
     e->complete = last && (!stopped || seen > at_stop) && check_final(last);
     cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
     /* fio's last line is "fio: io engine etcdwal init failed"; the engine's own line names the cause */
@@ -276,7 +276,7 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     if (cause[0])
         cli_msg(e->fio_said, sizeof e->fio_said, "%s", cause);
     e->job_signal = check_job_signal(errpath);
-    const char *se = fior_stream_error(out->stream);
+    const char *se = fior_json_stream_error(out->stream);
     cli_msg(e->stream_error, sizeof e->stream_error, "%s", se ? se : "");
     const fior_job *wj = check_find_job(last, FIOR_ROLE_WAL);
     if (!e->complete && !e->stream_error[0] && wj && wj->end_reason) /* what the library knows of the end */
@@ -308,7 +308,7 @@ int check_job_signal(const char *errpath)
 
 void check_run_free(check_run_out *out)
 {
-    fior_stream_free(out->stream);
+    fior_json_stream_free(out->stream);
     fior_monitor_free(out->mon);
     free(out->raw);
     memset(out, 0, sizeof *out);

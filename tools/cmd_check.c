@@ -396,7 +396,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     cli_hostname(h->host, sizeof h->host);
     cli_msg(h->dir, sizeof h->dir, "%s", fi.path);
-    const fior_report *fin = fior_stream_report(dr->stream);
+    const fior_report *fin = fior_json_stream_report(dr->stream);
     check_fill(od, fin, h);
     const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL);
     if (wj && wj->fio_version) {

@@ -174,8 +174,8 @@ static double get_num(rd *r, yajl_val o, const char *key)
 
 static fior_verdict verdict_word(const char *s)
 {
-    return !strcmp(s, "pass") ? FIOR_PASS : !strcmp(s, "fail") ? FIOR_FAIL : !strcmp(s, "unknown") ? FIOR_UNKNOWN
-           : !strcmp(s, "not judged") ? FIOR_NOT_JUDGED : (fior_verdict)-1;
+    fior_verdict v;
+    return fior_verdict_from_name(s, &v) == FIOR_OK ? v : (fior_verdict)-1;
 }
 
 /* The host's jobs, and what the proof needs of the rest. 0, or -1 with r->bad set. */

@@ -117,8 +117,8 @@ void out_table(FILE *f, const rm_run *r)
                 continue;
             if (c == C_V && color) { /* the escape codes take no columns: pad by the word itself */
                 const char *t = cells[i][c];
-                fior_verdict v = !strcmp(t, "pass") ? FIOR_PASS : !strcmp(t, "fail") ? FIOR_FAIL
-                                 : !strcmp(t, "unknown") ? FIOR_UNKNOWN : FIOR_NOT_JUDGED;
+                fior_verdict v = FIOR_NOT_JUDGED;
+                fior_verdict_from_name(t, &v);
                 fprintf(f, " %s%s%s%*s", term_verdict_on(color, v), t, term_off(color), w[c] - (int)strlen(t), "");
             } else {
                 fprintf(f, " %-*s", w[c], cells[i][c]);

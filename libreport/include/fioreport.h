@@ -7,13 +7,19 @@
  * one-line message ("FILE:LINE: what was expected") for the last error. No global state: handles may be
  * used from different threads at once (one handle per thread). All latencies are in nanoseconds.
  *
- * ABI (2.0 and later): the SONAME is libfioreport.so.FIOR_VERSION_MAJOR and changes only with an
- * incompatible change. Every exported symbol is listed in the linker version script (node FIOR_2.0;
- * functions added later go into new nodes FIOR_2.1, …). So that the ABI can grow without breaking:
- *   - criteria and results are opaque handles (setters/getters); callers never allocate library structs;
- *   - fior_job and fior_judgement are read-only, owned by the library, and only ever gain fields at the
- *     end: never copy them by value into storage that outlives the handle, never allocate them;
- *   - every enum (fior_status, fior_format, fior_role, fior_verdict) may gain values: handle a `default:`.
+ * ABI: the SONAME is libfioreport.so.FIOR_VERSION_MAJOR (libfioreport.so.3) and changes only with an
+ * incompatible change. Every exported symbol is listed in the linker version script under a node of its
+ * major and minor version (FIOR_3.0 holds everything this header declares; a function added in 3.N goes
+ * into a node FIOR_3.N of its own). So that the ABI can grow without breaking:
+ *   - reports, streams, criteria, results, monitors and outcomes are opaque handles (setters/getters);
+ *   - the structs the library fills and hands out (fior_job, fior_judgement) start with `size_t size`, set
+ *     by the library to the sizeof of the struct it was built with. Fields are only ever appended, never
+ *     moved or removed. They are read-only and library-owned: callers never allocate one, nor copy one by
+ *     value (a copy would hold only the fields the caller's header knows). A program built against a newer
+ *     header tests a field with FIOR_HAS(ptr, type, field) before reading it on an older 3.x library;
+ *   - the structs the caller fills and hands in (fior_answer, fior_probe, fior_run_facts) start with
+ *     `size_t size` too, which the caller sets to sizeof: the library reads and writes only what that holds;
+ *   - every enum (fior_status, fior_format, fior_role, fior_verdict, …) may gain values: handle a `default:`.
  * Pointer lifetimes are stated at each function returning one. Strings described as "static" live for
  * the whole program.
  */
@@ -35,8 +41,8 @@ extern "C" {
 
 /* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
  * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
-#define FIOR_VERSION_MAJOR 2
-#define FIOR_VERSION_MINOR 3
+#define FIOR_VERSION_MAJOR 3
+#define FIOR_VERSION_MINOR 0
 #define FIOR_VERSION_PATCH 0
 #define FIOR__STR2(x) #x
 #define FIOR__STR(x) FIOR__STR2(x)
@@ -44,9 +50,18 @@ extern "C" {
     FIOR__STR(FIOR_VERSION_MAJOR) "." FIOR__STR(FIOR_VERSION_MINOR) "." FIOR__STR(FIOR_VERSION_PATCH)
 #define FIOR_VERSION_NUMBER ((FIOR_VERSION_MAJOR << 16) | (FIOR_VERSION_MINOR << 8) | FIOR_VERSION_PATCH)
 
-/* The version of the library actually loaded: "2.0.0" (static string) and 0x020000. */
+/* The version of the library actually loaded: "3.0.0" (static string) and 0x030000. */
 FIOR_API const char *fior_version(void);
 FIOR_API unsigned    fior_version_number(void);
+
+/* The struct that `ptr` points to (filled by the library, of struct type `type`) holds `field`: its size,
+ * set by the library that filled it, reaches past the field. A program built with a newer header than the
+ * library it runs with reads a field added in a later 3.x only when this says so, e.g.
+ *   if (FIOR_HAS(job, fior_job, runtime_goal_ms)) use(job->runtime_goal_ms);
+ * Every field of fior_job and fior_judgement that this header declares is there when the library loaded is
+ * at least this header's version (fior_version_number() >= FIOR_VERSION_NUMBER). NULL holds nothing. */
+#define FIOR_HAS(ptr, type, field) \
+    ((ptr) != NULL && (ptr)->size >= offsetof(type, field) + sizeof((ptr)->field))
 
 /* Enums may gain values in later minor versions (handle a default case). */
 
@@ -96,9 +111,9 @@ typedef struct fior_bin {  /* json+ latency bin: samples whose latency rounds to
     uint64_t count;
 } fior_bin;
 
-/* How a job's run ended, as far as its input tells (fior_job.end, added in 2.2). Only PROVEN and INFERRED
- * may pass: a run fio did not finish is never a PASS (its FAIL stays a FAIL: a slow sync that was measured
- * stays measured). May gain values. */
+/* How a job's run ended, as far as its input tells (fior_job.end). Only PROVEN and INFERRED may pass: a
+ * run fio did not finish is never a PASS (its FAIL stays a FAIL: a slow sync that was measured stays
+ * measured). May gain values. */
 typedef enum fior_end {
     FIOR_END_UNKNOWN = 0,  /* the input says nothing about it (etcd-perf lines; etcd's metrics and etcdctl
                             * check perf, which are not fio runs and are judged by their own rules) */
@@ -115,9 +130,9 @@ typedef enum fior_end {
                             * last document/print is an interim one, or a signal line with nothing after */
 } fior_end;
 
-/* What made a job's sync samples (fior_job.sync_flags, added in 2.2): the options that decide whether its
- * syncs are flushes to a disk. From the job's options (JSON "job options" and "global options") or, where
- * the input has none (normal output), from signs in the data. */
+/* What made a job's sync samples (fior_job.sync_flags): the options that decide whether its syncs are
+ * flushes to a disk. From the job's options (JSON "job options" and "global options") or, where the input
+ * has none (normal output), from signs in the data. */
 #define FIOR_SYNC_OPTIONS   0x001u /* the job's options are in the input: a flag below that is not set was
                                     * not asked for */
 #define FIOR_SYNC_FSYNC     0x002u /* fsync=N */
@@ -135,8 +150,10 @@ typedef enum fior_end {
 #define FIOR_FLOOR_DEFAULT_NS 5000u
 
 /* One job (or one client_stats entry) of a report. Read-only; owned by the report (lifetime: see
- * fior_report_job). Fields may be added at the end in later minor versions: never allocate or copy one. */
+ * fior_report_job). Fields are only ever appended in later 3.x versions, never moved: never allocate or
+ * copy one; test a field newer than the library you may run with by FIOR_HAS(job, fior_job, field). */
 typedef struct fior_job {
+    size_t      size;         /* sizeof(fior_job) of the library that filled it: the fields it holds */
     const char *source;       /* name given to the parser (file name, "-") */
     const char *host;         /* client/server host name, or NULL */
     int         port;         /* client/server port, or -1 */
@@ -164,7 +181,7 @@ typedef struct fior_job {
     double      write_bw_bytes;   /* bytes per second */
     double      write_clat_mean_ns;
 
-    /* (after the fields above, so the layout above never moves; new fields only ever go at the end) */
+    /* how the samples were taken and printed */
     uint64_t    pct_resolution_ns; /* pct values were printed rounded to this unit (normal output: 1000 for
                                     * usec, 1000000 for msec); 1 when not rounded (JSON). Either way
                                     * each value is the middle of a fio histogram bucket (1/64 of a power
@@ -173,7 +190,7 @@ typedef struct fior_job {
     int         sync_requested;    /* the job's options ask for fsync/fdatasync (JSON job options) */
     long        pid;               /* normal output: pid= of the job header, else -1 */
 
-    /* added for etcd's own metrics (Prometheus scrapes, `etcdctl check perf`) */
+    /* etcd's own metrics (Prometheus scrapes, `etcdctl check perf`) */
     int         bucketed;          /* 1: the latencies are only known to lie between the bucket edges below
                                     * (a Prometheus histogram). pct and bins are then empty, and the verdict
                                     * uses the bucket rule, never the exact-sample rule. */
@@ -191,13 +208,13 @@ typedef struct fior_job {
     const char *summary;           /* etcdctl check perf: "throughput 974 writes/s, slowest request 468 ms,
                                     * stddev 28.2 ms" (the failing checks marked), or NULL */
 
-    /* added in 2.1 for several fio outputs in one input */
+    /* several fio outputs in one input */
     unsigned    run;               /* which fio run of its input the job comes from, 0-based. Several fio outputs
                                     * in one input (concatenated files) are separate runs and every run is
                                     * judged; a --status-interval stream (the same jobs, later timestamps)
                                     * is one run, read from its last document. */
 
-    /* added in 2.2: how the job's run ended and what made its sync samples */
+    /* how the job's run ended and what made its sync samples */
     fior_end    end;               /* FIOR_END_*: did the job reach its own end? */
     const char *end_reason;        /* one line on how that is known ("wrote 100 of 100 MiB", "fio was stopped
                                     * by signal 2 after 35 of 100 MiB"), or NULL for FIOR_END_UNKNOWN */
@@ -259,26 +276,40 @@ FIOR_API fior_status fior_report_window(fior_report *r);
 FIOR_API fior_status fior_bucket_bounds(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns,
                                         uint64_t *hi_ns);
 
-/* ---- incremental reading of a --status-interval json/json+ stream (as fio writes it) ----
+/* ---- incremental reading of fio's JSON output as fio writes it (fior_json_stream) ----
+ * What it reads, and only that: fio's --output-format=json / json+ documents, above all the documents of a
+ * --status-interval run (one every interval, the final one when the jobs end). fio's normal-output status
+ * prints are not read by a stream: like fio's stray lines, any text between documents is skipped. A whole
+ * output in any format (normal ones included, with their status prints) is read by fior_parse_buffer() or
+ * fior_parse_file().
  * Feed bytes as they arrive (split anywhere); every complete JSON document replaces its run's jobs in the
  * stream's report, and a document of another fio run (other jobs, a timestamp that does not go up, counters
- * that went down, another fio start) adds a run: every run stays and is judged (fior_job.run).
- * Stray text lines between documents are skipped. Memory is bounded per document: a document still open
- * after FIOR_MAX_INPUT_DEFAULT bytes is dropped with FIOR_E_TOOBIG ("SOURCE: byte N: … larger than the cap"),
- * and the stream reads on at the next document. */
-typedef struct fior_stream fior_stream;
+ * that went down, another fio start) adds a run: every run stays and is judged (fior_job.run). Each run's
+ * jobs say how it ended as far as the documents so far tell (fior_job.end): the latest document may be the
+ * last, so a stream that stops after an interim document is FIOR_END_CUT (never a PASS) unless the job's
+ * counters reached the end its options set; fio's "fio: terminating on signal N" line, wherever it stands,
+ * makes it FIOR_END_STOPPED. Memory is bounded per document: a document still open after the stream's cap
+ * (fior_json_stream_set_max_document) is dropped with FIOR_E_TOOBIG ("SOURCE: byte N: … larger than the
+ * cap of C bytes"), and the stream reads on at the next document. */
+typedef struct fior_json_stream fior_json_stream;
 
-FIOR_API fior_stream *fior_stream_new(const char *source);  /* NULL when out of memory */
-FIOR_API void         fior_stream_free(fior_stream *s);
-FIOR_API fior_status  fior_stream_feed(fior_stream *s, const char *buf, size_t len);
-FIOR_API unsigned long fior_stream_documents(const fior_stream *s);  /* complete documents seen */
-/* Every run's latest complete document, or NULL before the first. Owned by the stream. It dies at the next complete document: the
- * pointer (and every fior_job in it) is valid only until the next fior_stream_feed() call that completes
- * a document (fior_stream_documents() grows), or fior_stream_free(). A fior_result made from it with
- * fior_judge() does not refer to it and may outlive it. */
-FIOR_API const fior_report *fior_stream_report(const fior_stream *s);
-/* Last error message ("" when none): valid until the next fior_stream_feed() or fior_stream_free(). */
-FIOR_API const char  *fior_stream_error(const fior_stream *s);
+FIOR_API fior_json_stream *fior_json_stream_new(const char *source);  /* NULL when out of memory */
+FIOR_API void              fior_json_stream_free(fior_json_stream *s); /* NULL is fine */
+FIOR_API fior_status       fior_json_stream_feed(fior_json_stream *s, const char *buf, size_t len);
+FIOR_API unsigned long     fior_json_stream_documents(const fior_json_stream *s);  /* complete documents seen */
+/* Every run's latest complete document, or NULL before the first. Owned by the stream. It dies at the next
+ * complete document: the pointer (and every fior_job in it) is valid only until the next
+ * fior_json_stream_feed() call that completes a document (fior_json_stream_documents() grows), or
+ * fior_json_stream_free(). A fior_result made from it with fior_judge() does not refer to it and may
+ * outlive it. */
+FIOR_API const fior_report *fior_json_stream_report(const fior_json_stream *s);
+/* Last error message ("" when none): valid until the next fior_json_stream_feed() or fior_json_stream_free(). */
+FIOR_API const char       *fior_json_stream_error(const fior_json_stream *s);
+/* The cap on one document's bytes: FIOR_MAX_INPUT_DEFAULT unless set. FIOR_E_INVAL for 0 or s NULL (the cap
+ * is then unchanged). It applies from the next feed on, also to a document already open. The getter gives
+ * 0 for NULL. */
+FIOR_API fior_status       fior_json_stream_set_max_document(fior_json_stream *s, uint64_t bytes);
+FIOR_API uint64_t          fior_json_stream_max_document(const fior_json_stream *s);
 
 /* ---- verdict ---- */
 typedef enum fior_verdict {
@@ -294,19 +325,19 @@ typedef struct fior_criteria fior_criteria;
 
 FIOR_API fior_criteria *fior_criteria_new(void);
 FIOR_API void           fior_criteria_free(fior_criteria *c);  /* NULL is fine */
-/* 2.2: a copy of c (the defaults for NULL), to change one setting for one judgement; NULL: out of memory. */
+/* A copy of c (the defaults for NULL), to change one setting for one judgement; NULL: out of memory. */
 FIOR_API fior_criteria *fior_criteria_dup(const fior_criteria *c);
 /* Setters return FIOR_E_INVAL (and change nothing) for a bad value: percent not in (0, 100), a threshold of
  * 0 or a role the library does not know. */
 FIOR_API fior_status    fior_criteria_set_percentile(fior_criteria *c, double percent);
 FIOR_API fior_status    fior_criteria_set_threshold(fior_criteria *c, fior_role role, uint64_t ns);
 FIOR_API fior_status    fior_criteria_set_min_samples(fior_criteria *c, uint64_t n);
-/* 2.2: the physical floor: a job whose median sync latency is below floor_ns did not reach a disk (tmpfs,
+/* The physical floor: a job whose median sync latency is below floor_ns did not reach a disk (tmpfs,
  * ioengine=null, a cache that acknowledges without a flush) and is UNKNOWN. FIOR_FLOOR_DEFAULT_NS unless
  * set; 0 turns the rule off (for a device known to flush faster, e.g. persistent memory). */
 FIOR_API fior_status    fior_criteria_set_floor(fior_criteria *c, uint64_t floor_ns);
 FIOR_API uint64_t       fior_criteria_floor(const fior_criteria *c);
-/* 2.2: the caller stopped fio itself with this signal (`etcd-fio check` sends SIGINT once its bound is
+/* The caller stopped fio itself with this signal (`etcd-fio check` sends SIGINT once its bound is
  * decided): a job stopped by that signal (FIOR_END_STOPPED with end_signal == signo) is judged on the figures
  * fio printed after it. 0 (the default): a run stopped by any signal is never a PASS. FIOR_E_INVAL for a
  * negative signo. */
@@ -317,8 +348,11 @@ FIOR_API double         fior_criteria_percentile(const fior_criteria *c);
 FIOR_API uint64_t       fior_criteria_threshold(const fior_criteria *c, fior_role role);
 FIOR_API uint64_t       fior_criteria_min_samples(const fior_criteria *c);
 
-/* One job's judgement. Library-owned and read-only; fields may be added at the end. */
+/* One job's judgement. Library-owned and read-only (fior_result_job, fior_outcome_judgement); fields are
+ * only ever appended, never moved: never allocate or copy one; FIOR_HAS(j, fior_judgement, field) tells
+ * whether the library that filled it has a field that a later 3.x added. */
 typedef struct fior_judgement {
+    size_t       size;          /* sizeof(fior_judgement) of the library that filled it */
     fior_verdict verdict;
     int          value_known;
     uint64_t     value_ns;      /* the percentile value used (or the proving neighbour) */
@@ -341,7 +375,7 @@ FIOR_API size_t       fior_result_count(const fior_result *res);  /* == fior_rep
  * are valid until fior_result_free(res). */
 FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i);
 
-/* 2.3: the one aggregation rule. fior_verdict_combine: jobs into a host (or a report): FAIL if any fails,
+/* The one aggregation rule. fior_verdict_combine: jobs into a host (or a report): FAIL if any fails,
  * else UNKNOWN if any is UNKNOWN (or a value this version does not know) or none is PASS — NOT_JUDGED jobs
  * are left out, but nothing judged is never a PASS —, else PASS. fior_verdict_overall: hosts (or runs)
  * into the overall verdict: FAIL if any fails, else UNKNOWN if any is not PASS (a NOT_JUDGED host too) or
@@ -349,15 +383,21 @@ FIOR_API const fior_judgement *fior_result_job(const fior_result *res, size_t i)
 FIOR_API fior_verdict  fior_verdict_combine(const fior_verdict *v, size_t n);
 FIOR_API fior_verdict  fior_verdict_overall(const fior_verdict *v, size_t n);
 
-/* 2.2: lower-case static string for fior_job.end: "unknown", "proven", "inferred", "stopped", "died", "cut"
+/* Lower-case static string for fior_job.end: "unknown", "proven", "inferred", "stopped", "died", "cut"
  * ("unknown" for values it does not know). */
 FIOR_API const char  *fior_end_name(fior_end e);
-/* 2.2: what made the sync samples, in words, from fior_job.sync_flags: "fdatasync", "fsync", "fsync and
+/* What made the sync samples, in words, from fior_job.sync_flags: "fdatasync", "fsync", "fsync and
  * fdatasync", "sync_file_range", "fdatasync after O_SYNC writes", … or "fsync/fdatasync" when the input does
  * not say which (normal output). Returns buf. */
 FIOR_API char        *fior_sync_flags_name(char *buf, size_t n, unsigned sync_flags);
 /* Lower-case static string: "pass", "fail", "unknown", "not judged" ("unknown" for values it does not know). */
 FIOR_API const char  *fior_verdict_name(fior_verdict v);
+/* Its inverse, for verdicts read back (a result JSON, a remote check's answer): exactly one of the words
+ * fior_verdict_name gives for a value this library knows — lower case, "not judged" with its one space
+ * (no "not-judged": no writer of ours spells it so), nothing around them — sets *out and gives FIOR_OK.
+ * Anything else (NULL, another case, blanks, "") is FIOR_E_INVAL, *out unchanged; out may be NULL to only
+ * test a word. */
+FIOR_API fior_status  fior_verdict_from_name(const char *name, fior_verdict *out);
 /* Formats a latency for people, 3 significant digits: "2.54 ms", "159 ms", "850 us". Returns buf. */
 FIOR_API char        *fior_format_ns(char *buf, size_t n, uint64_t ns);
 
@@ -369,9 +409,9 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
                                          uint64_t *lo_ns, uint64_t *point_ns, uint64_t *hi_ns);
 
 
-/* ---- 2.3: the sequential judge of a growing run (fior_monitor) ----
+/* ---- the sequential judge of a growing run (fior_monitor) ----
  * What `etcd-fio check` decides with, for an embedder: feed it the report of a growing fio run (each
- * --status-interval document: fior_stream_report) and it answers per role — WAL fdatasync, backend commit
+ * --status-interval document: fior_json_stream_report) and it answers per role — WAL fdatasync, backend commit
  * — as soon as the p99 is known to lie below or above the threshold with the requested confidence: a
  * distribution-free bound (fior_quantile_bound) whose error is spent over repeated looks (look k of a side
  * spends alpha/2^(k+2), so each job's PASS and FAIL errors stay <= (1 - confidence)/2 whatever the number
@@ -515,7 +555,7 @@ typedef struct fior_run_facts {
     uint64_t    decided_samples;
     const char *fio_said;       /* fio's last stderr line, or NULL */
     const char *stream_error;   /* what the reader said of the output's end, or NULL */
-    /* (2.3) the caller's own words for why the run did not end normally (a watchdog that stopped it, a fio
+    /* the caller's own words for why the run did not end normally (a watchdog that stopped it, a fio
      * SIGKILL could not end), or NULL: it comes before every other reason */
     const char *caller_problem;
 } fior_run_facts;
