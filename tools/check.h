@@ -146,6 +146,11 @@ int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
 int check_env_interposers(const char *stats_json, char *out, size_t n);
 void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_forced_detail(rm_run *r, const check_forced *f);
+/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
+ * it only into fio: not visible before the run), or its stats files (wal_stats, backend_stats) do not say:
+ * h's PASS is refused (unknown, "refused"), or with force the run goes on and forced says so. */
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+                             check_forced *forced);
 /* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",
  * "read-only filesystem", … — into out; "" when the engine said nothing. */
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n);
