@@ -198,6 +198,68 @@ void fior__keep_gap(fior_stream *s, const char *p, size_t n)
     s->gaplen += n;
 }
 
+/* One byte outside any document: watches for fio's text header and for a '{' at the start of a line
+ * (blanks before it allowed). 1 when a document starts at this byte. */
+static int outside_doc(fior_stream *s, char ch)
+{
+    if (ch == HDR[s->hdr_match]) {
+        if (++s->hdr_match == sizeof HDR - 1) {
+            s->text_jobs = 1;
+            s->hdr_match = 0;
+        }
+    } else {
+        s->hdr_match = ch == HDR[0];
+    }
+    if (ch == '\n')
+        s->bol = 1;
+    else if (s->bol && ch == '{')
+        return 1;
+    else if (ch != ' ' && ch != '\t' && ch != '\r')
+        s->bol = 0;
+    return 0;
+}
+
+/* A document starts at byte `at` of the stream: a parser for it. */
+static fior_status doc_open(fior_stream *s, size_t at)
+{
+    s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
+    if (!s->h) {
+        fior__seterr(s->err, "%s: out of memory", s->source);
+        return FIOR_E_NOMEM;
+    }
+    yajl_config(s->h, yajl_dont_validate_strings, 1); /* as fio writes them, any bytes */
+    s->in_doc = 1;
+    s->hdr_match = 0;
+    s->doc_start = at;
+    fior__jdoc_begin(&s->d, s->doc, s->source, s->doc_start + 1);
+    return FIOR_OK;
+}
+
+/* The document parsed to its end: committed (or its error kept), then the signal line read inside it. */
+static fior_status doc_finish(fior_stream *s)
+{
+    doc_close(s);
+    s->bol = 1; /* "}{" back to back still starts a new document */
+    fior_status st = fior__jdoc_end(&s->d);
+    if (st == FIOR_OK)
+        st = commit_doc(s);
+    else
+        memcpy(s->err->err, s->doc->err, sizeof s->err->err);
+    if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
+        st = FIOR_E_NOMEM;
+    fior__report_clear(s->doc);
+    return st;
+}
+
+/* A broken document is dropped (its message is in s->err): the scanner looks for the next one. */
+static void doc_drop(fior_stream *s)
+{
+    doc_close(s);
+    doc_signal(s);
+    fior__report_clear(s->doc);
+    s->bol = 0;
+}
+
 /* Feeds one chunk. A broken document is reported (message in s->err) and skipped: the scanner resumes at
  * the next line that starts a document, and the chunk's first error status is returned. */
 fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
@@ -206,35 +268,15 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
     size_t i = 0, g0 = 0; /* g0: where the bytes outside documents began in this chunk */
     while (i < len) {
         if (!s->in_doc) {
-            char ch = buf[i];
-            if (ch == HDR[s->hdr_match]) {
-                if (++s->hdr_match == sizeof HDR - 1) {
-                    s->text_jobs = 1;
-                    s->hdr_match = 0;
-                }
-            } else {
-                s->hdr_match = ch == HDR[0];
-            }
-            if (ch == '\n') {
-                s->bol = 1;
-            } else if (s->bol && ch == '{') {
-                fior__keep_gap(s, buf + g0, i - g0);
-                s->h = yajl_alloc(&fior__jdoc_callbacks, NULL, &s->d);
-                if (!s->h) {
-                    fior__seterr(s->err, "%s: out of memory", s->source);
-                    set_first(s, &first, FIOR_E_NOMEM);
-                    return first;
-                }
-                yajl_config(s->h, yajl_dont_validate_strings, 1);  /* as fio writes them, any bytes */
-                s->in_doc = 1;
-                s->hdr_match = 0;
-                s->doc_start = s->pos + i;
-                fior__jdoc_begin(&s->d, s->doc, s->source, s->doc_start + 1);
+            if (!outside_doc(s, buf[i])) {
+                i++;
                 continue;
-            } else if (ch != ' ' && ch != '\t' && ch != '\r') {
-                s->bol = 0;
             }
-            i++;
+            fior__keep_gap(s, buf + g0, i - g0);
+            if (doc_open(s, s->pos + i) != FIOR_OK) {
+                set_first(s, &first, FIOR_E_NOMEM);
+                return first;
+            }
             continue;
         }
         jdoc *d = &s->d;
@@ -253,16 +295,7 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
         if (ys == yajl_status_client_canceled && d->done) {
             i += used;
             g0 = i;
-            doc_close(s);
-            s->bol = 1;  /* "}{" back to back still starts a new document */
-            fior_status st = fior__jdoc_end(d);
-            if (st == FIOR_OK)
-                st = commit_doc(s);
-            else
-                memcpy(s->err->err, s->doc->err, sizeof s->err->err);
-            if (doc_signal(s) == FIOR_E_NOMEM && st == FIOR_OK)
-                st = FIOR_E_NOMEM;
-            fior__report_clear(s->doc);
+            fior_status st = doc_finish(s);
             if (st != FIOR_OK)
                 set_first(s, &first, st);
             if (st == FIOR_E_NOMEM)
@@ -272,23 +305,14 @@ fior_status fior__scan_feed(fior_stream *s, const char *buf, size_t len)
         if (ys == yajl_status_client_canceled) { /* fmt_json.c stopped it (nesting): its message */
             memcpy(s->err->err, s->doc->err, sizeof s->err->err);
             set_first(s, &first, d->failed ? d->failed : FIOR_E_PARSE);
-            doc_close(s);
-            doc_signal(s);
-            fior__report_clear(s->doc);
-            s->bol = 0;
-            i += used ? used : 1;
-            g0 = i;
-            continue;
+        } else {
+            char msg[160];
+            yajl_msg(s->h, msg, sizeof msg);
+            fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
+                         s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
+            set_first(s, &first, FIOR_E_PARSE);
         }
-        char msg[160];
-        yajl_msg(s->h, msg, sizeof msg);
-        fior__seterr(s->err, "%s: byte %zu: expected valid JSON in the document starting at byte %zu: %s",
-                     s->source, s->pos + i + used + 1, s->doc_start + 1, msg);
-        set_first(s, &first, FIOR_E_PARSE);
-        doc_close(s);
-        doc_signal(s);
-        fior__report_clear(s->doc);
-        s->bol = 0;
+        doc_drop(s);
         i += used ? used : 1;
         g0 = i;
     }
@@ -350,10 +374,7 @@ fior_status fior_stream_feed(fior_stream *s, const char *buf, size_t len)
     if (s->in_doc && s->pos - s->doc_start > cap) {
         fior__seterr(s->err, "%s: byte %zu: the JSON document starting at byte %zu is larger than the cap of %llu bytes",
                      s->source, s->pos, s->doc_start + 1, (unsigned long long)cap);
-        doc_close(s);
-        doc_signal(s);
-        fior__report_clear(s->doc);
-        s->bol = 0;
+        doc_drop(s);
         set_first(s, &st, FIOR_E_TOOBIG);
     }
     return st;
