@@ -108,6 +108,20 @@ static jframe *value_slot(jdoc *d)
     return f;
 }
 
+/* The frame a scalar belongs to, and in *key the key it is the value of (taken from the frame); NULL when
+ * the document has failed or the scalar is to be skipped. */
+static jframe *take_value(jdoc *d, int *key)
+{
+    if (d->failed)
+        return NULL;
+    jframe *f = value_slot(d);
+    if (!f)
+        return NULL;
+    *key = f->key;
+    f->key = K_NONE;
+    return f;
+}
+
 static int push(jdoc *d, int kind, const char *name)
 {
     if (d->depth + 1 >= JDOC_DEPTH) {  /* cannot happen with the frames above; skip rather than overflow */
@@ -367,14 +381,11 @@ static int wrong_type(jdoc *d, int kind, int k, size_t off)
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
     size_t off = fior__jtok_off(d, s, n, 1);
-    int k = f->key;
-    f->key = K_NONE;
     if (f->kind == F_ROOT && k == K_FIO_VERSION)
         fior__jsetstr(d, &d->fio_version, s, n);
     else if (f->kind == F_JOB && k == K_JOBNAME)
@@ -504,14 +515,11 @@ static int lat_number(jdoc *d, int k, const jnum *v, size_t off)
 static int cb_number(void *ctx, const char *s, size_t n)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
     size_t off = fior__jtok_off(d, s, n, 0);
-    int k = f->key;
-    f->key = K_NONE;
     if (k == K_NONE)
         return 1;
     jnum v;
@@ -556,13 +564,10 @@ static int cb_number(void *ctx, const char *s, size_t n)
 static int cb_other(void *ctx)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
-    int k = f->key;
-    f->key = K_NONE;
     if (k != K_NONE || f->kind == F_PCT || f->kind == F_BINS)
         wrong_type(d, f->kind, k, d->last_off);
     return 1;
