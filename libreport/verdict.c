@@ -23,7 +23,7 @@ const char *fior_verdict_name(fior_verdict v)
 
 /* "2.54 ms", "159 ms", "850 us", "10 ms": three significant digits (rounded half up), trailing zeros
  * dropped. Integer arithmetic: a fleet's report formats thousands of these, and printf's float path
- * was a quarter of `etcd-fio verdict`'s time on a 1000-job normal output (bench/parser.sh). */
+ * would take a quarter of `etcd-fio verdict`'s time on a 1000-job normal output (bench/parser.sh). */
 char *fior_format_ns(char *out, size_t n, uint64_t ns)
 {
     static const struct { uint64_t div; const char *unit; } u[] = {

@@ -3,7 +3,7 @@
  * status stream into libfioreport's sequential judge, fior_monitor, and stop fio when it advises), judge
  * (check_judge.c: the library's outcome into the result model; tests/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
- * and the refusals made before fio starts. */
+ * and runs these as the steps of one session. */
 #ifndef ETCD_FIO_CHECK_H
 #define ETCD_FIO_CHECK_H
 

@@ -2,8 +2,8 @@
 /* check_env.c — what around the run could make its figures not the disk's, for `etcd-fio check`: a
  * library preloaded into etcd-fio (and so into the fio it starts) or into every process
  * (/etc/ld.so.preload) — eatmydata turns fsync/fdatasync into no-ops —, one the fio in use preloads by
- * itself (a wrapper script: the engine inside fio reports it, engine/sys.h), and the list of refusals an
- * operator overrode with --force, which the result then shows. */
+ * itself (a wrapper script: the engine inside fio reports it, engine/sys.h; a PASS from such a run is
+ * refused), and the list of refusals an operator overrode with --force, which the result then shows. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_check.c — `etcd-fio check [DIR]`: the one command an operator runs. Options and every refusal that
- * can be made before fio starts (bad directory, wrong filesystem, too little room, a run too short to decide,
- * an output path that cannot be written), then run (check_run.c), judge (check_judge.c) and output
- * (check_out.c + the result model's writers). */
+/* cmd_check.c — `etcd-fio check [DIR]`: the one command an operator runs. Its options, then a session of
+ * named steps (check_session): preflight (every refusal that can be made before fio starts: bad directory,
+ * wrong filesystem, too little room, a run too short to decide, an output path that cannot be written),
+ * prepare, the two phases (check_run.c), decide (the library's outcome into the result model: check_judge.c),
+ * explain (check_out.c, check_env.c) and outputs (the result model's writers). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
