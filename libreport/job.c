@@ -76,44 +76,38 @@ void *fior__grow(void *arr, size_t *cap, size_t n, size_t sz, size_t first)
     return p;
 }
 
-/* Appends item (sz bytes) to the array *arr of *n items and capacity *cap (fior__grow, from `first`).
- * 0, or -1 when out of memory (the array is then as it was). */
-static int push(void **arr, size_t *cap, size_t *n, size_t sz, size_t first, const void *item)
+/* Appends item (sz bytes) to arr, an array of *n items and capacity *cap (fior__grow, from `first`): the
+ * array, or NULL when out of memory (arr is then as it was). */
+static void *push(void *arr, size_t *cap, size_t *n, size_t sz, size_t first, const void *item)
 {
-    char *p = fior__grow(*arr, cap, *n, sz, first);
-    if (!p)
-        return -1;
-    *arr = p;
-    memcpy(p + *n * sz, item, sz);
-    (*n)++;
-    return 0;
+    char *p = fior__grow(arr, cap, *n, sz, first);
+    if (p)
+        memcpy(p + (*n)++ * sz, item, sz);
+    return p;
 }
 
 int fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns)
 {
-    fior_pct v = {.percent = percent, .ns = ns};
-    void *arr = b->pct;
-    int rc = push(&arr, &b->pcap, &b->j.npct, sizeof v, 32, &v);
-    b->j.pct = b->pct = arr;
-    return rc;
+    fior_pct v = {.percent = percent, .ns = ns}, *p = push(b->pct, &b->pcap, &b->j.npct, sizeof v, 32, &v);
+    if (p)
+        b->j.pct = b->pct = p;
+    return p ? 0 : -1;
 }
 
 int fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count)
 {
-    fior_bin v = {.ns = ns, .count = count};
-    void *arr = b->bins;
-    int rc = push(&arr, &b->bcap, &b->j.nbins, sizeof v, 64, &v);
-    b->j.bins = b->bins = arr;
-    return rc;
+    fior_bin v = {.ns = ns, .count = count}, *p = push(b->bins, &b->bcap, &b->j.nbins, sizeof v, 64, &v);
+    if (p)
+        b->j.bins = b->bins = p;
+    return p ? 0 : -1;
 }
 
 int fior__job_add_bucket(fior__jobb *b, uint64_t le_ns, uint64_t count)
 {
-    fior_bucket v = {.le_ns = le_ns, .count = count};
-    void *arr = b->bk;
-    int rc = push(&arr, &b->bkcap, &b->j.nbuckets, sizeof v, 16, &v);
-    b->j.buckets = b->bk = arr;
-    return rc;
+    fior_bucket v = {.le_ns = le_ns, .count = count}, *p = push(b->bk, &b->bkcap, &b->j.nbuckets, sizeof v, 16, &v);
+    if (p)
+        b->j.buckets = b->bk = p;
+    return p ? 0 : -1;
 }
 
 static int cmp_pct(const void *a, const void *b)
