@@ -26,6 +26,13 @@ fake_etcd() {
   head -c 4096 /dev/urandom > "$1/member/snap/0000000000000002-0000000000000010.snap" &&
   chmod 0600 "$1"/member/wal/* "$1"/member/snap/*
 }
+# fake_etcd_ready DIR STATE: fake_etcd DIR, then its etcd_state into STATE; the test fails when either did not
+# give the four files.
+fake_etcd_ready() {
+  fake_etcd "$1" || { echo "FAIL: cannot build the fake data dir"; exit 1; }
+  etcd_state "$1" > "$2"
+  [ "$(grep -c '^[0-9a-f]\{64\} ' "$2")" -eq 4 ] || { echo "FAIL: fake data dir not built"; exit 1; }
+}
 etcd_state() {
   (cd "$1" && find . -name 'etcd-fio*' -prune -o -print | LC_ALL=C sort | while read -r f; do
     if [ -f "$f" ]; then printf '%s %s\n' "$(sha256sum < "$f" | cut -d' ' -f1)" "$f"; else printf 'dir %s\n' "$f"; fi
