@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: spawn fio, read its
+/* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: a phase's job file, spawn fio, read its
  * status stream into libfioreport's sequential judge, fior_monitor, and stop fio when it advises), judge
  * (check_judge.c: the library's outcome into the result model; tests/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
@@ -15,6 +15,7 @@
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
+#include "profile.h"
 #include "result.h"
 #include "scrape.h"
 
@@ -72,6 +73,13 @@ typedef struct check_end {
 } check_end;
 
 /* check_run.c */
+/* The files of one phase's run, in its temp dir (check_keep keeps the deciding one's by these names). */
+typedef struct check_files {
+    char job[4200], err[4200], ws[4200], bs[4200]; /* job file, fio's stderr, WAL and backend stats */
+} check_files;
+void check_files_in(check_files *f, const char *dir);
+/* The profile po as f->job, its stats files f's; 0, or -1 with "PATH: why" in err. */
+int  check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen);
 typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;

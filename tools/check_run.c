@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* check_run.c — the run step of `etcd-fio check`: starts the installed fio on the profile (proc.h), reads its
- * --status-interval json+ stream as it comes, feeds each document to libfioreport's sequential judge
- * (fior_monitor) and stops fio with SIGINT as soon as it advises (fio then ends its jobs and still prints
- * the final document). It records exactly how fio ended (check_end) for the judge step. */
+/* check_run.c — the run step of `etcd-fio check`: writes a phase's job file (the profile), starts the
+ * installed fio on it (proc.h), reads its --status-interval json+ stream as it comes, feeds each document
+ * to libfioreport's sequential judge (fior_monitor) and stops fio with SIGINT as soon as it advises (fio
+ * then ends its jobs and still prints the final document). It records exactly how fio ended (check_end)
+ * for the judge step. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -29,6 +30,30 @@ volatile int check_interrupted;
 #define HARD_GRACE_S 5.0
 #define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
 #define KILL_WAIT_S  5.0
+
+void check_files_in(check_files *f, const char *dir)
+{
+    cli_msg(f->job, sizeof f->job, "%s/etcd-profile.fio", dir);
+    cli_msg(f->err, sizeof f->err, "%s/fio.stderr", dir);
+    cli_msg(f->ws, sizeof f->ws, "%s/wal-stats.json", dir);
+    cli_msg(f->bs, sizeof f->bs, "%s/backend-stats.json", dir);
+}
+
+int check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen)
+{
+    char why[512];
+    po->wal_stats_file = f->ws;
+    po->backend_stats_file = f->bs;
+    FILE *jf = fopen(f->job, "wx");
+    if (!jf || prof_write(jf, po, why, sizeof why) != 0) {
+        cli_msg(err, errlen, "%s: %s", f->job, jf ? why : strerror(errno));
+        if (jf)
+            fclose(jf);
+        return -1;
+    }
+    fclose(jf);
+    return 0;
+}
 
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {

@@ -4,7 +4,6 @@
  * wrong filesystem, too little room, a run too short to decide, an output path that cannot be written),
  * prepare, the two phases (check_run.c), decide (the library's outcome into the result model: check_judge.c),
  * explain (check_out.c, check_env.c) and outputs (the result model's writers). */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -175,35 +174,6 @@ static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, 
     return 0;
 }
 
-/* The files of one phase's run, in its temp dir (check_keep takes the deciding one's by these names). */
-typedef struct phase_files {
-    char job[4200], err[4200], ws[4200], bs[4200];
-} phase_files;
-
-static void files_in(phase_files *f, const char *dir)
-{
-    cli_msg(f->job, sizeof f->job, "%s/etcd-profile.fio", dir);
-    cli_msg(f->err, sizeof f->err, "%s/fio.stderr", dir);
-    cli_msg(f->ws, sizeof f->ws, "%s/wal-stats.json", dir);
-    cli_msg(f->bs, sizeof f->bs, "%s/backend-stats.json", dir);
-}
-
-static int write_job(const cli_cmd *cmd, const phase_files *f, prof_opts *po)
-{
-    char err[512];
-    po->wal_stats_file = f->ws;
-    po->backend_stats_file = f->bs;
-    FILE *jf = fopen(f->job, "wx");
-    if (!jf || prof_write(jf, po, err, sizeof err) != 0) {
-        cli_err(cmd, "%s: %s", f->job, jf ? err : strerror(errno));
-        if (jf)
-            fclose(jf);
-        return -1;
-    }
-    fclose(jf);
-    return 0;
-}
-
 /* check as a session of named steps, each over this context: preflight (the refusals before anything
  * runs), prepare (engine, temp dirs, criteria, signals, the live etcd's watch), phases (fio on phase 1
  * and phase 2), decide (the library's outcome into the result model), explain (the details and explain
@@ -222,12 +192,12 @@ typedef struct check_session {
     char           tmp[4096], tmp1[4096]; /* phase 2's (and the classic job's) temp dir, phase 1's */
     int            have_tmp, have_tmp1;
     fior_criteria *crit;
-    phase_files    f1, f2;
+    check_files    f1, f2;
     check_run_out  r1, r2;          /* phase 1's run, phase 2's */
     int            p1, p1_pass, ran2;
     fior_outcome  *out1, *out2, *od; /* each phase's outcome; the verdict's (fior_outcome_phases) */
     const check_run_out *dr;        /* the deciding run, its files and temp dir */
-    const phase_files   *df;
+    const check_files   *df;
     const char          *dtmp;
     rm_run         r;
     int            have_r;
@@ -293,13 +263,13 @@ static int session_prepare(check_session *s)
 }
 
 /* One phase: its job file in f, then fio on it (check_run.c). */
-static int run_phase(check_session *s, const phase_files *f, const check_opts *o, const check_phase *ph,
+static int run_phase(check_session *s, const check_files *f, const check_opts *o, const check_phase *ph,
                      check_run_out *out)
 {
     char err[4400] = "";
     prof_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
                     .heavy = ph->heavy, .runtime_s = ph->runtime_s};
-    if (write_job(s->cmd, f, &po) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
+    if (check_write_job(f, &po, err, sizeof err) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
         if (err[0])
             cli_err(s->cmd, "%s", err);
         return 2;
@@ -316,7 +286,7 @@ static int session_phase1(check_session *s)
         return 2;
     }
     s->have_tmp1 = 1;
-    files_in(&s->f1, s->tmp1);
+    check_files_in(&s->f1, s->tmp1);
     check_phase ph1 = {.heavy = 1, .runtime_s = (unsigned)FIOR_PHASE1_MAX_S};
     if (run_phase(s, &s->f1, &s->o, &ph1, &s->r1))
         return 2;
@@ -348,7 +318,7 @@ static int session_phase2(check_session *s)
  * confirmed it). */
 static int session_phases(check_session *s)
 {
-    files_in(&s->f2, s->tmp);
+    check_files_in(&s->f2, s->tmp);
     if (!s->o.full && !s->o.faithful && session_phase1(s))
         return 2;
     if (!check_interrupted && !etcdwatch_tripped() && session_phase2(s))
