@@ -78,3 +78,30 @@ bench_verdict() {
 bench_limit() {
   case "$1" in nan|"") echo "-" ;; *) $PY -c 'import sys; print("PASS" if float(sys.argv[1].lstrip(">"))<float(sys.argv[2]) and not sys.argv[1].startswith(">") else "FAIL")' "$1" "$2" ;; esac
 }
+
+# ---- a disk throttled to 60 write IOPS (time_to_verdict.sh, wal_only.sh; as tests/it_check_throttled.sh):
+# a 512 MiB ext4 image in DIR, loop-mounted at DIR/mnt, and a cgroup v1 blkio group CG whose processes'
+# writes to it are throttled. Needs root, loop devices, mkfs.ext4 and blkio. ----
+# bench_throttle DIR CG: sets THROTTLED_MNT (the mount point) and BENCH_WHY ("" when ready, else why not);
+# bench_unthrottle DIR CG undoes whatever was set up (in the trap); bench_incg CG CMD… runs CMD in CG.
+bench_throttle() {
+  BENCH_WHY=""; BENCH_LOOP=""; THROTTLED_MNT="$1/mnt"
+  [ "$(id -u)" = 0 ] || BENCH_WHY="not root"
+  [ -z "$BENCH_WHY" ] && { [ -e /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device ] || BENCH_WHY="no cgroup v1 blkio"; }
+  [ -z "$BENCH_WHY" ] && { command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || BENCH_WHY="no losetup/mkfs.ext4"; }
+  if [ -z "$BENCH_WHY" ]; then
+    truncate -s 512M "$1/disk.img"
+    BENCH_LOOP=$(losetup -f --show "$1/disk.img") || { BENCH_LOOP=""; BENCH_WHY="no loop device"; }
+  fi
+  if [ -z "$BENCH_WHY" ]; then
+    mkfs.ext4 -q -F "$BENCH_LOOP" >/dev/null 2>&1 && mkdir -p "$THROTTLED_MNT" && mount "$BENCH_LOOP" "$THROTTLED_MNT" &&
+      mkdir "$2" && echo "$(lsblk -dno MAJ:MIN "$BENCH_LOOP" | tr -d ' ') 60" > "$2/blkio.throttle.write_iops_device" ||
+      BENCH_WHY="setup failed"
+  fi
+}
+bench_unthrottle() {
+  mountpoint -q "$1/mnt" 2>/dev/null && umount "$1/mnt"
+  [ -n "${BENCH_LOOP:-}" ] && losetup -d "$BENCH_LOOP" 2>/dev/null
+  [ -d "$2" ] && rmdir "$2" 2>/dev/null
+}
+bench_incg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@"; }

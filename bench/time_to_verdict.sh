@@ -21,11 +21,9 @@ TCS=${THROTTLED_CLASSIC_S:-30}
 [ -x "$ETCD_FIO" ] || { bench_log "time_to_verdict: $ETCD_FIO not built"; exit 2; }
 
 work=$(mktemp -d "$TOP/build/ttv.XXXXXX") || exit 2
-loop=""; cg="/sys/fs/cgroup/blkio/etcd-fio-ttv.$$"; mnt="$work/mnt"
+cg="/sys/fs/cgroup/blkio/etcd-fio-ttv.$$"
 cleanup() {
-  mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+  bench_unthrottle "$work" "$cg"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,20 +72,10 @@ if [ -n "${EXAMPLE_DIR:-}" ] && [ -s "$ART/normal.svg" ]; then
 fi
 
 # 2. a loop-mounted ext4 throttled to 60 write IOPS (etcd-fio and fio inside the cgroup)
-why=""
-[ "$(id -u)" = 0 ] || why="not root"
-[ -z "$why" ] && { [ -e /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device ] || why="no cgroup v1 blkio"; }
-[ -z "$why" ] && { command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || why="no losetup/mkfs.ext4"; }
+bench_throttle "$work" "$cg"
+why=$BENCH_WHY; mnt=$THROTTLED_MNT
 if [ -z "$why" ]; then
-  truncate -s 512M "$work/disk.img"
-  loop=$(losetup -f --show "$work/disk.img") || why="no loop device"
-fi
-if [ -z "$why" ]; then
-  mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 && mkdir -p "$mnt" && mount "$loop" "$mnt" && mkdir "$cg" &&
-    echo "$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ') 60" > "$cg/blkio.throttle.write_iops_device" || why="setup failed"
-fi
-if [ -z "$why" ]; then
-  incg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"; }
+  incg() { bench_incg "$cg" "$@"; }
   incg "$ETCD_FIO" check --json --force --svg "$ART/throttled.svg" "$mnt" > "$ART/throttled.json" 2> "$ART/throttled.err"
   echo "throttled disk: check exit $?" >&2
   summary "throttled 60 IOPS" "$ART/throttled.json" >> "$rows"

@@ -26,12 +26,10 @@ LABFS=${LABFS:-$BUILD/bench/labfs}
 has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 work=$(mktemp -d "$TOP/build/wo.XXXXXX") || exit 2
-loop=""; cg="/sys/fs/cgroup/blkio/etcd-fio-wo.$$"; tmnt="$work/mnt"
+cg="/sys/fs/cgroup/blkio/etcd-fio-wo.$$"
 cleanup() {
   [ -n "${MNT:-}" ] && umount_lab
-  mountpoint -q "$tmnt" 2>/dev/null && umount "$tmnt"
-  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+  bench_unthrottle "$work" "$cg"
   rm -rf "$work"
 }
 if has lab; then
@@ -108,21 +106,11 @@ if has tree; then
 fi
 
 if has throttled; then
-  why=""
-  [ "$(id -u)" = 0 ] || why="not root"
-  [ -z "$why" ] && { [ -e /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device ] || why="no cgroup v1 blkio"; }
+  bench_throttle "$work" "$cg"
+  why=$BENCH_WHY
   if [ -z "$why" ]; then
-    truncate -s 512M "$work/disk.img"
-    loop=$(losetup -f --show "$work/disk.img") || why="no loop device"
-  fi
-  if [ -z "$why" ]; then
-    mkfs.ext4 -q -F "$loop" >/dev/null 2>&1 && mkdir -p "$tmnt" && mount "$loop" "$tmnt" && mkdir "$cg" &&
-      echo "$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ') 60" > "$cg/blkio.throttle.write_iops_device" || why="setup failed"
-  fi
-  if [ -z "$why" ]; then
-    incg() { sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"; }
-    walonly "throttled 60 IOPS" "$tmnt" incg
-    classic "throttled 60 IOPS" "$tmnt" incg
+    walonly "throttled 60 IOPS" "$THROTTLED_MNT" bench_incg "$cg"
+    classic "throttled 60 IOPS" "$THROTTLED_MNT" bench_incg "$cg"
   else
     bench_log "wal_only: throttled disk skipped: $why"
     printf 'throttled 60 IOPS\tskipped\t-\t-\t-\t-\t-\t-\t%s\n' "$why" >> "$rows"

@@ -469,8 +469,8 @@ static int reap_one(int pfd, const char *name, int staging)
         int e = errno;
         /* No lock file: one being staged (its creator notices and starts again), or emptied by a reaper
          * that was killed: removed only if empty and carrying our creation mark. Without the mark it is
-         * someone else's directory with our name. A non-empty one was made by an engine before locks (or
-         * holds someone's files): removed only with the proof of legacy_dead(). A symlink in its place
+         * someone else's directory with our name. A non-empty one comes from an engine version without lock
+         * files (or holds someone's files): removed only with the proof of legacy_dead(). A symlink in its place
          * (ELOOP) is never followed. */
         int rc = e == ENOENT && (st.st_mode & 07777) == PD_MARK_MODE && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
         if (!rc && e == ENOENT && !staging && legacy_dead(name, dfd, &st))

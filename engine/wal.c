@@ -67,7 +67,7 @@ static size_t frame(wal *w, unsigned char *out, size_t cap, int type, const void
  * etcd marshals the record into its own buffer and hands the length field and the record to the page
  * writer in two writes; while both fit under the watermark those are two copies into the page buffer, so
  * the frame is built in place there instead (pw_reserve). (Writing the payload from fio's buffer with a
- * writev instead of copying it was tried and cost more in the kernel: bench/README.md, issue 17.) A frame
+ * writev instead of copying it costs more in the kernel: bench/README.md.) A frame
  * that would pass the watermark goes the way etcd's does: marshal, then two writes through the flush rule. */
 static int encode(wal *w, int type, const void *d1, size_t l1, const void *d2, size_t l2, char *err, size_t errlen)
 {

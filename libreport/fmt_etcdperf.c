@@ -16,6 +16,42 @@ fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char 
     return fior__parse_etcdperf_lines(r, source, buf, len, NULL);
 }
 
+/* One line with MARK, "INFO: NNth percentile of fsync is V UNIT": its percentile, the value and the unit's
+ * ns (*null_value: jq printed "null" there, fio had no percentile). NULL, or what was expected instead. */
+static const char *parse_line(const char *line, double *pc, double *val, uint64_t *mult, int *null_value)
+{
+    const char *m = strstr(line, MARK);
+    /* the whole number: "90.99th" is p90.99, not p99; "99.9th" is p99.9, not p9 */
+    const char *p = m;
+    while (p > line && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))
+        p--;
+    const char *q = p;
+    if (p == m || fior__parse_dec(&q, pc) || q != m || *pc <= 0 || *pc >= 100)
+        return "expected a percentile like '99th' before 'percentile of fsync'";
+    q = m + sizeof MARK - 1;
+    while (*q == ' ')
+        q++;
+    *mult = 0;
+    if (!fior__parse_dec(&q, val)) {
+        while (*q == ' ')
+            q++;
+        /* the container's echo may leave blanks after the unit ("… is 692060160 ns "), CRLF too */
+        size_t ul = 0;
+        while (q[ul] && q[ul] != ' ' && q[ul] != '\t' && q[ul] != '\r')
+            ul++;
+        int tail_blank = 1;
+        for (const char *t = q + ul; *t; t++)
+            tail_blank &= *t == ' ' || *t == '\t' || *t == '\r';
+        if (tail_blank && ul == 2)
+            *mult = !strncmp(q, "ns", 2) ? 1 : !strncmp(q, "us", 2) ? 1000 : !strncmp(q, "ms", 2) ? 1000000 : 0;
+    }
+    /* jq printed "null" here when fio had no percentile: that run cannot be judged, not a format error */
+    *null_value = !strncmp(q, "null", 4);
+    if (!*mult && !*null_value)
+        return "expected 'N ns' after 'percentile of fsync is'";
+    return NULL;
+}
+
 fior_status fior__parse_etcdperf_lines(fior_report *r, const char *source, const char *buf, size_t len,
                                        const char *why)
 {
@@ -38,39 +74,12 @@ fior_status fior__parse_etcdperf_lines(fior_report *r, const char *source, const
         }
         memcpy(line, buf + start, n);
         line[n] = '\0';
-        char *m = strstr(line, MARK);
-        /* the whole number: "90.99th" is p90.99, not p99; "99.9th" is p99.9, not p9 */
-        const char *p = m;
-        while (p > line && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.'))
-            p--;
-        double pc, val;
-        const char *q = p;
-        if (p == m || fior__parse_dec(&q, &pc) || q != m || pc <= 0 || pc >= 100) {
-            fior__seterr(r, "%s:%zu: expected a percentile like '99th' before 'percentile of fsync'",
-                         source, lineno);
-            return FIOR_E_PARSE;
-        }
-        q = m + sizeof MARK - 1;
-        while (*q == ' ')
-            q++;
+        double pc, val = 0;
         uint64_t mult = 0;
-        if (!fior__parse_dec(&q, &val)) {
-            while (*q == ' ')
-                q++;
-            /* the container's echo may leave blanks after the unit ("… is 692060160 ns "), CRLF too */
-            size_t ul = 0;
-            while (q[ul] && q[ul] != ' ' && q[ul] != '\t' && q[ul] != '\r')
-                ul++;
-            int tail_blank = 1;
-            for (const char *t = q + ul; *t; t++)
-                tail_blank &= *t == ' ' || *t == '\t' || *t == '\r';
-            if (tail_blank && ul == 2)
-                mult = !strncmp(q, "ns", 2) ? 1 : !strncmp(q, "us", 2) ? 1000 : !strncmp(q, "ms", 2) ? 1000000 : 0;
-        }
-        /* jq printed "null" here when fio had no percentile: that run cannot be judged, not a format error */
-        int null_value = !strncmp(q, "null", 4);
-        if (!mult && !null_value) {
-            fior__seterr(r, "%s:%zu: expected 'N ns' after 'percentile of fsync is'", source, lineno);
+        int null_value = 0;
+        const char *expected = parse_line(line, &pc, &val, &mult, &null_value);
+        if (expected) {
+            fior__seterr(r, "%s:%zu: %s", source, lineno, expected);
             return FIOR_E_PARSE;
         }
         char name[32];

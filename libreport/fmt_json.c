@@ -108,6 +108,20 @@ static jframe *value_slot(jdoc *d)
     return f;
 }
 
+/* The frame a scalar belongs to, and in *key the key it is the value of (taken from the frame); NULL when
+ * the document has failed or the scalar is to be skipped. */
+static jframe *take_value(jdoc *d, int *key)
+{
+    if (d->failed)
+        return NULL;
+    jframe *f = value_slot(d);
+    if (!f)
+        return NULL;
+    *key = f->key;
+    f->key = K_NONE;
+    return f;
+}
+
 static int push(jdoc *d, int kind, const char *name)
 {
     if (d->depth + 1 >= JDOC_DEPTH) {  /* cannot happen with the frames above; skip rather than overflow */
@@ -367,14 +381,11 @@ static int wrong_type(jdoc *d, int kind, int k, size_t off)
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
     size_t off = fior__jtok_off(d, s, n, 1);
-    int k = f->key;
-    f->key = K_NONE;
     if (f->kind == F_ROOT && k == K_FIO_VERSION)
         fior__jsetstr(d, &d->fio_version, s, n);
     else if (f->kind == F_JOB && k == K_JOBNAME)
@@ -457,17 +468,58 @@ static void ddir_number(jdoc *d, const jframe *f, int k, const jnum *v)
     }
 }
 
+/* A number at the document's top: its timestamp (ms when fio gives it), or a wrong type. */
+static void root_number(jdoc *d, int k, const jnum *v, size_t off)
+{
+    if (k == K_TIMESTAMP_MS && v->is_int && !v->neg) {
+        d->ts_ms = v->u;
+        d->ts_has_ms = 1;
+    } else if (k == K_TIMESTAMP && v->is_int && !v->neg && !d->ts_has_ms && v->u < UINT64_MAX / 1000) {
+        d->ts_ms = v->u * 1000;
+        d->ts_known = 1;
+    } else if (k == K_JOBS || k == K_CLIENT_STATS) {
+        fior__jfail(d, FIOR_E_PARSE, off, "a \"jobs\" or \"client_stats\" array");
+    }
+}
+
+/* A number in the sync latency object: the sample count and the summary. */
+static int lat_number(jdoc *d, int k, const jnum *v, size_t off)
+{
+    fior_job *j = &d->b.j;
+    switch (k) {
+    case K_N:
+        if (!fior__jnum_ok(v))
+            return fior__jfail(d, FIOR_E_PARSE, off, "a sample count \"N\" >= 0");
+        j->samples_known = 1;
+        j->samples = fior__jnum_u64(v);
+        return 1;
+    case K_MIN:
+    case K_MAX:
+        if (!fior__jnum_ok(v))
+            return fior__jfail(d, FIOR_E_PARSE, off, "\"min\"/\"max\" as numbers >= 0");
+        *(k == K_MIN ? &j->min_ns : &j->max_ns) = fior__jnum_u64(v);
+        return 1;
+    case K_MEAN:
+    case K_STDDEV:
+        if (!fior__jnum_ok(v))
+            return fior__jfail(d, FIOR_E_PARSE, off, k == K_MEAN ? "\"mean\" as a number >= 0"
+                                                          : "\"stddev\" as a number >= 0");
+        *(k == K_MEAN ? &j->mean_ns : &j->stddev_ns) = v->d;
+        return 1;
+    default:
+        return fior__jfail(d, FIOR_E_PARSE, off, k == K_PERCENTILE ? "\"percentile\" as an object"
+                                                            : "\"bins\" as an object");
+    }
+}
+
 static int cb_number(void *ctx, const char *s, size_t n)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
     size_t off = fior__jtok_off(d, s, n, 0);
-    int k = f->key;
-    f->key = K_NONE;
     if (k == K_NONE)
         return 1;
     jnum v;
@@ -475,15 +527,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
     fior_job *j = &d->b.j;
     switch (f->kind) {
     case F_ROOT:
-        if (k == K_TIMESTAMP_MS && v.is_int && !v.neg) {
-            d->ts_ms = v.u;
-            d->ts_has_ms = 1;
-        } else if (k == K_TIMESTAMP && v.is_int && !v.neg && !d->ts_has_ms && v.u < UINT64_MAX / 1000) {
-            d->ts_ms = v.u * 1000;
-            d->ts_known = 1;
-        } else if (k == K_JOBS || k == K_CLIENT_STATS) {
-            fior__jfail(d, FIOR_E_PARSE, off, "a \"jobs\" or \"client_stats\" array");
-        }
+        root_number(d, k, &v, off);
         return 1;
     case F_JOB:
         return job_number(d, k, &v, off);
@@ -499,30 +543,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
             j->write_clat_mean_ns = v.d;
         return 1;
     case F_LAT:
-        switch (k) {
-        case K_N:
-            if (!fior__jnum_ok(&v))
-                return fior__jfail(d, FIOR_E_PARSE, off, "a sample count \"N\" >= 0");
-            j->samples_known = 1;
-            j->samples = fior__jnum_u64(&v);
-            return 1;
-        case K_MIN:
-        case K_MAX:
-            if (!fior__jnum_ok(&v))
-                return fior__jfail(d, FIOR_E_PARSE, off, "\"min\"/\"max\" as numbers >= 0");
-            *(k == K_MIN ? &j->min_ns : &j->max_ns) = fior__jnum_u64(&v);
-            return 1;
-        case K_MEAN:
-        case K_STDDEV:
-            if (!fior__jnum_ok(&v))
-                return fior__jfail(d, FIOR_E_PARSE, off, k == K_MEAN ? "\"mean\" as a number >= 0"
-                                                              : "\"stddev\" as a number >= 0");
-            *(k == K_MEAN ? &j->mean_ns : &j->stddev_ns) = v.d;
-            return 1;
-        default:
-            return fior__jfail(d, FIOR_E_PARSE, off, k == K_PERCENTILE ? "\"percentile\" as an object"
-                                                                : "\"bins\" as an object");
-        }
+        return lat_number(d, k, &v, off);
     case F_PCT:
         if (!fior__jnum_ok(&v))
             return fior__jfail(d, FIOR_E_PARSE, off, "percentile values >= 0 (nanoseconds; -0 is not one)");
@@ -543,13 +564,10 @@ static int cb_number(void *ctx, const char *s, size_t n)
 static int cb_other(void *ctx)
 {
     jdoc *d = D;
-    if (d->failed)
-        return 1;
-    jframe *f = value_slot(d);
+    int k;
+    jframe *f = take_value(d, &k);
     if (!f)
         return 1;
-    int k = f->key;
-    f->key = K_NONE;
     if (k != K_NONE || f->kind == F_PCT || f->kind == F_BINS)
         wrong_type(d, f->kind, k, d->last_off);
     return 1;

@@ -365,85 +365,60 @@ static fior_status engine_line(nstate *s, const char *p)
     return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
 }
 
-static fior_status one_line(nstate *s, char *line)
+/* client/server output prefixes each line "<host> text": the host (NULL when none), and *line moved
+ * past the prefix (cut in place). */
+static const char *strip_host(char **line, size_t n)
 {
-    size_t n = strlen(line);
-    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
-        line[--n] = '\0';
-    const char *host = NULL;
-    /* client/server: "<host> text" */
-    if (line[0] == '<') {
-        char *e = strstr(line, "> ");
-        if (!e && n > 1 && line[n - 1] == '>')
-            e = line + n - 1;
-        if (e && e > line + 1 && !memchr(line, ' ', (size_t)(e - line))) {
-            *e = '\0';
-            host = line + 1;
-            line = e[1] ? e + 2 : e + 1;
-        }
-    }
-    const char *p = skip_ws(line);
+    char *l = *line;
+    if (l[0] != '<')
+        return NULL;
+    char *e = strstr(l, "> ");
+    if (!e && n > 1 && l[n - 1] == '>')
+        e = l + n - 1;
+    if (!e || e <= l + 1 || memchr(l, ' ', (size_t)(e - l)))
+        return NULL;
+    *e = '\0';
+    *line = e[1] ? e + 2 : e + 1;
+    return l + 1;
+}
 
-    if (s->pct_unit && *p == '|')
-        return pct_row(s, p);
-    fior_status st = finish_pct(s);
+/* "fio-3.33" alone on a line: a run of fio begins. */
+static fior_status version_line(nstate *s, const char *p)
+{
+    fior_status st = new_run(s);
     if (st != FIOR_OK)
         return st;
-    int mine = 0;
-    if (starts(p, "client: host=") && fior__host_lost_line(p)) {
-        s->host_lost = 1;
-        return FIOR_OK;
-    }
-    if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
-        return st;
-    if (starts(p, "etcdwal: "))
-        return engine_line(s, p + 9);
+    free(s->version);
+    s->version = strdup(p);
+    s->fio_seen = s->run_fio = 1;
+    return s->version ? FIOR_OK : nomem(s);
+}
 
-    /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
-     * other lines (most of them) */
-    const char *mark = NULL;
-    if (strstr(line, ": (g")) {
-        if ((mark = strstr(line, ": (groupid=")))
-            return job_header(s, line, host, mark);
-        if ((mark = strstr(line, ": (g=")) && strstr(mark, "rw="))
-            return desc_line(s, line, mark);
+/* client: "hostname=vm, be=0, 64-bit, os=Linux, …, fio=fio-3.33" */
+static fior_status hostname_line(nstate *s, const char *p)
+{
+    const char *h = p + 9;
+    size_t hn = strcspn(h, ", \t");
+    if (!s->host1 || strncmp(s->host1, h, hn) || s->host1[hn]) {
+        if (!s->host1 && !(s->host1 = strndup(h, hn)))
+            return nomem(s);
+        s->nhosts++;
     }
-    if (starts(p, "fio-") && p[4] >= '0' && p[4] <= '9' && !strpbrk(p, " \t")) {
-        fior_status st = new_run(s);
-        if (st != FIOR_OK)
-            return st;
+    const char *v = find_key(p, "fio");
+    if (v) {
         free(s->version);
-        s->version = strdup(p);
-        s->fio_seen = s->run_fio = 1;
-        return s->version ? FIOR_OK : nomem(s);
+        if (!(s->version = strndup(v, strcspn(v, ", \t"))))
+            return nomem(s);
     }
-    if (starts(p, "hostname=")) {  /* client: "hostname=vm, be=0, 64-bit, os=Linux, …, fio=fio-3.33" */
-        const char *h = p + 9;
-        size_t hn = strcspn(h, ", \t");
-        if (!s->host1 || strncmp(s->host1, h, hn) || s->host1[hn]) {
-            if (!s->host1 && !(s->host1 = strndup(h, hn)))
-                return nomem(s);
-            s->nhosts++;
-        }
-        const char *v = find_key(p, "fio");
-        if (v) {
-            free(s->version);
-            if (!(s->version = strndup(v, strcspn(v, ", \t"))))
-                return nomem(s);
-        }
-        s->fio_seen = s->run_fio = 1;
-        return FIOR_OK;
-    }
-    if (starts(p, "Run status group"))
-        s->run_summary = 1; /* the run's results, if it has any, are above */
-    if (starts(p, "Starting ") && !s->in_job) { /* backend.c: "Starting N process(es)" / "thread(s)" */
-        const char *q = p + 9;
-        uint64_t v;
-        if (!fior__parse_u64(&q, &v) && (starts(q, " process") || starts(q, " thread")))
-            s->run_started += v;
-    }
-    if (!s->in_job)
-        return FIOR_OK;
+    s->fio_seen = s->run_fio = 1;
+    return FIOR_OK;
+}
+
+/* A line inside a job's block: the section it opens (write, other directions, syncs) and what the
+ * judge reads from it. */
+static fior_status job_line(nstate *s, const char *p)
+{
+    const char *mark;
     if (starts(p, "Run status group") || starts(p, "Disk stats"))
         return finish_job(s);
     if (starts(p, "write:")) {
@@ -478,6 +453,53 @@ static fior_status one_line(nstate *s, char *line)
         s->pct_start = s->lineno;
     }
     return FIOR_OK;
+}
+
+static fior_status one_line(nstate *s, char *line)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        line[--n] = '\0';
+    const char *host = strip_host(&line, n);
+    const char *p = skip_ws(line);
+
+    if (s->pct_unit && *p == '|')
+        return pct_row(s, p);
+    fior_status st = finish_pct(s);
+    if (st != FIOR_OK)
+        return st;
+    int mine = 0;
+    if (starts(p, "client: host=") && fior__host_lost_line(p)) {
+        s->host_lost = 1;
+        return FIOR_OK;
+    }
+    if (starts(p, "fio: ") && ((st = fior__nfio_says(s, p, &mine)) != FIOR_OK || mine))
+        return st;
+    if (starts(p, "etcdwal: "))
+        return engine_line(s, p + 9);
+
+    /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
+     * other lines (most of them) */
+    const char *mark = NULL;
+    if (strstr(line, ": (g")) {
+        if ((mark = strstr(line, ": (groupid=")))
+            return job_header(s, line, host, mark);
+        if ((mark = strstr(line, ": (g=")) && strstr(mark, "rw="))
+            return desc_line(s, line, mark);
+    }
+    if (starts(p, "fio-") && p[4] >= '0' && p[4] <= '9' && !strpbrk(p, " \t"))
+        return version_line(s, p);
+    if (starts(p, "hostname="))
+        return hostname_line(s, p);
+    if (starts(p, "Run status group"))
+        s->run_summary = 1; /* the run's results, if it has any, are above */
+    if (starts(p, "Starting ") && !s->in_job) { /* backend.c: "Starting N process(es)" / "thread(s)" */
+        const char *q = p + 9;
+        uint64_t v;
+        if (!fior__parse_u64(&q, &v) && (starts(q, " process") || starts(q, " thread")))
+            s->run_started += v;
+    }
+    return s->in_job ? job_line(s, p) : FIOR_OK;
 }
 
 /* Fills the per-input facts (version, host, ioengine) into the jobs read. */

@@ -77,43 +77,38 @@ void *fior__grow(void *arr, size_t *cap, size_t n, size_t sz, size_t first)
     return p;
 }
 
+/* Appends item (sz bytes) to arr, an array of *n items and capacity *cap (fior__grow, from `first`): the
+ * array, or NULL when out of memory (arr is then as it was). */
+static void *push(void *arr, size_t *cap, size_t *n, size_t sz, size_t first, const void *item)
+{
+    char *p = fior__grow(arr, cap, *n, sz, first);
+    if (p)
+        memcpy(p + (*n)++ * sz, item, sz);
+    return p;
+}
+
 int fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns)
 {
-    fior_pct *p = fior__grow(b->pct, &b->pcap, b->j.npct, sizeof *p, 32);
-    if (!p)
-        return -1;
-    b->pct = p;
-    b->pct[b->j.npct].percent = percent;
-    b->pct[b->j.npct].ns = ns;
-    b->j.npct++;
-    b->j.pct = b->pct;
-    return 0;
+    fior_pct v = {.percent = percent, .ns = ns}, *p = push(b->pct, &b->pcap, &b->j.npct, sizeof v, 32, &v);
+    if (p)
+        b->j.pct = b->pct = p;
+    return p ? 0 : -1;
 }
 
 int fior__job_add_bin(fior__jobb *b, uint64_t ns, uint64_t count)
 {
-    fior_bin *p = fior__grow(b->bins, &b->bcap, b->j.nbins, sizeof *p, 64);
-    if (!p)
-        return -1;
-    b->bins = p;
-    b->bins[b->j.nbins].ns = ns;
-    b->bins[b->j.nbins].count = count;
-    b->j.nbins++;
-    b->j.bins = b->bins;
-    return 0;
+    fior_bin v = {.ns = ns, .count = count}, *p = push(b->bins, &b->bcap, &b->j.nbins, sizeof v, 64, &v);
+    if (p)
+        b->j.bins = b->bins = p;
+    return p ? 0 : -1;
 }
 
 int fior__job_add_bucket(fior__jobb *b, uint64_t le_ns, uint64_t count)
 {
-    fior_bucket *p = fior__grow(b->bk, &b->bkcap, b->j.nbuckets, sizeof *p, 16);
-    if (!p)
-        return -1;
-    b->bk = p;
-    b->bk[b->j.nbuckets].le_ns = le_ns;
-    b->bk[b->j.nbuckets].count = count;
-    b->j.nbuckets++;
-    b->j.buckets = b->bk;
-    return 0;
+    fior_bucket v = {.le_ns = le_ns, .count = count}, *p = push(b->bk, &b->bkcap, &b->j.nbuckets, sizeof v, 16, &v);
+    if (p)
+        b->j.buckets = b->bk = p;
+    return p ? 0 : -1;
 }
 
 static int cmp_pct(const void *a, const void *b)
@@ -155,10 +150,9 @@ static int report_grow(fior_report *r, size_t need)
     return 0;
 }
 
-int fior__report_push(fior_report *r, fior__jobb *b)
+/* The builder's arrays become its job's (an empty one is freed and NULL), before b->j is handed over. */
+static void settle(fior__jobb *b)
 {
-    if (report_grow(r, r->njobs + 1))
-        return -1;
     b->j.pct = b->j.npct ? b->pct : NULL;
     b->j.bins = b->j.nbins ? b->bins : NULL;
     if (!b->j.npct)
@@ -168,6 +162,13 @@ int fior__report_push(fior_report *r, fior__jobb *b)
     b->j.buckets = b->j.nbuckets ? b->bk : NULL;
     if (!b->j.nbuckets)
         free(b->bk);
+}
+
+int fior__report_push(fior_report *r, fior__jobb *b)
+{
+    if (report_grow(r, r->njobs + 1))
+        return -1;
+    settle(b);
     r->jobs[r->njobs++] = b->j;
     fior__job_init(b);
     return 0;
@@ -176,15 +177,7 @@ int fior__report_push(fior_report *r, fior__jobb *b)
 void fior__report_replace(fior_report *r, size_t i, fior__jobb *b)
 {
     job_free_fields(&r->jobs[i]);
-    b->j.pct = b->j.npct ? b->pct : NULL;
-    b->j.bins = b->j.nbins ? b->bins : NULL;
-    if (!b->j.npct)
-        free(b->pct);
-    if (!b->j.nbins)
-        free(b->bins);
-    b->j.buckets = b->j.nbuckets ? b->bk : NULL;
-    if (!b->j.nbuckets)
-        free(b->bk);
+    settle(b);
     r->jobs[i] = b->j;
     fior__job_init(b);
 }

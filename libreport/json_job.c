@@ -280,9 +280,9 @@ void fior__jjob_end(jdoc *d, const jframe *f)
 
 /* ---- one document: begin, then the events, then end ---- */
 
-void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off)
+/* Frees what a document's reading holds (its jobs being built, its strings); the aux array stays. */
+static void jdoc_clear(jdoc *d)
 {
-    fior__report_clear(out);
     fior__job_clear(&d->b);
     fior__job_clear(&d->held);
     free((char *)d->fio_version);
@@ -290,6 +290,12 @@ void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_
     free((char *)d->g_etcd_mode);
     free((char *)d->g_directory);
     free((char *)d->g_filename);
+}
+
+void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off)
+{
+    fior__report_clear(out);
+    jdoc_clear(d);
     jjob *aux = d->aux;
     size_t auxcap = d->auxcap;
     memset(d, 0, sizeof *d);
@@ -307,13 +313,7 @@ void fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_
 
 void fior__jdoc_free(jdoc *d)
 {
-    fior__job_clear(&d->b);
-    fior__job_clear(&d->held);
-    free((char *)d->fio_version);
-    free((char *)d->g_ioengine);
-    free((char *)d->g_etcd_mode);
-    free((char *)d->g_directory);
-    free((char *)d->g_filename);
+    jdoc_clear(d);
     free(d->aux);
     memset(d, 0, sizeof *d);
 }

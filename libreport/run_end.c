@@ -320,6 +320,36 @@ static int interim(const fior__endfacts *f, char *why, size_t n)
     return 0;
 }
 
+/* Why a job whose process died (f->died, internal.h) did not end: one sentence into why. */
+static void died_reason(const fior__endfacts *f, char *why, size_t n)
+{
+    if (f->died == 2) {
+        snprintf(why, n, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): fio "
+                 "printed what it left; run the job again", f->died_signal, signame(f->died_signal), f->died_signal);
+    } else if (f->died == 5) {
+        snprintf(why, n, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): that host's "
+                 "figures are missing, and the run did not end normally; run it again");
+    } else if (f->died == 4) {
+        uint64_t div;
+        char a[32];
+        const char *u = size_unit(f->bytes, &div);
+        num1(a, sizeof a, f->bytes, div);
+        snprintf(why, n, "a job process died before its end: fio counted %llu writes (%s %s) but its figures hold "
+                 "fewer bytes (a job's bytes are added when it ends; with group_reporting a dead job leaves its "
+                 "syncs behind); run the job again", (unsigned long long)f->ios, a, u);
+    } else if (f->died == 3) {
+        snprintf(why, n, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write runtime of "
+                 "0 ms, which fio sets only when a job's I/O loop ends (its stderr says \"got signal\"); run the "
+                 "job again", (unsigned long long)f->ios);
+    } else {
+        snprintf(why, n, "the job's process died before its end: fio printed a job_runtime of 0 and no bytes beside "
+                 "%llu %s (its stderr says \"got signal\"); run the job again",
+                 (unsigned long long)(f->syncs ? f->syncs : f->ios), f->syncs ? "syncs" : "I/Os");
+    }
+}
+
+/* The end rules, in order: the first that holds names the job's end and its reason (a decision table:
+ * one branch per rule, kept together so the order reads as one list). */
 int fior__job_end(fior_job *j, const fior__endfacts *f)
 {
     char why[512], prog[96], r[128];
@@ -332,34 +362,9 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
     char r2[128];
     if (rc > 0 && by_slack && interim(f, r2, sizeof r2))
         rc = -2;
-    if (f->died == 2) {
+    if (f->died) {
         e = FIOR_END_DIED;
-        snprintf(why, sizeof why, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): "
-                 "fio printed what it left; run the job again", f->died_signal, signame(f->died_signal),
-                 f->died_signal);
-    } else if (f->died == 5) {
-        e = FIOR_END_DIED;
-        snprintf(why, sizeof why, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): "
-                 "that host's figures are missing, and the run did not end normally; run it again");
-    } else if (f->died == 4) {
-        uint64_t div;
-        char a[32];
-        const char *u = size_unit(f->bytes, &div);
-        num1(a, sizeof a, f->bytes, div);
-        e = FIOR_END_DIED;
-        snprintf(why, sizeof why, "a job process died before its end: fio counted %llu writes (%s %s) but its "
-                 "figures hold fewer bytes (a job's bytes are added when it ends; with group_reporting a dead "
-                 "job leaves its syncs behind); run the job again", (unsigned long long)f->ios, a, u);
-    } else if (f->died == 3) {
-        e = FIOR_END_DIED;
-        snprintf(why, sizeof why, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write "
-                 "runtime of 0 ms, which fio sets only when a job's I/O loop ends (its stderr says \"got signal\"); "
-                 "run the job again", (unsigned long long)f->ios);
-    } else if (f->died) {
-        e = FIOR_END_DIED;
-        snprintf(why, sizeof why, "the job's process died before its end: fio printed a job_runtime of 0 and no "
-                 "bytes beside %llu %s (its stderr says \"got signal\"); run the job again",
-                 (unsigned long long)(f->syncs ? f->syncs : f->ios), f->syncs ? "syncs" : "I/Os");
+        died_reason(f, why, sizeof why);
     } else if (f->cut_inside) {
         e = FIOR_END_CUT;
         snprintf(why, sizeof why, "the input ends inside this job's figures (a read/write line, then no cpu or "

@@ -12,7 +12,7 @@
 
 /* "2.54 ms", "159 ms", "850 us", "10 ms": three significant digits (rounded half up), trailing zeros
  * dropped. Integer arithmetic: a fleet's report formats thousands of these, and printf's float path
- * was a quarter of `etcd-fio verdict`'s time on a 1000-job normal output (bench/parser.sh). */
+ * would take a quarter of `etcd-fio verdict`'s time on a 1000-job normal output (bench/parser.sh). */
 char *fior_format_ns(char *out, size_t n, uint64_t ns)
 {
     static const struct { uint64_t div; const char *unit; } u[] = {
@@ -384,97 +384,58 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     return end_rule(j, &c, o);
 }
 
-static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fior__judged *o)
+/* No syncs (none counted, or no sync line): a contradiction when latencies are given anyway, else why
+ * there are none (no_timed_syncs). */
+static fior_verdict no_syncs(const fior_job *j, fior__judged *o)
 {
-    fior_criteria c = *cin;
-    if (j->role == FIOR_ROLE_CHECK_PERF) /* no threshold of ours: etcdctl's own verdict */
-        return judge_check_perf(j, o);
-    int backend = j->role == FIOR_ROLE_BACKEND;
-    const char *what = j->bucketed ? (backend ? "backend commit" : "WAL fsync")
-                                   : backend ? "backend commit" : "WAL fdatasync";
-    uint64_t T = fior_criteria_threshold(&c, j->role);
-    o->j.threshold_ns = T;
-    char ts[32], ps[32], vs[32], qs[32];
-    fior_format_ns(ts, sizeof ts, T);
-    fmt_pct(ps, sizeof ps, c.percentile);
-
-    if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
-        return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
-    if (j->defect && !j->bucketed) /* a bucketed job's defect is told with its histogram below */
-        return say(o, FIOR_UNKNOWN, "%s", j->defect);
-    if (j->error)
-        return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
-    if (j->bucketed)
-        return judge_buckets(j, &c, T, o, what, ps, ts);
-    if (!j->has_sync || (j->samples_known && j->samples == 0)) {
-        int latencies = j->max_ns > 0;
-        for (size_t i = 0; !latencies && i < j->npct; i++)
-            latencies = j->pct[i].ns > 0;
-        if (latencies) /* "no syncs" beside sync latencies: the input contradicts itself */
-            return say(o, FIOR_UNKNOWN, "sync latencies are given but the sync count is 0 or the sync line is "
-                       "missing (input edited or cut?)");
-        if (j->latency_untimed)
-            return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
-        return no_timed_syncs(j, o);
-    }
-    /* fio 3.4-3.17 count an end_fsync among the syncs without timing it (a count of 1, latencies of 0) */
-    if ((j->sync_flags & FIOR_SYNC_END_FSYNC) && !(j->sync_flags & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)) &&
-        (j->sync_flags & FIOR_SYNC_OPTIONS))
-        return no_timed_syncs(j, o);
+    int latencies = j->max_ns > 0;
+    for (size_t i = 0; !latencies && i < j->npct; i++)
+        latencies = j->pct[i].ns > 0;
+    if (latencies) /* "no syncs" beside sync latencies: the input contradicts itself */
+        return say(o, FIOR_UNKNOWN, "sync latencies are given but the sync count is 0 or the sync line is "
+                   "missing (input edited or cut?)");
     if (j->latency_untimed)
-        return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
-    switch (libaio_garbage(j)) {
-    case 1:
-        return say(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
-                   "(fio 3.31-3.40 bug): latencies are garbage",
-                   j->fio_version ? j->fio_version : "unknown fio version");
-    case 2:
-        fior_format_ns(vs, sizeof vs, j->max_ns);
-        return say(o, FIOR_UNKNOWN, "max sync latency %s is implausible and the ioengine is not in the input "
-                   "(fio 3.31-3.40 libaio bug?)", vs);
-    }
-    int all_zero = j->max_ns == 0;
-    for (size_t i = 0; all_zero && i < j->npct; i++)
-        all_zero = j->pct[i].ns == 0;
-    if (all_zero)
-        return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
-    if (not_a_flush(j, &c, o))
-        return o->j.verdict;
-    /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
-    if (!j->samples_known)
-        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
-                   "handful (need %llu; fio's JSON output has the count)%s%s", ps, (unsigned long long)c.min_samples,
-                   j->end == FIOR_END_UNKNOWN && j->end_reason ? "; " : "",
-                   j->end == FIOR_END_UNKNOWN && j->end_reason ? j->end_reason : "");
-    if (j->samples < c.min_samples)
-        return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
-                   (unsigned long long)c.min_samples);
-    if (!j->npct)
-        return say(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
-    /* fio's percentiles never go down and each is printed once: anything else is an edited or broken
-     * input, and whichever entry were believed (the last one, say) could turn it into a PASS. */
+        return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
+    return no_timed_syncs(j, o);
+}
+
+/* fio's percentiles never go down and each is printed once: anything else is an edited or broken input,
+ * and whichever entry were believed (the last one, say) could turn it into a PASS. 1 after saying so. */
+static int pct_list_broken(const fior_job *j, fior__judged *o)
+{
+    char qs[32], vs[32];
     for (size_t i = 1; i < j->npct; i++) {
         const fior_pct *a = &j->pct[i - 1], *b = &j->pct[i];
         if (fabs(a->percent - b->percent) < 1e-9 && a->ns != b->ns) {
             fmt_pct(qs, sizeof qs, b->percent);
-            return say(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
+            say(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
+            return 1;
         }
         if (b->ns < a->ns) {
             fmt_pct(qs, sizeof qs, a->percent);
             fmt_pct(vs, sizeof vs, b->percent);
-            return say(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
+            say(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
+            return 1;
         }
     }
+    return 0;
+}
 
+/* The verdict from fio's percentile list (ascending, over enough samples): the entry of the requested
+ * percentile, or the neighbours that decide it. */
+static fior_verdict judge_percentile(const fior_job *j, double percentile, uint64_t T, fior__judged *o,
+                                     const char *what, const char *ps, const char *ts)
+{
+    char vs[32], qs[32];
     uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
     const fior_pct *exact = NULL, *above = NULL, *below = NULL;
     for (size_t i = 0; i < j->npct; i++) {
         const fior_pct *p = &j->pct[i];
-        if (fabs(p->percent - c.percentile) < 1e-9)
+        if (fabs(p->percent - percentile) < 1e-9)
             exact = p;
-        else if (p->percent > c.percentile && (!above || p->percent < above->percent))
+        else if (p->percent > percentile && (!above || p->percent < above->percent))
             above = p;
-        else if (p->percent < c.percentile && (!below || p->percent > below->percent))
+        else if (p->percent < percentile && (!below || p->percent > below->percent))
             below = p;
     }
     /* a value at or above the percentile that is below T proves PASS; one at or below it that is at or
@@ -518,4 +479,67 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
 #undef LO
     return say(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
                ps, ts, what);
+}
+
+static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fior__judged *o)
+{
+    fior_criteria c = *cin;
+    if (j->role == FIOR_ROLE_CHECK_PERF) /* no threshold of ours: etcdctl's own verdict */
+        return judge_check_perf(j, o);
+    int backend = j->role == FIOR_ROLE_BACKEND;
+    const char *what = j->bucketed ? (backend ? "backend commit" : "WAL fsync")
+                                   : backend ? "backend commit" : "WAL fdatasync";
+    uint64_t T = fior_criteria_threshold(&c, j->role);
+    o->j.threshold_ns = T;
+    char ts[32], ps[32], vs[32];
+    fior_format_ns(ts, sizeof ts, T);
+    fmt_pct(ps, sizeof ps, c.percentile);
+
+    if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
+        return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
+    if (j->defect && !j->bucketed) /* a bucketed job's defect is told with its histogram below */
+        return say(o, FIOR_UNKNOWN, "%s", j->defect);
+    if (j->error)
+        return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
+    if (j->bucketed)
+        return judge_buckets(j, &c, T, o, what, ps, ts);
+    if (!j->has_sync || (j->samples_known && j->samples == 0))
+        return no_syncs(j, o);
+    /* fio 3.4-3.17 count an end_fsync among the syncs without timing it (a count of 1, latencies of 0) */
+    if ((j->sync_flags & FIOR_SYNC_END_FSYNC) && !(j->sync_flags & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)) &&
+        (j->sync_flags & FIOR_SYNC_OPTIONS))
+        return no_timed_syncs(j, o);
+    if (j->latency_untimed)
+        return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
+    switch (libaio_garbage(j)) {
+    case 1:
+        return say(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
+                   "(fio 3.31-3.40 bug): latencies are garbage",
+                   j->fio_version ? j->fio_version : "unknown fio version");
+    case 2:
+        fior_format_ns(vs, sizeof vs, j->max_ns);
+        return say(o, FIOR_UNKNOWN, "max sync latency %s is implausible and the ioengine is not in the input "
+                   "(fio 3.31-3.40 libaio bug?)", vs);
+    }
+    int all_zero = j->max_ns == 0;
+    for (size_t i = 0; all_zero && i < j->npct; i++)
+        all_zero = j->pct[i].ns == 0;
+    if (all_zero)
+        return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
+    if (not_a_flush(j, &c, o))
+        return o->j.verdict;
+    /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
+    if (!j->samples_known)
+        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
+                   "handful (need %llu; fio's JSON output has the count)%s%s", ps, (unsigned long long)c.min_samples,
+                   j->end == FIOR_END_UNKNOWN && j->end_reason ? "; " : "",
+                   j->end == FIOR_END_UNKNOWN && j->end_reason ? j->end_reason : "");
+    if (j->samples < c.min_samples)
+        return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
+                   (unsigned long long)c.min_samples);
+    if (!j->npct)
+        return say(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
+    if (pct_list_broken(j, o))
+        return o->j.verdict;
+    return judge_percentile(j, c.percentile, T, o, what, ps, ts);
 }

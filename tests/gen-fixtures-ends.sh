@@ -15,12 +15,9 @@ OUT=$(cd "$(dirname "$0")" && pwd)/fixtures/fio
 PORT=${FIXTURE_PORT:-18766}
 WORK=$(mktemp -d /tmp/etcd-fio-ends.XXXXXX)
 SHM=$(mktemp -d /dev/shm/etcd-fio-ends.XXXXXX)
-SERVER_PID=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
-  rm -rf "$WORK" "$SHM"
-}
-trap cleanup EXIT INT TERM
+FX_RM=$SHM
+. "$(dirname "$0")/gen-fixtures-lib.sh"
+fx_trap
 V=$($FIO --version)
 C="--name=mytest --directory=$WORK --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
 
@@ -31,21 +28,20 @@ clean() { rm -f "$WORK"/mytest.* "$WORK"/grp.* "$WORK"/fio* "$SHM"/mytest.*; }
 
 run() { # OUTFILE FIO-ARGS... : stdout and stderr as an operator saves them (2>&1)
   f=$1; shift
-  # shellcheck disable=SC2086
-  $FIO "$@" > "$OUT/$f" 2>&1 || true
+  fx_run text "$f" "$@" || true
   clean; echo "wrote $f"
 }
 
 run_json() { # OUTFILE FIO-ARGS... : stdout only (stderr apart), as `fio --output-format=json > f` keeps it
   f=$1; shift
-  $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" || true
+  fx_run json "$f" "$@" || true
   clean; echo "wrote $f"
 }
 
 signal_after() { # OUTFILE SIGNAL SECONDS MODE FIO-ARGS... : fio signalled after SECONDS; MODE text (2>&1) or json
   f=$1; sig=$2; s=$3; mode=$4; shift 4
-  if [ "$mode" = json ]; then $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" & else $FIO "$@" > "$OUT/$f" 2>&1 & fi
-  p=$!
+  fx_start "$mode" "$f" "$@"
+  p=$FX_PID
   sleep "$s"; kids=$(pgrep -P "$p" fio || true); kill "-$sig" "$p"; wait "$p" || true
   # a SIGKILLed fio leaves its job processes writing on: they go too (by pid)
   [ "$sig" = KILL ] && for c in $kids; do kill -KILL "$c" 2>/dev/null || true; done
@@ -54,8 +50,8 @@ signal_after() { # OUTFILE SIGNAL SECONDS MODE FIO-ARGS... : fio signalled after
 
 job_killed_after() { # OUTFILE SECONDS MODE FIO-ARGS... : the job processes (fio's children) SIGKILLed
   f=$1; s=$2; mode=$3; shift 3
-  if [ "$mode" = json ]; then $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" & else $FIO "$@" > "$OUT/$f" 2>&1 & fi
-  p=$!
+  fx_start "$mode" "$f" "$@"
+  p=$FX_PID
   sleep "$s"; for c in $(pgrep -P "$p" fio); do kill -KILL "$c"; done; wait "$p" || true
   clean; echo "wrote $f (job processes killed after $s s)"
 }
@@ -130,8 +126,8 @@ if want late; then
 late_killed() { # OUTFILE SECONDS MODE USR1-AT FIO-ARGS...: a 200 MiB file laid out first; fio's job processes
   f=$1; s=$2; mode=$3; usr1=$4; shift 4  # SIGKILLed after SECONDS; USR1-AT > 0: fio gets SIGUSR1 then
   $FIO --name=lay --filename="$WORK/pre.dat" --rw=write --bs=1m --size=200m > /dev/null 2>&1
-  if [ "$mode" = json ]; then $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" & else $FIO "$@" > "$OUT/$f" 2>&1 & fi
-  p=$!
+  fx_start "$mode" "$f" "$@"
+  p=$FX_PID
   if [ "$usr1" != 0 ]; then sleep "$usr1"; kill -USR1 "$p"; fi
   sleep "$s"; for c in $(pgrep -P "$p" fio); do kill -KILL "$c"; done; wait "$p" || true
   rm -f "$WORK/pre.dat"; clean; echo "wrote $f (job processes killed)"
@@ -151,33 +147,23 @@ leaves() { # PID: the fio processes below PID that have no fio child (the job pr
 
 # client/server on loopback: the server's job process killed; the client exits 0 and says nothing
 if want client; then
-$FIO --server=ip:127.0.0.1,$PORT > "$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-sleep 1
-cat > "$WORK/client.fio" <<JOB
-[mytest]
-directory=$WORK
-rw=write
-ioengine=sync
-fdatasync=1
-bs=2300
-size=100m
-JOB
+fx_server_start "$PORT"
+fx_client_job 100m
 for mode in json text; do
   f="$V-client-job-killed.$( [ "$mode" = json ] && echo json || echo txt)"
   if [ "$mode" = json ]; then
-    $FIO --client=ip:127.0.0.1,$PORT --output-format=json "$WORK/client.fio" > "$OUT/$f" 2> "$WORK/stderr" &
+    fx_start json "$f" --client=ip:127.0.0.1,$PORT --output-format=json "$WORK/client.fio"
   else
-    $FIO --client=ip:127.0.0.1,$PORT "$WORK/client.fio" > "$OUT/$f" 2>&1 &
+    fx_start text "$f" --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
   fi
-  p=$!
+  p=$FX_PID
   sleep 2
   # the server forks a process per connection, and that one the backend and its job: kill the leaves
   leaves "$SERVER_PID" | while read -r g; do kill -KILL "$g"; done
   wait "$p" || true
   clean; echo "wrote $f"
 done
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""
+fx_server_stop
 fi
 
 # ---- jobs named like fio's own lines: they are jobs, not a signal or a dead process ----

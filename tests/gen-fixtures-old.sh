@@ -13,15 +13,16 @@ FIO=${FIO:?FIO=path/to/fio-3.N/fio}
 V=$($FIO --version)
 OUT=$(cd "$(dirname "$0")" && pwd)/fixtures/$V
 WORK=$(mktemp -d /tmp/etcd-fio-old.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT INT TERM
+. "$(dirname "$0")/gen-fixtures-lib.sh"
+fx_trap
 mkdir -p "$OUT"
 C="--name=mytest --directory=$WORK --rw=write --ioengine=sync --bs=2300"
 
 run() { # OUTFILE FIO-ARGS... (stdout only for JSON, stdout+stderr for normal output)
   f=$1; shift
   case "$f" in
-    *.json) $FIO "$@" > "$OUT/$f" 2> "$WORK/stderr" || true ;;
-    *) $FIO "$@" > "$OUT/$f" 2>&1 || true ;;
+    *.json) fx_run json "$f" "$@" || true ;;
+    *) fx_run text "$f" "$@" || true ;;
   esac
   rm -f "$WORK"/mytest.*; echo "wrote $V/$f"
 }

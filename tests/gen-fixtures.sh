@@ -12,20 +12,15 @@ FIO=${FIO:-fio}
 OUT=$(cd "$(dirname "$0")" && pwd)/fixtures/fio
 PORT=${FIXTURE_PORT:-18765}
 WORK=$(mktemp -d /tmp/etcd-fio-fixtures.XXXXXX)
-SERVER_PID=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/gen-fixtures-lib.sh"
+fx_trap
 mkdir -p "$OUT"
 V=$($FIO --version)           # e.g. fio-3.33
 COMMON="--directory=$WORK --rw=write --ioengine=sync --fdatasync=1 --bs=2300"
 
 run() {  # run OUTFILE FIO-ARGS... ; captures stdout+stderr as an operator would have saved it
   f=$1; shift
-  # shellcheck disable=SC2086
-  $FIO "$@" > "$OUT/$f" 2>&1
+  fx_run text "$f" "$@"
   rm -f "$WORK"/*.0 "$WORK"/*.[0-9]*
   echo "wrote $f"
 }
@@ -58,27 +53,15 @@ if $FIO --enghelp=libaio >/dev/null 2>&1; then
 fi
 
 # client/server on loopback only; the server is killed by pid afterwards
-$FIO --server=ip:127.0.0.1,$PORT > "$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-sleep 1
-# fio's client sends job files to the server; command-line jobs stay local, so write one
-cat > "$WORK/client.fio" <<JOB
-[mytest]
-directory=$WORK
-rw=write
-ioengine=sync
-fdatasync=1
-bs=2300
-size=2m
-JOB
+fx_server_start "$PORT"
+fx_client_job 2m
 run "$V-client.txt"  --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
 run "$V-client.json" --client=ip:127.0.0.1,$PORT --output-format=json "$WORK/client.fio"
 # two clients (the same loopback server twice): fio adds the "All clients" aggregate
 run "$V-client2.json" --output-format=json --client=ip:127.0.0.1,$PORT "$WORK/client.fio" \
     --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
 run "$V-client2.txt" --client=ip:127.0.0.1,$PORT "$WORK/client.fio" --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
-SERVER_PID=""
+fx_server_stop
 
 # 10 writes in normal output: 9 fdatasyncs, a count fio prints only in "issued rwts: … short=9" (11.3)
 run "$V-ten-writes.txt"    --name=ten $COMMON --size=23000

@@ -13,20 +13,12 @@ BUILD=${BUILD:-build}
 BIN="$BUILD/etcd-fio"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIO=${FIO:-fio}
+. "$HERE/lib.sh"
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
 command -v "$FIO" >/dev/null || { echo "skip: fio not installed"; exit 77; }
 command -v jq >/dev/null || { echo "skip: jq not installed"; exit 77; }
 tmp=$(mktemp -d "$(pwd)/build/it_capacity_quorum.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/it_capacity_quorum.XXXXXX)
-pids=""
-alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
-kids() { for p in $pids; do pgrep -P "$p"; done; }  # a server forks one child per connection
-stop_pids() {
-  for p in "$@"; do kill "$p" 2>/dev/null; done
-  for p in "$@"; do
-    i=0; while alive "$p" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    alive "$p" && kill -9 "$p" 2>/dev/null
-  done
-}
+pids=""   # the servers (lib.sh: stop_pids, kids)
 cleanup() {
   trap - EXIT INT TERM HUP PIPE
   # shellcheck disable=SC2086
@@ -39,30 +31,10 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 empty() { [ -z "$(ls -A "$1")" ]; }
-listening() {
-  hex=$(printf '%04X' "$1")
-  awk -v h=":$hex" '$2 ~ h"$" && $4 == "0A" {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-wait_listen() {
-  i=0; while ! listening "$1"; do
-    i=$((i + 1)); [ $i -gt 600 ] && { echo "FAIL: fio --server on port $1 did not start within 60 s"; exit 1; }
-    sleep 0.1
-  done
-}
-free_port() { p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
-wait_kids() { i=0; while [ -n "$(kids)" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; }
 
 mkdir -p "$tmp/t" && export TMPDIR="$tmp/t"   # capacity's job files: none may be left behind
 SRV=$tmp/fio-server
-{
-  echo '#!/bin/sh'
-  if [ "${ASAN_BUILD:-}" = 1 ]; then
-    echo "export LD_PRELOAD='$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)'"
-    echo "export ASAN_OPTIONS=detect_leaks=0"
-  fi
-  echo "exec '$FIO' \"\$@\""
-} > "$SRV"
-chmod +x "$SRV"
+fio_server_wrapper "$SRV"
 base=$((20000 + $$ % 20000))
 P1=$(free_port $base); P2=$(free_port $((P1 + 1))); P3=$(free_port $((P2 + 1))); PNONE=$(free_port $((P3 + 1)))
 for n in 1 2 3; do

@@ -15,6 +15,7 @@ BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 FIO=${FIO:-fio}
+. "$top/tests/lib.sh"
 EF=$BUILD/etcd-fio
 RUNTIME=${FLEET_RUNTIME:-12}   # the backend commits every ~100 ms: 12 s gives the 100 samples judged (with
                                # --accept-point-estimate: a bound on its p99 needs ~37 s; test_fleet.c covers it)
@@ -26,19 +27,7 @@ PY=python3
 /usr/bin/python3 -c 'import json' 2>/dev/null && PY=/usr/bin/python3
 
 tmp=$(mktemp -d /tmp/it_fleet.XXXXXX) || exit 1
-pids=""; loopdev=""; cg=""; mnt=""
-alive() { [ -d "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
-stop_pids() {  # TERM, up to 5 s, then KILL; zombies count as gone
-  for p in "$@"; do kill "$p" 2>/dev/null; done
-  for p in "$@"; do
-    i=0; while alive "$p" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    alive "$p" && kill -9 "$p" 2>/dev/null
-  done
-}
-kids() { for p in $pids; do pgrep -P "$p"; done; }  # a server forks one child per connection
-wait_kids() {  # the run's server children finish their job (and the engine its cleanup) by themselves
-  i=0; while [ -n "$(kids)" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-}
+pids=""; loopdev=""; cg=""; mnt=""   # the servers (lib.sh: stop_pids, kids)
 cleanup() {
   trap - EXIT INT TERM HUP PIPE
   for c in ${clients:-}; do kill "$c" 2>/dev/null; done   # fleet runs still going when the test is cut short
@@ -57,20 +46,6 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-listening() {  # port -> 0 when something listens on it (from /proc: no ss/netstat needed)
-  hex=$(printf '%04X' "$1")
-  awk -v h=":$hex" '$2 ~ h"$" && $4 == "0A" {f=1} END {exit !f}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-wait_listen() {
-  i=0; while ! listening "$1"; do
-    i=$((i + 1)); [ $i -gt 600 ] && { echo "FAIL: fio --server on port $1 did not start within 60 s"; exit 1; }
-    sleep 0.1
-  done
-}
-free_port() {  # first port >= $1 nobody listens on
-  p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"
-}
-
 base=$((20000 + $$ % 20000))
 P_PLAIN=$(free_port $base)
 P_SLOW=$(free_port $((P_PLAIN + 1)))
@@ -84,18 +59,8 @@ cp "$BUILD/libetcdwal.so" "$tmp/engine/libetcdwal.so"
 export ETCD_FIO_ENGINE="$tmp/engine/libetcdwal.so"
 mkdir -p "$tmp/t" && export TMPDIR="$tmp/t"   # fleet's work directories: none may be left behind
 
-# Under `make check-asan` the engine is linked with the sanitizer runtimes, which must come first in the
-# (uninstrumented) fio that loads it: the servers preload them. The wrapper execs fio: pids stay the servers'.
 SRV=$tmp/fio-server
-{
-  echo '#!/bin/sh'
-  if [ "${ASAN_BUILD:-}" = 1 ]; then
-    echo "export LD_PRELOAD='$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)'"
-    echo "export ASAN_OPTIONS=detect_leaks=0   # fio's own exit-time allocations are not ours"
-  fi
-  echo "exec '$FIO' \"\$@\""
-} > "$SRV"
-chmod +x "$SRV"
+fio_server_wrapper "$SRV"
 "$SRV" --server=ip:127.0.0.1,$P_PLAIN >"$tmp/srv-plain.log" 2>&1 &
 pids="$pids $!"
 "$SRV" --server=ip:127.0.0.1,$P_OLD >"$tmp/srv-old.log" 2>&1 &

@@ -70,42 +70,78 @@ static void test_raw_calls(void **state)
     free(d);
 }
 
+/* Forks a child that forks a grandchild running grandchild(the child's pid, arg) (it never returns), tells
+ * us the grandchild's pid and exits with child(arg) (0 when child is NULL). Returns the child's pid; the
+ * grandchild's in *g. */
+static pid_t fork_two(void (*grandchild)(pid_t parent, void *arg), int (*child)(void *arg), void *arg, pid_t *g)
+{
+    int gpid[2];
+    assert_int_equal(pipe(gpid), 0);
+    pid_t a = fork();
+    assert_true(a >= 0);
+    if (a == 0) {
+        pid_t me = getpid();
+        pid_t gg = fork();
+        if (gg == 0) {
+            grandchild(me, arg);
+            _exit(1);
+        }
+        (void)!write(gpid[1], &gg, sizeof gg);
+        _exit(child ? child(arg) : 0);
+    }
+    *g = 0;
+    assert_int_equal(read(gpid[0], g, sizeof *g), (ssize_t)sizeof *g);
+    close(gpid[0]), close(gpid[1]);
+    return a;
+}
+
+/* Asks for SIGTERM on the parent's death, says whether that worked on the pipe arg, and waits. */
+static void ask_then_wait(pid_t parent, void *arg)
+{
+    int *ready = arg;
+    alarm(20);
+    int rc = sys_die_with_parent(parent, SIGTERM);
+    char c = rc == 0 ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    for (;;)
+        pause();
+}
+
+/* The child: exits once the grandchild has asked, 0 when that worked. */
+static int after_ask(void *arg)
+{
+    int *ready = arg;
+    char c = 0;
+    (void)!read(ready[0], &c, 1);
+    return c == 'y' ? 0 : 1;
+}
+
 /* A grandchild asks for SIGTERM on its parent's death; the parent then exits: the grandchild (ours as
  * subreaper) must die of SIGTERM. A SIGALRM after 20 s ends it otherwise (then the test fails). */
 static void test_signal_on_parent_death(void **state)
 {
     (void)state;
     assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-    int ready[2], gpid[2];
+    int ready[2];
     assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(gpid), 0);
-    pid_t a = fork();
-    assert_true(a >= 0);
-    if (a == 0) {
-        pid_t me = getpid();
-        pid_t g = fork();
-        if (g == 0) {
-            alarm(20);
-            int rc = sys_die_with_parent(me, SIGTERM);
-            char c = rc == 0 ? 'y' : 'n';
-            (void)!write(ready[1], &c, 1);
-            for (;;)
-                pause();
-        }
-        (void)!write(gpid[1], &g, sizeof g);
-        char c = 0;
-        (void)!read(ready[0], &c, 1);
-        _exit(c == 'y' ? 0 : 1);
-    }
-    pid_t g = 0;
-    assert_int_equal(read(gpid[0], &g, sizeof g), (ssize_t)sizeof g);
+    pid_t g, a = fork_two(ask_then_wait, after_ask, ready, &g);
     int st;
     assert_int_equal(waitpid(a, &st, 0), a);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     assert_int_equal(waitpid(g, &st, 0), g);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
-    close(ready[0]), close(ready[1]), close(gpid[0]), close(gpid[1]);
+    close(ready[0]), close(ready[1]);
+}
+
+/* Waits until its parent has exited, then asks: exits 0 when told the parent is gone (-ESRCH). */
+static void ask_after_parent(pid_t parent, void *arg)
+{
+    (void)arg;
+    alarm(20);
+    while (getppid() == parent) /* an event, not a time: our re-parenting */
+        usleep(1000);
+    _exit(sys_die_with_parent(parent, SIGTERM) == -ESRCH ? 0 : 1);
 }
 
 /* The parent has died before the child asks: the child is told (-ESRCH), never left waiting for a
@@ -114,30 +150,12 @@ static void test_parent_already_gone(void **state)
 {
     (void)state;
     assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
-    int gpid[2];
-    assert_int_equal(pipe(gpid), 0);
-    pid_t a = fork();
-    assert_true(a >= 0);
-    if (a == 0) {
-        pid_t me = getpid();
-        pid_t g = fork();
-        if (g == 0) {
-            alarm(20);
-            while (getppid() == me) /* an event, not a time: our re-parenting */
-                usleep(1000);
-            _exit(sys_die_with_parent(me, SIGTERM) == -ESRCH ? 0 : 1);
-        }
-        (void)!write(gpid[1], &g, sizeof g);
-        _exit(0);
-    }
-    pid_t g = 0;
-    assert_int_equal(read(gpid[0], &g, sizeof g), (ssize_t)sizeof g);
+    pid_t g, a = fork_two(ask_after_parent, NULL, NULL, &g);
     int st;
     assert_int_equal(waitpid(a, &st, 0), a);
     assert_int_equal(waitpid(g, &st, 0), g);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
-    close(gpid[0]), close(gpid[1]);
 }
 
 static void test_interposer_report(void **state)

@@ -93,6 +93,10 @@ int  cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engi
 void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, const char *be_stats);
 /* Adds b's samples to a (the same client count run again: one row from both). */
 void cap_row_merge(cap_row *a, const cap_row *b);
+/* A row of `clients` that has not run: every figure unknown. */
+void cap_row_init(cap_row *row, unsigned clients);
+/* Frees the row's bins (the row then has none); cap_row_free also frees its quorum part. */
+void cap_row_drop_bins(cap_row *row);
 void cap_row_free(cap_row *row);
 
 /* capacity_judge.c: pure */

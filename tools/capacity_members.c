@@ -112,20 +112,11 @@ static int write_jobs(const cap_opts *o, const char *tmp, const char *engine, un
     return 0;
 }
 
-static void init_row(cap_row *r, unsigned clients)
-{
-    memset(r, 0, sizeof *r);
-    r->clients = clients;
-    r->lat_p50_ns = r->lat_p90_ns = r->lat_p99_ns = RM_UNKNOWN;
-    r->wal_p99_ns = r->be_p99_ns = RM_UNKNOWN;
-    r->verdict = FIOR_UNKNOWN;
-}
-
 /* One run of the three members, each put at least gap_ns after the one before (0: none). */
 static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
                     double seconds, uint64_t gap_ns, cap_row *row, char *err, size_t errlen)
 {
-    init_row(row, clients);
+    cap_row_init(row, clients);
     capq_row *q = calloc(1, sizeof *q);
     if (!q) {
         cli_msg(err, errlen, "out of memory");
@@ -136,7 +127,7 @@ static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *en
     q->crit = crit;
     q->decisive = -1;
     for (int i = 0; i < CAPQ_MEMBERS; i++)
-        init_row(&q->m[i], clients);
+        cap_row_init(&q->m[i], clients);
     char tmp[4096], job[CAPQ_MEMBERS][4200], out[4200];
     if (cli_tmpdir("capacity", tmp, sizeof tmp, err, errlen))
         return -1;

@@ -73,10 +73,7 @@ static void judge_members(capq_row *q)
 void capq_finish(cap_row *row)
 {
     capq_row *q = row->q;
-    free(row->wal_bins);
-    free(row->be_bins);
-    row->wal_bins = row->be_bins = NULL;
-    row->nwal = row->nbe = 0;
+    cap_row_drop_bins(row);
     row->ran = 0;
     q->decisive = -1;
     /* the row names the member whose server is gone when there is one (the others' runs are then cut

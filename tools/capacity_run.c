@@ -174,23 +174,33 @@ void cap_row_merge(cap_row *a, const cap_row *b)
     a->be_n += b->be_n;
 }
 
-void cap_row_free(cap_row *row)
-{
-    capq_row_free(row);
-    free(row->wal_bins);
-    free(row->be_bins);
-    row->wal_bins = row->be_bins = NULL;
-    row->nwal = row->nbe = 0;
-}
-
-int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
-                cap_row *row, char *err, size_t errlen)
+void cap_row_init(cap_row *row, unsigned clients)
 {
     memset(row, 0, sizeof *row);
     row->clients = clients;
     row->lat_p50_ns = row->lat_p90_ns = row->lat_p99_ns = RM_UNKNOWN;
     row->wal_p99_ns = row->be_p99_ns = RM_UNKNOWN;
     row->verdict = FIOR_UNKNOWN;
+}
+
+void cap_row_drop_bins(cap_row *row)
+{
+    free(row->wal_bins);
+    free(row->be_bins);
+    row->wal_bins = row->be_bins = NULL;
+    row->nwal = row->nbe = 0;
+}
+
+void cap_row_free(cap_row *row)
+{
+    capq_row_free(row);
+    cap_row_drop_bins(row);
+}
+
+int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
+                cap_row *row, char *err, size_t errlen)
+{
+    cap_row_init(row, clients);
     char tmp[4096], job[4200], out[4200], ferr[4200], ws[4200], bs[4200];
     if (cli_tmpdir("capacity", tmp, sizeof tmp, err, errlen))
         return -1;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: spawn fio, read its
+/* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: a phase's job file, spawn fio, read its
  * status stream into libfioreport's sequential judge, fior_monitor, and stop fio when it advises), judge
  * (check_judge.c: the library's outcome into the result model; tests/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
- * and the refusals made before fio starts. */
+ * and runs these as the steps of one session. */
 #ifndef ETCD_FIO_CHECK_H
 #define ETCD_FIO_CHECK_H
 
@@ -15,6 +15,7 @@
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
+#include "profile.h"
 #include "result.h"
 #include "scrape.h"
 
@@ -72,6 +73,13 @@ typedef struct check_end {
 } check_end;
 
 /* check_run.c */
+/* The files of one phase's run, in its temp dir (check_keep keeps the deciding one's by these names). */
+typedef struct check_files {
+    char job[4200], err[4200], ws[4200], bs[4200]; /* job file, fio's stderr, WAL and backend stats */
+} check_files;
+void check_files_in(check_files *f, const char *dir);
+/* The profile po as f->job, its stats files f's; 0, or -1 with "PATH: why" in err. */
+int  check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen);
 typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;
@@ -146,6 +154,11 @@ int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
 int check_env_interposers(const char *stats_json, char *out, size_t n);
 void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void check_forced_detail(rm_run *r, const check_forced *f);
+/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
+ * it only into fio: not visible before the run), or its stats files (wal_stats, backend_stats) do not say:
+ * h's PASS is refused (unknown, "refused"), or with force the run goes on and forced says so. */
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+                             check_forced *forced);
 /* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",
  * "read-only filesystem", … — into out; "" when the engine said nothing. */
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n);

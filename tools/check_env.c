@@ -2,8 +2,8 @@
 /* check_env.c — what around the run could make its figures not the disk's, for `etcd-fio check`: a
  * library preloaded into etcd-fio (and so into the fio it starts) or into every process
  * (/etc/ld.so.preload) — eatmydata turns fsync/fdatasync into no-ops —, one the fio in use preloads by
- * itself (a wrapper script: the engine inside fio reports it, engine/sys.h), and the list of refusals an
- * operator overrode with --force, which the result then shows. */
+ * itself (a wrapper script: the engine inside fio reports it, engine/sys.h; a PASS from such a run is
+ * refused), and the list of refusals an operator overrode with --force, which the result then shows. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -127,4 +127,50 @@ void check_engine_cause(const char *errpath, const char *dir, char *out, size_t 
         fsinfo_cause(fi, e, cause, sizeof cause);
     free(fi);
     cli_msg(out, n, "%s%s%s", cause, cause[0] ? ": " : "", line);
+}
+
+/* h's verdict withheld: unknown, status "refused", the reason; its jobs' PASSes too (every job's verdict
+ * when all_jobs). */
+static void refuse(rm_host *h, int all_jobs, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(rm_host *h, int all_jobs, const char *fmt, ...)
+{
+    va_list ap;
+    h->verdict = FIOR_UNKNOWN;
+    h->basis = RM_BASIS_NONE;
+    cli_msg(h->status, sizeof h->status, "refused");
+    va_start(ap, fmt);
+    vsnprintf(h->reason, sizeof h->reason, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < h->njobs; i++)
+        if (all_jobs || h->jobs[i].verdict == FIOR_PASS)
+            h->jobs[i].verdict = FIOR_UNKNOWN;
+}
+
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+                             check_forced *forced)
+{
+    char seen[1100] = "", err[64];
+    const char *files[2] = {wal_stats, backend_stats};
+    int known = 0;
+    for (int i = 0; i < 2 && !seen[0]; i++) {
+        char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
+        known |= check_env_interposers(t, seen, sizeof seen);
+        free(t);
+    }
+    if (!seen[0] && !known && h->verdict == FIOR_PASS) { /* what the engine saw in fio is not known */
+        if (force)
+            check_forced_add(forced, "no engine stats file: whether fio ran with a preloaded library is not known");
+        else
+            refuse(h, 0, "no engine stats file (%.900s): whether fio ran with a preloaded library is not known; "
+                   "not judged (see that fio can write the stats file under TMPDIR, or --force)", wal_stats);
+        return;
+    }
+    if (!seen[0])
+        return;
+    if (force)
+        check_forced_add(forced, "in fio: %s", seen);
+    else
+        refuse(h, 1, "fio ran with %s: a preloaded library can replace its file and sync calls (eatmydata makes "
+               "fdatasync a no-op), so the figures need not be the disk's; not judged (run fio without it, or "
+               "--force)", seen);
 }

@@ -14,29 +14,34 @@
 #include "outfile.h"
 #include "svg.h"
 
-void check_details(rm_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
-                   const engine_stats *bs, const classic_out *cl, const fsinfo *fi)
+/* "WAL rollovers": the engine's segments, its worst rollover and the segment preallocation. */
+static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats *bs)
 {
     char a[32], b[32];
-    if (ws->present) {
-        yajl_gen j = jw_new(0);
-        jw_open(j);
-        jw_ku64(j, "segments", ws->segments);
-        jw_ku64(j, "rollovers", ws->rollovers);
-        jw_ku64(j, "rollover_worst_ns", ws->cut_max_ns);
-        jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count ? ws->prealloc_mean_ns : JW_UNKNOWN);
-        jw_ku64(j, "segment_bytes", ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES);
-        jw_ku64(j, "io_errors", ws->io_errors + bs->io_errors);
-        jw_close(j);
-        cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
-        cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
-        rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
-                      ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
-                      ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
-                      ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
-    } else {
+    if (!ws->present) {
         rm_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
+        return;
     }
+    yajl_gen j = jw_new(0);
+    jw_open(j);
+    jw_ku64(j, "segments", ws->segments);
+    jw_ku64(j, "rollovers", ws->rollovers);
+    jw_ku64(j, "rollover_worst_ns", ws->cut_max_ns);
+    jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count ? ws->prealloc_mean_ns : JW_UNKNOWN);
+    jw_ku64(j, "segment_bytes", ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES);
+    jw_ku64(j, "io_errors", ws->io_errors + bs->io_errors);
+    jw_close(j);
+    cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
+    cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
+    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
+                  ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
+                  ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
+                  ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
+}
+
+/* "duration": how long fio ran and how it ended. */
+static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
+{
     /* as it ran: a fio that ended by itself long before its runtime did not run to --max-time */
     int early = e->stop == CHECK_RAN_OUT && (e->code != 0 || e->duration_s + 0.5 < (double)e->runtime_s);
     const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
@@ -52,29 +57,34 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     jw_ku64(d, "syncs_at_decision", e->decided_syncs ? e->decided_syncs : JW_UNKNOWN);
     jw_close(d);
     rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, how);
-    yajl_gen io = jw_new(0);
-    jw_bool(io, o->ionice);
-    rm_add_detail(r, "ionice", "ionice", io, "%s",
-                  o->ionice ? "WAL job at best-effort level 0 (prioclass=2 prio=0)" : "not used");
-    if (cl->ran) {
-        yajl_gen c = jw_new(0);
-        jw_open(c);
-        jw_kbool(c, "ok", cl->ok);
-        if (cl->ok) {
-            jw_ku64(c, "p99_ns", cl->p99);
-            jw_ku64(c, "syncs", cl->syncs);
-            jw_kstr(c, "verdict", fior_verdict_name(cl->verdict));
-            jw_knum(c, "duration_s", cl->seconds);
-            jw_close(c);
-            rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
-                          cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
-                          fior_verdict_name(cl->verdict));
-        } else {
-            jw_kstr(c, "error", cl->err);
-            jw_close(c);
-            rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
-        }
+}
+
+/* "classic fio job": its p99 beside ours, or why it failed. */
+static void classic_detail(rm_run *r, const classic_out *cl)
+{
+    char a[32];
+    yajl_gen c = jw_new(0);
+    jw_open(c);
+    jw_kbool(c, "ok", cl->ok);
+    if (cl->ok) {
+        jw_ku64(c, "p99_ns", cl->p99);
+        jw_ku64(c, "syncs", cl->syncs);
+        jw_kstr(c, "verdict", fior_verdict_name(cl->verdict));
+        jw_knum(c, "duration_s", cl->seconds);
+        jw_close(c);
+        rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
+                      cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
+                      fior_verdict_name(cl->verdict));
+    } else {
+        jw_kstr(c, "error", cl->err);
+        jw_close(c);
+        rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
     }
+}
+
+/* "filesystem": what the run was on. */
+static void fs_detail(rm_run *r, const fsinfo *fi)
+{
     yajl_gen fs = jw_new(0);
     char mm[32], desc[1024];
     /* the block device when there is one (btrfs's st_dev is an anonymous 0:N) */
@@ -95,6 +105,20 @@ void check_details(rm_run *r, const check_opts *o, const check_end *e, const eng
     jw_close(fs);
     fsinfo_describe(fi, desc, sizeof desc);
     rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
+}
+
+void check_details(rm_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
+                   const engine_stats *bs, const classic_out *cl, const fsinfo *fi)
+{
+    engine_detail(r, ws, bs);
+    run_detail(r, o, e);
+    yajl_gen io = jw_new(0);
+    jw_bool(io, o->ionice);
+    rm_add_detail(r, "ionice", "ionice", io, "%s",
+                  o->ionice ? "WAL job at best-effort level 0 (prioclass=2 prio=0)" : "not used");
+    if (cl->ran)
+        classic_detail(r, cl);
+    fs_detail(r, fi);
 }
 
 void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* check_run.c — the run step of `etcd-fio check`: starts the installed fio on the profile (proc.h), reads its
- * --status-interval json+ stream as it comes, feeds each document to libfioreport's sequential judge
- * (fior_monitor) and stops fio with SIGINT as soon as it advises (fio then ends its jobs and still prints
- * the final document). It records exactly how fio ended (check_end) for the judge step. */
+/* check_run.c — the run step of `etcd-fio check`: writes a phase's job file (the profile), starts the
+ * installed fio on it (proc.h), reads its --status-interval json+ stream as it comes, feeds each document
+ * to libfioreport's sequential judge (fior_monitor) and stops fio with SIGINT as soon as it advises (fio
+ * then ends its jobs and still prints the final document). It records exactly how fio ended (check_end)
+ * for the judge step. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -29,6 +30,30 @@ volatile int check_interrupted;
 #define HARD_GRACE_S 5.0
 #define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
 #define KILL_WAIT_S  5.0
+
+void check_files_in(check_files *f, const char *dir)
+{
+    cli_msg(f->job, sizeof f->job, "%s/etcd-profile.fio", dir);
+    cli_msg(f->err, sizeof f->err, "%s/fio.stderr", dir);
+    cli_msg(f->ws, sizeof f->ws, "%s/wal-stats.json", dir);
+    cli_msg(f->bs, sizeof f->bs, "%s/backend-stats.json", dir);
+}
+
+int check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen)
+{
+    char why[512];
+    po->wal_stats_file = f->ws;
+    po->backend_stats_file = f->bs;
+    FILE *jf = fopen(f->job, "wx");
+    if (!jf || prof_write(jf, po, why, sizeof why) != 0) {
+        cli_msg(err, errlen, "%s: %s", f->job, jf ? why : strerror(errno));
+        if (jf)
+            fclose(jf);
+        return -1;
+    }
+    fclose(jf);
+    return 0;
+}
 
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {
@@ -121,10 +146,21 @@ static void progress(const fior_monitor *m, double elapsed, int final)
     fflush(stderr);
 }
 
-int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpath, const char *errpath,
-              const check_phase *ph, check_run_out *out, char *err, size_t errlen)
+/* One fio run being watched (check_run's steps). */
+typedef struct run_loop {
+    proc          p;
+    check_end    *e;
+    double        t0, hard;     /* start; past hard (runtime + TIME_NET_S) every stop step comes fast */
+    unsigned long seen, at_stop; /* fio's documents read so far; at our stop */
+    size_t        cap;          /* of out->raw */
+    int           tty, stopped, gone;
+    int           watch_in;     /* stdin (the ssh session of fleet --ssh): its end is a stop request */
+} run_loop;
+
+/* The monitor (carrying phase 1's into phase 2), the stream, then fio. 0, or -1 with err. */
+static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit, const char *jobpath,
+                     const char *errpath, const check_phase *ph, check_run_out *out, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
     int heavy = ph && ph->heavy, probe = ph && ph->carry && ph->probe;
     out->mon = check_monitor(o, crit, heavy);
     if (out->mon && ph && ph->carry && fior_monitor_continue(out->mon, ph->carry) != FIOR_OK) {
@@ -140,113 +176,154 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     const char *argv[] = {cli_fio(), "--output-format=json+",
                           heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
-    proc p;
-    double t0 = proc_now();
-    if (proc_start(&p, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_FILE, errpath}, err, errlen))
+    l->t0 = proc_now();
+    if (proc_start(&l->p, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_FILE, errpath}, err, errlen))
         return -1;
-    check_end *e = &out->end;
-    e->started = 1;
-    e->runtime_s = ph && ph->runtime_s ? ph->runtime_s : (unsigned)ceil(o->max_time);
-    unsigned long seen = 0, at_stop = 0;
-    size_t cap = 0;
-    int tty = isatty(2), stopped = 0, gone = 0;
-    double hard = (double)e->runtime_s + TIME_NET_S; /* past it, every stop step comes fast */
-    int watch_in = o->stop_on_eof; /* stdin (the ssh session of fleet --ssh): its end is a stop request */
+    l->e = &out->end;
+    l->e->started = 1;
+    l->e->runtime_s = ph && ph->runtime_s ? ph->runtime_s : (unsigned)ceil(o->max_time);
+    l->tty = isatty(2);
+    l->hard = (double)l->e->runtime_s + TIME_NET_S;
+    l->watch_in = o->stop_on_eof;
+    return 0;
+}
+
+/* stdin is readable: anything sent is ignored; only its end counts (a stop request). */
+static void read_stdin(run_loop *l)
+{
+    char sink[512];
+    ssize_t k = read(0, sink, sizeof sink);
+    if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) {
+        check_interrupted = 1;
+        l->watch_in = 0;
+    }
+}
+
+/* Why we stop fio now, if we do: the operator, past --max-time, a stopped fio past its runtime, or the
+ * live etcd's guard; then the next step of stopping it (proc_stop_step). */
+static void stop_from_outside(run_loop *l, double el)
+{
+    check_end *e = l->e;
+    int why = -1;
+    if (check_interrupted && !l->stopped)
+        why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
+    else if (!l->stopped && el > l->hard) {
+        why = CHECK_TIME_NET;
+        e->hung = proc_tree_state(l->p.pid); /* why it is still running: stopped, or stuck in the kernel */
+    } else if (!l->stopped && el > (double)e->runtime_s + STOPPED_AFTER_S &&
+               (proc_tree_state(l->p.pid) & PROC_TREE_STOPPED)) {
+        why = CHECK_TIME_NET; /* a stopped fio (SIGSTOP, a debugger) past its runtime: no setup to wait for */
+        e->hung = PROC_TREE_STOPPED;
+    } else if (!l->stopped && etcdwatch_tripped()) { /* live etcd: etcdwatch.h */
+        why = CHECK_GUARD;
+        etcdwatch_why(e->guard_why, sizeof e->guard_why);
+    }
+    if (why >= 0) {
+        e->stop = (check_stop)why;
+        l->stopped = 1;
+        l->at_stop = l->seen;
+    }
+    if (l->stopped)
+        proc_stop_step(&l->p, el > l->hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+}
+
+/* More of fio's stdout into out->raw and the stream: 1, 0 when the read was interrupted, -1 at its end
+ * (or out of memory). */
+static int read_more(run_loop *l, check_run_out *out)
+{
+    if (out->rawlen + 65536 > l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 1 << 20;
+        char *nb = realloc(out->raw, nc + 1);
+        if (!nb)
+            return -1;
+        out->raw = nb;
+        l->cap = nc;
+    }
+    ssize_t n = read(l->p.out_fd, out->raw + out->rawlen, 65536);
+    if (n < 0 && errno == EINTR)
+        return 0;
+    if (n <= 0)
+        return -1;
+    fior_json_stream_feed(out->stream, out->raw + out->rawlen, (size_t)n);
+    out->rawlen += (size_t)n;
+    out->raw[out->rawlen] = '\0';
+    return 1;
+}
+
+/* A new document from fio: the library's monitor takes it, and when it advises a stop we stop fio. */
+static void on_document(run_loop *l, check_run_out *out, double el)
+{
+    check_end *e = l->e;
+    l->seen = fior_json_stream_documents(out->stream);
+    fior_advice adv;
+    fior_monitor_feed(out->mon, fior_json_stream_report(out->stream), el, &adv);
+    int stop = adv != FIOR_GO_ON;
+    check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
+                                                                                               : CHECK_DECIDED;
+    if (l->tty)
+        progress(out->mon, el, 0);
+    if (stop && !l->stopped) {
+        e->stop = how;
+        l->stopped = 1;
+        l->at_stop = l->seen;
+        e->decided_at_s = el;
+        fior_answer w = {.size = sizeof w}, b = {.size = sizeof b};
+        fior_monitor_answer(out->mon, FIOR_ROLE_WAL, &w);
+        fior_monitor_answer(out->mon, FIOR_ROLE_BACKEND, &b);
+        e->decided_syncs = w.samples + b.samples;
+        proc_stop_step(&l->p, STOP_GRACE_S);
+    }
+}
+
+/* Reads fio's output until it ends (or a fio that SIGKILL cannot end is given up on). */
+static void watch_fio(run_loop *l, check_run_out *out)
+{
     for (;;) {
-        struct pollfd pf[2] = {{p.out_fd, POLLIN, 0}, {0, POLLIN, 0}};
-        int pr = poll(pf, watch_in ? 2 : 1, gone ? 0 : 250);
-        if (pr > 0 && watch_in && pf[1].revents) {
-            char sink[512];
-            ssize_t k = read(0, sink, sizeof sink); /* anything sent is ignored; only the end counts */
-            if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) {
-                check_interrupted = 1;
-                watch_in = 0;
-            }
+        struct pollfd pf[2] = {{l->p.out_fd, POLLIN, 0}, {0, POLLIN, 0}};
+        int pr = poll(pf, l->watch_in ? 2 : 1, l->gone ? 0 : 250);
+        if (pr > 0 && l->watch_in && pf[1].revents) {
+            read_stdin(l);
             if (!pf[0].revents)
                 pr = 0;
         }
-        if (gone && pr == 0)
+        if (l->gone && pr == 0)
             break; /* fio has exited and what it wrote is read */
         /* fio itself may die (OOM killer, kill -9) while its job processes, in sessions of their own, live on
          * holding the pipe: waiting for its end would let them write until their runtime. Once fio has
          * exited, what is left in the pipe is read (poll without waiting) and the loop ends; cmd_check then
          * ends the orphaned jobs (proc_end_orphans). */
-        if (!gone && proc_wait(&p, 0))
-            gone = 1;
-        double el = proc_now() - t0;
-        int why = -1;
-        if (check_interrupted && !stopped)
-            why = CHECK_USER; /* Ctrl-C reached fio too (same process group); a kill(1) reached only us */
-        else if (!stopped && el > hard) {
-            why = CHECK_TIME_NET;
-            e->hung = proc_tree_state(p.pid); /* why it is still running: stopped, or stuck in the kernel */
-        } else if (!stopped && el > (double)e->runtime_s + STOPPED_AFTER_S && (proc_tree_state(p.pid) & PROC_TREE_STOPPED)) {
-            why = CHECK_TIME_NET; /* a stopped fio (SIGSTOP, a debugger) past its runtime: no setup to wait for */
-            e->hung = PROC_TREE_STOPPED;
-        } else if (!stopped && etcdwatch_tripped()) { /* live etcd: etcdwatch.h */
-            why = CHECK_GUARD;
-            etcdwatch_why(e->guard_why, sizeof e->guard_why);
-        }
-        if (why >= 0) {
-            e->stop = (check_stop)why;
-            stopped = 1;
-            at_stop = seen;
-        }
-        if (stopped)
-            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
-        if (stopped && p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S && proc_wait(&p, 0) == 0)
+        if (!l->gone && proc_wait(&l->p, 0))
+            l->gone = 1;
+        double el = proc_now() - l->t0;
+        stop_from_outside(l, el);
+        if (l->stopped && l->p.stop_level >= 3 && proc_now() - l->p.stop_since > KILL_WAIT_S && proc_wait(&l->p, 0) == 0)
             break; /* SIGKILL did not end it: stuck in the kernel */
         if (pr < 0 && errno != EINTR)
             break;
         if (pr <= 0)
             continue; /* with gone just set, the next poll does not wait */
-        if (out->rawlen + 65536 > cap) {
-            size_t nc = cap ? cap * 2 : 1 << 20;
-            char *nb = realloc(out->raw, nc + 1);
-            if (!nb)
-                break;
-            out->raw = nb;
-            cap = nc;
-        }
-        ssize_t n = read(p.out_fd, out->raw + out->rawlen, 65536);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+        int rd = read_more(l, out);
+        if (rd < 0)
             break;
-        fior_json_stream_feed(out->stream, out->raw + out->rawlen, (size_t)n);
-        out->rawlen += (size_t)n;
-        out->raw[out->rawlen] = '\0';
-        if (fior_json_stream_documents(out->stream) == seen)
-            continue;
-        seen = fior_json_stream_documents(out->stream);
-        fior_advice adv;
-        fior_monitor_feed(out->mon, fior_json_stream_report(out->stream), el, &adv);
-        int stop = adv != FIOR_GO_ON;
-        check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
-                                                                                                   : CHECK_DECIDED;
-        if (tty)
-            progress(out->mon, el, 0);
-        if (stop && !stopped) {
-            e->stop = how;
-            stopped = 1;
-            at_stop = seen;
-            e->decided_at_s = el;
-            fior_answer w = {.size = sizeof w}, b = {.size = sizeof b};
-            fior_monitor_answer(out->mon, FIOR_ROLE_WAL, &w);
-            fior_monitor_answer(out->mon, FIOR_ROLE_BACKEND, &b);
-            e->decided_syncs = w.samples + b.samples;
-            proc_stop_step(&p, STOP_GRACE_S);
-        }
+        if (rd > 0 && fior_json_stream_documents(out->stream) != l->seen)
+            on_document(l, out, el);
     }
-    while (!proc_wait(&p, 250)) {
-        double el = proc_now() - t0;
-        if (stopped || check_interrupted || el > hard) {
-            stopped = 1;
-            proc_stop_step(&p, el > hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
+}
+
+/* fio's output has ended: wait for fio itself, stopping it when it must stop, giving up on one SIGKILL
+ * does not end (unended); then end the job processes it left. */
+static void wait_fio(run_loop *l)
+{
+    check_end *e = l->e;
+    while (!proc_wait(&l->p, 250)) {
+        double el = proc_now() - l->t0;
+        if (l->stopped || check_interrupted || el > l->hard) {
+            l->stopped = 1;
+            proc_stop_step(&l->p, el > l->hard || e->hung || e->stop == CHECK_GUARD ? HARD_GRACE_S : STOP_GRACE_S);
         }
-        if (p.stop_level >= 3 && proc_now() - p.stop_since > KILL_WAIT_S) {
+        if (l->p.stop_level >= 3 && proc_now() - l->p.stop_since > KILL_WAIT_S) {
             e->unended = 1;
-            e->hung |= proc_tree_state(p.pid);
+            e->hung |= proc_tree_state(l->p.pid);
             break;
         }
     }
@@ -254,21 +331,27 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
      * ended before the next phase, and while the pipe is still open: a job's SIGTERM handler prints
      * "terminating on signal" to it, and with the read end closed SIGPIPE would kill the job before the
      * engine removes its files. */
-    out->end.orphans = proc_end_orphans(e->stop == CHECK_TIME_NET || e->stop == CHECK_GUARD ? HARD_GRACE_S
-                                                                                            : CHECK_ORPHAN_GRACE_S) > 0;
-    close(p.out_fd);
-    p.out_fd = -1;
-    e->state = p.state;
-    e->code = p.code;
-    e->stop_level = p.stop_level;
-    e->duration_s = proc_now() - t0;
-    if (tty)
+    e->orphans = proc_end_orphans(e->stop == CHECK_TIME_NET || e->stop == CHECK_GUARD ? HARD_GRACE_S
+                                                                                       : CHECK_ORPHAN_GRACE_S) > 0;
+    close(l->p.out_fd);
+    l->p.out_fd = -1;
+}
+
+/* How fio ended, for the judge step: its exit, whether its final document arrived, its last words. */
+static void record_end(run_loop *l, const check_opts *o, const char *errpath, check_run_out *out)
+{
+    check_end *e = l->e;
+    e->state = l->p.state;
+    e->code = l->p.code;
+    e->stop_level = l->p.stop_level;
+    e->duration_s = proc_now() - l->t0;
+    if (l->tty)
         progress(out->mon, e->duration_s, 1);
     /* fio's final document is the last thing it prints: one more document after our stop, and the library's
      * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
      * on, nor one before a "terminating on signal" line with nothing after it) */
     const fior_report *last = fior_json_stream_report(out->stream);
-    e->complete = last && (!stopped || seen > at_stop) && check_final(last);
+    e->complete = last && (!l->stopped || l->seen > l->at_stop) && check_final(last);
     cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
     /* fio's last line is "fio: io engine etcdwal init failed"; the engine's own line names the cause */
     char cause[sizeof e->fio_said];
@@ -281,10 +364,22 @@ int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpat
     const fior_job *wj = check_find_job(last, FIOR_ROLE_WAL);
     if (!e->complete && !e->stream_error[0] && wj && wj->end_reason) /* what the library knows of the end */
         cli_msg(e->stream_error, sizeof e->stream_error, "%s", wj->end_reason);
-    if (e->unended)
-        proc_abandon(&p); /* its temp directory stays locked by it (cli.h), for a later run to reap */
+}
+
+int check_run(const check_opts *o, const fior_criteria *crit, const char *jobpath, const char *errpath,
+              const check_phase *ph, check_run_out *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    run_loop l = {.p = {0}};
+    if (start_fio(&l, o, crit, jobpath, errpath, ph, out, err, errlen))
+        return -1;
+    watch_fio(&l, out);
+    wait_fio(&l);
+    record_end(&l, o, errpath, out);
+    if (l.e->unended)
+        proc_abandon(&l.p); /* its temp directory stays locked by it (cli.h), for a later run to reap */
     else
-        proc_release(&p);
+        proc_release(&l.p);
     return 0;
 }
 

@@ -207,6 +207,39 @@ void cli_tmpdir_remove(const char *dir)
     tmpdir_remove(dir);
 }
 
+static volatile int *stop_flag; /* cli_stop_on_signals: the running command's stop request */
+static const int stop_sigs[3] = {SIGINT, SIGTERM, SIGHUP}; /* as cli_stop_saved.old */
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    if (stop_flag)
+        *stop_flag = 1;
+}
+
+void cli_stop_on_signals(volatile int *flag, unsigned flags, cli_stop_saved *saved)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    stop_flag = flag;
+    if (saved)
+        saved->flags = flags;
+    for (int i = 0; i < 3; i++)
+        if (stop_sigs[i] != SIGHUP || (flags & CLI_STOP_HUP))
+            sigaction(stop_sigs[i], &sa, saved ? &saved->old[i] : NULL);
+    if (flags & CLI_STOP_NOPIPE)
+        signal(SIGPIPE, SIG_IGN);
+}
+
+void cli_stop_restore(const cli_stop_saved *saved)
+{
+    for (int i = 0; i < 3; i++)
+        if (stop_sigs[i] != SIGHUP || (saved->flags & CLI_STOP_HUP))
+            sigaction(stop_sigs[i], &saved->old[i], NULL);
+}
+
 int cli_exit_status(fior_verdict v)
 {
     return v == FIOR_PASS ? 0 : v == FIOR_FAIL ? 1 : 2;

@@ -8,6 +8,7 @@
 #define ETCD_FIO_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,6 +120,19 @@ int  cli_engine_summary(const char *line, size_t len);
 int  cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen);
 /* Removes the regular files directly in it (all ours: nobody else can write there) and the directory. */
 void cli_tmpdir_remove(const char *dir);
+
+/* A command's stop request: SIGINT and SIGTERM (and SIGHUP with CLI_STOP_HUP: a hung-up terminal or ssh
+ * session) set *flag, which the command's loops check to end fio, clean up and report unknown; with
+ * CLI_STOP_NOPIPE SIGPIPE is ignored (a closed pipe is then a write error, not our death). The handlers
+ * replaced go into saved when it is not NULL, for cli_stop_restore. One command runs at a time: the flag
+ * is the process's. */
+enum { CLI_STOP_HUP = 1, CLI_STOP_NOPIPE = 2 };
+typedef struct cli_stop_saved {
+    struct sigaction old[3];    /* SIGINT, SIGTERM, SIGHUP */
+    unsigned         flags;
+} cli_stop_saved;
+void cli_stop_on_signals(volatile int *flag, unsigned flags, cli_stop_saved *saved);
+void cli_stop_restore(const cli_stop_saved *saved);
 
 /* 0 PASS, 1 FAIL, 2 anything else: the exit status of every subcommand. */
 int cli_exit_status(fior_verdict v);

@@ -5,7 +5,6 @@
  * (capacity_judge.c) and the outputs (capacity_out.c). */
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,12 +64,6 @@ static const char outro[] =
 static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceiling by client count", usage,
                                   options, outro};
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    cap_interrupted = 1;
-}
 
 /* "1,16,64": ascending, no repeats. 0 or -1 after the message. */
 static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
@@ -320,12 +313,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return 2;
     }
     proc_adopt_orphans();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_stop_on_signals(&cap_interrupted, CLI_STOP_NOPIPE, NULL);
     int rc = 2;
     if (measure(&o, fi.path, engine, crit, res, err, sizeof err)) {
         cli_err(cmd, "%s", err);

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_check.c — `etcd-fio check [DIR]`: the one command an operator runs. Options and every refusal that
- * can be made before fio starts (bad directory, wrong filesystem, too little room, a run too short to decide,
- * an output path that cannot be written), then run (check_run.c), judge (check_judge.c) and output
- * (check_out.c + the result model's writers). */
-#include <errno.h>
+/* cmd_check.c — `etcd-fio check [DIR]`: the one command an operator runs. Its options, then a session of
+ * named steps (check_session): preflight (every refusal that can be made before fio starts: bad directory,
+ * wrong filesystem, too little room, a run too short to decide, an output path that cannot be written),
+ * prepare, the two phases (check_run.c), decide (the library's outcome into the result model: check_judge.c),
+ * explain (check_out.c, check_env.c) and outputs (the result model's writers). */
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +77,6 @@ static const char outro[] =
 static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_check_def = {"check", run, "run the etcd profile with fio on DIR and give the verdict", usage,
                                options, outro};
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    check_interrupted = 1;
-}
 
 static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
 {
@@ -181,311 +174,311 @@ static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, 
     return 0;
 }
 
-/* The files of one phase's run, in its temp dir (check_keep takes the deciding one's by these names). */
-typedef struct phase_files {
-    char job[4200], err[4200], ws[4200], bs[4200];
-} phase_files;
+/* check as a session of named steps, each over this context: preflight (the refusals before anything
+ * runs), prepare (engine, temp dirs, criteria, signals, the live etcd's watch), phases (fio on phase 1
+ * and phase 2), decide (the library's outcome into the result model), explain (the details and explain
+ * lines) and outputs; session_end releases what the steps made, whichever step stopped. A step returns 0
+ * to go on, or 2 after its message. */
+typedef struct check_session {
+    const cli_cmd *cmd;
+    check_opts     o;
+    fsinfo         fi;
+    check_forced   forced;          /* what --force let through */
+    int            keepfd;          /* --keep-output's directory, -1 */
+    mp_snap        mem0, mem1;      /* memory pressure before and after the profile's run */
+    liveetcd       le;
+    etcdwatch     *watch;           /* --etcd */
+    char           engine[PATH_MAX];
+    char           tmp[4096], tmp1[4096]; /* phase 2's (and the classic job's) temp dir, phase 1's */
+    int            have_tmp, have_tmp1;
+    fior_criteria *crit;
+    check_files    f1, f2;
+    check_run_out  r1, r2;          /* phase 1's run, phase 2's */
+    int            p1, p1_pass, ran2;
+    fior_outcome  *out1, *out2, *od; /* each phase's outcome; the verdict's (fior_outcome_phases) */
+    const check_run_out *dr;        /* the deciding run, its files and temp dir */
+    const check_files   *df;
+    const char          *dtmp;
+    rm_run         r;
+    int            have_r;
+    rm_host       *h;
+    engine_stats   ws, bs;          /* the deciding run's engine stats: WAL, backend */
+} check_session;
 
-static void files_in(phase_files *f, const char *dir)
+static int session_preflight(check_session *s)
 {
-    cli_msg(f->job, sizeof f->job, "%s/etcd-profile.fio", dir);
-    cli_msg(f->err, sizeof f->err, "%s/fio.stderr", dir);
-    cli_msg(f->ws, sizeof f->ws, "%s/wal-stats.json", dir);
-    cli_msg(f->bs, sizeof f->bs, "%s/backend-stats.json", dir);
-}
-
-static int write_job(const cli_cmd *cmd, const phase_files *f, prof_opts *po)
-{
-    char err[512];
-    po->wal_stats_file = f->ws;
-    po->backend_stats_file = f->bs;
-    FILE *jf = fopen(f->job, "wx");
-    if (!jf || prof_write(jf, po, err, sizeof err) != 0) {
-        cli_err(cmd, "%s: %s", f->job, jf ? err : strerror(errno));
-        if (jf)
-            fclose(jf);
-        return -1;
-    }
-    fclose(jf);
+    if (preflight_check(s->cmd, &s->o, &s->fi, &s->keepfd, &s->forced))
+        return 2;
+    mp_read(&s->mem0);
+    /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
+    liveetcd_find(s->fi.path, s->fi.dev_major, s->fi.dev_minor, &s->le);
+    if (s->le.found && !s->o.etcd_url)
+        cli_err(s->cmd, "warning: a live etcd uses this filesystem (%s): the check slows it while it runs, and "
+                "nothing watches it (--etcd URL stops the check before it hurts etcd)", s->le.how);
     return 0;
 }
 
-/* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
- * it only into fio: not visible before the run): no verdict from such a run, unless --force. */
-static void refuse_interposed(const check_opts *o, const phase_files *f, rm_host *h, check_forced *forced)
+static int session_prepare(check_session *s)
 {
-    char seen[1100] = "", err[64];
-    const char *files[2] = {f->ws, f->bs};
-    int known = 0;
-    for (int i = 0; i < 2 && !seen[0]; i++) {
-        char *t = cli_read_file(files[i], 1 << 20, NULL, err, sizeof err);
-        known |= check_env_interposers(t, seen, sizeof seen);
-        free(t);
+    const cli_cmd *cmd = s->cmd;
+    char err[4400];
+    if (engine_path_find(s->engine, sizeof s->engine) != 0) {
+        cli_err(cmd, "%s", s->engine);
+        return 2;
     }
-    if (!seen[0] && !known && h->verdict == FIOR_PASS) { /* what the engine saw in fio is not known */
-        if (o->force) {
-            check_forced_add(forced, "no engine stats file: whether fio ran with a preloaded library is not known");
-            return;
+    /* the engine path and the stats files (under TMPDIR) are values in the job file too */
+    if (cli_dir_ok(s->engine, err, sizeof err)) {
+        cli_err(cmd, "engine %s", err);
+        return 2;
+    }
+    if (cli_tmpdir("check", s->tmp, sizeof s->tmp, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        return 2;
+    }
+    s->have_tmp = 1;
+    if (cli_dir_ok(s->tmp, err, sizeof err)) {
+        cli_err(cmd, "TMPDIR: %s", err);
+        return 2;
+    }
+    if (!(s->crit = fior_criteria_new())) {
+        cli_err(cmd, "out of memory");
+        return 2;
+    }
+    if (s->o.min_syncs < fior_criteria_min_samples(s->crit))
+        fior_criteria_set_min_samples(s->crit, s->o.min_syncs);
+    /* a fio killed from outside leaves its job processes writing on: they become ours, and are ended
+     * after each phase (proc.h) */
+    proc_adopt_orphans();
+    /* SIGHUP too: a hung-up terminal or ssh pty stops and cleans up, as SIGINT does */
+    cli_stop_on_signals(&check_interrupted, CLI_STOP_HUP | CLI_STOP_NOPIPE, NULL);
+    if (s->o.etcd_url) { /* live etcd: the first scrape, before anything loads the disk */
+        if (!(s->watch = etcdwatch_start(s->o.etcd_url, &s->o.tls, NULL, &s->le, s->o.force, err, sizeof err))) {
+            cli_err(cmd, "--etcd %s", err);
+            return 2;
         }
-        cli_msg(seen, sizeof seen, "no engine stats file (%.900s): whether fio ran with a preloaded library is "
-                "not known", f->ws);
-        h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
-        cli_msg(h->status, sizeof h->status, "refused");
-        cli_msg(h->reason, sizeof h->reason, "%s; not judged (see that fio can write the stats file under TMPDIR, "
-                "or --force)", seen);
-        for (size_t i = 0; i < h->njobs; i++)
-            h->jobs[i].verdict = h->jobs[i].verdict == FIOR_PASS ? FIOR_UNKNOWN : h->jobs[i].verdict;
-        return;
+        etcdwatch_describe_start(s->watch, err, sizeof err);
+        cli_err(cmd, "%s", err);
     }
-    if (!seen[0])
-        return;
-    if (o->force) {
-        check_forced_add(forced, "in fio: %s", seen);
-        return;
+    return 0;
+}
+
+/* One phase: its job file in f, then fio on it (check_run.c). */
+static int run_phase(check_session *s, const check_files *f, const check_opts *o, const check_phase *ph,
+                     check_run_out *out)
+{
+    char err[4400] = "";
+    prof_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
+                    .heavy = ph->heavy, .runtime_s = ph->runtime_s};
+    if (check_write_job(f, &po, err, sizeof err) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
+        if (err[0])
+            cli_err(s->cmd, "%s", err);
+        return 2;
     }
-    h->verdict = FIOR_UNKNOWN;
-    h->basis = RM_BASIS_NONE;
-    cli_msg(h->status, sizeof h->status, "refused");
-    cli_msg(h->reason, sizeof h->reason, "fio ran with %s: a preloaded library can replace its file and sync calls "
-            "(eatmydata makes fdatasync a no-op), so the figures need not be the disk's; not judged (run fio "
-            "without it, or --force)", seen);
-    for (size_t i = 0; i < h->njobs; i++)
-        h->jobs[i].verdict = FIOR_UNKNOWN;
+    return 0;
+}
+
+/* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most FIOR_PHASE1_MAX_S */
+static int session_phase1(check_session *s)
+{
+    char err[4400];
+    if (cli_tmpdir("check-phase1", s->tmp1, sizeof s->tmp1, err, sizeof err)) {
+        cli_err(s->cmd, "%s", err);
+        return 2;
+    }
+    s->have_tmp1 = 1;
+    check_files_in(&s->f1, s->tmp1);
+    check_phase ph1 = {.heavy = 1, .runtime_s = (unsigned)FIOR_PHASE1_MAX_S};
+    if (run_phase(s, &s->f1, &s->o, &ph1, &s->r1))
+        return 2;
+    s->p1 = 1;
+    s->out1 = check_outcome(&s->r1); /* a PASS of the bounds; the library's outcome says whether it is one */
+    s->p1_pass = s->r1.end.stop == CHECK_DECIDED && fior_outcome_verdict(s->out1) == FIOR_PASS;
+    return 0;
+}
+
+/* phase 2: the faithful profile; after a phase-1 PASS its first seconds are the probe that confirms it
+ * (then it is stopped), else it decides. --max-time bounds both phases together, but phase 2 keeps the
+ * time a decision needs. */
+static int session_phase2(check_session *s)
+{
+    double left = s->o.max_time - (s->p1 ? s->r1.end.duration_s : 0);
+    double need = check_min_time(s->o.confidence, s->o.min_syncs, s->o.accept_point);
+    check_opts o2 = s->o;
+    o2.max_time = left > need ? left : need;
+    check_phase ph2 = {.runtime_s = (unsigned)ceil(o2.max_time), .carry = s->p1 ? s->r1.mon : NULL,
+                       .probe = s->p1_pass};
+    if (run_phase(s, &s->f2, &o2, &ph2, &s->r2))
+        return 2;
+    s->ran2 = 1;
+    s->out2 = check_outcome(&s->r2);
+    return 0;
+}
+
+/* The phases, then the run the verdict comes from (the library's rule: phase 1 only when phase 2
+ * confirmed it). */
+static int session_phases(check_session *s)
+{
+    check_files_in(&s->f2, s->tmp);
+    if (!s->o.full && !s->o.faithful && session_phase1(s))
+        return 2;
+    if (!check_interrupted && !etcdwatch_tripped() && session_phase2(s))
+        return 2;
+    etcdwatch_stop(s->watch); /* live etcd: the scrape after the run */
+    int confirmed = s->p1_pass && s->ran2 && s->r2.end.stop == CHECK_CONFIRMED;
+    s->od = fior_outcome_phases(s->out1, s->out2, confirmed);
+    s->out1 = s->out2 = NULL;
+    if (!s->p1 && !s->ran2) { /* stopped before any phase ran: the library says so from an empty run */
+        fior_monitor *m0 = check_monitor(&s->o, s->crit, 0);
+        fior_run_facts f0 = {.size = sizeof f0, .stop = FIOR_STOP_USER};
+        s->od = m0 ? fior_monitor_end(m0, NULL, &f0) : NULL;
+        fior_monitor_free(m0);
+    }
+    s->dr = fior_outcome_phase(s->od) == 2 || !s->p1 ? &s->r2 : &s->r1;
+    s->df = s->dr == &s->r2 ? &s->f2 : &s->f1;
+    s->dtmp = s->dr == &s->r2 ? s->tmp : s->tmp1;
+    return 0;
+}
+
+static void read_engine_stats(const char *path, engine_stats *st)
+{
+    char err[4400];
+    char *t = cli_read_file(path, 1 << 20, NULL, err, sizeof err);
+    engine_stats_parse(t, st);
+    free(t);
+}
+
+/* The library's outcome of the deciding run into the result model's host, and what the CLI refuses on top
+ * (a preloaded library in fio). */
+static int session_decide(check_session *s)
+{
+    rm_init(&s->r, "check", s->crit);
+    s->have_r = 1;
+    s->r.confidence = s->o.confidence;
+    s->r.load = s->o.load;
+    rm_host *h = s->h = rm_add_host(&s->r);
+    if (!h || !s->od) {
+        cli_err(s->cmd, "out of memory");
+        return 2;
+    }
+    cli_hostname(h->host, sizeof h->host);
+    cli_msg(h->dir, sizeof h->dir, "%s", s->fi.path);
+    const fior_report *fin = fior_json_stream_report(s->dr->stream);
+    check_fill(s->od, fin, h);
+    const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL);
+    if (wj && wj->fio_version) {
+        cli_msg(s->r.fio_version, sizeof s->r.fio_version, "%s", wj->fio_version);
+        cli_msg(h->fio_version, sizeof h->fio_version, "%s", wj->fio_version);
+    }
+    read_engine_stats(s->df->ws, &s->ws);
+    read_engine_stats(s->df->bs, &s->bs);
+    if (s->ws.present)
+        h->rollovers = s->ws.rollovers;
+    check_refuse_interposed(s->df->ws, s->df->bs, s->o.force, h, &s->forced);
+    h->duration_s = s->r1.end.duration_s + s->r2.end.duration_s;
+    if (!fin || !wj) { /* fio's last words, when it had any (never an empty "()") */
+        const char *fs = s->dr->end.fio_said, *se = s->dr->end.stream_error;
+        cli_err(s->cmd, "no WAL job result in fio's output%s%s%s%s%s", fs[0] || se[0] ? " (" : "", fs,
+                fs[0] && se[0] ? "; " : "", se, fs[0] || se[0] ? ")" : "");
+    }
+    s->r.basis = h->basis;
+    rm_finish(&s->r);
+    cli_msg(s->r.reason, sizeof s->r.reason, "%s", h->reason);
+    return 0;
+}
+
+/* The details and explain lines of the result: the run, the classic job (run here, after the profile),
+ * --force, the phases, the environment, and the live etcd (whose guard stop makes the verdict unknown). */
+static void session_explain(check_session *s)
+{
+    rm_run *r = &s->r;
+    mp_read(&s->mem1); /* the profile's run only, not the classic job's */
+    classic_out cl = {0};
+    if (s->o.classic && !check_interrupted && !etcdwatch_tripped()) {
+        if (isatty(2))
+            fprintf(stderr, "running the classic fio job (10,029 fdatasyncs of 2300 bytes) in %s ...\n", s->fi.path);
+        check_classic(s->fi.path, s->tmp, s->crit, &cl);
+    }
+    check_details(r, &s->o, &s->dr->end, &s->ws, &s->bs, &cl, &s->fi);
+    mp_result mem;
+    mp_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
+    check_forced_detail(r, &s->forced);
+    check_phases_detail(r, s->p1 ? &s->r1 : NULL, s->ran2 ? &s->r2 : NULL, s->dr == &s->r1 && s->p1);
+    rm_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RM_UNKNOWN);
+    check_env_details(r, &s->fi, &mem); /* after the jobs' lines: the environment's explain them */
+    liveetcd_report(&s->le, r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
+    if (s->watch) {
+        etcdwatch_report(s->watch, r, s->h);
+        r->basis = s->h->basis;
+        rm_finish(r);
+        cli_msg(r->reason, sizeof r->reason, "%s", s->h->reason);
+    }
+}
+
+/* The result on stdout, then the files asked for; the exit status (2 when a file could not be written). */
+static int session_outputs(check_session *s)
+{
+    const cli_cmd *cmd = s->cmd;
+    const rm_run *r = &s->r;
+    char err[4400], desc[1024];
+    int rc = cli_exit_status(r->verdict);
+    if (s->o.json)
+        out_json(stdout, r);
+    else
+        out_table(stdout, r);
+    fflush(stdout);
+    fsinfo_describe(&s->fi, desc, sizeof desc);
+    if (s->o.prom && out_file(s->o.prom, OUT_PROM, r, err, sizeof err) != 0) {
+        cli_err(cmd, "--prometheus %s", err);
+        rc = 2;
+    }
+    if (s->o.svg && check_svg(r, s->o.svg, desc, err, sizeof err) != 0) {
+        cli_err(cmd, "--svg %s", err);
+        rc = 2;
+    }
+    if (s->o.html && check_html(r, s->o.html, desc, err, sizeof err) != 0) {
+        cli_err(cmd, "--html %s", err);
+        rc = 2;
+    }
+    if (s->keepfd >= 0 && check_keep(s->keepfd, &s->o, s->dtmp, s->dr->raw, s->dr->rawlen, err, sizeof err) != 0) {
+        cli_err(cmd, "--keep-output %s", err);
+        rc = 2;
+    }
+    return rc;
+}
+
+/* Whatever the steps made, in the reverse order. A fio that SIGKILL could not end keeps its temp dirs
+ * locked (tmpdir.h): they are left for a later run to reap. */
+static void session_end(check_session *s)
+{
+    if (s->have_r)
+        rm_free(&s->r);
+    fior_outcome_free(s->od);
+    fior_outcome_free(s->out1);
+    fior_outcome_free(s->out2);
+    int unended = s->r1.end.unended || s->r2.end.unended;
+    check_run_free(&s->r1);
+    check_run_free(&s->r2);
+    if (s->have_tmp1)
+        (unended ? tmpdir_leave : cli_tmpdir_remove)(s->tmp1);
+    etcdwatch_free(s->watch);
+    fior_criteria_free(s->crit);
+    if (s->have_tmp)
+        (unended ? tmpdir_leave : cli_tmpdir_remove)(s->tmp);
+    if (s->keepfd >= 0)
+        close(s->keepfd);
 }
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    check_opts o;
-    int prc = parse_opts(cmd, argc, argv, &o);
+    check_session s = {.cmd = cmd, .keepfd = -1};
+    int prc = parse_opts(cmd, argc, argv, &s.o);
     if (prc)
         return prc > 0 ? 0 : 2;
-    fsinfo fi;
-    check_forced forced = {.n = 0};
-    int keepfd = -1, rc = 2, unended = 0;
-    if (preflight_check(cmd, &o, &fi, &keepfd, &forced))
-        return 2;
-    mp_snap mem0, mem1;
-    mp_read(&mem0);
-    /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
-    liveetcd le;
-    etcdwatch *watch = NULL;
-    liveetcd_find(fi.path, fi.dev_major, fi.dev_minor, &le);
-    if (le.found && !o.etcd_url)
-        cli_err(cmd, "warning: a live etcd uses this filesystem (%s): the check slows it while it runs, and nothing "
-                "watches it (--etcd URL stops the check before it hurts etcd)", le.how);
-    char engine[PATH_MAX], tmp[4096], err[4400];
-    if (engine_path_find(engine, sizeof engine) != 0) {
-        cli_err(cmd, "%s", engine);
-        goto out_keep;
+    int rc = 2;
+    if (!session_preflight(&s) && !session_prepare(&s) && !session_phases(&s) && !session_decide(&s)) {
+        session_explain(&s);
+        rc = session_outputs(&s);
     }
-    /* the engine path and the stats files (under TMPDIR) are values in the job file too */
-    if (cli_dir_ok(engine, err, sizeof err)) {
-        cli_err(cmd, "engine %s", err);
-        goto out_keep;
-    }
-    if (cli_tmpdir("check", tmp, sizeof tmp, err, sizeof err)) {
-        cli_err(cmd, "%s", err);
-        goto out_keep;
-    }
-    if (cli_dir_ok(tmp, err, sizeof err)) {
-        cli_err(cmd, "TMPDIR: %s", err);
-        goto out_tmp;
-    }
-    fior_criteria *crit = fior_criteria_new();
-    if (!crit) {
-        cli_err(cmd, "out of memory");
-        goto out_tmp;
-    }
-    if (o.min_syncs < fior_criteria_min_samples(crit))
-        fior_criteria_set_min_samples(crit, o.min_syncs);
-
-    /* a fio killed from outside leaves its job processes writing on: they become ours, and are ended
-     * after each phase (proc.h) */
-    proc_adopt_orphans();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL); /* a hung-up terminal or ssh pty: stop and clean up, as on SIGINT */
-    signal(SIGPIPE, SIG_IGN);
-    if (o.etcd_url) { /* live etcd: the first scrape, before anything loads the disk */
-        if (!(watch = etcdwatch_start(o.etcd_url, &o.tls, NULL, &le, o.force, err, sizeof err))) {
-            cli_err(cmd, "--etcd %s", err);
-            goto out_crit;
-        }
-        etcdwatch_describe_start(watch, err, sizeof err);
-        cli_err(cmd, "%s", err);
-    }
-
-    /* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most
-     * FIOR_PHASE1_MAX_S */
-    phase_files f1, f2;
-    files_in(&f2, tmp);
-    prof_opts po = {.load = o.load, .dir = fi.path, .engine_path = engine, .ionice = o.ionice};
-    check_run_out r1, ro;
-    memset(&r1, 0, sizeof r1);
-    memset(&ro, 0, sizeof ro);
-    check_phase ph1 = {.heavy = 1, .runtime_s = (unsigned)FIOR_PHASE1_MAX_S}, ph2 = {0};
-    int p1 = 0, p1_pass = 0, ran2 = 0;
-    fior_outcome *out1 = NULL, *out2 = NULL, *od = NULL;
-    char tmp1[4096] = "";
-    if (!o.full && !o.faithful) {
-        if (cli_tmpdir("check-phase1", tmp1, sizeof tmp1, err, sizeof err)) {
-            cli_err(cmd, "%s", err);
-            goto out_crit;
-        }
-        files_in(&f1, tmp1);
-        po.heavy = 1;
-        po.runtime_s = ph1.runtime_s;
-        if (write_job(cmd, &f1, &po) || check_run(&o, crit, f1.job, f1.err, &ph1, &r1, err, sizeof err)) {
-            if (err[0])
-                cli_err(cmd, "%s", err);
-            goto out_runs;
-        }
-        p1 = 1;
-        out1 = check_outcome(&r1); /* a PASS of the bounds; the library's outcome says whether it is one */
-        p1_pass = r1.end.stop == CHECK_DECIDED && fior_outcome_verdict(out1) == FIOR_PASS;
-    }
-    /* phase 2: the faithful profile, as check always ran it; after a phase-1 PASS its first seconds are the
-     * probe that confirms it (then it is stopped), else it decides. --max-time bounds both phases together,
-     * but phase 2 keeps the time a decision needs. */
-    if (!check_interrupted && !etcdwatch_tripped()) {
-        double left = o.max_time - (p1 ? r1.end.duration_s : 0);
-        double need = check_min_time(o.confidence, o.min_syncs, o.accept_point);
-        check_opts o2 = o;
-        o2.max_time = left > need ? left : need;
-        ph2.runtime_s = (unsigned)ceil(o2.max_time);
-        ph2.carry = p1 ? r1.mon : NULL;
-        ph2.probe = p1_pass;
-        po.heavy = 0;
-        po.runtime_s = ph2.runtime_s;
-        if (write_job(cmd, &f2, &po) || check_run(&o2, crit, f2.job, f2.err, &ph2, &ro, err, sizeof err)) {
-            if (err[0])
-                cli_err(cmd, "%s", err);
-            goto out_runs;
-        }
-        ran2 = 1;
-        out2 = check_outcome(&ro);
-    }
-    etcdwatch_stop(watch); /* live etcd: the scrape after the run */
-    int confirmed = p1_pass && ran2 && ro.end.stop == CHECK_CONFIRMED;
-    /* the run the verdict comes from (the library's rule: phase 1 only when phase 2 confirmed it) */
-    od = fior_outcome_phases(out1, out2, confirmed);
-    out1 = out2 = NULL;
-    if (!p1 && !ran2) { /* stopped before any phase ran: the library says so from an empty run */
-        fior_monitor *m0 = check_monitor(&o, crit, 0);
-        fior_run_facts f0 = {.size = sizeof f0, .stop = FIOR_STOP_USER};
-        od = m0 ? fior_monitor_end(m0, NULL, &f0) : NULL;
-        fior_monitor_free(m0);
-    }
-    const check_run_out *dr = fior_outcome_phase(od) == 2 || !p1 ? &ro : &r1;
-    const phase_files *df = dr == &ro ? &f2 : &f1;
-    const char *dtmp = dr == &ro ? tmp : tmp1;
-
-    rm_run r;
-    rm_init(&r, "check", crit);
-    r.confidence = o.confidence;
-    r.load = o.load;
-    rm_host *h = rm_add_host(&r);
-    if (!h || !od) {
-        cli_err(cmd, "out of memory");
-        rm_free(&r);
-        goto out_runs;
-    }
-    cli_hostname(h->host, sizeof h->host);
-    cli_msg(h->dir, sizeof h->dir, "%s", fi.path);
-    const fior_report *fin = fior_json_stream_report(dr->stream);
-    check_fill(od, fin, h);
-    const fior_job *wj = check_find_job(fin, FIOR_ROLE_WAL);
-    if (wj && wj->fio_version) {
-        cli_msg(r.fio_version, sizeof r.fio_version, "%s", wj->fio_version);
-        cli_msg(h->fio_version, sizeof h->fio_version, "%s", wj->fio_version);
-    }
-    engine_stats ws, bs;
-    char *t = cli_read_file(df->ws, 1 << 20, NULL, err, sizeof err);
-    engine_stats_parse(t, &ws);
-    free(t);
-    t = cli_read_file(df->bs, 1 << 20, NULL, err, sizeof err);
-    engine_stats_parse(t, &bs);
-    free(t);
-    if (ws.present)
-        h->rollovers = ws.rollovers;
-    refuse_interposed(&o, df, h, &forced);
-    h->duration_s = r1.end.duration_s + ro.end.duration_s;
-    if (!fin || !wj) { /* fio's last words, when it had any (never an empty "()") */
-        const char *fs = dr->end.fio_said, *se = dr->end.stream_error;
-        cli_err(cmd, "no WAL job result in fio's output%s%s%s%s%s", fs[0] || se[0] ? " (" : "", fs,
-                fs[0] && se[0] ? "; " : "", se, fs[0] || se[0] ? ")" : "");
-    }
-    r.basis = h->basis;
-    rm_finish(&r);
-    cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
-
-    mp_read(&mem1); /* the profile's run only, not the classic job's */
-    classic_out cl = {0};
-    if (o.classic && !check_interrupted && !etcdwatch_tripped()) {
-        if (isatty(2))
-            fprintf(stderr, "running the classic fio job (10,029 fdatasyncs of 2300 bytes) in %s ...\n", fi.path);
-        check_classic(fi.path, tmp, crit, &cl);
-    }
-    check_details(&r, &o, &dr->end, &ws, &bs, &cl, &fi);
-    mp_result mem;
-    mp_diff(&mem0, &mem1, h->duration_s, &mem);
-    check_forced_detail(&r, &forced);
-    check_phases_detail(&r, p1 ? &r1 : NULL, ran2 ? &ro : NULL, dr == &r1 && p1);
-    rm_explain_jobs(&r, ws.present && ws.rollovers ? ws.cut_max_ns : RM_UNKNOWN);
-    check_env_details(&r, &fi, &mem); /* after the jobs' lines: the environment's explain them */
-    liveetcd_report(&le, &r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
-    if (watch) {
-        etcdwatch_report(watch, &r, h);
-        r.basis = h->basis;
-        rm_finish(&r);
-        cli_msg(r.reason, sizeof r.reason, "%s", h->reason);
-    }
-    rc = cli_exit_status(r.verdict);
-    if (o.json)
-        out_json(stdout, &r);
-    else
-        out_table(stdout, &r);
-    fflush(stdout);
-    char desc[1024];
-    fsinfo_describe(&fi, desc, sizeof desc);
-    if (o.prom && out_file(o.prom, OUT_PROM, &r, err, sizeof err) != 0) {
-        cli_err(cmd, "--prometheus %s", err);
-        rc = 2;
-    }
-    if (o.svg && check_svg(&r, o.svg, desc, err, sizeof err) != 0) {
-        cli_err(cmd, "--svg %s", err);
-        rc = 2;
-    }
-    if (o.html && check_html(&r, o.html, desc, err, sizeof err) != 0) {
-        cli_err(cmd, "--html %s", err);
-        rc = 2;
-    }
-    if (keepfd >= 0 && check_keep(keepfd, &o, dtmp, dr->raw, dr->rawlen, err, sizeof err) != 0) {
-        cli_err(cmd, "--keep-output %s", err);
-        rc = 2;
-    }
-    rm_free(&r);
-out_runs:
-    fior_outcome_free(od);
-    fior_outcome_free(out1);
-    fior_outcome_free(out2);
-    /* a fio that SIGKILL could not end keeps its temp dirs locked (tmpdir.h): left for a later run to reap */
-    unended = r1.end.unended || ro.end.unended;
-    check_run_free(&r1);
-    check_run_free(&ro);
-    if (tmp1[0])
-        (unended ? tmpdir_leave : cli_tmpdir_remove)(tmp1);
-out_crit:
-    etcdwatch_free(watch);
-    fior_criteria_free(crit);
-out_tmp:
-    (unended ? tmpdir_leave : cli_tmpdir_remove)(tmp);
-out_keep:
-    if (keepfd >= 0)
-        close(keepfd);
+    session_end(&s);
     return rc;
 }

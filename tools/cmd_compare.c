@@ -56,15 +56,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         switch (c) {
         case 'j': json = 1; break;
         case 'H': html = p.arg; break;
-        case 'p':
-        case 'w':
-        case 'b':
-        case 'n':
-            if (cli_criteria_opt(&p, c, crit) < 0)
-                goto out;
-            break;
         case 'm':
             if (cli_bytes(&p, &max_input))
+                goto out;
+            break;
+        default:
+            if (cli_criteria_opt(&p, c, crit) < 0)
                 goto out;
             break;
         }

@@ -5,7 +5,6 @@
  * fleet_run.c, the profile runs on every usable server at once, and fio's client_stats are judged per host,
  * fleet_judge.c). Both kinds of host go into one result model: one table, one JSON, one Prometheus file. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +83,6 @@ static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_fleet_def = {"fleet", run,
                                "judge many nodes at once: etcd-fio check over ssh, or fio servers", usage,
                                fleet_options, outro};
-
-static void on_stop(int sig)
-{
-    (void)sig;
-    fleet_stop_requested = 1;
-}
 
 static int read_hosts(fleet *f, const char *path, int ssh, char *err, size_t errlen)
 {
@@ -414,14 +407,9 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     have_work = f.n > 0;
-    struct sigaction sa, old_int, old_term, old_hup;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
     fleet_stop_requested = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    cli_stop_saved saved;
+    cli_stop_on_signals(&fleet_stop_requested, CLI_STOP_HUP, &saved);
     if (prepare_servers(cmd, &f))
         goto restore;
     char raw_path[PATH_MAX + 32];
@@ -438,9 +426,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     fior_report_free(rep);
     free(raw);
 restore:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    cli_stop_restore(&saved);
 out:
     if (have_work)
         cli_tmpdir_remove(f.work);

@@ -36,10 +36,11 @@ static const char outro[] =
 static int run(const cli_cmd *cmd, int argc, char **argv);
 const cli_cmd cmd_job_def = {"job", run, "print the etcd profile as a fio job file", usage, options, outro};
 
-static int run(const cli_cmd *cmd, int argc, char **argv)
+/* The options into o (its load, runtime, ionice), *dir and *engine (as given): 0, 1 after --help, -1 after
+ * the message. */
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, prof_opts *o, const char **dir,
+                      const char **engine)
 {
-    prof_opts o = {.load = "s"};
-    const char *dir = ".", *engine = NULL;
     char err[PATH_MAX + 256];
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv);
@@ -48,40 +49,70 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         uint64_t v;
         switch (c) {
         case 'l':
-            o.load = p.arg;
+            o->load = p.arg;
             if (!prof_load_valid(p.arg)) {
                 cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
-                return 2;
+                return -1;
             }
             break;
         case 'd':
-            dir = p.arg;
-            if (cli_dir_ok(dir, err, sizeof err)) {
+            *dir = p.arg;
+            if (cli_dir_ok(*dir, err, sizeof err)) {
                 cli_err(cmd, "--dir %s", err);
-                return 2;
+                return -1;
             }
             break;
         case 'r':
             if (cli_uint(&p, 1, 86400, &v))
-                return 2;
+                return -1;
             /* a warning, not a refusal: the job file has uses besides a verdict (a quick look at the engine) */
             if (v < PROF_MIN_RUNTIME_S)
                 cli_err(cmd, "warning: --runtime %s is too short to judge: the backend job commits 10 times a second "
                         "and the verdict needs 100 samples; use --runtime %u or more for a verdict", p.arg,
                         PROF_MIN_RUNTIME_S);
-            o.runtime_s = (unsigned)v;
+            o->runtime_s = (unsigned)v;
             break;
-        case 'i': o.ionice = 1; break;
-        case 'e': engine = p.arg; break;
+        case 'i': o->ionice = 1; break;
+        case 'e': *engine = p.arg; break;
         }
     }
     if (c < 0)
-        return c == CLI_HELP ? 0 : 2;
+        return c == CLI_HELP ? 1 : -1;
     if (p.optind < argc) {
         cli_err(cmd, "unexpected argument '%s' (see etcd-fio help job)", argv[p.optind]);
-        return 2;
+        return -1;
     }
+    return 0;
+}
 
+/* The engine's absolute path into buf: --engine's, or the one this etcd-fio finds. 0 or -1 after the
+ * message. */
+static int engine_abs(const cli_cmd *cmd, const char *engine, char *buf, size_t n)
+{
+    if (!engine) {
+        if (engine_path_find(buf, n) == 0)
+            return 0;
+        cli_err(cmd, "%s", buf);
+        return -1;
+    }
+    char *abs = realpath(engine, NULL);
+    if (!abs) {
+        cli_err(cmd, "--engine %s: %s", engine, strerror(errno));
+        return -1;
+    }
+    snprintf(buf, n, "%s", abs);
+    free(abs);
+    return 0;
+}
+
+static int run(const cli_cmd *cmd, int argc, char **argv)
+{
+    prof_opts o = {.load = "s"};
+    const char *dir = ".", *engine = NULL;
+    char err[PATH_MAX + 256];
+    int prc = parse_opts(cmd, argc, argv, &o, &dir, &engine);
+    if (prc)
+        return prc > 0 ? 0 : 2;
     /* fio resolves directory= against its own working directory; an absolute path keeps the file
      * meaningful wherever it is run from. A DIR that does not exist here (a file for another host) is
      * printed as given. */
@@ -89,26 +120,14 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (realpath(dir, dirbuf))
         dir = dirbuf;
     o.dir = dir;
-
     char engbuf[PATH_MAX + 128];
-    if (engine) {
-        char *abs = realpath(engine, NULL);
-        if (!abs) {
-            cli_err(cmd, "--engine %s: %s", engine, strerror(errno));
-            return 2;
-        }
-        snprintf(engbuf, sizeof engbuf, "%s", abs);
-        free(abs);
-    } else if (engine_path_find(engbuf, sizeof engbuf) != 0) {
-        cli_err(cmd, "%s", engbuf);
+    if (engine_abs(cmd, engine, engbuf, sizeof engbuf))
         return 2;
-    }
     o.engine_path = engbuf;
     if (cli_dir_ok(engbuf, err, sizeof err) || cli_dir_ok(dir, err, sizeof err)) {
         cli_err(cmd, "%s", err);
         return 2;
     }
-
     if (prof_write(stdout, &o, err, sizeof err) != 0) {
         cli_err(cmd, "%s", err);
         return 2;

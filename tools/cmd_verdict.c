@@ -99,89 +99,67 @@ static int explain_report(rm_run *r, const fior_report *rep, const fior_result *
     return 0;
 }
 
-static int run(const cli_cmd *cmd, int argc, char **argv)
+typedef struct verdict_opts {
+    int        json;
+    double     interval;        /* --interval: scrape each URL twice, this far apart */
+    uint64_t   max_input;
+    scrape_tls tls;
+    char     **files;           /* the inputs ("-": stdin) */
+    int        nfiles;
+} verdict_opts;
+
+/* The options into o and crit: 0, 1 after --help, -1 after the message. */
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, fior_criteria *crit, verdict_opts *o)
 {
-    fior_criteria *crit = fior_criteria_new();
-    fior_report *rep = fior_report_new();
-    fior_result *res = NULL;
-    rm_run r;
-    int json = 0, rc = 2, c, inited = 0;
-    double interval = 0;
-    uint64_t max_input = FIOR_MAX_INPUT_DEFAULT;
-    scrape_tls tls = {0};
-    if (!crit || !rep) {
-        cli_err(cmd, "out of memory");
-        goto out;
-    }
+    static char *stdin_only[] = {"-"};
+    memset(o, 0, sizeof *o);
+    o->max_input = FIOR_MAX_INPUT_DEFAULT;
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv);
+    int c;
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
-        case 'j': json = 1; break;
-        case 'p':
-        case 'w':
-        case 'b':
-        case 'n':
-            if (cli_criteria_opt(&p, c, crit) < 0)
-                goto out;
-            break;
-        case 'i':
-            if (cli_double(&p, 1e-3, 86400, &interval))
-                goto out;
-            break;
-        case 'A': tls.cacert = p.arg; break;
-        case 'C': tls.cert = p.arg; break;
-        case 'K': tls.key = p.arg; break;
-        case 'M':
-            if (cli_bytes(&p, &max_input))
-                goto out;
-            break;
+        case 'j': o->json = 1; break;
+        case 'i': if (cli_double(&p, 1e-3, 86400, &o->interval)) return -1; break;
+        case 'A': o->tls.cacert = p.arg; break;
+        case 'C': o->tls.cert = p.arg; break;
+        case 'K': o->tls.key = p.arg; break;
+        case 'M': if (cli_bytes(&p, &o->max_input)) return -1; break;
+        default: if (cli_criteria_opt(&p, c, crit) < 0) return -1; break;
         }
     }
-    if (c == CLI_HELP)
-        rc = 0;
     if (c < 0)
-        goto out;
-    char *stdin_only[] = {"-"};
-    char **files = p.optind < argc ? argv + p.optind : stdin_only;
-    int nfiles = p.optind < argc ? argc - p.optind : 1;
+        return c == CLI_HELP ? 1 : -1;
+    o->files = p.optind < argc ? argv + p.optind : stdin_only;
+    o->nfiles = p.optind < argc ? argc - p.optind : 1;
     int urls = 0;
-    for (int f = 0; f < nfiles; f++)
-        urls += scrape_is_url(files[f]);
-    if (interval > 0 && !urls) {
+    for (int f = 0; f < o->nfiles; f++)
+        urls += scrape_is_url(o->files[f]);
+    if (o->interval > 0 && !urls) {
         cli_err(cmd, "--interval scrapes URLs twice, and no input is an http(s) URL");
-        goto out;
+        return -1;
     }
-    fior_report_set_max_input(rep, max_input);
-    char err[1024];
-    if (scrape_load_inputs(rep, files, nfiles, &tls, interval, err, sizeof err)) {
-        cli_err(cmd, "%s", err);
-        goto out;
-    }
-    res = fior_judge(rep, crit);
-    if (!res) {
-        cli_err(cmd, "out of memory");
-        goto out;
-    }
-    rm_init(&r, "verdict", crit);
-    inited = 1;
+    return 0;
+}
+
+/* The result model: each job under its host (host_for), each host's verdict with its worst job's reason;
+ * count gets the jobs by rank (fail, unknown, not judged, pass). 0, or -1 when out of memory. */
+static int fill_model(rm_run *r, const fior_report *rep, const fior_result *res, size_t count[4])
+{
     for (size_t i = 0; i < fior_report_njobs(rep); i++) {
         const fior_job *j = fior_report_job(rep, i);
-        rm_host *h = host_for(&r, j);
+        rm_host *h = host_for(r, j);
         rm_job *o = h ? rm_add_job(h) : NULL;
-        if (!o) {
-            cli_err(cmd, "out of memory");
-            goto out;
-        }
+        if (!o)
+            return -1;
         rm_job_fill(o, j, fior_result_job(res, i));
-        if (j->fio_version && !r.fio_version[0])
-            snprintf(r.fio_version, sizeof r.fio_version, "%s", j->fio_version);
+        if (j->fio_version && !r->fio_version[0])
+            snprintf(r->fio_version, sizeof r->fio_version, "%s", j->fio_version);
         if (j->fio_version && !h->fio_version[0])
             snprintf(h->fio_version, sizeof h->fio_version, "%s", j->fio_version);
     }
-    size_t count[4] = {0, 0, 0, 0};
-    for (size_t i = 0; i < r.nhosts; i++) {
-        rm_host *h = &r.hosts[i];
+    for (size_t i = 0; i < r->nhosts; i++) {
+        rm_host *h = &r->hosts[i];
         h->verdict = rm_jobs_verdict(h);
         for (size_t k = 0; k < h->njobs; k++)
             count[rm_rank(h->jobs[k].verdict)]++;
@@ -192,15 +170,48 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_msg(h->reason, sizeof h->reason, "%s%s%s", worst ? worst->name : "no jobs", worst ? ": " : "",
                 worst ? worst->reason : "");
     }
-    rm_finish(&r);
-    r.basis = r.nhosts ? RM_BASIS_VALUE : RM_BASIS_NONE;
-    if (explain_report(&r, rep, res, crit)) {
+    rm_finish(r);
+    r->basis = r->nhosts ? RM_BASIS_VALUE : RM_BASIS_NONE;
+    return 0;
+}
+
+static int run(const cli_cmd *cmd, int argc, char **argv)
+{
+    fior_criteria *crit = fior_criteria_new();
+    fior_report *rep = fior_report_new();
+    fior_result *res = NULL;
+    rm_run r;
+    int rc = 2, inited = 0;
+    verdict_opts o;
+    char err[1024];
+    if (!crit || !rep) {
+        cli_err(cmd, "out of memory");
+        goto out;
+    }
+    int prc = parse_opts(cmd, argc, argv, crit, &o);
+    if (prc) {
+        rc = prc > 0 ? 0 : 2;
+        goto out;
+    }
+    fior_report_set_max_input(rep, o.max_input);
+    if (scrape_load_inputs(rep, o.files, o.nfiles, &o.tls, o.interval, err, sizeof err)) {
+        cli_err(cmd, "%s", err);
+        goto out;
+    }
+    if (!(res = fior_judge(rep, crit))) {
+        cli_err(cmd, "out of memory");
+        goto out;
+    }
+    rm_init(&r, "verdict", crit);
+    inited = 1;
+    size_t count[4] = {0, 0, 0, 0};
+    if (fill_model(&r, rep, res, count) || explain_report(&r, rep, res, crit)) {
         cli_err(cmd, "out of memory");
         goto out;
     }
     cli_msg(r.reason, sizeof r.reason, "%zu jobs: %zu fail, %zu unknown, %zu not judged, %zu pass",
             fior_report_njobs(rep), count[0], count[1], count[2], count[3]);
-    if (json)
+    if (o.json)
         rc = out_json(stdout, &r) ? 2 : cli_exit_status(r.verdict);
     else {
         out_table(stdout, &r);

@@ -153,16 +153,24 @@ static void add_file(le_scan *s, const struct stat *st, int wal, const char *dat
     cli_msg(f->datadir, sizeof f->datadir, "%s", datadir);
 }
 
+/* The directory at path for listing, *fd its descriptor (for fstatat; closedir closes it); NULL when it
+ * cannot be opened. */
+static DIR *open_dir(const char *path, int *fd)
+{
+    *fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = *fd >= 0 ? fdopendir(*fd) : NULL;
+    if (!d && *fd >= 0)
+        close(*fd);
+    return d;
+}
+
 /* The WAL-named regular files directly in wdir (listing only; each is fstatat'ed without following). */
 static void add_waldir(le_scan *s, const char *wdir, const char *datadir)
 {
-    int fd = open(wdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    int fd;
+    DIR *d = open_dir(wdir, &fd);
+    if (!d)
         return;
-    }
     struct dirent *e;
     struct stat st;
     while ((e = readdir(d)))
@@ -199,13 +207,10 @@ static void look_at(le_scan *s, const char *p)
 /* DIR's subdirectories (and theirs), never our own private ones nor symlinks. */
 static void look_below(le_scan *s, const char *p, int depth)
 {
-    int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    int fd;
+    DIR *d = open_dir(p, &fd);
+    if (!d)
         return;
-    }
     struct dirent *e;
     int seen = 0;
     while ((e = readdir(d)) && seen < LE_MAX_SUBDIR) {

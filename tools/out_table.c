@@ -66,12 +66,10 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
         term_clean(cells[c], CELL, cells[c]);
 }
 
-void out_table(FILE *f, const rm_run *r)
+/* The grid: a row per job (a host without jobs gets one of its own), each column as wide as its widest
+ * cell, columns that say nothing here left out. -1 when out of memory. */
+static int grid(FILE *f, const rm_run *r, int color)
 {
-    int color = term_color(f);
-    fprintf(f, "%s%s%s: ", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color));
-    term_puts(f, r->reason);
-    fputc('\n', f);
     char head_b[48], head_p[16];
     cli_msg(head_p, sizeof head_p, "P%g", r->percentile);
     cli_msg(head_b, sizeof head_b, r->confidence > 0 ? "P99 %g%% BOUND" : "P99 BOUND", r->confidence * 100);
@@ -80,8 +78,7 @@ void out_table(FILE *f, const rm_run *r)
     int show[NCOL];
     for (int c = 0; c < NCOL; c++)
         show[c] = 1;
-    int several = strcmp(r->command, "check") != 0;
-    show[C_HOST] = several;
+    show[C_HOST] = strcmp(r->command, "check") != 0;
     show[C_BOUND] = r->confidence > 0;
     show[C_JUDGED] = r->percentile != 99.0; /* the judged percentile, when it is not the p99 column */
     size_t nrows = 0;
@@ -89,7 +86,7 @@ void out_table(FILE *f, const rm_run *r)
         nrows += r->hosts[i].njobs ? r->hosts[i].njobs : 1;
     char (*cells)[NCOL][CELL] = calloc(nrows ? nrows : 1, sizeof *cells);
     if (!cells)
-        return;
+        return -1;
     size_t k = 0;
     for (size_t i = 0; i < r->nhosts; i++) {
         const rm_host *h = &r->hosts[i];
@@ -127,7 +124,13 @@ void out_table(FILE *f, const rm_run *r)
         fprintf(f, " %s\n", cells[i][C_R]);
     }
     free(cells);
-    /* fleet: each host's verdict and why (the jobs' rows say what each measured) */
+    return 0;
+}
+
+/* Below the grid: fleet's hosts (each one's verdict and why; the jobs' rows say what each measured), the
+ * details, the explain lines, and for more than one host the count by verdict. */
+static void notes(FILE *f, const rm_run *r)
+{
     for (size_t i = 0; !strcmp(r->command, "fleet") && i < r->nhosts; i++) {
         const rm_host *h = &r->hosts[i];
         char hc[300];
@@ -150,7 +153,7 @@ void out_table(FILE *f, const rm_run *r)
         term_puts(f, r->explain[i].advice);
         fputc('\n', f);
     }
-    if (several) {
+    if (strcmp(r->command, "check") != 0) {
         size_t n[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < r->nhosts; i++)
             n[rm_rank(r->hosts[i].verdict)]++;
@@ -158,4 +161,14 @@ void out_table(FILE *f, const rm_run *r)
                 fior_verdict_name(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
                 r->load ? r->load : "", r->fio_version[0] ? ", " : "", r->fio_version);
     }
+}
+
+void out_table(FILE *f, const rm_run *r)
+{
+    int color = term_color(f);
+    fprintf(f, "%s%s%s: ", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color));
+    term_puts(f, r->reason);
+    fputc('\n', f);
+    if (grid(f, r, color) == 0)
+        notes(f, r);
 }

@@ -89,28 +89,34 @@ void prof_put_dir(FILE *out, const char *dir)
     fputc('\n', out);
 }
 
-int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
+/* The load's figures; NULL with err for a load that does not exist or a value fio would misread. */
+static const prof_load *prof_check(const prof_opts *o, char *err, size_t errlen)
 {
     const prof_load *l = find_load(o ? o->load : NULL);
     if (!o || !l) {
         snprintf(err, errlen, "unknown load level '%s' (expected s, m, l or xl)", o && o->load ? o->load : "");
-        return -1;
+        return NULL;
     }
     if (prof_value_bad(o->dir)) {
         snprintf(err, errlen, "directory must be a non-empty path without control characters or edge blanks");
-        return -1;
+        return NULL;
     }
     if (prof_value_bad(o->engine_path)) {
         snprintf(err, errlen, "engine path must be a non-empty path without control characters or edge blanks");
-        return -1;
+        return NULL;
     }
     if ((o->wal_stats_file && prof_value_bad(o->wal_stats_file)) ||
         (o->backend_stats_file && prof_value_bad(o->backend_stats_file))) {
         snprintf(err, errlen, "stats file paths must not be empty or contain control characters");
-        return -1;
+        return NULL;
     }
-    unsigned runtime = o->runtime_s ? o->runtime_s : 60; /* etcdctl check perf runs 60 s */
+    return l;
+}
 
+/* The header comment and the [global] section. */
+static void write_global(FILE *out, const prof_opts *o, const prof_load *l)
+{
+    unsigned runtime = o->runtime_s ? o->runtime_s : 60; /* etcdctl check perf runs 60 s */
     fprintf(out, "; etcd profile, load %s: like `etcdctl check perf --load=%s` (%u puts/s from %u clients,\n"
                  "; 256-byte keys, 1024-byte values). Written by `etcd-fio job`; examples/README.md derives\n"
                  "; each number. Run: fio THIS_FILE --output-format=json\n",
@@ -125,7 +131,11 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
     /* fio wants a size; the engine ignores fio's offsets and writes its own files, so this only bounds
      * fio's bookkeeping before it wraps (time_based keeps going). */
     fputs("size=1g\n", out);
+}
 
+/* The [etcd-wal] job: etcd's Saves (entries appended, then fdatasync). */
+static void write_wal_job(FILE *out, const prof_opts *o, const prof_load *l)
+{
     fputs("\n[etcd-wal]\n", out);
     /* engine options follow ioengine= in the job section itself, so fio's JSON "job options" of each job
      * carry etcd_mode (the verdict reads it there) */
@@ -162,24 +172,37 @@ int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
     }
     if (o->ionice)
         fputs("prioclass=2\nprio=0\n", out);
+}
 
-    if (!o->wal_only) {
-        fputs("\n[etcd-backend]\n", out);
-        fprintf(out, "ioengine=external:%s\n", o->engine_path);
-        fputs("etcd_mode=backend\n", out);
-        fprintf(out, "etcd_backend_append_pct=%u\n", l->append_pct);
-        if (o->backend_stats_file)
-            fprintf(out, "etcd_stats_file=%s\n", o->backend_stats_file);
-        fputs("rw=write\nbs=4096\n", out);
-        fprintf(out, "fdatasync=%u\n", l->pages_per_commit);
-        /* fio sleeps after the batch's last page and before its commit, so one cycle is 100 ms + the
-         * commit, like etcd's backend timer that is reset after each commit; the heavy profile commits
-         * back to back (its batches fill as if etcd's puts arrived without end) */
-        if (o->heavy)
-            fputs("; no thinktime: commits back to back (etcd: every 100 ms)\n", out);
-        else
-            fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
-    }
+/* The [etcd-backend] job: bbolt's commits (pages written, then fdatasync) every 100 ms. */
+static void write_backend_job(FILE *out, const prof_opts *o, const prof_load *l)
+{
+    fputs("\n[etcd-backend]\n", out);
+    fprintf(out, "ioengine=external:%s\n", o->engine_path);
+    fputs("etcd_mode=backend\n", out);
+    fprintf(out, "etcd_backend_append_pct=%u\n", l->append_pct);
+    if (o->backend_stats_file)
+        fprintf(out, "etcd_stats_file=%s\n", o->backend_stats_file);
+    fputs("rw=write\nbs=4096\n", out);
+    fprintf(out, "fdatasync=%u\n", l->pages_per_commit);
+    /* fio sleeps after the batch's last page and before its commit, so one cycle is 100 ms + the
+     * commit, like etcd's backend timer that is reset after each commit; the heavy profile commits
+     * back to back (its batches fill as if etcd's puts arrived without end) */
+    if (o->heavy)
+        fputs("; no thinktime: commits back to back (etcd: every 100 ms)\n", out);
+    else
+        fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
+}
+
+int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
+{
+    const prof_load *l = prof_check(o, err, errlen);
+    if (!l)
+        return -1;
+    write_global(out, o, l);
+    write_wal_job(out, o, l);
+    if (!o->wal_only)
+        write_backend_job(out, o, l);
     if (ferror(out)) {
         snprintf(err, errlen, "write error while printing the job file");
         return -1;

@@ -50,9 +50,14 @@ static void fmt_ns(char *b, size_t n, double ns)
         snprintf(b, n, "%g ns", ns);
 }
 
-int svg_write(FILE *f, const svg_plot *p)
+/* The axes' ranges: whole decades covering every sample and every line (x, in ns), and down to one
+ * operation in the largest series (y, a share). */
+typedef struct svg_range {
+    double xmin, xmax, ymin;
+} svg_range;
+
+static svg_range ranges(const svg_plot *p)
 {
-    /* axis ranges: whole decades covering every sample and every line */
     double lo = 1e300, hi = 0;
     uint64_t nmax = 1;
     for (size_t i = 0; i < p->nseries; i++) {
@@ -76,14 +81,19 @@ int svg_write(FILE *f, const svg_plot *p)
         lo = 1e5;
         hi = 1e8;
     }
-    double xmin = pow(10, floor(log10(lo < 1 ? 1 : lo)));
-    double xmax = pow(10, ceil(log10(hi)));
-    if (xmax <= xmin)
-        xmax = xmin * 10;
-    double ymin = pow(10, -ceil(log10((double)nmax)));
-    if (ymin > 1e-3)
-        ymin = 1e-3;
+    svg_range r;
+    r.xmin = pow(10, floor(log10(lo < 1 ? 1 : lo)));
+    r.xmax = pow(10, ceil(log10(hi)));
+    if (r.xmax <= r.xmin)
+        r.xmax = r.xmin * 10;
+    r.ymin = pow(10, -ceil(log10((double)nmax)));
+    if (r.ymin > 1e-3)
+        r.ymin = 1e-3;
+    return r;
+}
 
+static void header(FILE *f, const svg_plot *p)
+{
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
                "font-family=\"sans-serif\" font-size=\"13\">\n",
@@ -98,25 +108,28 @@ int svg_write(FILE *f, const svg_plot *p)
         svg_put_text(f, p->subtitle);
         fprintf(f, "</text>\n");
     }
+}
 
-    /* grid: decades on both axes */
+/* The grid (decades on both axes), the axes' labels and the plot's frame. */
+static void grid_and_axes(FILE *f, const svg_range *r)
+{
     fprintf(f, "<g class=\"grid\" stroke=\"#ddd\" stroke-width=\"1\">\n");
-    for (double x = xmin; x <= xmax * 1.0001; x *= 10) {
-        double px = svg_x_of((uint64_t)x, xmin, xmax);
+    for (double x = r->xmin; x <= r->xmax * 1.0001; x *= 10) {
+        double px = svg_x_of((uint64_t)x, r->xmin, r->xmax);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\"/>\n", px, PT, px, H - PB);
     }
-    for (double y = 1; y >= ymin * 0.9999; y /= 10) {
-        double py = y_of(y, ymin);
+    for (double y = 1; y >= r->ymin * 0.9999; y /= 10) {
+        double py = y_of(y, r->ymin);
         fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\"/>\n", PL, py, W - PR, py);
     }
     fprintf(f, "</g>\n<g class=\"axes\" fill=\"#222\">\n");
-    for (double x = xmin; x <= xmax * 1.0001; x *= 10) {
+    for (double x = r->xmin; x <= r->xmax * 1.0001; x *= 10) {
         char b[32];
         fmt_ns(b, sizeof b, x);
-        fprintf(f, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n", svg_x_of((uint64_t)x, xmin, xmax),
-                H - PB + 18, b);
+        fprintf(f, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n",
+                svg_x_of((uint64_t)x, r->xmin, r->xmax), H - PB + 18, b);
     }
-    for (double y = 1; y >= ymin * 0.9999; y /= 10) {
+    for (double y = 1; y >= r->ymin * 0.9999; y /= 10) {
         const char *name = y > 0.5 ? "100 %" : y > 0.05 ? "10 %" : y > 0.005 ? "1 % (p99)" : y > 0.0005 ? "0.1 % (p99.9)" : NULL;
         char b[32];
         if (!name) {
@@ -124,7 +137,7 @@ int svg_write(FILE *f, const svg_plot *p)
             name = b;
         }
         fprintf(f, "<text x=\"%g\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", PL - 6,
-                y_of(y, ymin) + 4, name);
+                y_of(y, r->ymin) + 4, name);
     }
     fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">latency (log scale)</text>\n", (PL + W - PR) / 2,
             H - PB + 40);
@@ -133,13 +146,16 @@ int svg_write(FILE *f, const svg_plot *p)
             (PT + H - PB) / 2);
     fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#888\"/>\n", PL, PT,
             W - PL - PR, H - PT - PB);
-    /* the p99 line: a curve crossing it left of a threshold passes that threshold */
+}
+
+/* The p99 line (a curve crossing it left of a threshold passes that threshold) and the thresholds. */
+static void lines(FILE *f, const svg_plot *p, const svg_range *r)
+{
     fprintf(f, "<line class=\"p99\" x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#999\" "
                "stroke-dasharray=\"2 3\"/>\n",
-            PL, y_of(0.01, ymin), W - PR, y_of(0.01, ymin));
-
+            PL, y_of(0.01, r->ymin), W - PR, y_of(0.01, r->ymin));
     for (size_t i = 0; i < p->nvlines; i++) {
-        double px = svg_x_of(p->vlines[i].ns, xmin, xmax);
+        double px = svg_x_of(p->vlines[i].ns, r->xmin, r->xmax);
         fprintf(f, "<line class=\"threshold\" data-ns=\"%llu\" x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
                    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
                 (unsigned long long)p->vlines[i].ns, px, PT, px, H - PB, p->vlines[i].color);
@@ -151,34 +167,44 @@ int svg_write(FILE *f, const svg_plot *p)
         svg_put_text(f, p->vlines[i].label);
         fprintf(f, "</text>\n");
     }
+}
 
-    for (size_t i = 0; i < p->nseries; i++) {
-        const svg_series *s = &p->series[i];
-        uint64_t n = 0, cum = 0;
-        for (size_t b = 0; b < s->nbins; b++)
-            n += s->bins[b].count;
-        if (!n)
+/* One series' exceedance curve: a step down at each bin. */
+static void series_path(FILE *f, const svg_series *s, const svg_range *r)
+{
+    uint64_t n = 0, cum = 0;
+    for (size_t b = 0; b < s->nbins; b++)
+        n += s->bins[b].count;
+    if (!n)
+        return;
+    fprintf(f, "<path class=\"series\" data-label=\"");
+    svg_put_text(f, s->label);
+    fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", s->color);
+    double prev = 1.0;
+    int first = 1;
+    for (size_t b = 0; b < s->nbins; b++) {
+        if (!s->bins[b].count)
             continue;
-        fprintf(f, "<path class=\"series\" data-label=\"");
-        svg_put_text(f, s->label);
-        fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", s->color);
-        double prev = 1.0;
-        int first = 1;
-        for (size_t b = 0; b < s->nbins; b++) {
-            if (!s->bins[b].count)
-                continue;
-            cum += s->bins[b].count;
-            double px = svg_x_of(s->bins[b].ns, xmin, xmax);
-            double frac = (double)(n - cum) / (double)n;
-            if (first)
-                fprintf(f, "M%.1f %.1f", PL, y_of(prev, ymin));
-            fprintf(f, " H%.1f V%.1f", px, y_of(frac, ymin));
-            first = 0;
-            prev = frac;
-        }
-        fprintf(f, "\"/>\n");
+        cum += s->bins[b].count;
+        double px = svg_x_of(s->bins[b].ns, r->xmin, r->xmax);
+        double frac = (double)(n - cum) / (double)n;
+        if (first)
+            fprintf(f, "M%.1f %.1f", PL, y_of(prev, r->ymin));
+        fprintf(f, " H%.1f V%.1f", px, y_of(frac, r->ymin));
+        first = 0;
+        prev = frac;
     }
+    fprintf(f, "\"/>\n");
+}
 
+int svg_write(FILE *f, const svg_plot *p)
+{
+    svg_range r = ranges(p);
+    header(f, p);
+    grid_and_axes(f, &r);
+    lines(f, p, &r);
+    for (size_t i = 0; i < p->nseries; i++)
+        series_path(f, &p->series[i], &r);
     /* legend below the plot */
     for (size_t i = 0; i < p->nseries; i++) {
         double ly = H - PB + 62 + 20.0 * (double)i;
