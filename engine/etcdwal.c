@@ -39,6 +39,7 @@
 
 #include "bbolt.h"
 #include "hist.h"
+#include "lifeline.h"
 #include "load.h"
 #include "loadrun.h"
 #include "pipeline.h"
@@ -443,8 +444,39 @@ static void summary(struct thread_data *td, struct etcdwal_ctx *c)
     }
 }
 
+/* fio's main process frees its copy of a job's engine options right after forking the job (backend.c
+ * run_threads: free(eo)) and, at its own end, frees td->eo again unless the job has cleared it
+ * (options.c fio_options_free; the job's free_ioengine does). A job process SIGKILLed — the OOM killer —
+ * never clears it, and fio 3.33 then aborts on that double free ("free(): double free detected") before
+ * it ends, before etcdwal_end can reap the killed job's directory. So while a job process runs, the
+ * pointer in fio's shared thread_data is hidden from the main process: the job keeps it (one job per
+ * process) and puts it back in cleanup, which fio calls before it frees it (close_ioengine). Threads share
+ * fio's memory and need none of this. */
+static void *g_job_eo;
+
+static struct etcdwal_options *eo_of(struct thread_data *td)
+{
+    return td->eo ? td->eo : g_job_eo;
+}
+
+static void eo_hide(struct thread_data *td)
+{
+    if (!td->o.use_thread && td->eo) {
+        g_job_eo = td->eo;
+        td->eo = NULL;
+    }
+}
+
+static void eo_unhide(struct thread_data *td)
+{
+    if (g_job_eo && !td->eo)
+        td->eo = g_job_eo;
+    g_job_eo = NULL;
+}
+
 static void etcdwal_cleanup(struct thread_data *td)
 {
+    eo_unhide(td);
     struct etcdwal_ctx *c = td->io_ops_data;
     struct etcdwal_options *o = td->eo;
     if (!c)
@@ -486,12 +518,14 @@ static void etcdwal_cleanup(struct thread_data *td)
 
 /* A job process must not outlive fio: fio's job processes sit in sessions of their own (setsid in
  * thread_main), so a SIGKILL of fio's process group — `timeout -s KILL`, a kill of etcd-fio's group —
- * leaves them writing into DIR until their runtime. Each one asks for SIGTERM when fio dies (fio's own
- * handler then ends the job normally and cleanup removes the files), checked against the pid fio's
- * process recorded before it forked (setup; with create_serialize=0 only getppid() at this point is
- * known). With a SIGPIPE of default action, a job whose output pipe lost its reader would die in the
- * middle of that cleanup ("fio: terminating on signal" is its first write): it is ignored in the job
- * process. Threads (thread=1) are fio itself: nothing to do. 0, or 1 when fio is gone already. */
+ * leaves them writing into DIR until their runtime. From its fork on a job dies of SIGKILL with fio
+ * (lifeline.h: it may still be waiting at fio's start semaphore); here, before it makes a file, it asks
+ * for SIGTERM instead (fio's own handler then ends the job normally and cleanup removes the files),
+ * checked against the pid fio's process recorded before it forked (setup; with create_serialize=0 only
+ * getppid() at this point is known). With a SIGPIPE of default action, a job whose output pipe lost its
+ * reader would die in the middle of that cleanup ("fio: terminating on signal" is its first write): it is
+ * ignored in the job process. Threads (thread=1) are fio itself: nothing to do. 0, or 1 when fio is gone
+ * already. */
 static int die_with_fio(struct thread_data *td, struct etcdwal_options *o)
 {
     if (td->o.use_thread)
@@ -515,6 +549,7 @@ static int die_with_fio(struct thread_data *td, struct etcdwal_options *o)
 static int etcdwal_init(struct thread_data *td)
 {
     struct etcdwal_options *o = td->eo;
+    eo_hide(td);
     if (die_with_fio(td, o)) {
         fill_release(o);
         return 1;
@@ -713,11 +748,16 @@ static int etcdwal_get_file_size(struct thread_data *td, struct fio_file *f)
  * gate (above). */
 static int etcdwal_setup(struct thread_data *td)
 {
-    struct etcdwal_options *o = td->eo;
+    struct etcdwal_options *o = eo_of(td); /* with create_serialize=0 fio calls this in the job, after init */
     struct fio_file *f;
     unsigned int i;
-    if (!td->io_ops_data) /* fio's main process, about to fork the jobs (see die_with_fio) */
+    if (!td->io_ops_data) { /* fio's main process, about to fork the jobs (see die_with_fio) */
         o->parent_pid = (int)getpid();
+        char parent[4096]; /* where fio's end reaps what a killed job left (etcdwal_end) */
+        if (parent_dir(td, parent, sizeof parent) == 0 && life_note_dir(parent) != 0)
+            log_err("etcdwal: %s: warning: %s not noted: a job killed there leaves its directory until the "
+                    "next run\n", job_name(td), parent);
+    }
     for_each_file(td, f, i) {
         if (etcdwal_get_file_size(td, f))
             return 1;
@@ -751,8 +791,13 @@ __attribute__((visibility("default"))) struct ioengine_ops ioengine;
  * version, which makes every fio refuse it ("bad ioops version") before any hook runs. */
 __attribute__((constructor)) static void etcdwal_check_fio(void)
 {
-    if (strcmp(fio_version_string, ETCDWAL_FIO_VERSION) == 0)
+    if (strcmp(fio_version_string, ETCDWAL_FIO_VERSION) == 0) {
+        int e = life_arm_forks(); /* fio's job processes die with it from their fork on (lifeline.h) */
+        if (e)
+            fprintf(stderr, "etcdwal: warning: pthread_atfork: %s: a job process fio forks would outlive a "
+                    "fio killed before the job starts\n", strerror(e));
         return;
+    }
     static const char msg[] = "etcdwal: this engine was built against the source of " ETCDWAL_FIO_VERSION
                               " and cannot run in %s (fio's internal structures differ): rebuild it "
                               "against the source of %s (make FIO_SRC=DIR, see etcd-fio's README)\n";
@@ -761,6 +806,13 @@ __attribute__((constructor)) static void etcdwal_check_fio(void)
     else
         fprintf(stderr, msg, fio_version_string, fio_version_string);
     ioengine.version = -1;
+}
+
+/* fio's main process ends (fio returns from main; a job process _exits, and its dlclose does nothing here):
+ * the private directories its jobs left — one SIGKILLed, its lock gone with it — are reaped (lifeline.h). */
+__attribute__((destructor)) static void etcdwal_end(void)
+{
+    life_end();
 }
 
 struct ioengine_ops ioengine = {

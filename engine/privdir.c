@@ -39,12 +39,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "waldec.h"
@@ -229,9 +227,30 @@ int privdir_own_file(const char *name)
     return p > d && !*p;
 }
 
-/* Unlinks our data files in dfd (not the lock file). With only_if_all_ours, unlinks nothing when any other
- * name is there. 0 if no other name was found, -1 otherwise. */
-static int unlink_ours(int dfd, int only_if_all_ours)
+/* The kinds of directory the reaper removes: the engine's named and staging private directories, and
+ * etcd-fio check --classic's (privdir.h), which holds fio's own data file instead of ours. */
+enum { PD_NAMED, PD_STAGING, PD_CLASSIC };
+
+int privdir_match_classic(const char *name)
+{
+    size_t pl = strlen(PRIVDIR_CLASSIC_PREFIX);
+    if (strncmp(name, PRIVDIR_CLASSIC_PREFIX, pl) || strlen(name) != pl + 6)
+        return 0;
+    for (const char *p = name + pl; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return 1;
+}
+
+static int own_file(const char *name, int kind)
+{
+    return kind == PD_CLASSIC ? !strcmp(name, PRIVDIR_CLASSIC_FILE) : privdir_own_file(name);
+}
+
+/* Unlinks our data files in dfd (not the lock file): those of a directory of this kind. With
+ * only_if_all_ours, unlinks nothing when any other name is there. 0 if no other name was found, -1
+ * otherwise. */
+static int unlink_ours(int dfd, int only_if_all_ours, int kind)
 {
     int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
@@ -247,7 +266,7 @@ static int unlink_ours(int dfd, int only_if_all_ours)
         while ((e = readdir(d))) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, PRIVDIR_LOCK))
                 continue;
-            if (!privdir_own_file(e->d_name))
+            if (!own_file(e->d_name, kind))
                 rc = -1;
             else if (pass == 1 && unlinkat(dfd, e->d_name, 0) != 0 && errno != ENOENT)
                 rc = -1;
@@ -265,7 +284,7 @@ int privdir_remove(privdir *pd)
         return 0;
     int fd = pd->fd;
     pd->fd = -1;
-    unlink_ours(fd, 0);
+    unlink_ours(fd, 0, PD_NAMED);
     /* The lock goes last, closed before it is unlinked (an open file unlinked on NFS or FUSE is renamed to
      * .nfsXXXX / .fuse_hiddenXXXX and rmdir fails). A reaper that takes it in between removes the same
      * files; either of us may find them gone. */
@@ -355,111 +374,14 @@ int privdir_match_staging(const char *name)
     return n == 6 && !*p; /* mkdtemp's XXXXXX */
 }
 
-/* The proof that a named directory without a lock file, left by an engine from before the locks (which
- * named it etcd-fio.<pid>.<job>.<n> and judged liveness by that pid alone), is ours and dead:
- *   ours  every name in it is one the engine makes (privdir_own_file), each a regular file of our uid with
- *         no other name (never a hard link to someone's file), nothing else;
- *   dead  the pid of its name is gone here (or a zombie); no process visible here has a file of it open or
- *         it as its working directory (/proc/PID/fd, cwd); and neither it nor a file in it changed for
- *         PRIVDIR_LEGACY_QUIET_S (a live engine writes on every Save, also one in a pid namespace we cannot
- *         see into).
- * Anything unsure keeps it. */
-#define PRIVDIR_LEGACY_QUIET_S 600
-
-static int pid_gone(pid_t pid)
-{
-    if (kill(pid, 0) != 0)
-        return errno == ESRCH;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold spaces or parens */
-    return rp && rp[1] == ' ' && rp[2] == 'Z';
-}
-
-/* 1 if some process visible here has a file under dir (a real path) open, or works in it; 1 also when
- * /proc cannot be read (unsure: alive). */
-static int someone_inside(const char *dir)
-{
-    DIR *pd = opendir("/proc");
-    if (!pd)
-        return 1;
-    size_t dl = strlen(dir);
-    int found = 0;
-    struct dirent *e;
-    while (!found && (e = readdir(pd))) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char p[300], l[4096];
-        snprintf(p, sizeof p, "/proc/%s/cwd", e->d_name);
-        ssize_t n = readlink(p, l, sizeof l - 1);
-        if (n > 0 && (size_t)n >= dl && !strncmp(l, dir, dl) && ((size_t)n == dl || l[dl] == '/'))
-            found = 1;
-        snprintf(p, sizeof p, "/proc/%s/fd", e->d_name);
-        DIR *fdd = found ? NULL : opendir(p);
-        struct dirent *f;
-        while (fdd && !found && (f = readdir(fdd))) {
-            char fp[600];
-            snprintf(fp, sizeof fp, "%s/%s", p, f->d_name);
-            n = readlink(fp, l, sizeof l - 1);
-            found = n > 0 && (size_t)n > dl && !strncmp(l, dir, dl) && l[dl] == '/';
-        }
-        if (fdd)
-            closedir(fdd);
-    }
-    closedir(pd);
-    return found;
-}
-
-static int legacy_dead(const char *name, int dfd, const struct stat *dst)
-{
-    pid_t pid;
-    if (!privdir_match(name, &pid) || !pid_gone(pid))
-        return 0;
-    time_t now = time(NULL), newest = dst->st_mtime; /* every write and every new name moves a mtime */
-    int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!d) {
-        if (dup_fd >= 0)
-            close(dup_fd);
-        return 0;
-    }
-    int ok = 1, files = 0;
-    struct dirent *e;
-    while (ok && (e = readdir(d))) {
-        struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        files++;
-        ok = privdir_own_file(e->d_name) && fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-             S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1;
-        if (ok && st.st_mtime > newest)
-            newest = st.st_mtime;
-    }
-    closedir(d);
-    if (!ok || !files || now - newest < PRIVDIR_LEGACY_QUIET_S) /* an empty one needs the mark (reap_one) */
-        return 0;
-    char fdp[64], real[4096];
-    snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", dfd);
-    ssize_t n = readlink(fdp, real, sizeof real - 1);
-    if (n <= 0 || real[0] != '/')
-        return 0;
-    real[n] = '\0';
-    return !someone_inside(real);
-}
-
-/* Removes one candidate directory of parent if it is stale; 1 if removed. */
-static int reap_one(int pfd, const char *name, int staging)
+/* Removes one candidate directory of parent if it is stale; 1 if removed. A classic one is ours only with
+ * the creation mark, which its maker gives it for its whole life (tools/tmpdir.c). */
+static int reap_one(int pfd, const char *name, int kind)
 {
     struct stat st;
-    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+    int staging = kind != PD_NAMED;
+    if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (kind == PD_CLASSIC && (st.st_mode & 07777) != PD_MARK_MODE))
         return 0;
     int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0)
@@ -470,24 +392,25 @@ static int reap_one(int pfd, const char *name, int staging)
         /* No lock file: one being staged (its creator notices and starts again), or emptied by a reaper
          * that was killed: removed only if empty and carrying our creation mark. Without the mark it is
          * someone else's directory with our name. A non-empty one comes from an engine version without lock
-         * files (or holds someone's files): removed only with the proof of legacy_dead(). A symlink in its place
-         * (ELOOP) is never followed. */
+         * files (or holds someone's files): removed only with the proof of privdir_legacy_dead(). A symlink in
+         * its place (ELOOP) is never followed. */
         int rc = e == ENOENT && (st.st_mode & 07777) == PD_MARK_MODE && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
-        if (!rc && e == ENOENT && !staging && legacy_dead(name, dfd, &st))
-            rc = unlink_ours(dfd, 1) == 0 && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
+        if (!rc && e == ENOENT && !staging && privdir_legacy_dead(name, dfd, &st))
+            rc = unlink_ours(dfd, 1, kind) == 0 && unlinkat(pfd, name, AT_REMOVEDIR) == 0;
         close(dfd);
         return rc;
     }
     struct stat ls;
     if (fstat(lfd, &ls) != 0 || !S_ISREG(ls.st_mode) || ls.st_uid != geteuid() || ofd_lock(lfd, 0) != 0 ||
-        !still_linked(dfd, lfd) || unlink_ours(dfd, 1) != 0) {
+        !still_linked(dfd, lfd) || unlink_ours(dfd, 1, kind) != 0) {
         close(lfd); /* alive, not lockable here, already being removed, or holding a file not ours */
         close(dfd);
         return 0;
     }
-    /* Stale, and its lock is ours now. A staging directory's lock file is unlinked while we hold it, so
-     * that its creator, if it is waiting for the lock, finds it unlinked and starts again; a named one's is
-     * closed first (no creator ever waits for a named directory; closing first spares NFS a silly rename). */
+    /* Stale, and its lock is ours now. A staging (or classic) directory's lock file is unlinked while we
+     * hold it, so that its creator, if it is waiting for the lock, finds it unlinked and starts again; a
+     * named one's is closed first (no creator ever waits for a named directory; closing first spares NFS a
+     * silly rename). */
     if (staging)
         unlinkat(dfd, PRIVDIR_LOCK, 0);
     close(lfd);
@@ -511,9 +434,12 @@ int privdir_reap_stale(const char *parent)
     struct dirent *e;
     while ((e = readdir(d))) {
         pid_t pid;
-        int staging = privdir_match_staging(e->d_name);
-        if (staging || privdir_match(e->d_name, &pid))
-            reaped += reap_one(dirfd(d), e->d_name, staging);
+        int kind = privdir_match_staging(e->d_name)  ? PD_STAGING
+                   : privdir_match_classic(e->d_name) ? PD_CLASSIC
+                   : privdir_match(e->d_name, &pid)   ? PD_NAMED
+                                                      : -1;
+        if (kind >= 0)
+            reaped += reap_one(dirfd(d), e->d_name, kind);
     }
     closedir(d);
     return reaped;

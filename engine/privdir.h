@@ -9,6 +9,7 @@
 #define ETCDWAL_PRIVDIR_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define PRIVDIR_LOCK "lock"
@@ -16,6 +17,13 @@
  * "etcd-fio.<pid>.probe.tmp-XXXXXX" with the same lock protocol, so a killed check leaves nothing the next
  * run does not reap. */
 #define PRIVDIR_PROBE_PREFIX ".etcd-fio-probe."
+
+/* etcd-fio check --classic's directory "etcd-fio-classic.XXXXXX" (tools/tmpdir.h: made with the same
+ * creation mark 01700, a "lock" file OFD-locked for the run, inherited by its fio), where fio's own sync job
+ * writes its one file "classic.0.0" (fio's <job>.<job number>.<file number>). The engine's reaper removes one
+ * whose lock anyone can take (its etcd-fio and fio gone), with the mark, holding nothing else. */
+#define PRIVDIR_CLASSIC_PREFIX "etcd-fio-classic."
+#define PRIVDIR_CLASSIC_FILE "classic.0.0"
 
 typedef struct privdir {
     char parent[4096];
@@ -41,16 +49,21 @@ int  privdir_remove(privdir *pd);
  * the fds; path updated. */
 int  privdir_keep(privdir *pd);
 /* Removes stale private directories in parent (ours by exact name, a real directory of our uid, lock
- * file takeable, only our files inside) and half-made "*.tmp-XXXXXX" ones; an empty one without a lock
- * file only with the creation mark mode 01700 that privdir_create's mkdir gives it (a name is never
- * enough); a non-empty one without a lock file, made by an engine from before the locks, only when provably
- * ours and dead (privdir.c: legacy_dead — only our file names, regular, single-linked; its pid gone, nobody
- * visible inside, nothing changed for 10 min). Returns how many. */
+ * file takeable, only our files inside), half-made "*.tmp-XXXXXX" ones and check --classic's (above); an
+ * empty one without a lock file only with the creation mark mode 01700 that privdir_create's mkdir gives it
+ * (a name is never enough); a non-empty one without a lock file, made by an engine from before the locks,
+ * only when provably ours and dead (privdir_legacy.c — only our file names, regular, single-linked; its pid
+ * gone, nobody visible inside, nothing changed for 10 min). Returns how many. */
 int  privdir_reap_stale(const char *parent);
+/* 1 when the private directory called name, open as dfd (its stat in dst), has no lock file and is provably
+ * ours and dead, made by an engine from before the locks (privdir_legacy.c says what that takes). */
+int  privdir_legacy_dead(const char *name, int dfd, const struct stat *dst);
 /* 1 if name is exactly a private directory name, with the pid label in *pid. */
 int  privdir_match(const char *name, pid_t *pid);
 /* 1 if name is exactly a half-made private directory name (etcd-fio.<pid>.<job>.tmp-XXXXXX). */
 int  privdir_match_staging(const char *name);
+/* 1 if name is exactly check --classic's directory name (PRIVDIR_CLASSIC_PREFIX + 6 of [A-Za-z0-9]). */
+int  privdir_match_classic(const char *name);
 /* 1 if name is a data file the engine may create inside its directory (not the lock). */
 int  privdir_own_file(const char *name);
 

@@ -3,7 +3,7 @@
  * create/remove/keep, the lock held from before the directory is named, and the reaper's judgement —
  * a takeable lock is stale whatever pid the name carries, a held one is alive even with a dead pid; only
  * our names, only real directories of our uid, only our files, no symlink followed; an old engine's
- * directory without a lock file only when provably ours and dead — plus the creation
+ * directory without a lock file only when provably ours and dead; check --classic's directory — plus the creation
  * race (a reaper at every step of privdir_create, a reaper holding the lock while the creator waits, a
  * SIGKILL at every step) and several processes creating, reaping and removing in one directory at once. */
 #include <stdarg.h>
@@ -90,6 +90,18 @@ static int lock_held(const char *dir)
     int held = fcntl(fd, F_OFD_SETLK, &fl) != 0;
     close(fd);
     return held;
+}
+
+/* Takes the OFD lock on DIR/lock from a new open file description, as a live run holds it; the fd. */
+static int hold_lock(const char *dir)
+{
+    char p[PATHMAX];
+    snprintf(p, sizeof p, "%s/" PRIVDIR_LOCK, dir);
+    int fd = open(p, O_RDWR);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+    return fd;
 }
 
 static pid_t dead_pid(void)
@@ -395,11 +407,7 @@ static void test_reap_staging(void **state)
     assert_int_equal(mkdir(u, 0700), 0);
     touch(b, PRIVDIR_LOCK);
     touch(c, PRIVDIR_LOCK);
-    char p[PATHMAX];
-    snprintf(p, sizeof p, "%s/" PRIVDIR_LOCK, c);
-    int fd = open(p, O_RDWR);
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+    int fd = hold_lock(c);
     assert_int_equal(privdir_reap_stale(parent), 2);
     assert_false(exists(a, NULL));
     assert_false(exists(b, NULL));
@@ -408,6 +416,56 @@ static void test_reap_staging(void **state)
     assert_int_equal(privdir_reap_stale(parent), 1);
     assert_false(exists(c, NULL));
     assert_true(exists(u, NULL));
+    rmtree(parent);
+    free(parent);
+}
+
+/* check --classic's directory (etcd-fio-classic.XXXXXX, tools/tmpdir.c): reaped with our mark and a free
+ * lock holding only fio's classic.0.0, or empty with the mark (killed before the lock file); kept while its
+ * lock is held (its fio runs), without the mark, with any other file, or with a name not exactly ours. */
+static void classic_dir(const char *parent, const char *name, mode_t mode, int lock, const char *file,
+                        char *out)
+{
+    snprintf(out, PATHMAX, "%s/%s", parent, name);
+    assert_int_equal(mkdir(out, 0700), 0);
+    assert_int_equal(chmod(out, mode), 0);
+    if (lock) {
+        char p[PATHMAX];
+        snprintf(p, sizeof p, "%s/" PRIVDIR_LOCK, out);
+        int fd = open(p, O_CREAT | O_WRONLY, 0600); /* empty, as tmpdir_make makes it */
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    if (file)
+        touch(out, file);
+}
+
+static void test_reap_classic(void **state)
+{
+    (void)state;
+    char *parent = mktmp();
+    char stale[PATHMAX], empty[PATHMAX], held[PATHMAX], nomark[PATHMAX], other[PATHMAX], name[PATHMAX];
+    classic_dir(parent, "etcd-fio-classic.aB3xZ9", 01700, 1, PRIVDIR_CLASSIC_FILE, stale);
+    classic_dir(parent, "etcd-fio-classic.000000", 01700, 0, NULL, empty);
+    classic_dir(parent, "etcd-fio-classic.HHHHHH", 01700, 1, PRIVDIR_CLASSIC_FILE, held);
+    classic_dir(parent, "etcd-fio-classic.NNNNNN", 0700, 1, PRIVDIR_CLASSIC_FILE, nomark);
+    classic_dir(parent, "etcd-fio-classic.OOOOOO", 01700, 1, "classic.0.1", other);
+    classic_dir(parent, "etcd-fio-classic.abc", 01700, 1, PRIVDIR_CLASSIC_FILE, name);
+    assert_false(privdir_match_classic("etcd-fio-classic.abc"));
+    assert_false(privdir_match_classic("etcd-fio-classic.aB3x-9"));
+    assert_true(privdir_match_classic("etcd-fio-classic.aB3xZ9"));
+    int fd = hold_lock(held);
+    assert_int_equal(privdir_reap_stale(parent), 2);
+    assert_false(exists(stale, NULL));
+    assert_false(exists(empty, NULL));
+    assert_true(exists(held, PRIVDIR_CLASSIC_FILE));
+    assert_true(exists(nomark, PRIVDIR_CLASSIC_FILE));
+    assert_true(exists(other, "classic.0.1"));
+    assert_true(exists(name, PRIVDIR_CLASSIC_FILE));
+    close(fd); /* its fio is gone */
+    assert_int_equal(privdir_reap_stale(parent), 1);
+    assert_false(exists(held, NULL));
+    assert_int_equal(entries(parent), 3);
     rmtree(parent);
     free(parent);
 }
@@ -602,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_reap),
         cmocka_unit_test(test_reap_staging),
+        cmocka_unit_test(test_reap_classic),
         cmocka_unit_test(test_reap_legacy),
         cmocka_unit_test(test_create_race_steps),
         cmocka_unit_test(test_create_race_waiting),

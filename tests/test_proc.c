@@ -3,7 +3,8 @@
  * pipe, a file, the timeout of proc_wait, and the stop escalation SIGINT -> SIGTERM -> SIGKILL on a child
  * that ignores the first two (the escalation is observed from what the child got, not from timings); the
  * three pipes of proc_start_io (closing stdin is the child's EOF, also while a second child holds none of
- * it) and its session of its own. */
+ * it) and its session of its own; the death signal a child gets when we die (PROC_DIE_KILL: also a stopped
+ * one ends). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -193,6 +195,60 @@ static void test_stop_stopped_child(void **state)
     proc_release(&p);
 }
 
+/* Our death reaches a child started with PROC_DIE_KILL even while it is stopped (the SIGKILL ends it as it
+ * is); by default (SIGTERM) a stopped child lives on, its SIGTERM pending. An "etcd-fio" (a forked child
+ * here) starts a shell that stops itself, tells us its pid, and dies without stopping it. */
+static pid_t orphan_of_stopped_child(int flags)
+{
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t e = fork();
+    if (e == 0) {
+        proc p;
+        char err[256];
+        const char *argv[] = {"/bin/sh", "-c", "echo $$; exec kill -STOP $$", NULL};
+        if (proc_start_io(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_PIPE, NULL},
+                          (proc_io){PROC_INHERIT, NULL}, flags, err, sizeof err))
+            _exit(1);
+        char buf[32] = "";
+        ssize_t n = read(p.out_fd, buf, sizeof buf - 1);
+        while (n > 0 && !(proc_tree_state(p.pid) & PROC_TREE_STOPPED))
+            usleep(5000);
+        if (n <= 0 || write(pfd[1], buf, (size_t)n) != n)
+            _exit(1);
+        _exit(0); /* as SIGKILLed: nothing stopped, nothing waited for */
+    }
+    char buf[32] = "";
+    assert_true(read(pfd[0], buf, sizeof buf - 1) > 0);
+    waitpid(e, NULL, 0);
+    close(pfd[0]);
+    close(pfd[1]);
+    return (pid_t)atol(buf); /* (sh's pid: setpriv execs it) */
+}
+
+/* 1 once pid is no longer stopped (gone, or a zombie: its signal came), polled up to ms */
+static int unstopped_within(pid_t pid, int ms)
+{
+    for (int t = 0; t <= ms; t += 10, usleep(10000))
+        if (!(proc_tree_state(pid) & PROC_TREE_STOPPED))
+            return 1;
+    return 0;
+}
+
+static void test_die_kill_stopped(void **state)
+{
+    (void)state;
+    if (system("command -v setpriv > /dev/null 2>&1") != 0 || getenv("ETCD_FIO_NO_PDEATHSIG")) {
+        printf("SKIP test_die_kill_stopped: no setpriv\n");
+        return;
+    }
+    pid_t c = orphan_of_stopped_child(PROC_DIE_KILL);
+    assert_true(unstopped_within(c, 3000));
+    c = orphan_of_stopped_child(0);
+    assert_false(unstopped_within(c, 300)); /* stopped with its SIGTERM pending */
+    kill(c, SIGKILL);
+}
+
 static void test_missing_program(void **state)
 {
     (void)state;
@@ -252,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_wait_timeout),     cmocka_unit_test(test_stop_escalates),
         cmocka_unit_test(test_missing_program),  cmocka_unit_test(test_three_pipes),
         cmocka_unit_test(test_stop_stopped),     cmocka_unit_test(test_stop_stopped_child),
+        cmocka_unit_test(test_die_kill_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_tmpdir.c — etcd-fio's locked temporary directories (tools/tmpdir.c): made with the mark and a held
  * lock, removed, left; a killed run's directory reaped by the next (also one whose lock a surviving child —
- * a fio — still holds: only once it is gone); and what a reaper must never remove, whatever its name: a
+ * a fio — still holds: only once it is gone); the guard that removes one after a kill of the whole process
+ * group; and what a reaper must never remove, whatever its name: a
  * directory without the mark, a lock file that is a symlink, a hard link to another file or not empty, a
  * directory of another user, a name that is not exactly ours. */
 #include <fcntl.h>
@@ -122,6 +123,73 @@ static void test_reap_killed(void **state)
     free(base);
 }
 
+static int gone_within(const char *p, int ms)
+{
+    for (int t = 0; t <= ms; t += 10) {
+        if (!exists(p))
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* The guard: an "etcd-fio" (child, a process group of its own) makes and guards a directory and starts a
+ * "fio" that inherits its lock and writes there; the whole group is SIGKILLed. The directory stays while
+ * the fio lives (the guard never takes a held lock, and holds none itself), and goes as soon as the fio is
+ * gone — nobody here reaps. Without a kill: tmpdir_remove ends the guard (no child left); tmpdir_leave kills
+ * it and the directory stays. */
+static void test_guard(void **state)
+{
+    (void)state;
+    char *base = testdir_make("test_tmpdir"), dir[4096] = "", err[256];
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t c = fork();
+    if (c == 0) {
+        setpgid(0, 0);
+        if (tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err) || tmpdir_guard(dir))
+            _exit(1);
+        if (fork() == 0) { /* a session of its own, as a fio job: the group kill misses it */
+            setsid();
+            touch(dir, "classic.0.0", "x");
+            pid_t f = getpid();
+            if (write(p[1], &f, sizeof f) != (ssize_t)sizeof f || write(p[1], dir, sizeof dir) != (ssize_t)sizeof dir)
+                _exit(1);
+            for (;;)
+                pause();
+        }
+        for (;;)
+            pause();
+    }
+    pid_t f = 0;
+    assert_int_equal(read(p[0], &f, sizeof f), (ssize_t)sizeof f);
+    assert_int_equal(read(p[0], dir, sizeof dir), (ssize_t)sizeof dir);
+    assert_int_equal(kill(-c, SIGKILL), 0);
+    waitpid(c, NULL, 0);
+    usleep(300000);
+    assert_true(exists(dir)); /* its fio still holds the lock */
+    kill(f, SIGKILL);
+    assert_true(gone_within(dir, 5000));
+    /* no kill: removed with its guard ended (no child of ours left), or left with its guard killed */
+    assert_int_equal(tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err), 0);
+    assert_int_equal(tmpdir_guard(dir), 0);
+    assert_int_equal(tmpdir_guard(dir), -1); /* one guard */
+    tmpdir_remove(dir);
+    assert_false(exists(dir));
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+    assert_int_equal(tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err), 0);
+    assert_int_equal(tmpdir_guard(dir), 0);
+    tmpdir_leave(dir);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+    usleep(100000);
+    assert_true(exists(dir));
+    assert_int_equal(tmpdir_reap(base), 1);
+    close(p[0]);
+    close(p[1]);
+    assert_int_equal(rmdir(base), 0);
+    free(base);
+}
+
 static void mk(const char *base, const char *name, mode_t mode, char *out, size_t n)
 {
     snprintf(out, n, "%s/%s", base, name);
@@ -193,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_make_remove),
         cmocka_unit_test(test_reap_killed),
         cmocka_unit_test(test_never_removed),
+        cmocka_unit_test(test_guard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

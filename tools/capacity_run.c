@@ -230,7 +230,8 @@ int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsi
     cli_msg(outopt, sizeof outopt, "--output=%s", out);
     const char *argv[] = {cli_fio(), "--output-format=json+", outopt, job, NULL};
     proc p;
-    if (proc_start(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_FILE, ferr}, err, errlen))
+    if (proc_start_io(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL},
+                      (proc_io){PROC_FILE, ferr}, PROC_DIE_KILL, err, errlen))
         goto out;
     double t0 = proc_now();
     while (!proc_wait(&p, 250)) {

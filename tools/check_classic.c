@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* check_classic.c — `check --classic`: afterwards, the test operators know from etcd's docs and rke2's notes
  * (`fio --rw=write --ioengine=sync --fdatasync=1 --bs=2300 --size=22m`), run in a private directory under
- * DIR and judged by the library, so its p99 can be shown beside ours. */
+ * DIR and judged by the library, so its p99 can be shown beside ours.
+ *
+ * It never outlives a kill. fio's own sync engine asks for no death signal, and a job process sits in a
+ * session of its own: after a SIGKILL of etcd-fio's group it wrote and synced on in DIR to its end. So the
+ * job runs as a thread of fio (thread=1: the same writes and fdatasyncs from one thread), fio gets SIGKILL
+ * at our death (PROC_DIE_KILL: also a stopped fio ends), and the directory has a guard (tmpdir_guard) that
+ * removes it as soon as we and that fio are gone; were the guard killed too, the next check (preflight)
+ * or the engine's next run in DIR (privdir.h: PRIVDIR_CLASSIC_PREFIX) reaps it by its lock. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +26,13 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
     char sub[4200], job[4200], res[4200], err[4200];
     if (tmpdir_make(dir, "classic", sub, sizeof sub, out->err, sizeof out->err)) /* locked: tmpdir.h */
         return;
+    tmpdir_guard(sub); /* without one (fork failed) a kill's leftover is the next run's */
     cli_msg(job, sizeof job, "%s/classic.fio", tmp);
     cli_msg(res, sizeof res, "%s/classic.json", tmp);
     cli_msg(err, sizeof err, "%s/classic.stderr", tmp);
     FILE *f = fopen(job, "wx");
     if (f) {
-        fprintf(f, "[classic]\nioengine=sync\nfdatasync=1\nrw=write\nbs=2300\nsize=22m\ndirectory=");
+        fprintf(f, "[classic]\nioengine=sync\nfdatasync=1\nrw=write\nbs=2300\nsize=22m\nthread=1\ndirectory=");
         for (const char *p = sub; *p; p++) {
             if (*p == ':')
                 fputc('\\', f); /* fio splits directory= at ':' */
@@ -37,7 +45,8 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
     proc p;
     double t0 = proc_now();
     char e2[512];
-    if (proc_start(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_FILE, err}, e2, sizeof e2) == 0) {
+    if (proc_start_io(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL},
+                      (proc_io){PROC_FILE, err}, PROC_DIE_KILL, e2, sizeof e2) == 0) {
         while (!proc_wait(&p, 250))
             if (check_interrupted || etcdwatch_tripped()) /* the live etcd's guard stops it too */
                 proc_stop_step(&p, 10);

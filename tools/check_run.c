@@ -177,7 +177,8 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
                           heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
     l->t0 = proc_now();
-    if (proc_start(&l->p, argv, (proc_io){PROC_PIPE, NULL}, (proc_io){PROC_FILE, errpath}, err, errlen))
+    if (proc_start_io(&l->p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_PIPE, NULL},
+                      (proc_io){PROC_FILE, errpath}, PROC_DIE_KILL, err, errlen))
         return -1;
     l->e = &out->end;
     l->e->started = 1;

@@ -128,8 +128,10 @@ int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, pr
     /* The child must not outlive us: if etcd-fio is SIGKILLed (OOM killer, kubelet), a fio left running
      * would write on in etcd's data directory until its runtime and then leave its files (fio's job
      * processes sit in sessions of their own). posix_spawn cannot set PR_SET_PDEATHSIG, so the child is
-     * started through util-linux's `setpriv --pdeathsig TERM` (Essential in Debian) where there is one:
-     * fio then gets SIGTERM when we die, and its handler ends the jobs, whose engine removes its files. */
+     * started through util-linux's `setpriv --pdeathsig SIG` (Essential in Debian) where there is one.
+     * SIGTERM by default: a fio --client then tells its servers to stop. PROC_DIE_KILL: SIGKILL, for a fio
+     * whose jobs die with it (threads; the engine's job processes, which end on their own death signal and
+     * remove their files) — a stopped fio (SIGSTOP) never acts on a SIGTERM, and its jobs would write on. */
     const char *av[64 + 5];
     const char *const *run = argv;
     char exe[4096], sp[4096];
@@ -142,7 +144,7 @@ int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, pr
     } else if (!rc && !argv[na] && !getenv("ETCD_FIO_NO_PDEATHSIG") && in_path("setpriv", sp, sizeof sp)) {
         av[0] = sp;
         av[1] = "--pdeathsig";
-        av[2] = "TERM";
+        av[2] = flags & PROC_DIE_KILL ? "KILL" : "TERM";
         av[3] = "--";
         av[4] = exe;
         for (size_t i = 1; i <= na; i++)

@@ -43,6 +43,10 @@ int proc_start(proc *p, const char *const argv[], proc_io out, proc_io err_io, c
  * children), anything else /dev/null. flags: PROC_NEW_SESSION starts it in a session of its own, without a
  * controlling terminal: nothing it runs can prompt on ours (/dev/tty), and a Ctrl-C there reaches only us. */
 #define PROC_NEW_SESSION 1
+/* PROC_DIE_KILL: the child gets SIGKILL when we die, not SIGTERM (proc.c: the pdeathsig) — for a program
+ * whose own children end with it, as a local fio with our engine or with thread=1: a SIGTERM would stay
+ * pending on a stopped (SIGSTOP) one, while SIGKILL ends it as it is. */
+#define PROC_DIE_KILL 2
 int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, proc_io err_io, int flags, char *err,
                   size_t errlen);
 /* Waits up to timeout_ms (-1: no limit) for the end. Returns 1 when it has ended (state/code set), 0 on

@@ -8,18 +8,25 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TD_MARK (S_ISVTX | 0700)
 #define TD_ATTEMPTS 64
 
 static struct {
-    char path[4096];
-    int  lock_fd;
+    char  path[4096];
+    int   lock_fd;
+    pid_t guard;     /* tmpdir_guard's process, or 0 */
+    int   guard_fd;  /* the write end of its pipe, -1 without a guard */
 } held[TMPDIR_MAX];
 
 static int what_ok(const char *w)
@@ -241,6 +248,8 @@ int tmpdir_make(const char *base, const char *what, char *dir, size_t len, char 
         close(dfd);
         snprintf(held[slot].path, sizeof held[slot].path, "%s", dir);
         held[slot].lock_fd = lfd;
+        held[slot].guard = 0;
+        held[slot].guard_fd = -1;
         return 0;
     }
     snprintf(err, errlen, "%s: no temporary directory after %d attempts", base, TD_ATTEMPTS);
@@ -255,11 +264,28 @@ static int find(const char *dir)
     return -1;
 }
 
+/* Ends slot i's guard: kill_it for a directory left to a later reaper, else by closing its pipe (it finds
+ * the directory gone and exits); reaped either way. */
+static void unguard(int i, int kill_it)
+{
+    if (held[i].guard_fd >= 0)
+        close(held[i].guard_fd);
+    if (held[i].guard > 0) {
+        if (kill_it)
+            kill(held[i].guard, SIGKILL);
+        while (waitpid(held[i].guard, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    held[i].guard = 0;
+    held[i].guard_fd = -1;
+}
+
 void tmpdir_leave(const char *dir)
 {
     int i = find(dir);
     if (i < 0)
         return;
+    unguard(i, 1);
     close(held[i].lock_fd);
     held[i].path[0] = '\0';
 }
@@ -269,14 +295,79 @@ void tmpdir_remove(const char *dir)
     int i = find(dir);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int rc = dfd >= 0 ? unlink_files(dfd) : -1;
-    if (i >= 0) {
+    if (i >= 0)
         close(held[i].lock_fd);
-        held[i].path[0] = '\0';
-    }
     if (dfd >= 0) {
         if (rc == 0)
             unlinkat(dfd, TMPDIR_LOCK, 0);
         close(dfd);
     }
     rmdir(dir);
+    if (i >= 0) {
+        unguard(i, 0);
+        held[i].path[0] = '\0';
+    }
+}
+
+/* The guard process (forked: only async-signal-safe calls, but for reap_one's readdir, which glibc's fork
+ * makes safe). It keeps nothing of ours open — every inherited descriptor goes, the held locks among them,
+ * which it must never keep — but fd 3, the read end of a pipe whose write end only etcd-fio holds, and
+ * fd 4, dir's parent (not a file in it: no writer there). */
+static void guard_main(int rfd, const char *dir)
+{
+    setsid(); /* a kill of etcd-fio's process group does not reach it */
+    prctl(PR_SET_NAME, "etcd-fio-guard", 0, 0, 0); /* what ps shows: not a second etcd-fio check */
+    char base[4096];
+    const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
+    snprintf(base, sizeof base, "%.*s", slash ? (int)(slash - dir) : 1, slash ? dir : ".");
+    int bfd = open(base[0] ? base : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int r5 = fcntl(rfd, F_DUPFD, 5), b5 = bfd < 0 ? -1 : fcntl(bfd, F_DUPFD, 5); /* out of 3 and 4's way */
+    if (r5 < 0 || b5 < 0 || dup2(r5, 3) != 3 || dup2(b5, 4) != 4 || chdir("/") != 0)
+        _exit(1);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 5, ~0U, 0) != 0)
+#endif
+        for (long fd = 5, max = sysconf(_SC_OPEN_MAX); fd < (max > 0 ? max : 65536); fd++)
+            close((int)fd);
+    int nul = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && nul >= 0; fd++)
+        dup2(nul, fd);
+    if (nul > 4)
+        close(nul);
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+        sigaction(sigs[k], &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    char c;
+    ssize_t n;
+    while ((n = read(3, &c, 1)) != 0 && (n > 0 || errno == EINTR))
+        ; /* until etcd-fio has ended, however */
+    struct timespec step = {0, 20 * 1000 * 1000};
+    struct stat st;
+    for (long t = 0; t < TMPDIR_GUARD_S * 50L && fstatat(4, name, &st, AT_SYMLINK_NOFOLLOW) == 0; t++) {
+        reap_one(4, name); /* only once its lock is free: the fio that inherited it is gone too */
+        nanosleep(&step, NULL);
+    }
+    _exit(0);
+}
+
+int tmpdir_guard(const char *dir)
+{
+    int i = find(dir), pfd[2];
+    if (i < 0 || held[i].guard > 0 || pipe2(pfd, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0)
+        guard_main(pfd[0], held[i].path);
+    close(pfd[0]);
+    if (pid < 0) {
+        close(pfd[1]);
+        return -1;
+    }
+    held[i].guard = pid;
+    held[i].guard_fd = pfd[1];
+    return 0;
 }

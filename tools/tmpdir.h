@@ -29,6 +29,14 @@ void tmpdir_remove(const char *dir);
 /* Lets go of it without removing it: our lock descriptor is closed; a process that inherited it (a fio
  * that could not be ended) keeps it locked, and a later run reaps it once that process is gone. */
 void tmpdir_leave(const char *dir);
+/* Makes sure dir goes after any kill of etcd-fio, also a SIGKILL of its whole process group while a
+ * program it started (which inherited the lock) works in it: a guard process in a session of its own,
+ * holding no descriptor of ours, waits for etcd-fio's end (the pipe whose write end only etcd-fio holds
+ * closes), then removes dir as the reaper does, once its lock is free — the program gone too — polling
+ * every 20 ms for up to TMPDIR_GUARD_S. tmpdir_remove ends it (it exits finding dir gone), tmpdir_leave
+ * kills it. 0, or -1: no guard (a kill's leftover is then the next run's reaper's). */
+#define TMPDIR_GUARD_S 60
+int  tmpdir_guard(const char *dir);
 /* Removes the stale directories of our pattern in base (see above); returns how many. */
 int  tmpdir_reap(const char *base);
 /* 1 if name is exactly etcd-fio-WHAT.XXXXXX. */
