@@ -125,7 +125,8 @@ static void start(fior_monitor *m)
 {
     fior__seq_params p = {.q = m->c.percentile / 100.0, .confidence = m->confidence,
                           .min_syncs = m->c.min_samples, .full = m->full,
-                          .max_time_share = m->heavy ? FIOR__TP_TIME_SHARE : 0};
+                          .max_time_share = m->heavy ? FIOR__TP_TIME_SHARE : 0,
+                          .pass_share = m->heavy ? FIOR__TP_PHASE1_SHARE : 1};
     int be = (m->roles >> FIOR_ROLE_BACKEND) & 1;
     fior__seq_init(&m->seq, &p, m->c.threshold_ns[FIOR_ROLE_WAL], m->c.threshold_ns[FIOR_ROLE_BACKEND], be);
     m->seq.wal_only = !be;

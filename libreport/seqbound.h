@@ -4,13 +4,20 @@
  * decide as soon as each job's p99 is known to be below or above its threshold with the requested
  * confidence (seqbound.c), and check's two-phase rules (twophase.c).
  *
- * A wrong FAIL needs the lower bound above the true p99, a wrong PASS the upper bound below it: two
- * one-sided errors, each given half of alpha = 1 - confidence (as a two-sided bound at that confidence).
- * Repeated looks at a growing sample would inflate them, so each side spends its half like a union bound:
- * its look k uses a tail of alpha/2^(k+2), so the sum over all its looks is <= alpha/2. Lower-bound (FAIL)
- * looks happen when the job's sample count first reaches min_syncs*2^k; upper-bound (PASS) looks start at
- * the first count where an upper bound can exist at all (0.99^n <= alpha/4, n = 437 at 95 %) and double
- * from there. So each job's decision is wrong with probability <= 1 - confidence. Decisions are sticky.
+ * A wrong FAIL needs the p99 at or below the threshold, a wrong PASS at or above it: two one-sided errors,
+ * each given half of alpha = 1 - confidence. With r = 1 - q (0.01), "p99 < thr" means fewer than a share r
+ * of the syncs take thr or more. Each side tests that share with a mixture likelihood ratio (seqbound.c):
+ * for c of n samples at or above thr (PASS side; above it, FAIL side),
+ * M(n, c) = sum_i w_i (p_i/r)^c ((1-p_i)/(1-r))^(n-c), with
+ * alternatives p_i below r (PASS) or above it (FAIL) and weights w_i summing to 1. While the side's claim is
+ * false, M is a nonnegative supermartingale with M(0) = 1, so by Ville's inequality it ever reaches 1/delta
+ * with probability <= delta — however many looks, at whatever sample counts: every status document is a
+ * look, and a side decides at the first one where M >= 1/delta (delta = alpha/2; check's phase 1 and phase
+ * 2 split the PASS side's, fior__seq_carry). The weights are that side's error spent over its
+ * alternatives: component i alone spends w_i x delta, summed over all looks. So each job's decision is
+ * wrong with probability <= 1 - confidence. The decision is the same as a bound: the anytime bound
+ * [look_lo, look_hi] (the order statistics where M crosses 1/delta) lies above or below the threshold.
+ * No decision before min_syncs samples. Decisions are sticky.
  * Assumptions: samples are independent draws (bursty interference from other tenants makes neighbouring
  * samples correlated, and a short burst can then decide early), and latencies are known to fio's histogram
  * resolution (json+ bin values, ~1.6 % relative), which is also what fio's own percentiles use.
@@ -26,15 +33,15 @@
  * then sees *higher* latencies than phase 1 (measured: bench/README.md "Two-phase check"). So:
  *  - phase 1 ends as soon as its bounds decide a PASS of both jobs (with the time guard above,
  *    so a stall diluted by the fast sample rate still counts), or cannot any more: a job FAILs under the
- *    heavy load (never a verdict: etcd's load is lighter), or has spent FIOR__TP_PHASE1_PASS_LOOKS PASS looks,
- *    or FIOR_PHASE1_MAX_S passed;
+ *    heavy load (never a verdict: etcd's load is lighter), or cannot pass before FIOR__TP_PHASE1_CAP times
+ *    the samples its first possible PASS needs (fior__seq_pass_reachable), or FIOR_PHASE1_MAX_S passed;
  *  - after a phase-1 PASS, phase 2 (the faithful profile, as `check` always ran it) starts anyway and is
  *    the probe: once FIOR_PROBE_S seconds of it are in, the PASS stands only if, for each job, the probe's
  *    p90 is <= phase 1's p90 (the disk is not slower under etcd's load than under phase 1's), no probe
  *    sample reached the threshold, and phase 2 has not decided FAIL; otherwise phase 2 simply goes on and
  *    decides as check did before.
- * Both phases' PASS looks share one error sequence (fior__seq_carry), so the PASS error per job stays
- * within 1 - confidence. */
+ * Both phases' PASS decisions share one error budget, split in advance (phase 1 FIOR__TP_PHASE1_SHARE of
+ * it, phase 2 the rest: fior__seq_carry), so the PASS error per job stays within (1 - confidence)/2. */
 #ifndef FIOR_SEQBOUND_H
 #define FIOR_SEQBOUND_H
 
@@ -46,27 +53,30 @@
 typedef struct fior__seq_params {
     double   q;           /* quantile, 0.99 */
     double   confidence;  /* per job, e.g. 0.95 */
-    uint64_t min_syncs;   /* no decision before this many samples of a job; first look there */
+    uint64_t min_syncs;   /* no decision before this many samples of a job */
     int      full;        /* 1: never ask to stop early (decisions are still tracked) */
-    double   max_time_share; /* > 0 (check's phase 1): a PASS look also needs the share of the sampled time
+    double   max_time_share; /* > 0 (check's phase 1): a PASS also needs the share of the sampled time
                               * spent in samples >= the threshold to be <= this (fior__seq_time_share) */
+    double   pass_share;  /* the share of the PASS side's error this run may spend (check's phase 1:
+                           * FIOR__TP_PHASE1_SHARE); 0 means all of it */
 } fior__seq_params;
 
 typedef struct fior__seq_side {
     uint64_t threshold_ns;
     fior_decision state;
     uint64_t n;                  /* samples at the last update */
-    uint64_t lo_ns, point_ns, hi_ns; /* bound at the nominal confidence at the last update (hi UINT64_MAX: none) */
-    unsigned fail_looks, pass_looks;      /* looks spent on each side */
-    uint64_t next_fail_look, next_pass_look; /* sample count of the next look of each side */
-    uint64_t look_lo_ns, look_hi_ns; /* the bound the last look used (its spent-error confidence) */
-    double   look_confidence;    /* that bound's confidence (the nominal one before the first look) */
+    uint64_t above;              /* of them, samples >= threshold_ns (what a PASS must keep rare) */
+    uint64_t lo_ns, point_ns, hi_ns; /* bound at the nominal confidence, one look (hi UINT64_MAX: none) */
+    unsigned fail_looks, pass_looks;  /* documents at which each side could decide */
+    uint64_t look_lo_ns, look_hi_ns; /* the anytime bound at the last look (hi UINT64_MAX: none yet) */
+    double   look_confidence;    /* its coverage, 1 - delta_pass - delta_fail */
     uint64_t decided_n;          /* samples when decided (0: not decided) */
-    double   decided_tail;       /* one-sided error spent at the deciding look */
+    double   decided_tail;       /* the deciding side's error (its delta) */
 } fior__seq_side;
 
 typedef struct fior__seq {
     fior__seq_params p;
+    double    delta_pass, delta_fail; /* each side's one-sided error, over all its looks */
     fior__seq_side   wal, backend;
     int       expect_backend;    /* the run has a backend job: it must be decided too before a PASS stop */
     int       stop;              /* sticky: verdict decided (and not --full) */
@@ -78,22 +88,33 @@ void fior__seq_init(fior__seq *c, const fior__seq_params *p, uint64_t wal_thresh
 /* One status document: the cumulative bins of each job (NULL/0 when the job has no samples yet).
  * Returns 1 when fio can be stopped: a job failed, or every expected job passed. */
 int  fior__seq_update(fior__seq *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend);
-/* The run ended at --max-time, undecided: one more look of each kind at the final bins. The end was fixed
- * before the run, not chosen by the data, so this is just the next look of each side's sequence (it spends
- * the next tail, and each side's total error stays <= alpha/2). Returns fior__seq_overall() afterwards. */
+/* The run ended at --max-time, undecided: its final bins are one more look (free, as every look is).
+ * Returns fior__seq_overall() afterwards. */
 fior_decision fior__seq_final(fior__seq *c, const fior_bin *wal, size_t nwal, const fior_bin *backend, size_t nbackend);
 /* Overall state: FIOR_DEC_FAIL if any job failed, FIOR_DEC_PASS if all expected jobs passed, else the weakest state. */
 fior_decision fior__seq_overall(const fior__seq *c);
 const char *fior_decision_name(fior_decision s);
-/* The sample count of the first PASS look (the first n where an upper bound at the first look's spent
- * error exists, at least min_syncs): a run that cannot reach it can never decide a PASS. */
+/* The decision rule in counts, for n samples of which c (d) lie on the far side of the threshold: the
+ * largest c that still PASSes at error delta (-1: none; with c = 0 the first PASS is possible from
+ * fior__seq_first_pass_look), and the smallest d that FAILs (n + 1: none). */
+int64_t  fior__seq_pass_max_above(double q, double delta, uint64_t n);
+uint64_t fior__seq_fail_min_above(double q, double delta, uint64_t n);
+/* The first sample count at which a PASS at this confidence is possible (all samples below the threshold;
+ * at least min_syncs): a run that cannot reach it can never decide a PASS. */
 uint64_t fior__seq_first_pass_look(double q, double confidence, uint64_t min_syncs);
-/* Two-phase check: the PASS looks an earlier phase (the heavier profile) spent on each job continue here.
- * Both phases' PASS looks test one claim — the p99 under etcd's load is below the threshold — the earlier
- * one through a load whose p99 is at least as high, so one error sequence runs across both: look k of
- * either phase spends alpha/2^(k+2), and each job's PASS error over both phases stays <= alpha/2. (FAIL
- * looks are not carried: a FAIL of the heavier load is never a verdict.) Call right after fior__seq_init. */
+/* Two-phase check: phase 1 (the heavier profile) spent its share of the PASS error (pass_share); phase 2
+ * gets the rest. Both test one claim — the p99 under etcd's load is below the threshold — the earlier one
+ * through a load whose p99 is at least as high, so their errors add: each job's PASS error over both phases
+ * stays <= alpha/2. (The FAIL side is not shared: a FAIL of the heavier load is never a verdict.) Call
+ * right after fior__seq_init. */
 void fior__seq_carry(fior__seq *c, const fior__seq *earlier);
+/* 1 when side s could still PASS by the time it has `by_n` samples (no more samples at the threshold
+ * than it has now): a phase that cannot pass before its end can give up at once. */
+int fior__seq_pass_reachable(const fior__seq *c, const fior__seq_side *s, uint64_t by_n);
+/* The first sample count at which c's PASS side can decide (its delta and min_syncs; UINT64_MAX: never). */
+uint64_t fior__seq_pass_from(const fior__seq *c);
+/* The k-th smallest of the binned samples (1-based, k <= their count; quantile.c). */
+uint64_t fior__order_stat(const fior_bin *bins, size_t nbins, uint64_t k);
 /* The share of the sampled time in which a sync started at that moment would have waited more than thr:
  * sum((value - thr) x count) over the bins above thr, over sum(value x count) of all (0 when empty). A
  * sample rate far above etcd's dilutes a stall — one slow sync among hundreds a second — that etcd, syncing
@@ -102,8 +123,11 @@ void fior__seq_carry(fior__seq *c, const fior__seq *earlier);
  * keeps its share of the time, whatever the sample rate. */
 double fior__seq_time_share(const fior_bin *b, size_t n, uint64_t thr);
 
-#define FIOR__TP_PHASE1_PASS_LOOKS   2u    /* PASS looks a job may spend in phase 1 (n ~ 437 and 874 at 95 %) */
-#define FIOR__TP_TIME_SHARE          0.01  /* phase 1's time guard (fior__seq_params.max_time_share): the p99's 1 % */
+#define FIOR__TP_PHASE1_SHARE  0.125 /* phase 1's share of each job's PASS error (phase 2 gets the rest): its
+                                      * samples come 10-50x faster, so the same error costs it fewer seconds */
+#define FIOR__TP_PHASE1_CAP    2u    /* phase 1 gives up on a job that cannot pass before this many times the
+                                      * samples of its first possible PASS (627 at 95 %: 1254) */
+#define FIOR__TP_TIME_SHARE    0.01  /* phase 1's time guard (fior__seq_params.max_time_share): the p99's 1 % */
 
 typedef enum fior__tp_phase1 {
     FIOR__TP_GO_ON = 0,   /* keep running phase 1 */

@@ -11,10 +11,13 @@ fior__tp_phase1 fior__tp_phase1_state(const fior__seq *es)
     if (o == FIOR_DEC_PASS)
         return FIOR__TP_PASS;
     const fior__seq_side *s[2] = {&es->wal, &es->backend};
+    uint64_t from = fior__seq_pass_from(es);
+    uint64_t cap = from < UINT64_MAX / FIOR__TP_PHASE1_CAP ? from * FIOR__TP_PHASE1_CAP : UINT64_MAX;
     for (int i = 0; i < (es->wal_only ? 1 : 2); i++) {
         if (s[i]->state == FIOR_DEC_FAIL)
             return FIOR__TP_GIVE_UP; /* a FAIL of the heavier load says nothing about etcd's */
-        if (s[i]->state != FIOR_DEC_PASS && s[i]->pass_looks >= FIOR__TP_PHASE1_PASS_LOOKS)
+        /* past the cap, or too many samples at the threshold already to pass before it */
+        if (s[i]->state != FIOR_DEC_PASS && (s[i]->n >= cap || !fior__seq_pass_reachable(es, s[i], cap)))
             return FIOR__TP_GIVE_UP;
     }
     return FIOR__TP_GO_ON;

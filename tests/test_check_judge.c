@@ -20,7 +20,7 @@
 
 static const uint64_t fast_wal[][2] = {{1000000, 3000}, {2000000, 15}};
 static const uint64_t fast_be[][2] = {{3000000, 1000}, {5000000, 5}};
-static const uint64_t few_be[][2] = {{3000000, 148}, {5000000, 2}};     /* < 436: no upper bound yet */
+static const uint64_t few_be[][2] = {{3000000, 148}, {5000000, 2}};     /* < 411: no PASS possible yet */
 static const uint64_t slow_wal[][2] = {{1000000, 400}, {50000000, 100}}; /* 20 % at 50 ms */
 
 typedef struct fx {
@@ -287,7 +287,7 @@ static void test_no_document(void **state)
 static void test_min_time(void **state)
 {
     (void)state;
-    /* 436 backend commits at 10/s for a PASS at 95 % (earlystop.h) */
+    /* 411 backend commits at 10/s for the first possible PASS at 95 % (fior_first_pass_samples) */
     assert_true(check_min_time(0.95, 100, 0) >= 44);
     assert_true(check_min_time(0.95, 100, 1) >= 10 && check_min_time(0.95, 100, 1) < 20);
     assert_true(check_min_time(0.5, 100, 0) < check_min_time(0.95, 100, 0));

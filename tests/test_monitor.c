@@ -109,6 +109,12 @@ static void each_role_as_soon_as_decided(void **state)
     }
     assert_int_equal(a, FIOR_STOP_DECIDED);
     assert_int_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
+    /* every document is a look: each role passes at the first one past 411 samples (test_earlystop.c), the
+     * WAL at t = 3 (600), the backend at t = 42 (420) — the halving schedule's first PASS look was at 437,
+     * so the backend waited for t = 44 */
+    assert_int_equal(answer(m, FIOR_ROLE_WAL).decided_samples, 600);
+    assert_int_equal(answer(m, FIOR_ROLE_BACKEND).decided_samples, 420);
+    assert_true(t == 42);
     fior_report *fin = doc(w, 1, b, 1);
     fior_outcome *o = fior_monitor_end(m, fin, &decided_end);
     fior_report_free(fin); /* the outcome does not refer to it */
@@ -122,6 +128,31 @@ static void each_role_as_soon_as_decided(void **state)
     assert_int_equal(fior_outcome_bound(o, FIOR_ROLE_WAL, &lo, &hi), FIOR_OK);
     assert_true(hi < 10000000);
     fior_outcome_free(o);
+    fior_monitor_free(m);
+}
+
+/* a backend slow in one commit of 30 (3.3 %; 10 commits a second, every third second one at 40 ms) fails
+ * at the first document where 6 to 22 of 100 to 1000 are above 25 ms (test_earlystop.c): t = 30 (10 of
+ * 300). The halving schedule looked at 100, 200, 400 and 800 only, and failed it at 400 (t = 40). */
+static void fail_between_the_old_looks(void **state)
+{
+    (void)state;
+    fior_monitor *m = fior_monitor_new(NULL);
+    uint64_t w[1][2] = {{1000000, 0}}, b[2][2] = {{3000000, 0}, {40000000, 0}};
+    fior_advice a = FIOR_GO_ON;
+    int t;
+    for (t = 1; a == FIOR_GO_ON && t < 120; t++) {
+        w[0][1] += 200;
+        b[1][1] += t % 3 == 0;
+        b[0][1] += 10 - (t % 3 == 0);
+        a = feed(m, w, 1, b, 2, t);
+    }
+    assert_int_equal(a, FIOR_STOP_DECIDED);
+    assert_int_equal(t - 1, 30);
+    fior_answer bk = answer(m, FIOR_ROLE_BACKEND);
+    assert_int_equal(bk.decision, FIOR_DEC_FAIL);
+    assert_int_equal(bk.decided_samples, 300);
+    assert_true(bk.look_lo_ns > bk.threshold_ns && bk.look_confidence > 0.95 - 1e-9);
     fior_monitor_free(m);
 }
 
@@ -409,13 +440,15 @@ static void bound_rule(void **state)
     /* what is not a PASS or FAIL stays as it is */
     assert_int_equal(fior_bound_decide(FIOR_UNKNOWN, 0, 0, 1, T, 0, 0.95, 1, &b, why, sizeof why), FIOR_UNKNOWN);
     assert_int_equal(b, FIOR_BASIS_NONE);
-    assert_int_equal(fior_first_pass_samples(0.99, 0.95, 100), 437);
+    assert_int_equal(fior_first_pass_samples(0.99, 0.95, 100), 411);
+    assert_int_equal(fior_first_pass_samples(0.99, 0.95, 500), 500);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settings),  cmocka_unit_test(each_role_as_soon_as_decided), cmocka_unit_test(wal_only),
+        cmocka_unit_test(fail_between_the_old_looks),
         cmocka_unit_test(phases),    cmocka_unit_test(end_facts), cmocka_unit_test(two_runs),
         cmocka_unit_test(bound_rule),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
         cmocka_unit_test(one_run_only),

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_twophase.c — check's phase decisions (libreport/twophase.c): when phase 1 passes, goes on or gives up,
- * and when phase 2's first seconds confirm a phase-1 PASS. Bins are synthetic; the expected looks follow
- * test_earlystop.c's arithmetic (PASS looks at n = 437 and 874 at 95 %). */
+ * and when phase 2's first seconds confirm a phase-1 PASS. Bins are synthetic; the counts follow
+ * test_earlystop.c's arithmetic for phase 1's share of the PASS error (delta 0.003125 at 95 %): a PASS with
+ * no sample at the threshold from n = 627, with one from 1078; phase 1 gives up at the cap, 2 x 627 = 1254
+ * samples, where one sample at the threshold is the most a PASS allows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +19,8 @@
 static fior__seq phase1(void)
 {
     fior__seq c;
-    fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100, .max_time_share = FIOR__TP_TIME_SHARE};
+    fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100, .max_time_share = FIOR__TP_TIME_SHARE,
+                          .pass_share = FIOR__TP_PHASE1_SHARE};
     fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     return c;
 }
@@ -26,14 +29,18 @@ static void test_phase1_pass(void **state)
 {
     (void)state;
     fior__seq c = phase1();
+    assert_int_equal(fior__seq_pass_from(&c), 627);
     fior_bin w[1] = {{1 * MS, 300}}, b[1] = {{3 * MS, 200}};
     fior__seq_update(&c, w, 1, b, 1);
-    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON); /* too few for an upper bound */
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON); /* too few for a PASS at phase 1's share */
     w[0].count = 900;
     fior__seq_update(&c, w, 1, b, 1);
     assert_int_equal(c.wal.state, FIOR_DEC_PASS);
     assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON); /* the backend is not decided yet */
-    b[0].count = 500;
+    b[0].count = 626;
+    fior__seq_update(&c, w, 1, b, 1);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON);
+    b[0].count = 627;
     fior__seq_update(&c, w, 1, b, 1);
     assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_PASS);
 }
@@ -49,25 +56,35 @@ static void test_phase1_fail_gives_up(void **state)
     assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GIVE_UP);
 }
 
-/* A job whose two PASS looks did not pass ends phase 1 (the rest of the error goes to phase 2); the time
- * guard alone can keep a look from passing. */
-static void test_phase1_looks_spent(void **state)
+/* A job that cannot pass before the cap ends phase 1 (the rest of the error goes to phase 2): at the cap,
+ * or at once when it already has more samples at the threshold than a PASS at the cap allows; the time
+ * guard alone can keep it from passing. */
+static void test_phase1_gives_up(void **state)
 {
     (void)state;
     fior__seq c = phase1();
-    /* one 300 ms stall among fast syncs: by count the bound passes, by time it does not */
-    fior_bin w[2] = {{1 * MS, 499}, {300 * MS, 1}}, b[1] = {{3 * MS, 100}};
+    /* one 300 ms stall among fast syncs: one at the threshold may still pass by the cap (from 1078) */
+    fior_bin w[2] = {{1 * MS, 599}, {300 * MS, 1}}, b[1] = {{3 * MS, 100}};
     fior__seq_update(&c, w, 2, b, 1);
-    assert_int_equal(c.wal.pass_looks, 1);
     assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
     assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON);
-    w[0].count = 899;
+    /* n = 1253: by count it passes, by time (290 ms of waiting in 1.6 s, 19 %) it does not */
+    w[0].count = 1252;
     fior__seq_update(&c, w, 2, b, 1);
-    assert_int_equal(c.wal.pass_looks, 2);
+    assert_int_equal(c.wal.look_hi_ns, 1 * MS);
+    assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GO_ON);
+    w[0].count = 1253; /* n = 1254: the cap */
+    fior__seq_update(&c, w, 2, b, 1);
     assert_int_equal(c.wal.state, FIOR_DEC_UNDECIDED);
     assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GIVE_UP);
-    /* without the guard one stall in 1000 passes at the first look (bound: the ~997th of 1000); with it,
-     * 290 ms of waiting in 1.3 s is 22 % of the time */
+    /* two stalls among 300: no PASS is possible by 1254 any more: give up at once */
+    c = phase1();
+    fior_bin two[2] = {{1 * MS, 300}, {300 * MS, 2}};
+    fior__seq_update(&c, two, 2, b, 1);
+    assert_int_equal(fior__tp_phase1_state(&c), FIOR__TP_GIVE_UP);
+    /* without the guard one stall in 1000 passes (the whole budget: one at the threshold from 814); with
+     * it, 290 ms of waiting in 1.3 s is 22 % of the time */
     fior__seq_params p = {.q = 0.99, .confidence = 0.95, .min_syncs = 100};
     fior__seq_init(&c, &p, 10 * MS, 25 * MS, 1);
     w[0].count = 999;
@@ -126,7 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phase1_pass),
         cmocka_unit_test(test_phase1_fail_gives_up),
-        cmocka_unit_test(test_phase1_looks_spent),
+        cmocka_unit_test(test_phase1_gives_up),
         cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,65 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
  *
- * cap_decide makes the run's verdict from its rows; each row's side is libfioreport's bound rule at the end
- * of a run (fior_bound_decide over the confidence bound on the p99 from fio's json+ bins of all its
- * samples: a row passes when each bound lies below its threshold, fails when one lies above it), with at
- * least the criteria's minimum of samples; else it is undecided, with its point estimates (which
- * --accept-point-estimate takes). The ceiling is the highest write rate among the rows that pass. */
+ * cap_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
+ * a run (fior_look_bins: the confidence bound on the p99 from fio's json+ bins of all its samples, the bound
+ * rule on it, at least the criteria's minimum of samples), and the sides make the row by the library's
+ * rule (fior_verdict_combine: it fails when one bound lies above its threshold, passes when both lie below);
+ * else it is undecided, with its point estimates (which --accept-point-estimate takes). The ceiling is the
+ * highest write rate among the rows that pass. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capacity.h"
 #include "cli.h"
 
-static void bound(const fior_bin *b, size_t n, double confidence, uint64_t *lo, uint64_t *hi)
+/* One side of a row: the library's one look at its distribution (fior_look_bins: the bound on the p99 from
+ * all its samples' exact bins, and the bound rule on it). */
+static fior_verdict side(const fior_bin *b, size_t n, const fior_criteria *c, fior_role role, double confidence,
+                         int accept_point, uint64_t *lo, uint64_t *hi, uint64_t *point, int *bound_clear)
 {
-    uint64_t point;
-    *lo = 0;
-    *hi = UINT64_MAX;
-    if (n)
-        fior_quantile_bound(b, n, 0.99, confidence, lo, &point, hi);
+    fior_look lk = {.size = sizeof lk};
+    if (fior_look_bins(b, n, c, role, confidence, accept_point, &lk) != FIOR_OK) { /* bins the library refuses */
+        lk.verdict = FIOR_UNKNOWN;
+        lk.basis = FIOR_BASIS_NONE;
+        lk.lo_ns = 0;
+        lk.hi_ns = lk.point_ns = UINT64_MAX;
+    }
+    *lo = lk.lo_ns;
+    *hi = lk.hi_ns;
+    *point = lk.point_ns == UINT64_MAX ? RM_UNKNOWN : lk.point_ns;
+    *bound_clear = lk.basis == FIOR_BASIS_BOUND;
+    return lk.verdict;
 }
 
-static uint64_t point_p99(const fior_bin *b, size_t n, double confidence)
+static uint64_t point_p99(const fior_bin *b, size_t n, const fior_criteria *c, double confidence)
 {
-    uint64_t lo, p = RM_UNKNOWN, hi;
-    if (n && fior_quantile_bound(b, n, 0.99, confidence, &lo, &p, &hi) != FIOR_OK && p == 0)
-        p = RM_UNKNOWN;
+    uint64_t lo, hi, p;
+    int clear;
+    side(b, n, c, FIOR_ROLE_WAL, confidence, 0, &lo, &hi, &p, &clear);
     return p;
-}
-
-/* One side of a row: the library's bound rule (fior_bound_decide) on its p99 (all samples, exact bins). */
-static fior_verdict side(const fior_bin *b, size_t n, uint64_t samples, uint64_t thr, uint64_t min_samples,
-                         double confidence, uint64_t *lo, uint64_t *hi, int *bound_clear)
-{
-    bound(b, n, confidence, lo, hi);
-    *bound_clear = 0;
-    uint64_t p = point_p99(b, n, confidence);
-    if (samples < min_samples || !n || p == RM_UNKNOWN)
-        return FIOR_UNKNOWN;
-    fior_basis basis;
-    fior_verdict v = fior_bound_decide(p < thr ? FIOR_PASS : FIOR_FAIL, p, *lo, *hi, thr, samples, confidence, 0,
-                                       &basis, NULL, 0);
-    *bound_clear = basis == FIOR_BASIS_BOUND;
-    return v;
 }
 
 uint64_t cap_samples_needed(double confidence)
 {
-    /* the smallest sample whose bound on the p99 is finite when every sample is the same */
-    for (uint64_t n = 100; n < 100000; n += n / 50 + 1) {
-        fior_bin b = {1000, n};
-        uint64_t lo, p, hi;
-        if (fior_quantile_bound(&b, 1, 0.99, confidence, &lo, &p, &hi) == FIOR_OK && hi != UINT64_MAX)
-            return n;
-    }
-    return 100000;
+    return fior_look_samples(NULL, confidence); /* the smallest sample whose bound on the p99 can be finite */
 }
 
 static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int accept_point)
 {
-    uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     uint64_t min = fior_criteria_min_samples(c);
     char a[32], b[32];
     if (!r->ran) {
@@ -69,24 +56,28 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
         return;
     }
     int wc, bc;
-    fior_verdict w = side(r->wal_bins, r->nwal, r->wal_n, wt, min, confidence, &r->wal_lo_ns, &r->wal_hi_ns, &wc);
-    fior_verdict k = side(r->be_bins, r->nbe, r->be_n, bt, min, confidence, &r->be_lo_ns, &r->be_hi_ns, &bc);
-    if (w == FIOR_FAIL || k == FIOR_FAIL) {
-        r->verdict = FIOR_FAIL;
+    uint64_t wp, bp;
+    fior_verdict v[2];
+    v[0] = side(r->wal_bins, r->nwal, c, FIOR_ROLE_WAL, confidence, 0, &r->wal_lo_ns, &r->wal_hi_ns, &wp, &wc);
+    v[1] = side(r->be_bins, r->nbe, c, FIOR_ROLE_BACKEND, confidence, 0, &r->be_lo_ns, &r->be_hi_ns, &bp, &bc);
+    fior_verdict rv = fior_verdict_combine(v, 2); /* the library's rule: any FAIL fails, both PASS pass */
+    if (rv == FIOR_FAIL || rv == FIOR_PASS) {
+        r->verdict = rv;
         r->basis = RM_BASIS_BOUND;
-        cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
-                w == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
+        if (rv == FIOR_FAIL)
+            cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
+                    v[0] == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
+        else
+            cli_msg(r->reason, sizeof r->reason, "both p99s below their thresholds with %g confidence", confidence);
         return;
     }
-    if (w == FIOR_PASS && k == FIOR_PASS) {
-        r->verdict = FIOR_PASS;
-        r->basis = RM_BASIS_BOUND;
-        cli_msg(r->reason, sizeof r->reason, "both p99s below their thresholds with %g confidence", confidence);
-        return;
-    }
-    /* undecided: the point estimates, which --accept-point-estimate takes */
-    uint64_t wp = point_p99(r->wal_bins, r->nwal, confidence), bp = point_p99(r->be_bins, r->nbe, confidence);
-    fior_verdict pv = wp == RM_UNKNOWN || bp == RM_UNKNOWN ? FIOR_UNKNOWN : wp >= wt || bp >= bt ? FIOR_FAIL : FIOR_PASS;
+    /* undecided: the point estimates, which --accept-point-estimate takes (the library's look with the point
+     * accepted, combined by the same rule) */
+    uint64_t lo, hi, p;
+    int clear;
+    fior_verdict pt[2] = {side(r->wal_bins, r->nwal, c, FIOR_ROLE_WAL, confidence, 1, &lo, &hi, &p, &clear),
+                          side(r->be_bins, r->nbe, c, FIOR_ROLE_BACKEND, confidence, 1, &lo, &hi, &p, &clear)};
+    fior_verdict pv = fior_verdict_combine(pt, 2);
     cli_fmt_ns(a, sizeof a, wp);
     cli_fmt_ns(b, sizeof b, bp);
     int few = r->wal_n < min || r->be_n < min;
@@ -158,7 +149,7 @@ int cap_candidate(const cap_result *res, const fior_criteria *c, double confiden
         const cap_row *r = &res->rows[i];
         if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
             continue;
-        uint64_t wp = point_p99(r->wal_bins, r->nwal, confidence), bp = point_p99(r->be_bins, r->nbe, confidence);
+        uint64_t wp = point_p99(r->wal_bins, r->nwal, c, confidence), bp = point_p99(r->be_bins, r->nbe, c, confidence);
         if (wp == RM_UNKNOWN || bp == RM_UNKNOWN || wp >= wt || bp >= bt)
             continue;
         int k = r->wal_hi_ns < wt ? 0 : 1;

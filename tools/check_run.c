@@ -89,7 +89,7 @@ int check_final(const fior_report *r)
 
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
 {
-    /* the backend's first PASS look needs an upper bound: 0.99^n <= (1-confidence)/4 (libreport/seqbound.h) */
+    /* the backend's first possible PASS (411 commits at 95 %: libreport/seqbound.h) */
     uint64_t n = accept_point ? min_syncs : fior_first_pass_samples(0.99, confidence, min_syncs);
     if (n < min_syncs)
         n = min_syncs;

@@ -107,10 +107,10 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
                 "--clients FILE)");
         return -1;
     }
-    /* the backend commits 10 times a second; a PASS needs the upper bound on its p99: 0.99^n <= (1-C)/2
-     * (one look at the end), or, with the point estimate accepted, the library's 100 samples */
+    /* the backend commits 10 times a second; a PASS needs the upper bound on its p99 (one look at the end:
+     * fior_look_samples), or, with the point estimate accepted, the library's 100 samples */
     unsigned min = f->accept_point ? PROF_MIN_RUNTIME_S
-                                   : (unsigned)ceil(log((1 - f->confidence) / 2) / log(0.99) / 10.0) + 5;
+                                   : (unsigned)ceil((double)fior_look_samples(NULL, f->confidence) / 10.0) + 5;
     if (f->n && f->runtime_s && f->runtime_s < min) {
         cli_msg(err, errlen, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
                 "use --runtime %u or more%s", f->runtime_s, min, f->accept_point ? "" : " (or --accept-point-estimate)");

@@ -127,11 +127,10 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
             if (!o)
                 continue;
             rm_job_fill(o, j, jd);
-            if (j->nbins) {
-                uint64_t lo = 0, hi = UINT64_MAX;
-                fior_quantile_bound(j->bins, j->nbins, 0.99, f->confidence, &lo, NULL, &hi);
-                o->bound_lo_ns = lo;
-                o->bound_hi_ns = hi == UINT64_MAX ? RM_UNKNOWN : hi;
+            fior_look lk = {.size = sizeof lk}; /* the library's one-look bound on the job's judged percentile */
+            if (j->nbins && fior_look_bins(j->bins, j->nbins, c, j->role, f->confidence, 0, &lk) == FIOR_OK) {
+                o->bound_lo_ns = lk.lo_ns;
+                o->bound_hi_ns = lk.hi_ns == UINT64_MAX ? RM_UNKNOWN : lk.hi_ns;
             }
             /* two jobs of one role on a host (not what the profile makes): keep the worse one */
             if (slot && (rm_rank(o->verdict) < rm_rank(slot->verdict) ||

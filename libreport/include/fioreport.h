@@ -17,7 +17,7 @@
  *     moved or removed. They are read-only and library-owned: callers never allocate one, nor copy one by
  *     value (a copy would hold only the fields the caller's header knows). A program built against a newer
  *     header tests a field with FIOR_HAS(ptr, type, field) before reading it on an older 3.x library;
- *   - the structs the caller fills and hands in (fior_answer, fior_probe, fior_run_facts) start with
+ *   - the structs the caller fills and hands in (fior_answer, fior_probe, fior_run_facts, fior_look) start with
  *     `size_t size` too, which the caller sets to sizeof: the library reads and writes only what that holds;
  *   - every enum (fior_status, fior_format, fior_role, fior_verdict, …) may gain values: handle a `default:`.
  * Pointer lifetimes are stated at each function returning one. Strings described as "static" live for
@@ -412,18 +412,18 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
 /* ---- the sequential judge of a growing run (fior_monitor) ----
  * What `etcd-fio check` decides with, for an embedder: feed it the report of a growing fio run (each
  * --status-interval document: fior_json_stream_report) and it answers per role — WAL fdatasync, backend commit
- * — as soon as the p99 is known to lie below or above the threshold with the requested confidence: a
- * distribution-free bound (fior_quantile_bound) whose error is spent over repeated looks (look k of a side
- * spends alpha/2^(k+2), so each job's PASS and FAIL errors stay <= (1 - confidence)/2 whatever the number
- * of looks; looks at min_samples x 2^k for FAIL, from the first count where an upper bound can exist for
- * PASS). At the run's end, the facts of how it ended (given by the caller: it ran fio) turn the answers and
+ * — as soon as the p99 is known to lie below or above the threshold with the requested confidence: every
+ * document is a look, and each side (PASS, FAIL) tests the share of samples past the threshold with a
+ * distribution-free mixture likelihood ratio that is valid at every look (Ville's inequality), so each job's
+ * PASS and FAIL errors stay <= (1 - confidence)/2 whatever the number of looks; no decision before
+ * min_samples. At the run's end, the facts of how it ended (given by the caller: it ran fio) turn the answers and
  * the library's judgement of the final document into one verdict with its basis and reason.
  * Two phases (as check runs them): a monitor set heavy (fior_monitor_set_heavy) is phase 1 — a heavier load
  * than etcd's, which may only PASS, with a time guard against stalls its fast sample rate dilutes — and a
- * monitor continued from it (fior_monitor_continue) is phase 2: its PASS looks go on in the same error
- * sequence, and its first FIOR_PROBE_S seconds are the probe that confirms phase 1's PASS (p90 no slower
- * under etcd's load, no sample at the threshold) or not (then phase 2 decides alone). No clock, no I/O:
- * times are the caller's. */
+ * monitor continued from it (fior_monitor_continue) is phase 2: its PASS side spends the rest of the PASS
+ * error phase 1 did not have, and its first FIOR_PROBE_S seconds are the probe that confirms phase 1's
+ * PASS (p90 no slower under etcd's load, no sample at the threshold) or not (then phase 2 decides alone).
+ * No clock, no I/O: times are the caller's. */
 #define FIOR_PHASE1_MAX_S   10.0    /* phase 1's runtime: it gives up after this */
 #define FIOR_PHASE1_STATUS  "200ms" /* fio --status-interval for phase 1 and the probe (samples come fast) */
 #define FIOR_PROBE_S        2.0     /* seconds of phase 2 (from its first WAL sample) that confirm phase 1 */
@@ -459,8 +459,8 @@ FIOR_API fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, u
                                         uint64_t threshold_ns, uint64_t samples, double confidence,
                                         int accept_point, fior_basis *basis, char *why, size_t whylen);
 
-/* The sample count of the first PASS look for the q-quantile at this confidence (the first n where an upper
- * bound at the first look's spent error exists, at least min_samples): a run that cannot reach it can never
+/* The sample count of the first possible PASS for the q-quantile at this confidence (the first n where n
+ * samples all below the threshold decide it, at least min_samples): a run that cannot reach it can never
  * decide a PASS (check refuses a --max-time too short for it at etcd's 10 backend commits/s). */
 FIOR_API uint64_t fior_first_pass_samples(double q, double confidence, uint64_t min_samples);
 
@@ -475,14 +475,14 @@ FIOR_API const char   *fior_monitor_error(const fior_monitor *m);
 /* Setters, before the first fior_monitor_feed (FIOR_E_INVAL after it, or for a bad value): confidence per
  * job in [0.5, 0.9999]; accept_point (settable until fior_monitor_end): a bound that still straddles at the
  * end gives the point estimate's verdict; full: never advise a stop (decisions are still tracked); heavy: phase 1 (PASS only, the time
- * guard, gives up after two PASS looks); roles: the roles that must be decided (bit 1 << fior_role; default
+ * guard, an eighth of the PASS error, gives up when it cannot pass within twice its first possible PASS's samples); roles: the roles that must be decided (bit 1 << fior_role; default
  * WAL and backend; 1 << FIOR_ROLE_WAL alone asks the WAL question only). */
 FIOR_API fior_status   fior_monitor_set_confidence(fior_monitor *m, double confidence);
 FIOR_API fior_status   fior_monitor_set_accept_point(fior_monitor *m, int on);
 FIOR_API fior_status   fior_monitor_set_full(fior_monitor *m, int on);
 FIOR_API fior_status   fior_monitor_set_heavy(fior_monitor *m, int on);
 FIOR_API fior_status   fior_monitor_set_roles(fior_monitor *m, unsigned mask);
-/* Phase 2 after `phase1` (a heavy monitor, fed to its end): the PASS looks phase 1 spent continue here, and
+/* Phase 2 after `phase1` (a heavy monitor, fed to its end): the PASS error phase 1 had is not phase 2's, and
  * when phase 1 passed, its final distributions are kept for the probe. Before the first feed. */
 FIOR_API fior_status   fior_monitor_continue(fior_monitor *m, const fior_monitor *phase1);
 
@@ -516,7 +516,7 @@ typedef struct fior_answer {
     uint64_t      samples;             /* at the last feed */
     uint64_t      point_ns;            /* p99 point estimate (0: no samples) */
     uint64_t      lo_ns, hi_ns;        /* bound at the nominal confidence (hi UINT64_MAX: none yet) */
-    uint64_t      look_lo_ns, look_hi_ns; /* the bound the last look used (its spent-error confidence) */
+    uint64_t      look_lo_ns, look_hi_ns; /* the anytime bound the last look decided with (valid at every look) */
     double        look_confidence;
     unsigned      pass_looks, fail_looks;
     uint64_t      decided_samples;     /* samples when decided (0: not decided) */
@@ -584,6 +584,30 @@ FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_rol
 FIOR_API const char   *fior_outcome_role_reason(const fior_outcome *o, fior_role role);
 FIOR_API const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role);
 FIOR_API fior_status   fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns);
+
+/* ---- one look at a finished distribution (fleet, capacity) ----
+ * The criteria's percentile of a distribution — one job's json+ bins, or several pooled — judged against c's
+ * threshold for `role` (c NULL: the defaults) in one look at the end of a run: the point estimate (the first
+ * bin whose cumulative count reaches the percentile, as fio computes its own), the distribution-free bound at
+ * `confidence` (fior_quantile_bound: lo 0 and hi UINT64_MAX where the samples cannot bound it) and the bound
+ * rule's verdict on them (fior_bound_decide, given the point estimate's PASS or FAIL): UNKNOWN, basis NONE,
+ * without samples or with fewer than c's min_samples. FIOR_E_INVAL for out NULL (or its size too small),
+ * bins NULL with nbins, or a confidence outside (0, 1). Size-prefixed as fior_answer. */
+typedef struct fior_look {
+    size_t       size;
+    fior_verdict verdict;
+    fior_basis   basis;
+    uint64_t     samples, threshold_ns;
+    uint64_t     point_ns;              /* UINT64_MAX: no samples */
+    uint64_t     lo_ns, hi_ns;
+    char         why[320];              /* the bound rule's line when the basis is not BOUND, else "" */
+} fior_look;
+FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
+                                    double confidence, int accept_point, fior_look *out);
+/* The fewest samples (at least c's min_samples) whose one-look bound on c's percentile can have an upper end
+ * at `confidence` — all of them below the threshold: fewer can never be a PASS in one look. UINT64_MAX for a
+ * confidence outside (0, 1). */
+FIOR_API uint64_t    fior_look_samples(const fior_criteria *c, double confidence);
 
 #ifdef __cplusplus
 }
