@@ -117,6 +117,9 @@ static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, u
     else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
         snprintf(b, n, "%s p99 %s %s %s (%.4g %% bound %s..%s)", what, v, below ? "<" : ">=", t,
                  s->look_confidence * 100, lo, hi);
+    else if ((s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT) && s->n == 0 && samples >= min_syncs)
+        snprintf(b, n, "%s p99 %s from %llu samples, but the output has no latency bins to bound it with (fio "
+                 "writes them with --output-format=json+)", what, v, (unsigned long long)samples);
     else if (s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT)
         snprintf(b, n, "%s p99 %s, but only %llu samples (need %llu)", what, v, (unsigned long long)samples,
                  (unsigned long long)min_syncs);

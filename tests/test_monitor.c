@@ -407,6 +407,26 @@ static void cut_at_every_byte_with_a_lying_caller(void **state)
     free(buf);
 }
 
+/* fio's plain JSON (no json+ bins): the counts are there but nothing to bound a p99 with — unknown, and the
+ * reason says the bins are missing, not that the samples are too few (a real fio 3.36 output) */
+static void no_bins(void **state)
+{
+    (void)state;
+    fior_report *r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/fio-3.36/profile.json"), FIOR_OK);
+    fior_monitor *m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_feed(m, r, 20, NULL), FIOR_OK);
+    fior_run_facts f = {.size = sizeof f, .started = 1, .complete = 1, .runtime_s = 20, .duration_s = 20.1};
+    fior_outcome *o = fior_monitor_end(m, r, &f);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    const char *why = fior_outcome_reason(o);
+    if (!strstr(why, "no latency bins") || strstr(why, "but only"))
+        fail_msg("reason: %s", why);
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+    fior_report_free(r);
+}
+
 /* the bound rule at the end, one look: each rule, and the guard where bound and point disagree */
 static void bound_rule(void **state)
 {
@@ -450,7 +470,7 @@ int main(void)
         cmocka_unit_test(settings),  cmocka_unit_test(each_role_as_soon_as_decided), cmocka_unit_test(wal_only),
         cmocka_unit_test(fail_between_the_old_looks),
         cmocka_unit_test(phases),    cmocka_unit_test(end_facts), cmocka_unit_test(two_runs),
-        cmocka_unit_test(bound_rule),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
+        cmocka_unit_test(bound_rule), cmocka_unit_test(no_bins),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
         cmocka_unit_test(one_run_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
