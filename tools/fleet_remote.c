@@ -299,6 +299,20 @@ static int known(uint64_t v)
     return v != RM_UNKNOWN;
 }
 
+/* The fewest samples any upper bound on the percentile can come from at `confidence`: the library's one-look
+ * count (two-sided, at 2 x confidence - 1: the same tail as a one-sided bound at `confidence`), at least 1;
+ * 0 when it cannot say. */
+static uint64_t least_for_a_bound(const fior_criteria *c, double percentile, double confidence)
+{
+    fior_criteria *cq = fior_criteria_dup(c);
+    uint64_t need = 0;
+    if (cq && confidence > 0.5 && confidence < 1 && fior_criteria_set_percentile(cq, percentile) == FIOR_OK &&
+        fior_criteria_set_min_samples(cq, 1) == FIOR_OK)
+        need = fior_look_samples(cq, 2 * confidence - 1);
+    fior_criteria_free(cq);
+    return need == UINT64_MAX ? 0 : need;
+}
+
 /* Numbers no real run gives: quantiles out of order, a bound that does not hold its value, a median below
  * the physical floor (no flush to a disk is that fast: libfioreport's floor), or an upper bound on the p99
  * from fewer samples than any such bound needs (the largest of n samples is an upper bound at confidence
@@ -307,8 +321,7 @@ static int impossible(const fior_criteria *c, double confidence, const fleet_rem
                       const char *what, char *why, size_t n)
 {
     char a[32], b[32];
-    double q = rr->percentile / 100.0;
-    uint64_t need = q > 0 && q < 1 && confidence > 0 && confidence < 1 ? (uint64_t)ceil(log(1 - confidence) / log(q)) : 0;
+    uint64_t need = least_for_a_bound(c, rr->percentile, confidence);
     /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val: up to 1/32 above
      * the latency), so a p99 may stand a little above the exact max */
     uint64_t maxe = known(j->max_ns) ? j->max_ns + j->max_ns / 16 : RM_UNKNOWN;
