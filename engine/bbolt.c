@@ -244,9 +244,9 @@ static int write_pending(bb_db *db, char *err, size_t errlen)
     return 0;
 }
 
-int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char *err, size_t errlen)
+/* The name is one path component, the append share a percentage: -EINVAL otherwise. */
+static int check_args(const char *name, const bb_config *cfg, char *err, size_t errlen)
 {
-    *out = NULL;
     if (!name || !*name || strchr(name, '/') || strlen(name) > NAME_MAX) {
         snprintf(err, errlen, "bb_open: invalid file name '%s'", name ? name : "(null)");
         return -EINVAL;
@@ -255,14 +255,12 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         snprintf(err, errlen, "bb_open: append share %u%% is above 100%%", cfg->append_pct);
         return -EINVAL;
     }
-    bb_db *db = calloc(1, sizeof *db);
-    if (!db) {
-        snprintf(err, errlen, "bb_open %s: out of memory", name);
-        return -ENOMEM;
-    }
-    db->fd = -1;
-    db->dirfd = -1;
-    snprintf(db->name, sizeof db->name, "%s", name);
+    return 0;
+}
+
+/* The configuration with its defaults filled in: at least the 4 pages bbolt's init() writes. */
+static void set_config(bb_db *db, const bb_config *cfg)
+{
     if (cfg)
         db->cfg = *cfg;
     else
@@ -272,7 +270,11 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
     if (!db->cfg.max_txn_pages)
         db->cfg.max_txn_pages = BB_DEFAULT_MAX_TXN_PAGES;
     db->rng = db->cfg.seed ? db->cfg.seed : 0x62626f6c74ull;
+}
 
+/* The path for messages: the directory's path read from /proc/self/fd, or "<dirfd N>" without /proc. */
+static void set_path(bb_db *db, int dirfd, const char *name)
+{
     char link[64], dir[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
     ssize_t n = dirfd >= 0 ? readlink(link, dir, sizeof dir - 1) : -1;
@@ -282,14 +284,12 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
     } else {
         snprintf(db->path, sizeof db->path, "<dirfd %d>/%s", dirfd, name);
     }
+}
 
-    hist_init(&db->st.commit);
-    hist_init(&db->st.sync);
-    hist_init(&db->st.fdatasync);
-    hist_init(&db->st.grow);
-    hist_init(&db->st.pages_per_commit);
-
-    int rc;
+/* The transaction buffer: max_txn_pages page-aligned pages and their pending list. On failure frees db
+ * (nothing is open yet) and returns -ENOMEM. */
+static int alloc_txn_buffer(bb_db *db, char *err, size_t errlen)
+{
     db->arena_cap = db->cfg.max_txn_pages;
     db->pend = calloc(db->arena_cap, sizeof *db->pend);
     if (posix_memalign((void **)&db->arena, BB_PAGE, (size_t)db->arena_cap * BB_PAGE) != 0)
@@ -302,6 +302,14 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         free(db);
         return -ENOMEM;
     }
+    return 0;
+}
+
+/* A copy of the directory fd of db's own (bb_close unlinks the file through it), then the db file,
+ * created new (O_EXCL: never an existing file). On failure closes db. */
+static int open_file(bb_db *db, int dirfd, const char *name, char *err, size_t errlen)
+{
+    int rc;
     db->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (db->dirfd < 0) {
         rc = fail(err, errlen, errno, "dup of the directory of", db, NULL);
@@ -314,9 +322,14 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         bb_close(db, 0);
         return rc;
     }
+    return 0;
+}
 
-    /* bbolt's init(): meta 0 (txid 0), meta 1 (txid 1), an empty freelist page, an empty leaf, written
-     * with one pwrite, then fdatasync. */
+/* bbolt's init(): meta 0 (txid 0), meta 1 (txid 1), an empty freelist page, an empty leaf, written
+ * with one pwrite. */
+static int write_init_pages(bb_db *db, char *err, size_t errlen)
+{
+    int rc;
     unsigned char *b = db->arena;
     uint32_t init_pages = db->arena_cap >= 4 ? 4 : db->arena_cap;
     memset(b, 0, (size_t)init_pages * BB_PAGE);
@@ -336,8 +349,15 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         if (!rc)
             rc = pwrite_all(db, b, BB_PAGE, 3 * BB_PAGE, err, errlen);
     }
-    /* The used area the rewrites land in: real data pages, so a rewrite replaces allocated blocks as it
-     * does in a long-lived etcd db (a sparse hole would make it an allocating write). */
+    return rc;
+}
+
+/* The used area the rewrites land in: real data pages, so a rewrite replaces allocated blocks as it
+ * does in a long-lived etcd db (a sparse hole would make it an allocating write). */
+static int write_used_area(bb_db *db, char *err, size_t errlen)
+{
+    int rc = 0;
+    unsigned char *b = db->arena;
     for (uint64_t pg = 4; !rc && pg < db->cfg.initial_pages;) {
         uint64_t k = db->cfg.initial_pages - pg;
         if (k > db->arena_cap)
@@ -350,6 +370,42 @@ int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char
         rc = pwrite_all(db, b, (size_t)k * BB_PAGE, pg * BB_PAGE, err, errlen);
         pg += k;
     }
+    return rc;
+}
+
+int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = check_args(name, cfg, err, errlen);
+    if (rc)
+        return rc;
+    bb_db *db = calloc(1, sizeof *db);
+    if (!db) {
+        snprintf(err, errlen, "bb_open %s: out of memory", name);
+        return -ENOMEM;
+    }
+    db->fd = -1;
+    db->dirfd = -1;
+    snprintf(db->name, sizeof db->name, "%s", name);
+    set_config(db, cfg);
+    set_path(db, dirfd, name);
+
+    hist_init(&db->st.commit);
+    hist_init(&db->st.sync);
+    hist_init(&db->st.fdatasync);
+    hist_init(&db->st.grow);
+    hist_init(&db->st.pages_per_commit);
+
+    rc = alloc_txn_buffer(db, err, errlen);
+    if (rc)
+        return rc;
+    rc = open_file(db, dirfd, name, err, errlen);
+    if (rc)
+        return rc;
+    /* The initial pages, then one fdatasync (bbolt's init() ends with fdatasync). */
+    rc = write_init_pages(db, err, errlen);
+    if (!rc)
+        rc = write_used_area(db, err, errlen);
     if (!rc && sys_fdatasync(db->fd) != 0)
         rc = fail(err, errlen, errno, "fdatasync", db, NULL);
     if (rc) {

@@ -546,14 +546,10 @@ static int die_with_fio(struct thread_data *td, struct etcdwal_options *o)
     return 0;
 }
 
-static int etcdwal_init(struct thread_data *td)
+/* The job options the engine cannot honour: reads, trims, verify=, a first fill larger than a segment
+ * (1, with the message); a job without syncs is only warned about. */
+static int check_job(struct thread_data *td, struct etcdwal_options *o)
 {
-    struct etcdwal_options *o = td->eo;
-    eo_hide(td);
-    if (die_with_fio(td, o)) {
-        fill_release(o);
-        return 1;
-    }
     if (td_read(td) || td_trim(td)) {
         log_err("etcdwal: %s: only writes (rw=write/randwrite) and syncs are supported\n", job_name(td));
         return 1;
@@ -566,22 +562,20 @@ static int etcdwal_init(struct thread_data *td)
     if (!td->o.fdatasync_blocks && !td->o.fsync_blocks)
         log_err("etcdwal: %s: warning: without fdatasync=N (or fsync=N) fio issues no syncs: no WAL Save "
                 "or backend commit happens, nothing is synced or measured, no segment rolls over\n", job_name(td));
-    if (o->first_fill && o->mode == MODE_WAL && o->first_fill > (o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES)) {
+    unsigned long long seg = o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES;
+    if (o->first_fill && o->mode == MODE_WAL && o->first_fill > seg) {
         log_err("etcdwal: %s: etcd_first_segment_fill=%llu exceeds etcd_segment_bytes=%llu\n", job_name(td),
-                o->first_fill, o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES);
+                o->first_fill, seg);
         fill_release(o);
         return 1;
     }
-    struct etcdwal_ctx *c = calloc(1, sizeof *c);
-    if (!c) {
-        log_err("etcdwal: out of memory\n");
-        fill_release(o);
-        return 1;
-    }
-    c->pd.fd = c->pd.lock_fd = -1;
-    c->mode = (int)o->mode;
-    c->load = o->clients > 0;
-    td->io_ops_data = c;
+    return 0;
+}
+
+/* The closed-loop load (etcd_clients > 0): the WAL side's clients and entries, or the backend side's
+ * applies, both on the page shared between the jobs. -1 when the WAL side cannot start (load off). */
+static int load_init(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal_options *o)
+{
     if (c->load && !g_load_shared)
         log_err("etcdwal: %s: warning: no shared page for the closed-loop load (the WAL and backend jobs do not "
                 "see each other: no backend commit holds the applies)\n", job_name(td));
@@ -592,69 +586,83 @@ static int etcdwal_init(struct thread_data *td)
         if (ldr_wal_init(&c->lw, &lc, g_load_shared, c->err, sizeof c->err) != 0) {
             log_err("%s\n", c->err);
             c->load = 0;
-            c->pd.path[0] = 0;
-            goto fail;
+            return -1;
         }
     } else if (c->load) {
         ldr_be_init(&c->lb, g_load_shared, o->key_bytes, o->val_bytes);
     }
-    if (sys_interposers(c->interposers, sizeof c->interposers, NULL))
-        log_err("etcdwal: %s: warning: %s: these may replace file and sync calls in fio (the engine's own "
-                "syncs are raw system calls; etcd-fio check refuses such a run)\n", job_name(td), c->interposers);
+    return 0;
+}
 
+/* The job's private directory inside filename=/directory=, after removing the stale ones of dead runs
+ * (privdir_reap_stale, privdir.h). -1 with the message logged. */
+static int make_privdir(struct thread_data *td, struct etcdwal_ctx *c)
+{
     char parent[4096];
     if (parent_dir(td, parent, sizeof parent) != 0) {
         log_err("etcdwal: %s: filename=%s is not a regular file or directory; the engine writes its own "
                 "files, give it a directory (directory=DIR)\n", job_name(td), parent);
-        c->pd.path[0] = 0;
-        goto fail;
+        return -1;
     }
     privdir_reap_stale(parent);
     if (privdir_create(&c->pd, parent, job_name(td), getpid(), c->err, sizeof c->err) != 0) {
         log_err("etcdwal: %s\n", c->err);
-        c->pd.path[0] = 0;
-        goto fail;
+        return -1;
     }
-    if (c->mode == MODE_WAL) {
-        wal_config cfg = {
-            .segment_bytes = o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES,
-            .prealloc_mode = (int)o->prealloc,
-            .max_entry_bytes = c->load && c->lw.entry_bytes > td_max_bs(td) ? c->lw.entry_bytes : (size_t)td_max_bs(td),
-            .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
-            .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
-            .dir_label = c->pd.path,
-            /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does
-             * (a writev from fio's buffer cost more in the kernel than the copy: bench/README.md, issue 17). */
-            .first_fill_bytes = o->first_fill,
-            .cancel = &td->terminate,
-        };
-        c->have_wal = 1;
-        int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);
-        fill_release(o);
-        if (rc != 0) {
-            log_err("etcdwal: %s\n", c->err);
-            goto fail;
-        }
-    } else {
-        bb_config cfg = {
-            .append_pct = o->append_pct,
-            .initial_pages = 0,
-            .seed = (uint64_t)td->thread_number * 0x9e3779b97f4a7c15ull + 1,
-        };
-        if (bb_open(&c->db, c->pd.fd, "db", &cfg, c->err, sizeof c->err) != 0) {
-            log_err("etcdwal: %s (in %s)\n", c->err, c->pd.path);
-            c->db = NULL;
-            goto fail;
-        }
-    }
-    fill_wait(td);
     return 0;
-fail:
+}
+
+/* The WAL job's files: the first segment (and its first fill), then the fill gate is released for the
+ * jobs waiting on it. -1 with the message logged. */
+static int open_wal(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal_options *o)
+{
+    wal_config cfg = {
+        .segment_bytes = o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES,
+        .prealloc_mode = (int)o->prealloc,
+        .max_entry_bytes = c->load && c->lw.entry_bytes > td_max_bs(td) ? c->lw.entry_bytes : (size_t)td_max_bs(td),
+        .node_id = 0x2e1259d415f2a040ull, /* any fixed member/cluster id: only its size matters */
+        .cluster_id = 0xcdc3a4c2e8e3b1e5ull,
+        .dir_label = c->pd.path,
+        /* The payload is copied into the page buffer, which goes out in one write(2) as etcd's does
+         * (a writev from fio's buffer cost more in the kernel than the copy: bench/README.md, issue 17). */
+        .first_fill_bytes = o->first_fill,
+        .cancel = &td->terminate,
+    };
+    c->have_wal = 1;
+    int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);
+    fill_release(o);
+    if (rc != 0) {
+        log_err("etcdwal: %s\n", c->err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The backend job's db file, seeded per job so two backend jobs pick different pages. -1 with the
+ * message logged. */
+static int open_db(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal_options *o)
+{
+    bb_config cfg = {
+        .append_pct = o->append_pct,
+        .initial_pages = 0,
+        .seed = (uint64_t)td->thread_number * 0x9e3779b97f4a7c15ull + 1,
+    };
+    if (bb_open(&c->db, c->pd.fd, "db", &cfg, c->err, sizeof c->err) != 0) {
+        log_err("etcdwal: %s (in %s)\n", c->err, c->pd.path);
+        c->db = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A failed init undoes itself, so nothing is left behind even if fio skips cleanup; cleanup then only
+ * frees c. */
+static void init_undo(struct etcdwal_ctx *c, struct etcdwal_options *o)
+{
     fill_release(o);
     if (c->load && c->mode == MODE_WAL)
         ldr_wal_free(&c->lw);
     c->load = 0;
-    /* undo here, so nothing is left behind even if fio skips cleanup; cleanup then only frees c */
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
         c->have_wal = 0;
@@ -666,6 +674,45 @@ fail:
     if (c->pd.fd >= 0)
         privdir_remove(&c->pd);
     c->pd.path[0] = 0;
+}
+
+static int etcdwal_init(struct thread_data *td)
+{
+    struct etcdwal_options *o = td->eo;
+    eo_hide(td);
+    if (die_with_fio(td, o)) {
+        fill_release(o);
+        return 1;
+    }
+    if (check_job(td, o))
+        return 1;
+    struct etcdwal_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        log_err("etcdwal: out of memory\n");
+        fill_release(o);
+        return 1;
+    }
+    c->pd.fd = c->pd.lock_fd = -1;
+    c->mode = (int)o->mode;
+    c->load = o->clients > 0;
+    td->io_ops_data = c;
+    if (load_init(td, c, o) != 0) {
+        c->pd.path[0] = 0;
+        goto fail;
+    }
+    if (sys_interposers(c->interposers, sizeof c->interposers, NULL))
+        log_err("etcdwal: %s: warning: %s: these may replace file and sync calls in fio (the engine's own "
+                "syncs are raw system calls; etcd-fio check refuses such a run)\n", job_name(td), c->interposers);
+    if (make_privdir(td, c) != 0) {
+        c->pd.path[0] = 0;
+        goto fail;
+    }
+    if ((c->mode == MODE_WAL ? open_wal(td, c, o) : open_db(td, c, o)) != 0)
+        goto fail;
+    fill_wait(td);
+    return 0;
+fail:
+    init_undo(c, o);
     return 1;
 }
 

@@ -90,83 +90,94 @@ void fleet_apply_bound(const fleet *f, rm_host *h)
         cli_msg(h->reason, sizeof h->reason, "%s", why);
 }
 
-void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
-                 const char *why, rm_run *r)
+/* a is worse than b: a lower verdict rank, or the same verdict nearer to (or further over) its limit */
+static int job_worse(const rm_job *a, const rm_job *b)
 {
-    fior_result *res = rep ? fior_judge(rep, c) : NULL;
-    for (size_t i = 0; i < f->n; i++) {
-        const fleet_host *fh = &f->h[i];
-        rm_host *h = rm_add_host(r);
-        if (!h)
-            break;
-        cli_msg(h->host, sizeof h->host, "%s", fh->name);
-        h->port = fh->port;
-        cli_msg(h->dir, sizeof h->dir, "%s", fh->dir[0] ? fh->dir : f->dir);
-        cli_msg(h->server_hostname, sizeof h->server_hostname, "%s", fh->server_name);
-        cli_msg(h->fio_version, sizeof h->fio_version, "%s", fh->fio_version);
-        if (fh->st != HS_OK) {
-            cli_msg(h->status, sizeof h->status, "%s", fleet_status_name(fh->st));
-            cli_msg(h->reason, sizeof h->reason, "%s", fh->msg);
+    return rm_rank(a->verdict) < rm_rank(b->verdict) || (a->verdict == b->verdict && ratio(a) > ratio(b));
+}
+
+/* The host's identity in the report: name, port, directory (its own or the fleet's), what its server said
+ * of itself. */
+static void host_identity(const fleet *f, const fleet_host *fh, rm_host *h)
+{
+    cli_msg(h->host, sizeof h->host, "%s", fh->name);
+    h->port = fh->port;
+    cli_msg(h->dir, sizeof h->dir, "%s", fh->dir[0] ? fh->dir : f->dir);
+    cli_msg(h->server_hostname, sizeof h->server_hostname, "%s", fh->server_name);
+    cli_msg(h->fio_version, sizeof h->fio_version, "%s", fh->fio_version);
+}
+
+/* The judged jobs of fio's client_stats that ran on this host (by host name and port), one per role, each
+ * with the library's bound on its judged percentile. */
+static void host_jobs(const fleet *f, const fior_report *rep, const fior_result *res, const fior_criteria *c,
+                      const fleet_host *fh, rm_host *h)
+{
+    for (size_t k = 0; res && k < fior_report_njobs(rep); k++) {
+        const fior_job *j = fior_report_job(rep, k);
+        const fior_judgement *jd = fior_result_job(res, k);
+        /* fio's aggregate carries the last client's host and port; it is not a host */
+        if (j->name && !strcmp(j->name, "All clients"))
             continue;
-        }
-        for (size_t k = 0; res && k < fior_report_njobs(rep); k++) {
-            const fior_job *j = fior_report_job(rep, k);
-            const fior_judgement *jd = fior_result_job(res, k);
-            /* fio's aggregate carries the last client's host and port; it is not a host */
-            if (j->name && !strcmp(j->name, "All clients"))
-                continue;
-            if (!j->host || strcmp(j->host, fh->name) || j->port != fh->port || jd->verdict == FIOR_NOT_JUDGED)
-                continue;
-            rm_job tmp;
-            rm_job_init(&tmp);
-            rm_job *slot = NULL;
-            for (size_t s = 0; s < h->njobs; s++)
-                if (h->jobs[s].role == j->role)
-                    slot = &h->jobs[s];
-            rm_job *o = slot ? &tmp : rm_add_job(h);
-            if (!o)
-                continue;
-            rm_job_fill(o, j, jd);
-            fior_look lk = {.size = sizeof lk}; /* the library's one-look bound on the job's judged percentile */
-            if (j->nbins && fior_look_bins(j->bins, j->nbins, c, j->role, f->confidence, 0, &lk) == FIOR_OK) {
-                o->bound_lo_ns = lk.lo_ns;
-                o->bound_hi_ns = lk.hi_ns == UINT64_MAX ? RM_UNKNOWN : lk.hi_ns;
-            }
-            /* two jobs of one role on a host (not what the profile makes): keep the worse one */
-            if (slot && (rm_rank(o->verdict) < rm_rank(slot->verdict) ||
-                         (o->verdict == slot->verdict && ratio(o) > ratio(slot))))
-                *slot = *o;
-        }
-        int has_wal = 0;
+        if (!j->host || strcmp(j->host, fh->name) || j->port != fh->port || jd->verdict == FIOR_NOT_JUDGED)
+            continue;
+        rm_job tmp;
+        rm_job_init(&tmp);
+        rm_job *slot = NULL;
         for (size_t s = 0; s < h->njobs; s++)
-            has_wal |= h->jobs[s].role == FIOR_ROLE_WAL;
-        if (interrupted) {
-            cli_msg(h->status, sizeof h->status, "interrupted");
-            cli_msg(h->reason, sizeof h->reason, "%s; a shortened run is not judged", why && *why ? why : "interrupted");
-            for (size_t s = 0; s < h->njobs; s++)
-                h->jobs[s].verdict = FIOR_UNKNOWN;
+            if (h->jobs[s].role == j->role)
+                slot = &h->jobs[s];
+        rm_job *o = slot ? &tmp : rm_add_job(h);
+        if (!o)
             continue;
+        rm_job_fill(o, j, jd);
+        fior_look lk = {.size = sizeof lk}; /* the library's one-look bound on the job's judged percentile */
+        if (j->nbins && fior_look_bins(j->bins, j->nbins, c, j->role, f->confidence, 0, &lk) == FIOR_OK) {
+            o->bound_lo_ns = lk.lo_ns;
+            o->bound_hi_ns = lk.hi_ns == UINT64_MAX ? RM_UNKNOWN : lk.hi_ns;
         }
-        if (!has_wal) {
-            cli_msg(h->status, sizeof h->status, "no-results");
-            cli_msg(h->reason, sizeof h->reason, "no WAL job results from this host");
-            explain_missing(fh, raw, h->reason, sizeof h->reason);
-            continue;
-        }
-        cli_msg(h->status, sizeof h->status, "judged");
-        /* the reason of the job that decided the host's verdict */
-        const rm_job *dec = NULL;
-        for (size_t s = 0; s < h->njobs; s++) {
-            const rm_job *j = &h->jobs[s];
-            if (!dec || rm_rank(j->verdict) < rm_rank(dec->verdict) ||
-                (j->verdict == dec->verdict && ratio(j) > ratio(dec)))
-                dec = j;
-        }
-        cli_msg(h->reason, sizeof h->reason, "%s: %s", dec->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", dec->reason);
-        fleet_apply_bound(f, h);
+        /* two jobs of one role on a host (not what the profile makes): keep the worse one */
+        if (slot && job_worse(o, slot))
+            *slot = *o;
     }
-    fior_result_free(res);
-    qsort(r->hosts, r->nhosts, sizeof *r->hosts, host_cmp);
+}
+
+/* The host's status and verdict from its jobs: unknown after an interrupted run (never a PASS from a
+ * shortened run) or without a WAL job (with the server's own message); otherwise judged, with the reason
+ * of the job that decided it, and the bound rule applied. */
+static void host_verdict(const fleet *f, const fleet_host *fh, const char *raw, int interrupted, const char *why,
+                         rm_host *h)
+{
+    int has_wal = 0;
+    for (size_t s = 0; s < h->njobs; s++)
+        has_wal |= h->jobs[s].role == FIOR_ROLE_WAL;
+    if (interrupted) {
+        cli_msg(h->status, sizeof h->status, "interrupted");
+        cli_msg(h->reason, sizeof h->reason, "%s; a shortened run is not judged", why && *why ? why : "interrupted");
+        for (size_t s = 0; s < h->njobs; s++)
+            h->jobs[s].verdict = FIOR_UNKNOWN;
+        return;
+    }
+    if (!has_wal) {
+        cli_msg(h->status, sizeof h->status, "no-results");
+        cli_msg(h->reason, sizeof h->reason, "no WAL job results from this host");
+        explain_missing(fh, raw, h->reason, sizeof h->reason);
+        return;
+    }
+    cli_msg(h->status, sizeof h->status, "judged");
+    /* the reason of the job that decided the host's verdict */
+    const rm_job *dec = NULL;
+    for (size_t s = 0; s < h->njobs; s++) {
+        const rm_job *j = &h->jobs[s];
+        if (!dec || job_worse(j, dec))
+            dec = j;
+    }
+    cli_msg(h->reason, sizeof h->reason, "%s: %s", dec->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", dec->reason);
+    fleet_apply_bound(f, h);
+}
+
+/* The run's verdict and basis are the worst host's; its reason counts the hosts per verdict. */
+static void run_summary(rm_run *r, int interrupted, const char *why)
+{
     rm_finish(r);
     r->basis = RM_BASIS_NONE; /* the worst host's */
     for (size_t i = 0; i < r->nhosts; i++)
@@ -179,4 +190,27 @@ void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const 
         n[rm_rank(r->hosts[i].verdict)]++;
     cli_msg(r->reason, sizeof r->reason, "%zu hosts: %zu fail, %zu unknown, %zu pass%s%s", r->nhosts, n[0],
             n[1] + n[2], n[3], interrupted ? "; " : "", interrupted ? (why && *why ? why : "interrupted") : "");
+}
+
+void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
+                 const char *why, rm_run *r)
+{
+    fior_result *res = rep ? fior_judge(rep, c) : NULL;
+    for (size_t i = 0; i < f->n; i++) {
+        const fleet_host *fh = &f->h[i];
+        rm_host *h = rm_add_host(r);
+        if (!h)
+            break;
+        host_identity(f, fh, h);
+        if (fh->st != HS_OK) {
+            cli_msg(h->status, sizeof h->status, "%s", fleet_status_name(fh->st));
+            cli_msg(h->reason, sizeof h->reason, "%s", fh->msg);
+            continue;
+        }
+        host_jobs(f, rep, res, c, fh, h);
+        host_verdict(f, fh, raw, interrupted, why, h);
+    }
+    fior_result_free(res);
+    qsort(r->hosts, r->nhosts, sizeof *r->hosts, host_cmp);
+    run_summary(r, interrupted, why);
 }

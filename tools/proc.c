@@ -78,6 +78,99 @@ static void close_pair(int fd[2])
         }
 }
 
+/* The child starts with default SIGINT/SIGTERM handling and nothing blocked, whatever ours are. SIGPIPE
+ * keeps our disposition: check ignores it, and so does its fio then — when check dies, fio's "terminating
+ * on signal" line goes to a pipe nobody reads, and with SIGPIPE fatal fio would die there, before it ends
+ * its jobs (see the pdeathsig in pdeathsig_argv). PROC_NEW_SESSION: setsid in the child. */
+static void set_spawn_attrs(posix_spawnattr_t *at, int flags)
+{
+    sigset_t def, none;
+    sigemptyset(&def);
+    sigaddset(&def, SIGINT);
+    sigaddset(&def, SIGTERM);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(at, &def);
+    posix_spawnattr_setsigmask(at, &none);
+    posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
+                                     (flags & PROC_NEW_SESSION ? POSIX_SPAWN_SETSID : 0));
+}
+
+/* The child's fds 0, 1, 2: its pipe ends, a new file (O_EXCL|O_NOFOLLOW: never an existing one),
+ * stdout for stderr, or /dev/null for stdin; anything else is inherited. */
+static void add_redirects(posix_spawn_file_actions_t *fa, proc_io in, proc_io out, proc_io err_io,
+                          const int ifd[2], const int pfd[2], const int efd[2])
+{
+    const int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    if (in.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(fa, ifd[0], 0);
+    else
+        posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+    if (out.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(fa, pfd[1], 1);
+    else if (out.kind == PROC_FILE)
+        posix_spawn_file_actions_addopen(fa, 1, out.path, fl & ~O_CLOEXEC, 0600);
+    if (err_io.kind == PROC_PIPE)
+        posix_spawn_file_actions_adddup2(fa, efd[1], 2);
+    else if (err_io.kind == PROC_FILE)
+        posix_spawn_file_actions_addopen(fa, 2, err_io.path, fl & ~O_CLOEXEC, 0600);
+    else if (err_io.kind == PROC_TO_STDOUT)
+        posix_spawn_file_actions_adddup2(fa, 1, 2);
+}
+
+/* The argv the child runs under setpriv, and the paths it points into. */
+typedef struct spawn_argv {
+    const char *av[64 + 5];
+    char exe[4096], sp[4096];
+} spawn_argv;
+
+/* The child must not outlive us: if etcd-fio is SIGKILLed (OOM killer, kubelet), a fio left running
+ * would write on in etcd's data directory until its runtime and then leave its files (fio's job
+ * processes sit in sessions of their own). posix_spawn cannot set PR_SET_PDEATHSIG, so the child is
+ * started through util-linux's `setpriv --pdeathsig SIG` (Essential in Debian) where there is one.
+ * SIGTERM by default: a fio --client then tells its servers to stop. PROC_DIE_KILL: SIGKILL, for a fio
+ * whose jobs die with it (threads; the engine's job processes, which end on their own death signal and
+ * remove their files) — a stopped fio (SIGSTOP) never acts on a SIGTERM, and its jobs would write on.
+ * Sets *run to sa->av when it wraps; -1 with the message when argv[0] is not on PATH. */
+static int pdeathsig_argv(const char *const argv[], int flags, spawn_argv *sa, const char *const **run, char *err,
+                          size_t errlen)
+{
+    size_t na = 0;
+    while (argv[na] && na < 64)
+        na++;
+    if (!argv[na] && !in_path(argv[0], sa->exe, sizeof sa->exe)) {
+        snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(ENOENT));
+        return -1;
+    } else if (!argv[na] && !getenv("ETCD_FIO_NO_PDEATHSIG") && in_path("setpriv", sa->sp, sizeof sa->sp)) {
+        sa->av[0] = sa->sp;
+        sa->av[1] = "--pdeathsig";
+        sa->av[2] = flags & PROC_DIE_KILL ? "KILL" : "TERM";
+        sa->av[3] = "--";
+        sa->av[4] = sa->exe;
+        for (size_t i = 1; i <= na; i++)
+            sa->av[4 + i] = argv[i];
+        *run = sa->av;
+    }
+    return 0;
+}
+
+/* After the spawn: our ends of the pipes kept, the child's closed, and a pidfd (when the kernel has
+ * them) for signals that cannot hit a reused pid. */
+static void keep_parent_ends(proc *p, int ifd[2], int pfd[2], int efd[2])
+{
+    if (ifd[0] >= 0)
+        close(ifd[0]);
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    if (efd[1] >= 0)
+        close(efd[1]);
+    p->out_fd = pfd[0];
+    p->err_fd = efd[0];
+    p->in_fd = ifd[1];
+    p->pidfd = pidfd_open_(p->pid);
+    if (p->pidfd >= 0)
+        fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+}
+
 int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, proc_io err_io, int flags, char *err,
                   size_t errlen)
 {
@@ -91,66 +184,18 @@ int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, pr
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawnattr_init(&at);
-    /* the child starts with default SIGINT/SIGTERM handling and nothing blocked, whatever ours are. SIGPIPE
-     * keeps our disposition: check ignores it, and so does its fio then — when check dies, fio's
-     * "terminating on signal" line goes to a pipe nobody reads, and with SIGPIPE fatal fio would die there,
-     * before it ends its jobs (see the pdeathsig below). */
-    sigset_t def, none;
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
-                                      (flags & PROC_NEW_SESSION ? POSIX_SPAWN_SETSID : 0));
-    const int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    set_spawn_attrs(&at, flags);
     int rc = 0;
     if ((in.kind == PROC_PIPE && pipe2(ifd, O_CLOEXEC) != 0) || (out.kind == PROC_PIPE && pipe2(pfd, O_CLOEXEC) != 0) ||
         (err_io.kind == PROC_PIPE && pipe2(efd, O_CLOEXEC) != 0)) {
         snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
         rc = -1;
     }
-    if (in.kind == PROC_PIPE)
-        posix_spawn_file_actions_adddup2(&fa, ifd[0], 0);
-    else
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (out.kind == PROC_PIPE)
-        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-    else if (out.kind == PROC_FILE)
-        posix_spawn_file_actions_addopen(&fa, 1, out.path, fl & ~O_CLOEXEC, 0600);
-    if (err_io.kind == PROC_PIPE)
-        posix_spawn_file_actions_adddup2(&fa, efd[1], 2);
-    else if (err_io.kind == PROC_FILE)
-        posix_spawn_file_actions_addopen(&fa, 2, err_io.path, fl & ~O_CLOEXEC, 0600);
-    else if (err_io.kind == PROC_TO_STDOUT)
-        posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    /* The child must not outlive us: if etcd-fio is SIGKILLed (OOM killer, kubelet), a fio left running
-     * would write on in etcd's data directory until its runtime and then leave its files (fio's job
-     * processes sit in sessions of their own). posix_spawn cannot set PR_SET_PDEATHSIG, so the child is
-     * started through util-linux's `setpriv --pdeathsig SIG` (Essential in Debian) where there is one.
-     * SIGTERM by default: a fio --client then tells its servers to stop. PROC_DIE_KILL: SIGKILL, for a fio
-     * whose jobs die with it (threads; the engine's job processes, which end on their own death signal and
-     * remove their files) — a stopped fio (SIGSTOP) never acts on a SIGTERM, and its jobs would write on. */
-    const char *av[64 + 5];
+    add_redirects(&fa, in, out, err_io, ifd, pfd, efd);
+    spawn_argv sa;
     const char *const *run = argv;
-    char exe[4096], sp[4096];
-    size_t na = 0;
-    while (argv[na] && na < 64)
-        na++;
-    if (!rc && !argv[na] && !in_path(argv[0], exe, sizeof exe)) {
-        snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(ENOENT));
-        rc = -1;
-    } else if (!rc && !argv[na] && !getenv("ETCD_FIO_NO_PDEATHSIG") && in_path("setpriv", sp, sizeof sp)) {
-        av[0] = sp;
-        av[1] = "--pdeathsig";
-        av[2] = flags & PROC_DIE_KILL ? "KILL" : "TERM";
-        av[3] = "--";
-        av[4] = exe;
-        for (size_t i = 1; i <= na; i++)
-            av[4 + i] = argv[i];
-        run = av;
-    }
+    if (!rc)
+        rc = pdeathsig_argv(argv, flags, &sa, &run, err, errlen);
     if (!rc) {
         int e = posix_spawnp(&p->pid, run[0], &fa, &at, (char *const *)run, environ);
         if (e) {
@@ -167,18 +212,7 @@ int proc_start_io(proc *p, const char *const argv[], proc_io in, proc_io out, pr
         close_pair(ifd);
         return -1;
     }
-    if (ifd[0] >= 0)
-        close(ifd[0]);
-    if (pfd[1] >= 0)
-        close(pfd[1]);
-    if (efd[1] >= 0)
-        close(efd[1]);
-    p->out_fd = pfd[0];
-    p->err_fd = efd[0];
-    p->in_fd = ifd[1];
-    p->pidfd = pidfd_open_(p->pid);
-    if (p->pidfd >= 0)
-        fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+    keep_parent_ends(p, ifd, pfd, efd);
     return 0;
 }
 
