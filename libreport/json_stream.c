@@ -31,7 +31,8 @@ static int same_str(const char *a, const char *b)
  * - the same jobs (name, group, host, port), and a later timestamp: to the millisecond (timestamp_ms)
  *   strictly later; client/server output has whole seconds only, where two documents may share one;
  * - per job, I/O counts (write total_ios + sync N) and job_runtime never go down, and one of the two sums
- *   goes up (a stalled disk does no I/O between two documents, but the jobs' runtime still grows);
+ *   goes up (a stalled disk does no I/O between two documents, but the jobs' runtime still grows) — or,
+ *   after a signal line and a document, stays the same (the jobs were stopped);
  * - the same fio process: timestamp − "elapsed" (seconds since fio started, rounded up, eta.c; read a
  *   moment after the timestamp, stat.c) is fio's start, so two documents of one run agree on it to within
  *   a second, two when the status thread was held up (whole-second timestamps: one more). */
@@ -74,6 +75,10 @@ static int same_run(const fior_json_stream *s, const jdoc *d, const fior_report 
                 return 0;
         }
     }
+    /* After fio's "terminating on signal" line its jobs stop: the status thread may still print a document
+     * before the final one (backend.c sig_int only sets flags), both with the same counts and runtimes */
+    if (s->run_signal && s->run_after && after == before && rt_after == rt_before)
+        return 1;
     return after > before || rt_after > rt_before;
 }
 

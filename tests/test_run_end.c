@@ -262,6 +262,21 @@ static void the_callers_own_stop(void **state)
     assert_int_equal(fior_criteria_caller_stop(c), SIGINT);
     assert_int_equal(tj_judge(r, c), FIOR_PASS);
     fior_report_free(r);
+    /* after the signal line fio's status thread printed one more document before the final one, both with
+     * the stopped jobs' same counts (a real check --wal-only, fio 3.33): one run, stopped by the caller's
+     * SIGINT and judged — it was read as a second run whose jobs "died" */
+    r = parse_ok(FX("fio-3.33-sigint-two-after.json"));
+    assert_int_equal(fior_report_njobs(r), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        assert_int_equal(j->run, 0);
+        if (j->end != FIOR_END_STOPPED || j->end_signal != SIGINT)
+            fail_msg("%s: end %s, signal %d (%s)", j->name, fior_end_name(j->end), j->end_signal, j->end_reason);
+    }
+    tj_judge(r, c); /* the WAL job judged on its figures (the backend has 30 commits: too few) */
+    if (JV(0).verdict != FIOR_PASS)
+        fail_msg("%s", JV(0).reason);
+    fior_report_free(r);
     /* a stream cut after its interim document stays unknown whoever stopped fio */
     r = parse_ok(FX("fio-3.33-status-kill.json"));
     assert_int_equal(tj_judge(r, c), FIOR_UNKNOWN);
