@@ -566,7 +566,6 @@ static int check_job(struct thread_data *td, struct etcdwal_options *o)
     if (o->first_fill && o->mode == MODE_WAL && o->first_fill > seg) {
         log_err("etcdwal: %s: etcd_first_segment_fill=%llu exceeds etcd_segment_bytes=%llu\n", job_name(td),
                 o->first_fill, seg);
-        fill_release(o);
         return 1;
     }
     return 0;
@@ -684,8 +683,10 @@ static int etcdwal_init(struct thread_data *td)
         fill_release(o);
         return 1;
     }
-    if (check_job(td, o))
+    if (check_job(td, o)) {
+        fill_release(o); /* a refused job never fills: the others must not wait for it */
         return 1;
+    }
     struct etcdwal_ctx *c = calloc(1, sizeof *c);
     if (!c) {
         log_err("etcdwal: out of memory\n");

@@ -102,5 +102,21 @@ rc=$?
 grep -q 'etcd_first_segment_fill=4000001 exceeds etcd_segment_bytes=4000000' "$WORK/out2" || fail "no clear message: $(grep etcdwal "$WORK/out2" | head -2)"
 [ -z "$(ls -A "$D2")" ] || fail "left behind: $(ls -A "$D2")"
 
+# a job refused at init (rw=read, verify=) beside a WAL job with a fill: the refused job never fills, so the
+# other must not wait for it (it waited FILL_WAIT_MAX_S, 600 s); bounded at 60 s here, a hang, not a timing
+D3=$WORK/dir3
+mkdir -p "$D3"
+for refused in --rw=read --verify=crc32c; do
+  timeout -k 5 60 "$FIO" --ioengine=external:"$ENGINE" --directory="$D3" --bs=2300 --fdatasync=1 --size=200k \
+    --etcd_first_segment_fill=1000000 --name=bad --rw=write $refused --name=good --rw=write \
+    --output-format=json --output="$WORK/out3.json" > "$WORK/out3" 2>&1
+  rc=$?
+  { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && fail "$refused beside a filling job: fio still waiting after 60 s"
+  grep -q 'etcdwal: bad: ' "$WORK/out3" || fail "$refused: no refusal of job bad: $(grep etcdwal "$WORK/out3" | head -2)"
+  jq -e '.jobs[] | select(.jobname == "good") | .sync.lat_ns.N > 0' "$WORK/out3.json" > /dev/null 2>&1 ||
+    fail "$refused: job good did not run its syncs"
+done
+[ -z "$(ls -A "$D3")" ] || fail "left behind: $(ls -A "$D3")"
+
 [ $bad -eq 0 ] && echo "ok: it_engine_fill"
 exit $((bad > 0))
