@@ -509,6 +509,11 @@ static void etcdwal_cleanup(struct thread_data *td)
         int rc = privdir_remove(&c->pd);
         if (rc != 0)
             log_err("etcdwal: rmdir(%s): %s\n", c->pd.path, strerror(-rc));
+        /* A sibling job SIGKILLed (the OOM killer) left its directory, its lock free. fio's main process
+         * reaps it when it ends (etcdwal_end), but a fio --server runs the jobs in a process that ends with
+         * _exit (server.c handle_run_cmd: no destructor): each job that ends reaps them too, by the rule
+         * init's reaper uses (privdir_reap_stale: our mark, a free lock, our files only). */
+        privdir_reap_stale(c->pd.parent);
     }
     if (c->load && c->mode == MODE_WAL)
         ldr_wal_free(&c->lw);
