@@ -474,6 +474,56 @@ static void eo_unhide(struct thread_data *td)
     g_job_eo = NULL;
 }
 
+/* A job process stopped (SIGSTOP; a tracer gone) when fio dies keeps the SIGTERM of its death signal
+ * (die_with_fio) pending, and its files in DIR, until someone continues it. A job that ends continues its
+ * siblings of this engine (their pids are in fio's shared thread_data) that are stopped with a SIGTERM
+ * pending (/proc/PID/status): each then acts on it, and its cleanup removes its files. A stopped sibling
+ * without a pending SIGTERM is left as it is. */
+static int stopped_with_term(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int stopped = 0, term = 0;
+    unsigned long long mask;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "State:", 6))
+            stopped = strchr(line, 'T') != NULL;
+        else if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+                 (mask >> (SIGTERM - 1) & 1))
+            term = 1;
+    }
+    fclose(f);
+    return stopped && term;
+}
+
+static int etcdwal_init(struct thread_data *td);
+
+static void wake_one(struct thread_data *sib, const struct thread_data *me)
+{
+    if (sib != me && sib->pid > 0 && sib->pid != getpid() && sib->io_ops && sib->io_ops->init == etcdwal_init &&
+        sib->runstate >= TD_INITIALIZED && sib->runstate < TD_EXITED && stopped_with_term(sib->pid))
+        kill(sib->pid, SIGCONT);
+}
+
+static void wake_siblings(const struct thread_data *me)
+{
+    if (me->o.use_thread)
+        return;
+#ifdef end_for_each /* fio >= 3.35: the loop declares td itself */
+    for_each_td(td) {
+        wake_one(td, me);
+    } end_for_each();
+#else
+    struct thread_data *td;
+    int i;
+    for_each_td(td, i)
+        wake_one(td, me);
+#endif
+}
+
 static void etcdwal_cleanup(struct thread_data *td)
 {
     eo_unhide(td);
@@ -509,7 +559,13 @@ static void etcdwal_cleanup(struct thread_data *td)
         int rc = privdir_remove(&c->pd);
         if (rc != 0)
             log_err("etcdwal: rmdir(%s): %s\n", c->pd.path, strerror(-rc));
+        /* A sibling job SIGKILLed (the OOM killer) left its directory, its lock free. fio's main process
+         * reaps it when it ends (etcdwal_end), but a fio --server runs the jobs in a process that ends with
+         * _exit (server.c handle_run_cmd: no destructor): each job that ends reaps them too, by the rule
+         * init's reaper uses (privdir_reap_stale: our mark, a free lock, our files only). */
+        privdir_reap_stale(c->pd.parent);
     }
+    wake_siblings(td);
     if (c->load && c->mode == MODE_WAL)
         ldr_wal_free(&c->lw);
     free(c);

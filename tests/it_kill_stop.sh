@@ -8,6 +8,8 @@
 #  2. fio's main process SIGSTOPped, then etcd-fio alone SIGKILLed: no writer and DIR clean soon after.
 #     Without the fix the SIGTERM fio gets for etcd-fio's death stays pending on the stopped fio and its job
 #     processes write on until their runtime.
+#  2c. one job process SIGSTOPped, then etcd-fio's group SIGKILLed: no writer and DIR clean soon after.
+#     Without the fix the stopped job keeps its SIGTERM pending and its files in DIR until it is continued.
 #  2b. fio SIGKILLed very early — as soon as its first job process exists (waiting at fio's start semaphore,
 #     before any engine hook runs in it) and at random moments of its first 0.8 s — and etcd-fio SIGKILLed as
 #     soon as its fio's first job exists: no job process survives and DIR is clean. Without the fix a job
@@ -115,6 +117,20 @@ if until_ls "$d2" "$WALDIR" $g2 && f2=$(pgrep -P $g2 | head -n1) && [ -n "$f2" ]
   settle "fio stopped, etcd-fio SIGKILLed" "$d2"
 else
   env kill -s KILL -- "-$g2" 2>/dev/null; fail "stopped: no WAL directory appeared"; cat "$WORK/stopped.out"
+fi
+
+# 2c. one job process stopped, then etcd-fio's whole group SIGKILLed: the job's pending SIGTERM (its death
+# signal) acts once a sibling job, ending, continues it
+d5=$(mkd stoppedjob)
+setsid "$CLI" check --faithful --force --max-time 60 "$d5" > "$WORK/stoppedjob.out" 2>&1 & g5=$!
+pids="$pids $g5"
+if until_ls "$d5" "$WALDIR" $g5 && until_ls "$d5" '^etcd-fio\.[0-9]+\.etcd-backend\.[0-9]+$' $g5 &&
+   j5=$(ls "$d5" | grep -E "$WALDIR" | sed 's/^etcd-fio\.\([0-9]*\)\..*/\1/' | head -n1) && [ -n "$j5" ]; then
+  pids="$pids $j5"
+  sleep 0.3; kill -STOP "$j5"; env kill -s KILL -- "-$g5"; wait $g5 2>/dev/null
+  settle "a job stopped, etcd-fio's group SIGKILLed" "$d5"
+else
+  env kill -s KILL -- "-$g5" 2>/dev/null; fail "stopped job: no WAL and backend directories appeared"; cat "$WORK/stoppedjob.out"
 fi
 
 # 2b. fio SIGKILLed early: its first job process exists (k = 1, 3, 5) or at a random moment of its first

@@ -4,7 +4,7 @@
  * a fio — still holds: only once it is gone); the guard that removes one after a kill of the whole process
  * group; and what a reaper must never remove, whatever its name: a
  * directory without the mark, a lock file that is a symlink, a hard link to another file or not empty, a
- * directory of another user, a name that is not exactly ours. */
+ * directory of another user, a name that is not exactly ours, one holding a name of etcd's files. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -228,6 +228,13 @@ static void test_never_removed(void **state)
     mk(base, "etcd-fio-check.OKstal", mark, h, sizeof h); /* a stale one of ours */
     touch(h, "lock", NULL);
     touch(h, "fio.stderr", "x");
+    char k[4096]; /* marked, its lock free, but holding names of etcd's files (a hard link to the WAL's) */
+    mk(base, "etcd-fio-classic.etcdNm", mark, k, sizeof k);
+    touch(k, "lock", NULL);
+    touch(k, "classic.0.0", "x");
+    touch(k, "db", "bbolt");
+    snprintf(p, sizeof p, "%s/0000000000000000-0000000000000000.wal", k);
+    assert_int_equal(link(victim, p), 0);
     int other = 0;
     char o[4096];
     if (geteuid() == 0) { /* another user's, as root */
@@ -238,11 +245,16 @@ static void test_never_removed(void **state)
     assert_int_equal(tmpdir_reap(base), 2);
     assert_false(exists(g));
     assert_false(exists(h));
-    const char *stay[] = {a, b, c, d, e, f};
+    const char *stay[] = {a, b, c, d, e, f, k};
     for (size_t i = 0; i < sizeof stay / sizeof stay[0]; i++)
         assert_true(exists(stay[i]));
     snprintf(p, sizeof p, "%s/fio.stderr", a);
     assert_true(exists(p));
+    const char *etcds[] = {"db", "0000000000000000-0000000000000000.wal", "classic.0.0"};
+    for (size_t i = 0; i < sizeof etcds / sizeof etcds[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", k, etcds[i]);
+        assert_true(exists(p));
+    }
     char buf[16] = "";
     int fd = open(victim, O_RDONLY);
     assert_int_equal(read(fd, buf, sizeof buf), 4);

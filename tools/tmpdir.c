@@ -85,6 +85,16 @@ static int lockfile_ok(const struct stat *st)
 }
 
 /* Unlinks the regular files and symlinks directly in dfd but the lock; 0 when nothing else is there. */
+/* A name etcd gives its files (server/storage/wal: *.wal; snap: *.snap, <index>.snap.db, member/snap/db):
+ * none of ours ever has one (job files, fio's outputs, classic.0.0), so a directory holding one is never
+ * emptied, whatever its mark and lock say — a hard link's name of etcd's file included. */
+static int etcd_name(const char *n)
+{
+    size_t l = strlen(n);
+    return !strcmp(n, "db") || (l > 4 && !strcmp(n + l - 4, ".wal")) || (l > 5 && !strcmp(n + l - 5, ".snap")) ||
+           (l > 8 && !strcmp(n + l - 8, ".snap.db"));
+}
+
 static int unlink_files(int dfd)
 {
     int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
@@ -96,6 +106,12 @@ static int unlink_files(int dfd)
     }
     int rc = 0;
     struct dirent *e;
+    while ((e = readdir(d)))
+        if (etcd_name(e->d_name)) {
+            closedir(d);
+            return -1;
+        }
+    rewinddir(d);
     while ((e = readdir(d))) {
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, TMPDIR_LOCK))
