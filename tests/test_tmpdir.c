@@ -169,7 +169,7 @@ static void test_guard(void **state)
     usleep(300000);
     assert_true(exists(dir)); /* its fio still holds the lock */
     kill(f, SIGKILL);
-    assert_true(gone_within(dir, 5000));
+    assert_true(gone_within(dir, 30000)); /* a bound for a loaded machine, not a timing */
     /* no kill: removed with its guard ended (no child of ours left), or left with its guard killed */
     assert_int_equal(tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err), 0);
     assert_int_equal(tmpdir_guard(dir), 0);
