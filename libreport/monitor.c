@@ -214,8 +214,12 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
     size_t nb[2] = {nwal, nbackend};
     for (int k = 0; k < 2 && !m->broken; k++) {
         uint64_t t = 0;
-        for (size_t i = 0; i < nb[k]; i++)
-            t += bb[k][i].count;
+        if (fior__bins_total(bb[k], nb[k], &t)) {
+            m->broken = 1;
+            snprintf(m->err, sizeof m->err, "fior_monitor: expected the %s bins in ascending order with counts "
+                     "adding up below 2^64", k ? "backend" : "WAL");
+            break;
+        }
         if (t < m->seen[k]) {
             m->broken = 1;
             snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, "
