@@ -16,7 +16,7 @@ struct fior_monitor {
     fior__seq     seq;
     fior__seq     carry;                /* fior_monitor_continue: phase 1's state */
     int           has_carry;
-    fior_bin     *last[2];              /* heavy: the latest bins of each role (phase 1's final ones) */
+    fior_bin     *last[2];              /* the latest bins of each role (heavy: phase 1's final ones) */
     size_t        nlast[2];
     int           p1_passed;            /* heavy: phase 1 passed */
     fior_bin     *p1[2];                /* phase 2: phase 1's final bins, for the probe */
