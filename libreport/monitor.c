@@ -227,6 +227,29 @@ static void keep_last(fior_monitor *m, int k, const fior_bin *b, size_t n)
     m->nlast[k] = n;
 }
 
+int fior__monitor_grows(fior_monitor *m, int k, const fior_bin *b, size_t n)
+{
+    const char *what = k ? "backend" : "WAL";
+    uint64_t t = 0, ns = 0, was = 0, now = 0;
+    if (fior__bins_total(b, n, &t))
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the %s bins in ascending order with counts adding "
+                 "up below 2^64", what);
+    else if (t < m->seen[k])
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, but the "
+                 "%s samples went from %llu to %llu (another run, or documents out of order)", what,
+                 (unsigned long long)m->seen[k], (unsigned long long)t);
+    else if (bins_shrank(m->last[k], m->nlast[k], b, n, &ns, &was, &now))
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, but the "
+                 "%s samples at %llu ns went from %llu to %llu (another run, or documents out of order)", what,
+                 (unsigned long long)ns, (unsigned long long)was, (unsigned long long)now);
+    else {
+        m->seen[k] = t;
+        return 0;
+    }
+    m->broken = 1;
+    return -1;
+}
+
 fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t nwal, const fior_bin *backend,
                                    size_t nbackend, double elapsed_s, fior_advice *advice)
 {
@@ -238,32 +261,10 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
         return refuse(m, "bins for every count given (NULL with a count)");
     if (!m->started)
         start(m);
-    /* cumulative counts of one run only grow: fewer samples than last time is another run (or documents
-     * out of order), and decisions made on one run must not carry into another */
     const fior_bin *bb[2] = {wal, backend};
     size_t nb[2] = {nwal, nbackend};
-    for (int k = 0; k < 2 && !m->broken; k++) {
-        uint64_t t = 0;
-        if (fior__bins_total(bb[k], nb[k], &t)) {
-            m->broken = 1;
-            snprintf(m->err, sizeof m->err, "fior_monitor: expected the %s bins in ascending order with counts "
-                     "adding up below 2^64", k ? "backend" : "WAL");
-            break;
-        }
-        uint64_t ns = 0, was, now;
-        if (t < m->seen[k]) {
-            m->broken = 1;
-            snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, "
-                     "but the %s samples went from %llu to %llu (another run, or documents out of order)",
-                     k ? "backend" : "WAL", (unsigned long long)m->seen[k], (unsigned long long)t);
-        } else if (bins_shrank(m->last[k], m->nlast[k], bb[k], nb[k], &ns, &was, &now)) {
-            m->broken = 1;
-            snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, "
-                     "but the %s samples at %llu ns went from %llu to %llu (another run, or documents out of order)",
-                     k ? "backend" : "WAL", (unsigned long long)ns, (unsigned long long)was, (unsigned long long)now);
-        }
-        m->seen[k] = t;
-    }
+    for (int k = 0; k < 2 && !m->broken; k++)
+        fior__monitor_grows(m, k, bb[k], nb[k]);
     if (m->broken)
         return FIOR_E_INVAL; /* nothing more is decided; fior_monitor_end says why */
     m->err[0] = '\0';

@@ -53,4 +53,10 @@ struct fior_outcome {
     } role[2];
 };
 
+/* Whether role k's bins b can follow what was fed: ascending, counts that do not wrap, a total and every
+ * latency's count at least the last feed's (cumulative counts of one run only grow; decisions made on one run
+ * must not carry into another). 0 if so (their total becomes the last seen); else -1, m->broken set and
+ * m->err saying why (monitor.c). */
+int fior__monitor_grows(fior_monitor *m, int k, const fior_bin *b, size_t n);
+
 #endif

@@ -342,6 +342,16 @@ static void bins_that_are_no_distribution(void **state)
     o = fior_monitor_end(m, r, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     fior_outcome_free(o);
+    fior_monitor_free(m);
+    /* the same as the final report of a run that ran to its end: its last look was a PASS */
+    m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(feed(m, d1, 2, NULL, 0, 1), FIOR_GO_ON);
+    fior_run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
+    o = fior_monitor_end(m, r, &ran);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    assert_non_null(strstr(fior_outcome_reason(o), "the WAL samples at 50000000 ns went from 8 to 0"));
+    fior_outcome_free(o);
     fior_report_free(r);
     fior_monitor_free(m);
 
