@@ -48,7 +48,7 @@ int64_t fior__seq_pass_max_above(double q, double delta, uint64_t n)
         return -1;
     uint64_t a = 0, b = n; /* decreasing in c: the largest c with M >= 1/delta */
     while (a < b) {
-        uint64_t m = a + (b - a + 1) / 2;
+        uint64_t m = b - (b - a) / 2; /* the upper middle; a + (b - a + 1) / 2 wraps when b - a = UINT64_MAX */
         if (log_mix(pass_alt, NALT(pass_alt), q, n, m) >= need)
             a = m;
         else
