@@ -185,16 +185,69 @@ void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job
     *b = same;
 }
 
+/* The count of the bins at ns from b[*i] on (ascending bins; *i moves past them). */
+static uint64_t count_at(const fior_bin *b, size_t n, size_t *i, uint64_t ns)
+{
+    uint64_t c = 0;
+    while (*i < n && b[*i].ns < ns)
+        (*i)++;
+    for (; *i < n && b[*i].ns == ns; (*i)++)
+        c += b[*i].count;
+    return c;
+}
+
+/* 1 when a latency's count in b is below its count in the earlier old (*ns, *was, *now say which): fio's
+ * cumulative bins of one run only grow, bin by bin. A run whose slow samples vanish while its total still
+ * grows is another run (or forged), and the sequential test holds only along one run's samples. */
+static int bins_shrank(const fior_bin *old, size_t nold, const fior_bin *b, size_t n, uint64_t *ns, uint64_t *was,
+                       uint64_t *now)
+{
+    size_t i = 0, j = 0;
+    while (i < nold) {
+        uint64_t at = old[i].ns, before = count_at(old, nold, &i, at), after = count_at(b, n, &j, at);
+        if (after < before) {
+            *ns = at;
+            *was = before;
+            *now = after;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Each role's latest bins: the next document's must hold at least as many of each latency, and phase 1's
+ * final ones are the probe's reference. */
 static void keep_last(fior_monitor *m, int k, const fior_bin *b, size_t n)
 {
-    if (!m->heavy)
-        return; /* only phase 1's final distributions are needed (the probe) */
     fior_bin *c = copy_bins(b, n);
     if (n && !c)
         return; /* out of memory: the probe will have no phase-1 data and confirm nothing */
     free(m->last[k]);
     m->last[k] = c;
     m->nlast[k] = n;
+}
+
+int fior__monitor_grows(fior_monitor *m, int k, const fior_bin *b, size_t n)
+{
+    const char *what = k ? "backend" : "WAL";
+    uint64_t t = 0, ns = 0, was = 0, now = 0;
+    if (fior__bins_total(b, n, &t))
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the %s bins in ascending order with counts adding "
+                 "up below 2^64", what);
+    else if (t < m->seen[k])
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, but the "
+                 "%s samples went from %llu to %llu (another run, or documents out of order)", what,
+                 (unsigned long long)m->seen[k], (unsigned long long)t);
+    else if (bins_shrank(m->last[k], m->nlast[k], b, n, &ns, &was, &now))
+        snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, but the "
+                 "%s samples at %llu ns went from %llu to %llu (another run, or documents out of order)", what,
+                 (unsigned long long)ns, (unsigned long long)was, (unsigned long long)now);
+    else {
+        m->seen[k] = t;
+        return 0;
+    }
+    m->broken = 1;
+    return -1;
 }
 
 fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t nwal, const fior_bin *backend,
@@ -208,22 +261,10 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
         return refuse(m, "bins for every count given (NULL with a count)");
     if (!m->started)
         start(m);
-    /* cumulative counts of one run only grow: fewer samples than last time is another run (or documents
-     * out of order), and decisions made on one run must not carry into another */
     const fior_bin *bb[2] = {wal, backend};
     size_t nb[2] = {nwal, nbackend};
-    for (int k = 0; k < 2 && !m->broken; k++) {
-        uint64_t t = 0;
-        for (size_t i = 0; i < nb[k]; i++)
-            t += bb[k][i].count;
-        if (t < m->seen[k]) {
-            m->broken = 1;
-            snprintf(m->err, sizeof m->err, "fior_monitor: expected the cumulative documents of one growing run, "
-                     "but the %s samples went from %llu to %llu (another run, or documents out of order)",
-                     k ? "backend" : "WAL", (unsigned long long)m->seen[k], (unsigned long long)t);
-        }
-        m->seen[k] = t;
-    }
+    for (int k = 0; k < 2 && !m->broken; k++)
+        fior__monitor_grows(m, k, bb[k], nb[k]);
     if (m->broken)
         return FIOR_E_INVAL; /* nothing more is decided; fior_monitor_end says why */
     m->err[0] = '\0';

@@ -16,7 +16,7 @@ struct fior_monitor {
     fior__seq     seq;
     fior__seq     carry;                /* fior_monitor_continue: phase 1's state */
     int           has_carry;
-    fior_bin     *last[2];              /* heavy: the latest bins of each role (phase 1's final ones) */
+    fior_bin     *last[2];              /* the latest bins of each role (heavy: phase 1's final ones) */
     size_t        nlast[2];
     int           p1_passed;            /* heavy: phase 1 passed */
     fior_bin     *p1[2];                /* phase 2: phase 1's final bins, for the probe */
@@ -52,5 +52,11 @@ struct fior_outcome {
         uint64_t     lo_ns, hi_ns;
     } role[2];
 };
+
+/* Whether role k's bins b can follow what was fed: ascending, counts that do not wrap, a total and every
+ * latency's count at least the last feed's (cumulative counts of one run only grow; decisions made on one run
+ * must not carry into another). 0 if so (their total becomes the last seen); else -1, m->broken set and
+ * m->err saying why (monitor.c). */
+int fior__monitor_grows(fior_monitor *m, int k, const fior_bin *b, size_t n);
 
 #endif

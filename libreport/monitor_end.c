@@ -257,6 +257,10 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
     take_roles(o, m, fin, &cc, jobs);
     char problem[700];
     end_problem(&e, problem, sizeof problem);
+    /* the final document is one more of the fed run's: its bins may not shrink either */
+    for (int k = 0; k < 2 && !m->broken; k++)
+        if (jobs[k])
+            fior__monitor_grows(m, k, jobs[k]->bins, jobs[k]->nbins);
     if (m->broken)
         snprintf(problem, sizeof problem, "%s", m->err + strlen("fior_monitor: "));
     /* Ran to its runtime undecided: the final bins get one more look of each kind (seqbound.h). */

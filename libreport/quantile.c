@@ -82,6 +82,21 @@ static double binom_sf(uint64_t n, uint64_t k, double q)
     return clamp01(1.0 - lower_tail(n, k - 1, q));
 }
 
+int fior__bins_total(const fior_bin *bins, size_t nbins, uint64_t *total)
+{
+    uint64_t n = 0;
+    *total = 0;
+    for (size_t i = 0; i < nbins; i++) {
+        if (i && bins[i].ns < bins[i - 1].ns)
+            return -1; /* order statistics need ascending bins */
+        if (bins[i].count > UINT64_MAX - n)
+            return -1; /* counts that wrap would make a few samples look like many */
+        n += bins[i].count;
+    }
+    *total = n;
+    return 0;
+}
+
 /* value of the k-th smallest sample (1-based k <= total) */
 uint64_t fior__order_stat(const fior_bin *bins, size_t nbins, uint64_t k)
 {
@@ -100,13 +115,8 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
     if ((!bins && nbins) || !(q > 0.0 && q < 1.0) || !(confidence > 0.0 && confidence < 1.0))
         return FIOR_E_INVAL;
     uint64_t n = 0;
-    for (size_t i = 0; i < nbins; i++) {
-        if (i && bins[i].ns < bins[i - 1].ns)
-            return FIOR_E_INVAL; /* order statistics need ascending bins */
-        if (bins[i].count > UINT64_MAX - n)
-            return FIOR_E_INVAL; /* counts that wrap would make a few samples look like many */
-        n += bins[i].count;
-    }
+    if (fior__bins_total(bins, nbins, &n))
+        return FIOR_E_INVAL;
     if (lo_ns)
         *lo_ns = 0;
     if (point_ns)
@@ -198,9 +208,9 @@ FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fi
     k.verdict = FIOR_UNKNOWN;
     k.threshold_ns = fior_criteria_threshold(c, role);
     k.point_ns = k.hi_ns = UINT64_MAX;
-    for (size_t i = 0; i < nbins; i++)
-        k.samples += bins[i].count;
     uint64_t pt = 0;
+    if (fior__bins_total(bins, nbins, &k.samples))
+        k.samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
     fior_status st = FIOR_E_NODATA;
     if (k.samples)
         st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k.lo_ns, &pt, &k.hi_ns);

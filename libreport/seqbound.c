@@ -48,7 +48,7 @@ int64_t fior__seq_pass_max_above(double q, double delta, uint64_t n)
         return -1;
     uint64_t a = 0, b = n; /* decreasing in c: the largest c with M >= 1/delta */
     while (a < b) {
-        uint64_t m = a + (b - a + 1) / 2;
+        uint64_t m = b - (b - a) / 2; /* the upper middle; a + (b - a + 1) / 2 wraps when b - a = UINT64_MAX */
         if (log_mix(pass_alt, NALT(pass_alt), q, n, m) >= need)
             a = m;
         else
@@ -139,10 +139,10 @@ static void side_update(fior__seq_side *s, const fior__seq *c, const fior_bin *b
 {
     const fior__seq_params *p = &c->p;
     uint64_t n = 0, above = 0;
-    for (size_t i = 0; i < nbins; i++) {
-        n += bins[i].count;
+    if (fior__bins_total(bins, nbins, &n))
+        return; /* not a distribution (fior_monitor_feed_bins refuses it): no look */
+    for (size_t i = 0; i < nbins; i++)
         above += bins[i].ns >= s->threshold_ns ? bins[i].count : 0;
-    }
     s->n = n;
     s->above = above;
     if (n == 0 && s->state == FIOR_DEC_ABSENT)

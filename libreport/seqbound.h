@@ -113,6 +113,9 @@ void fior__seq_carry(fior__seq *c, const fior__seq *earlier);
 int fior__seq_pass_reachable(const fior__seq *c, const fior__seq_side *s, uint64_t by_n);
 /* The first sample count at which c's PASS side can decide (its delta and min_syncs; UINT64_MAX: never). */
 uint64_t fior__seq_pass_from(const fior__seq *c);
+/* The total count of bins (*total), or -1 (*total 0) when they are not ascending or their counts wrap
+ * around 2^64: such bins are no distribution, and neither a bound nor a decision may come of them. */
+int fior__bins_total(const fior_bin *bins, size_t nbins, uint64_t *total);
 /* The k-th smallest of the binned samples (1-based, k <= their count; quantile.c). */
 uint64_t fior__order_stat(const fior_bin *bins, size_t nbins, uint64_t k);
 /* The share of the sampled time in which a sync started at that moment would have waited more than thr:

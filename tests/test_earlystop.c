@@ -293,6 +293,23 @@ static void test_carry_pass_budget(void **state)
     assert_int_equal(fior__seq_first_pass_look(0.99, 0.95, 100), 411);
 }
 
+/* Counts up to UINT64_MAX (fio's JSON takes two bins of 9.2e18; fior_monitor_feed_bins any): the rule's
+ * binary searches end. With n = UINT64_MAX, pass_max_above's middle (a + (b - a + 1) / 2) wrapped to 0 and
+ * the search never ended (a check fed such a document hung). 5 slow of 1.8e19 is a PASS. */
+static void test_counts_up_to_uint64_max(void **state)
+{
+    (void)state;
+    int64_t c = fior__seq_pass_max_above(0.99, 0.025, UINT64_MAX);
+    assert_true(c > 0);
+    assert_true(fior__seq_fail_min_above(0.99, 0.025, UINT64_MAX) > (uint64_t)c);
+    fior__seq s;
+    fior__seq_params p = params(100);
+    fior__seq_init(&s, &p, 10 * MS, 25 * MS, 0);
+    fior_bin b[2] = {{1 * MS, UINT64_MAX - 5}, {50 * MS, 5}};
+    assert_int_equal(fior__seq_update(&s, b, 2, NULL, 0), 1);
+    assert_int_equal(s.wal.state, FIOR_DEC_PASS);
+}
+
 /* The error budget, summed over every look: for a disk exactly at the threshold (a share r = 1 - q of its
  * samples at or above it: the least favourable disk for either side), the exact probability that the rule
  * ever decides wrongly when it looks after every single sample from the first to the N-th — a dynamic
@@ -372,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_time_share_guard),
         cmocka_unit_test(test_carry_pass_budget),
         cmocka_unit_test(test_error_budget_over_every_look),
+        cmocka_unit_test(test_counts_up_to_uint64_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

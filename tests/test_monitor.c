@@ -305,6 +305,65 @@ static void end_facts(void **state)
     fior_monitor_free(m);
 }
 
+/* bins that are no distribution, or no growing run's, each a PASS before: counts whose sum wraps around
+ * 2^64 (1000 at 1 ms and 2 x 9.2e18 at 50 ms add up to 500, all "below" the threshold; through fio's JSON
+ * too, where counts up to 1.8e19 parse), bins out of order (980 at 1 ms, 19 at 50 ms, then 2 at 2 ms: the
+ * 1000th sample read as 2 ms), or slow samples that vanish from one document to the next. Now refused, and
+ * the outcome is UNKNOWN saying why. */
+static void bins_that_are_no_distribution(void **state)
+{
+    (void)state;
+    static const uint64_t wrap[][2] = {{1000000, 1000}, {50000000, 9223372036854775558ull},
+                                       {60000000, 9223372036854775558ull}};
+    fior_monitor *m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    fior_report *r = doc(wrap, 3, NULL, 0);
+    fior_advice a;
+    assert_int_equal(fior_monitor_feed(m, r, 1, &a), FIOR_E_INVAL);
+    assert_int_equal(a, FIOR_GO_ON);
+    assert_int_not_equal(answer(m, FIOR_ROLE_WAL).decision, FIOR_DEC_PASS);
+    assert_non_null(strstr(fior_monitor_error(m), "expected the WAL bins in ascending order with counts adding up"));
+    fior_outcome *o = fior_monitor_end(m, r, &decided_end);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    fior_outcome_free(o);
+    fior_report_free(r);
+    fior_monitor_free(m);
+
+    /* the total grows (408 to 500) but the 8 samples at 50 ms vanish: no one run's cumulative bins; it was a
+     * PASS at 500 (none at or above 10 ms, from 411 on) */
+    static const uint64_t d1[][2] = {{1000000, 400}, {50000000, 8}}, d2[][2] = {{1000000, 500}};
+    m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(feed(m, d1, 2, NULL, 0, 1), FIOR_GO_ON);
+    r = doc(d2, 1, NULL, 0);
+    assert_int_equal(fior_monitor_feed(m, r, 2, &a), FIOR_E_INVAL);
+    assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
+    assert_non_null(strstr(fior_monitor_error(m), "the WAL samples at 50000000 ns went from 8 to 0"));
+    o = fior_monitor_end(m, r, &decided_end);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+    /* the same as the final report of a run that ran to its end: its last look was a PASS */
+    m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(feed(m, d1, 2, NULL, 0, 1), FIOR_GO_ON);
+    fior_run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
+    o = fior_monitor_end(m, r, &ran);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    assert_non_null(strstr(fior_outcome_reason(o), "the WAL samples at 50000000 ns went from 8 to 0"));
+    fior_outcome_free(o);
+    fior_report_free(r);
+    fior_monitor_free(m);
+
+    fior_bin unsorted[] = {{1000000, 980}, {50000000, 19}, {2000000, 2}};
+    m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(fior_monitor_feed_bins(m, unsorted, 3, NULL, 0, 1, &a), FIOR_E_INVAL);
+    assert_int_equal(a, FIOR_GO_ON);
+    assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
+    fior_monitor_free(m);
+}
+
 /* two runs fed to one monitor, or documents out of order: refused, and the outcome says so */
 static void two_runs(void **state)
 {
@@ -471,7 +530,7 @@ int main(void)
         cmocka_unit_test(fail_between_the_old_looks),
         cmocka_unit_test(phases),    cmocka_unit_test(end_facts), cmocka_unit_test(two_runs),
         cmocka_unit_test(bound_rule), cmocka_unit_test(no_bins),       cmocka_unit_test(cut_at_every_byte_with_a_lying_caller),
-        cmocka_unit_test(one_run_only),
+        cmocka_unit_test(one_run_only), cmocka_unit_test(bins_that_are_no_distribution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
