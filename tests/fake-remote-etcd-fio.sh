@@ -27,7 +27,7 @@ case "${FAKE:-}" in
     printf '"phase1":null,"phase2":{"seconds":1,"end":"x"},"probe":null}},"explain":[]}\n'
     exit 0 ;;
   few-samples|below-floor)  # a check's result whose numbers cannot prove its PASS: an upper bound on the p99
-               # from 100 samples (a bound needs 299 at 95 %), or a median of 1 us (no flush to a disk is that fast)
+               # from 100 samples (a bound needs 368 at 95 %), or a median of 1 us (no flush to a disk is that fast)
     if [ "$FAKE" = few-samples ]; then n=100; p50=200000; else n=1000; p50=1000; fi
     printf '{"schema":1,"command":"check","tool_version":"2.2.0","fio_version":"fio-3.33","hostname":"n",'
     printf '"timestamp":1,"verdict":"pass","exit_status":0,"basis":"bound","reason":"ok","criteria":{"percentile":99,'

@@ -179,7 +179,7 @@ want_unknown = {
     'garbage': ('bad-output', 'Welcome to node!'),
     'dupkey': ('bad-output', 'key "verdict" given twice'),
     'pass-no-numbers': ('unproven', '0 WAL and 0 backend jobs'),
-    'few-samples': ('unproven', 'an upper bound on the p99 from 100 samples, which cannot give one with 95 % confidence (that needs 299)'),
+    'few-samples': ('unproven', 'an upper bound on the p99 from 100 samples, which cannot give one with 95 % confidence (that needs 368)'),
     'huge': ('bad-output', 'more than 1 MiB on stdout'),
     'errflood': ('bad-output', 'or 16 MiB on stderr'),
 }

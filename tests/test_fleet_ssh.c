@@ -262,7 +262,7 @@ static void test_proof(void **state)
     /* each missing proof: unknown, never a PASS */
     struct { jparams p; const char *text; } cases[] = {
         {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
-        {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
+        {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
     };
     size_t n = 0;
     cases[n].p.wal_samples = "19", cases[n++].text = "WAL: 19 samples, this run needs 20";
@@ -286,9 +286,14 @@ static void test_proof(void **state)
     cases[n].p.p50 = 1000, cases[n++].text = "WAL: a median of 1 us, below what any flush to a disk takes (5 us)";
     cases[n].p.wal_samples = "100",
         cases[n++].text = "WAL: an upper bound on the p99 from 100 samples, which cannot give one with 95 % confidence "
-                          "(that needs 299)";
+                          "(that needs 368)";
+    /* 300 samples: a one-sided bound could exist (299), the two-sided one a check prints cannot */
+    cases[n].p.wal_samples = "300",
+        cases[n++].text = "WAL: an upper bound on the p99 from 300 samples, which cannot give one with 95 % confidence "
+                          "(that needs 368)";
     cases[n].p.p50 = 3000000, cases[n++].text = "WAL: quantiles out of order (p50 3 ms, p99 2 ms";
     cases[n].p.wal_lo = 2100000, cases[n++].text = "WAL: its bound 2.1 ms..2.5 ms does not hold its p99 2 ms";
+    assert_true(n == sizeof cases / sizeof *cases); /* every slot used, none written past */
     for (size_t i = 0; i < n; i++) {
         h = judge_doc(&f, &cases[i].p);
         assert_int_equal(h.verdict, FIOR_UNKNOWN);

@@ -299,24 +299,23 @@ static int known(uint64_t v)
     return v != RM_UNKNOWN;
 }
 
-/* The fewest samples any upper bound on the percentile can come from at `confidence`: the library's one-look
- * count (two-sided, at 2 x confidence - 1: the same tail as a one-sided bound at `confidence`), at least 1;
- * 0 when it cannot say. */
+/* The fewest samples from which the bound a check prints (two-sided, at `confidence`) can have an upper end:
+ * the library's one-look count; 0 when it cannot say. */
 static uint64_t least_for_a_bound(const fior_criteria *c, double percentile, double confidence)
 {
     fior_criteria *cq = fior_criteria_dup(c);
     uint64_t need = 0;
-    if (cq && confidence > 0.5 && confidence < 1 && fior_criteria_set_percentile(cq, percentile) == FIOR_OK &&
-        fior_criteria_set_min_samples(cq, 1) == FIOR_OK)
-        need = fior_look_samples(cq, 2 * confidence - 1);
+    if (cq && fior_criteria_set_percentile(cq, percentile) == FIOR_OK && fior_criteria_set_min_samples(cq, 1) == FIOR_OK)
+        need = fior_look_samples(cq, confidence);
     fior_criteria_free(cq);
     return need == UINT64_MAX ? 0 : need;
 }
 
 /* Numbers no real run gives: quantiles out of order, a bound that does not hold its value, a median below
  * the physical floor (no flush to a disk is that fast: libfioreport's floor), or an upper bound on the p99
- * from fewer samples than any such bound needs (the largest of n samples is an upper bound at confidence
- * 1 - q^n at best: for p99 at 95 %, n >= 299). Such a remote result is not proof of anything. */
+ * from fewer samples than the check's two-sided bound needs (its upper end is at best the largest of n
+ * samples, at a tail of q^n <= (1 - confidence) / 2: for p99 at 95 %, n >= 368). Such a remote result is not
+ * proof of anything. */
 static int impossible(const fior_criteria *c, double confidence, const fleet_remote *rr, const rm_job *j,
                       const char *what, char *why, size_t n)
 {
