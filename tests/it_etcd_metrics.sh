@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: alone
 # it_etcd_metrics.sh — etcd's own metrics judged by `etcd-fio verdict`, against a real etcd (Debian's
 # etcd-server) started here on 127.0.0.1 with ports and a data directory of its own:
 #   1. a URL with --interval: etcd-fio scrapes, a loop of puts loads etcd, etcd-fio scrapes again and

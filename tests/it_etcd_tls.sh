@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: alone
 # it_etcd_tls.sh — a URL over https with client certificates, as etcd runs in production: a real etcd
 # (Debian's etcd-server) on 127.0.0.1 with a CA, server and client certificates made here by openssl and
 # --client-cert-auth. Without --cacert the scrape fails naming the option; without a client certificate

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# run.sh: alone
 # it_etcd_watch.sh — `check --etcd URL` against hostile or broken endpoints (a fake etcd on 127.0.0.1,
 # python's http.server, serving a real etcd 3.4.23 scrape from tests/fixtures/etcd-metrics):
 #   H. an endpoint that accepts and never answers: check refuses at once (the scrape's timeout), exit 2,

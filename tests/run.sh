@@ -9,7 +9,8 @@
 # fio's runs (the whole suite uses ~3 min of CPU in ~10 min), so two lanes halve the wall time on 2 cores.
 # Each test's output is printed whole when it ends, so outputs never interleave. A script declares in a
 # comment line what it must not share:
-#   # run.sh: alone        nothing else runs beside it (a timing a neighbour's load would blur)
+#   # run.sh: alone        nothing else runs beside it (a timing a neighbour's load would blur, or an etcd
+#                          of its own, or a WAL lock, that a neighbour's check would see as a live etcd)
 #   # run.sh: lock=A,B     no other test holding A or B runs beside it (ports picked by pid, loop devices)
 # Those marked alone run first; TEST_JOBS=1 runs every test one after another.
 set -u
