@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* bbolt.c — the disk side of a bbolt write transaction as etcd's backend commits it (see bbolt.h).
+/* bbolt.c — the disk side of a bbolt write transaction as etcd's backend commits it (see bbolt.h): page
+ * placement, the commit's writes and syncs, its stats. Creating and closing the db file: bbolt_open.c.
  *
  * Facts taken from go.etcd.io/bbolt (tx.go Commit/write/writeMeta, db.go init/grow/allocate) and etcd's
  * backend (server/mvcc/backend, server/storage/backend):
@@ -42,7 +43,7 @@
  * engine's pages per commit: 2.1 contiguous runs, etcd 2.1; uniform scattering gave 4.9). So by default a
  * transaction's rewrites go downwards from the high-water mark two commits ago; scatter_rewrites picks
  * them uniformly over the used area instead (a db whose compactions freed pages all over it). */
-#include "bbolt.h"
+#include "bbolt_int.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -53,43 +54,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define BB_MAGIC 0xED0CDAEDu
-#define BB_VERSION 2u
-#define BB_FLAG_BRANCH 0x01u
-#define BB_FLAG_LEAF 0x02u
-#define BB_FLAG_META 0x04u
-#define BB_FLAG_FREELIST 0x10u
-#define BB_NO_FREELIST UINT64_MAX
-#define BB_REWRITE_TRIES 8
-
-typedef struct bb_pend {
-    uint64_t pgid;
-    uint32_t npages;
-    uint32_t slot;   /* first arena page holding its bytes */
-} bb_pend;
-
-struct bb_db {
-    int fd, dirfd;
-    char name[NAME_MAX + 1];
-    char path[PATH_MAX];      /* for messages only */
-    bb_config cfg;
-    uint64_t hw;              /* committed high-water mark (meta.pgid): rewrites stay below it */
-    uint64_t hw_prev;         /* the high-water mark one commit earlier */
-    uint64_t reuse_next;      /* the next recent rewrite ends here (goes down within a transaction) */
-    uint64_t txn_hw;          /* high-water mark including this transaction's appends */
-    uint64_t txid;            /* last committed transaction id */
-    uint64_t rng;
-    unsigned acc;             /* error-diffusion accumulator for the append share */
-    bb_pend *pend;
-    uint32_t npend;
-    uint32_t txn_pages;       /* pages of the open transaction, early-flushed ones included */
-    uint64_t t_first;         /* ns of the transaction's first page write, 0 if none yet */
-    unsigned char *arena;
-    uint32_t arena_used, arena_cap;   /* in pages */
-    unsigned char meta[BB_PAGE];
-    bb_stats st;
-};
 
 static uint64_t now_ns(void)
 {
@@ -114,7 +78,7 @@ static void put_le(unsigned char *p, uint64_t v, unsigned n)
 }
 
 /* bbolt's page header: id u64, flags u16, count u16, overflow u32 */
-static void page_header(unsigned char *p, uint64_t id, unsigned flags, unsigned overflow)
+void bb_page_header(unsigned char *p, uint64_t id, unsigned flags, unsigned overflow)
 {
     put_le(p, id, 8);
     put_le(p + 8, flags, 2);
@@ -124,10 +88,10 @@ static void page_header(unsigned char *p, uint64_t id, unsigned flags, unsigned 
 
 /* A meta page as bbolt writes it: header, then magic, version, pageSize, flags, root bucket {root,
  * sequence}, freelist, pgid, txid, and the FNV-1a 64 checksum of the preceding 56 meta bytes. */
-static void build_meta(unsigned char *p, uint64_t txid, uint64_t hw)
+void bb_build_meta(unsigned char *p, uint64_t txid, uint64_t hw)
 {
     memset(p, 0, BB_PAGE);
-    page_header(p, txid % 2, BB_FLAG_META, 0);
+    bb_page_header(p, txid % 2, BB_FLAG_META, 0);
     unsigned char *m = p + 16;
     put_le(m, BB_MAGIC, 4);
     put_le(m + 4, BB_VERSION, 4);
@@ -146,13 +110,13 @@ static void build_meta(unsigned char *p, uint64_t txid, uint64_t hw)
     put_le(m + 56, h, 8);
 }
 
-static int fail(char *err, size_t errlen, int e, const char *call, const bb_db *db, const char *extra)
+int bb_fail(char *err, size_t errlen, int e, const char *call, const bb_db *db, const char *extra)
 {
     snprintf(err, errlen, "%s %s%s: %s", call, db->path, extra ? extra : "", strerror(e));
     return -e;
 }
 
-static int pwrite_all(bb_db *db, const unsigned char *buf, size_t len, uint64_t off, char *err, size_t errlen)
+int bb_pwrite_all(bb_db *db, const unsigned char *buf, size_t len, uint64_t off, char *err, size_t errlen)
 {
     while (len) {
         ssize_t n = pwrite(db->fd, buf, len, (off_t)off);
@@ -161,10 +125,10 @@ static int pwrite_all(bb_db *db, const unsigned char *buf, size_t len, uint64_t 
                 continue;
             char extra[64];
             snprintf(extra, sizeof extra, " (offset %llu, %zu bytes)", (unsigned long long)off, len);
-            return fail(err, errlen, errno, "pwrite", db, extra);
+            return bb_fail(err, errlen, errno, "pwrite", db, extra);
         }
         if (n == 0)
-            return fail(err, errlen, EIO, "pwrite", db, " (wrote nothing)");
+            return bb_fail(err, errlen, EIO, "pwrite", db, " (wrote nothing)");
         buf += n;
         len -= (size_t)n;
         off += (uint64_t)n;
@@ -176,7 +140,7 @@ static int timed_fdatasync(bb_db *db, char *err, size_t errlen)
 {
     uint64_t t = now_ns();
     if (sys_fdatasync(db->fd) != 0)
-        return fail(err, errlen, errno, "fdatasync", db, NULL);
+        return bb_fail(err, errlen, errno, "fdatasync", db, NULL);
     hist_add(&db->st.fdatasync, now_ns() - t);
     return 0;
 }
@@ -209,10 +173,10 @@ static int maybe_grow(bb_db *db, char *err, size_t errlen)
     if (sys_ftruncate(db->fd, (off_t)sz) != 0) {
         char extra[48];
         snprintf(extra, sizeof extra, " (to %llu bytes)", (unsigned long long)sz);
-        return fail(err, errlen, errno, "ftruncate", db, extra);
+        return bb_fail(err, errlen, errno, "ftruncate", db, extra);
     }
     if (sys_fsync(db->fd) != 0)
-        return fail(err, errlen, errno, "fsync", db, NULL);
+        return bb_fail(err, errlen, errno, "fsync", db, NULL);
     hist_add(&db->st.grow, now_ns() - t);
     db->st.file_size = sz;
     db->st.growths++;
@@ -231,9 +195,9 @@ static int write_pending(bb_db *db, char *err, size_t errlen)
     for (uint32_t i = 0; i < db->npend; i++) {
         const bb_pend *p = &db->pend[i];
         unsigned char *buf = db->arena + (size_t)p->slot * BB_PAGE;
-        page_header(buf, p->pgid, BB_FLAG_LEAF, p->npages - 1);
+        bb_page_header(buf, p->pgid, BB_FLAG_LEAF, p->npages - 1);
         size_t len = (size_t)p->npages * BB_PAGE;
-        rc = pwrite_all(db, buf, len, p->pgid * BB_PAGE, err, errlen);
+        rc = bb_pwrite_all(db, buf, len, p->pgid * BB_PAGE, err, errlen);
         if (rc)
             return rc;
         db->st.pages_written += p->npages;
@@ -243,183 +207,6 @@ static int write_pending(bb_db *db, char *err, size_t errlen)
     db->arena_used = 0;
     return 0;
 }
-
-/* The name is one path component, the append share a percentage: -EINVAL otherwise. */
-static int check_args(const char *name, const bb_config *cfg, char *err, size_t errlen)
-{
-    if (!name || !*name || strchr(name, '/') || strlen(name) > NAME_MAX) {
-        snprintf(err, errlen, "bb_open: invalid file name '%s'", name ? name : "(null)");
-        return -EINVAL;
-    }
-    if (cfg && cfg->append_pct > 100) {
-        snprintf(err, errlen, "bb_open: append share %u%% is above 100%%", cfg->append_pct);
-        return -EINVAL;
-    }
-    return 0;
-}
-
-/* The configuration with its defaults filled in: at least the 4 pages bbolt's init() writes. */
-static void set_config(bb_db *db, const bb_config *cfg)
-{
-    if (cfg)
-        db->cfg = *cfg;
-    else
-        db->cfg.append_pct = BB_DEFAULT_APPEND_PCT;
-    if (db->cfg.initial_pages < 4)
-        db->cfg.initial_pages = 4;
-    if (!db->cfg.max_txn_pages)
-        db->cfg.max_txn_pages = BB_DEFAULT_MAX_TXN_PAGES;
-    db->rng = db->cfg.seed ? db->cfg.seed : 0x62626f6c74ull;
-}
-
-/* The path for messages: the directory's path read from /proc/self/fd, or "<dirfd N>" without /proc. */
-static void set_path(bb_db *db, int dirfd, const char *name)
-{
-    char link[64], dir[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-    ssize_t n = dirfd >= 0 ? readlink(link, dir, sizeof dir - 1) : -1;
-    if (n > 0) {
-        dir[n] = '\0';
-        snprintf(db->path, sizeof db->path, "%.*s/%s", (int)(sizeof db->path - NAME_MAX - 2), dir, name);
-    } else {
-        snprintf(db->path, sizeof db->path, "<dirfd %d>/%s", dirfd, name);
-    }
-}
-
-/* The transaction buffer: max_txn_pages page-aligned pages and their pending list. On failure frees db
- * (nothing is open yet) and returns -ENOMEM. */
-static int alloc_txn_buffer(bb_db *db, char *err, size_t errlen)
-{
-    db->arena_cap = db->cfg.max_txn_pages;
-    db->pend = calloc(db->arena_cap, sizeof *db->pend);
-    if (posix_memalign((void **)&db->arena, BB_PAGE, (size_t)db->arena_cap * BB_PAGE) != 0)
-        db->arena = NULL;
-    if (!db->pend || !db->arena) {
-        snprintf(err, errlen, "bb_open %s: cannot allocate a %u-page transaction buffer", db->path,
-                 db->arena_cap);
-        free(db->pend);
-        free(db->arena);
-        free(db);
-        return -ENOMEM;
-    }
-    return 0;
-}
-
-/* A copy of the directory fd of db's own (bb_close unlinks the file through it), then the db file,
- * created new (O_EXCL: never an existing file). On failure closes db. */
-static int open_file(bb_db *db, int dirfd, const char *name, char *err, size_t errlen)
-{
-    int rc;
-    db->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-    if (db->dirfd < 0) {
-        rc = fail(err, errlen, errno, "dup of the directory of", db, NULL);
-        bb_close(db, 0);
-        return rc;
-    }
-    db->fd = openat(db->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (db->fd < 0) {
-        rc = fail(err, errlen, errno, "openat", db, NULL);
-        bb_close(db, 0);
-        return rc;
-    }
-    return 0;
-}
-
-/* bbolt's init(): meta 0 (txid 0), meta 1 (txid 1), an empty freelist page, an empty leaf, written
- * with one pwrite. */
-static int write_init_pages(bb_db *db, char *err, size_t errlen)
-{
-    int rc;
-    unsigned char *b = db->arena;
-    uint32_t init_pages = db->arena_cap >= 4 ? 4 : db->arena_cap;
-    memset(b, 0, (size_t)init_pages * BB_PAGE);
-    build_meta(b, 0, 4);
-    build_meta(b + BB_PAGE, 1, 4);
-    if (init_pages == 4) {
-        page_header(b + 2 * BB_PAGE, 2, BB_FLAG_FREELIST, 0);
-        page_header(b + 3 * BB_PAGE, 3, BB_FLAG_LEAF, 0);
-        rc = pwrite_all(db, b, 4 * BB_PAGE, 0, err, errlen);
-    } else { /* a 1..3-page arena: same bytes, in pieces */
-        rc = pwrite_all(db, b, 2 * BB_PAGE, 0, err, errlen);
-        memset(b, 0, BB_PAGE);
-        page_header(b, 2, BB_FLAG_FREELIST, 0);
-        if (!rc)
-            rc = pwrite_all(db, b, BB_PAGE, 2 * BB_PAGE, err, errlen);
-        page_header(b, 3, BB_FLAG_LEAF, 0);
-        if (!rc)
-            rc = pwrite_all(db, b, BB_PAGE, 3 * BB_PAGE, err, errlen);
-    }
-    return rc;
-}
-
-/* The used area the rewrites land in: real data pages, so a rewrite replaces allocated blocks as it
- * does in a long-lived etcd db (a sparse hole would make it an allocating write). */
-static int write_used_area(bb_db *db, char *err, size_t errlen)
-{
-    int rc = 0;
-    unsigned char *b = db->arena;
-    for (uint64_t pg = 4; !rc && pg < db->cfg.initial_pages;) {
-        uint64_t k = db->cfg.initial_pages - pg;
-        if (k > db->arena_cap)
-            k = db->arena_cap;
-        memset(b, 0, (size_t)k * BB_PAGE);
-        for (uint64_t i = 0; i < k; i++) {
-            page_header(b + i * BB_PAGE, pg + i, BB_FLAG_LEAF, 0);
-            memset(b + i * BB_PAGE + 16, 0x5a, 2048); /* half-full leaves */
-        }
-        rc = pwrite_all(db, b, (size_t)k * BB_PAGE, pg * BB_PAGE, err, errlen);
-        pg += k;
-    }
-    return rc;
-}
-
-int bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, char *err, size_t errlen)
-{
-    *out = NULL;
-    int rc = check_args(name, cfg, err, errlen);
-    if (rc)
-        return rc;
-    bb_db *db = calloc(1, sizeof *db);
-    if (!db) {
-        snprintf(err, errlen, "bb_open %s: out of memory", name);
-        return -ENOMEM;
-    }
-    db->fd = -1;
-    db->dirfd = -1;
-    snprintf(db->name, sizeof db->name, "%s", name);
-    set_config(db, cfg);
-    set_path(db, dirfd, name);
-
-    hist_init(&db->st.commit);
-    hist_init(&db->st.sync);
-    hist_init(&db->st.fdatasync);
-    hist_init(&db->st.grow);
-    hist_init(&db->st.pages_per_commit);
-
-    rc = alloc_txn_buffer(db, err, errlen);
-    if (rc)
-        return rc;
-    rc = open_file(db, dirfd, name, err, errlen);
-    if (rc)
-        return rc;
-    /* The initial pages, then one fdatasync (bbolt's init() ends with fdatasync). */
-    rc = write_init_pages(db, err, errlen);
-    if (!rc)
-        rc = write_used_area(db, err, errlen);
-    if (!rc && sys_fdatasync(db->fd) != 0)
-        rc = fail(err, errlen, errno, "fdatasync", db, NULL);
-    if (rc) {
-        bb_close(db, 1);
-        return rc;
-    }
-    db->hw = db->txn_hw = db->hw_prev = db->reuse_next = db->cfg.initial_pages;
-    db->txid = 1;
-    db->st.file_size = db->cfg.initial_pages * BB_PAGE;
-    db->st.high_water_pages = db->hw;
-    *out = db;
-    return 0;
-}
-
 /* A rewrite target: npages free-looking pages inside the committed area, past the two meta pages, not
  * overlapping another rewrite of this transaction (bbolt never writes a page twice in one commit). */
 static int pick_rewrite(bb_db *db, uint32_t npages, uint64_t *pgid)
@@ -516,8 +303,8 @@ int bb_commit(bb_db *db, char *err, size_t errlen)
     if (rc)
         return rc;
     uint64_t txid = db->txid + 1;
-    build_meta(db->meta, txid, db->txn_hw);
-    rc = pwrite_all(db, db->meta, BB_PAGE, (txid % 2) * BB_PAGE, err, errlen);
+    bb_build_meta(db->meta, txid, db->txn_hw);
+    rc = bb_pwrite_all(db, db->meta, BB_PAGE, (txid % 2) * BB_PAGE, err, errlen);
     if (rc)
         return rc;
     rc = timed_fdatasync(db, err, errlen);
@@ -560,19 +347,4 @@ void bb_stats_json(const bb_db *db, FILE *f)
     };
     hist_write_fields(f, hs, sizeof hs / sizeof hs[0]);
     fputc('}', f);
-}
-
-void bb_close(bb_db *db, int remove_file)
-{
-    if (!db)
-        return;
-    if (db->fd >= 0)
-        close(db->fd);
-    if (remove_file && db->dirfd >= 0)
-        unlinkat(db->dirfd, db->name, 0);
-    if (db->dirfd >= 0)
-        close(db->dirfd);
-    free(db->pend);
-    free(db->arena);
-    free(db);
 }

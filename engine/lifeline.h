@@ -2,8 +2,8 @@
 /* lifeline.h — nothing of a run outlives fio, and what a killed job left goes when fio ends.
  *
  * fio's job processes sit in sessions of their own (backend.c thread_main: setsid), so a kill of fio — or
- * of fio's process group — does not reach them. The engine's init (etcdwal.c die_with_fio) asks for
- * SIGTERM at fio's death, but init runs late: fio forks the job, the job waits at fio's start semaphore
+ * of fio's process group — does not reach them. The engine's init (etcdwal_procs.c etcdwal_die_with_fio)
+ * asks for SIGTERM at fio's death, but init runs late: fio forks the job, the job waits at fio's start semaphore
  * (thread_main: fio_sem_down(td->sem)) and only then calls the engine (td_io_init). A fio SIGKILLed in that
  * window would leave the job waiting there forever. life_arm_forks() closes it: every process forked from
  * then on gets SIGKILL at its parent's death from its first instruction (pthread_atfork's child handler

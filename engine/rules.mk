@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # engine/rules.mk — libetcdwal.so. The WAL/backend model (engine/*.c except the fio glue) has no fio types
-# and is also archived for the unit tests; only the glue is compiled against the configured fio tree.
-ENGINE_GLUE      := engine/etcdwal.c
+# and is also archived for the unit tests; only the glue (etcdwal*.c, etcdwal_glue.h) is compiled against the
+# configured fio tree, and only into libetcdwal.so.
+ENGINE_GLUE      := engine/etcdwal.c engine/etcdwal_opts.c engine/etcdwal_stats.c engine/etcdwal_procs.c
+ENGINE_GLUE_OBJS := $(patsubst engine/%.c,$(BUILD)/engine/%.glue.o,$(ENGINE_GLUE))
 ENGINE_MODEL_SRCS:= $(filter-out $(ENGINE_GLUE),$(wildcard engine/*.c))
 ENGINE_MODEL_OBJS:= $(patsubst engine/%.c,$(BUILD)/engine/%.o,$(ENGINE_MODEL_SRCS))
 ENGINE_MODEL_A   := $(BUILD)/engine/libwalmodel.a
@@ -26,8 +28,8 @@ $(BUILD)/engine/%.o: engine/%.c $(wildcard engine/*.h) $(FLAGS_STAMP) | need-bui
 	$(CC) $(ENGINE_CFLAGS) -c $< -o $@
 
 # fio's headers are not warning-clean under -Wextra; they are system-like here. ETCDWAL_FIO_VERSION is the
-# tree's version: the engine refuses to load into any other fio (etcdwal.c).
-$(BUILD)/engine/etcdwal.glue.o: $(ENGINE_GLUE) $(wildcard engine/*.h) $(wildcard engine/bbolt.c) $(FIO_SRC_PATH) $(FLAGS_STAMP) | need-build
+# tree's version: the engine refuses to load into any other fio (etcdwal.c). Every glue file gets the same flags.
+$(ENGINE_GLUE_OBJS): $(BUILD)/engine/%.glue.o: engine/%.c $(wildcard engine/*.h) $(wildcard engine/bbolt*.c) $(FIO_SRC_PATH) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	src="$$(sed -n 1p $(FIO_SRC_PATH))"; ver="$$(sed -n 2p $(FIO_SRC_PATH))"; \
 	$(CC) $(ENGINE_CFLAGS) -std=gnu11 -Wno-unused-parameter -DETCDWAL_FIO_VERSION="\"$$ver\"" \
@@ -37,7 +39,7 @@ $(ENGINE_MODEL_A): $(ENGINE_MODEL_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(ENGINE_SO): $(BUILD)/engine/etcdwal.glue.o $(ENGINE_MODEL_A) $(FLAGS_STAMP)
-	$(CC) -shared $(LDFLAGS_BASE) -o $@ $(BUILD)/engine/etcdwal.glue.o $(ENGINE_MODEL_A) -lpthread -lm
+$(ENGINE_SO): $(ENGINE_GLUE_OBJS) $(ENGINE_MODEL_A) $(FLAGS_STAMP)
+	$(CC) -shared $(LDFLAGS_BASE) -o $@ $(ENGINE_GLUE_OBJS) $(ENGINE_MODEL_A) -lpthread -lm
 
 ALL_TARGETS += $(ENGINE_SO) $(ENGINE_MODEL_A)
