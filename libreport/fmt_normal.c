@@ -346,7 +346,7 @@ static fior_status pct_row(nstate *s, const char *p)
     return FIOR_OK;
 }
 
-/* The engine's summary line on stderr (engine/etcdwal.c, cleanup): "etcdwal: NAME: backend N commits, …"
+/* The engine's summary line on stderr (engine/etcdwal_stats.c, from cleanup): "etcdwal: NAME: backend N commits, …"
  * names a job that ran in etcd_mode=backend. fio's normal output has no job options, so this line (in
  * `2>&1` output) is the only sign that the job commits like bbolt and is judged against the backend
  * threshold; finish_input gives it only to a job of this run that ran the etcd-fio engine. */

@@ -138,7 +138,7 @@ int cli_engine_summary(const char *line, size_t len)
     if (!c || c + 2 > end || c[1] != ' ' || memchr(p, ' ', (size_t)(c - p)))
         return 0; /* "etcdwal: JOB: ...", the job name has no spaces */
     p = c + 2;
-    /* the engine's summary() and its kept-files line (engine/etcdwal.c) */
+    /* the engine's summary() and its kept-files line (engine/etcdwal_stats.c) */
     static const char *const words[] = {" segments (", "first segment filled with ", "fdatasync n=",
                                         " clients: ", "backend ", "files kept in "};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {

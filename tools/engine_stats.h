@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* engine_stats.h — what check reads from the statistics file the engine writes at the end of a job
- * (etcd_stats_file=, engine/etcdwal.c: one JSON object with "engine": "etcdwal"). */
+ * (etcd_stats_file=, engine/etcdwal_stats.c: one JSON object with "engine": "etcdwal"). */
 #ifndef ETCD_FIO_ENGINE_STATS_H
 #define ETCD_FIO_ENGINE_STATS_H
 
