@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* normal_doc.h — between fmt_normal.c (reads fio's normal output line by line into jobs) and normal_end.c
  * (what the output says of each job's end: fio's signal and "got signal" lines, each job's prints, the
- * io and runtime of its read/write lines, its cpu line): the reader's state and the small text helpers
- * both use. */
+ * io and runtime of its read/write lines, its cpu line) and normal_stats.c (a job's statistics lines):
+ * the reader's state and the small text helpers they use. */
 #ifndef FIOR_NORMAL_DOC_H
 #define FIOR_NORMAL_DOC_H
 
@@ -130,5 +130,14 @@ void        fior__ncpu_line(nstate *s, const char *p);       /* "cpu : usr=…, 
 /* fio's own "fio: …" lines; *mine: the line was one of them */
 fior_status fior__nfio_says(nstate *s, const char *p, int *mine);
 fior_status fior__nrun_ends(nstate *s);                      /* the current run's jobs' end */
+
+/* normal_stats.c: a job's statistics lines */
+uint64_t    fior__nunit_at(const char *p);                   /* "(nsec)"… after p: ns per unit, 0 if none */
+int         fior__nparse_scaled(const char *p, double unit, double *out); /* "328998k" × unit; 0 on success */
+fior_status fior__nfinish_pct(nstate *s);                    /* end of a percentile block */
+void        fior__nwrite_line(nstate *s, const char *p);     /* "  write: IOPS=…, BW=…" */
+fior_status fior__nsync_line(nstate *s, const char *p);      /* "    sync (usec): min=…" */
+fior_status fior__nissued_line(nstate *s, const char *p);    /* "issued rwts: total=… short=…" */
+fior_status fior__npct_row(nstate *s, const char *p);        /* "|  1.00th=[  652], …" */
 
 #endif
