@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* json_doc.h — between json_stream.c (finds fio JSON documents in the input, feeds them to yajl, groups
- * documents into runs) and fmt_json.c (the yajl callbacks that turn one document's events into jobs). */
+ * documents into runs) and fmt_json.c (the yajl callbacks that turn one document's events into jobs;
+ * json_values.c: those for scalars). */
 #ifndef FIOR_JSON_DOC_H
 #define FIOR_JSON_DOC_H
 
@@ -192,5 +193,13 @@ void        fior__jopt_value(jdoc *d, const jframe *f, int key, const char *s, s
 void        fior__jdoc_begin(jdoc *d, fior_report *out, const char *source, size_t doc_off);
 fior_status fior__jdoc_end(jdoc *d);  /* after the closing '}': applies global options, checks */
 void        fior__jdoc_free(jdoc *d);
+
+/* fmt_json.c: the frame a scalar belongs to and in *key its key (NULL: skip it); json_values.c: the
+ * scalar callbacks of fior__jdoc_callbacks */
+jframe     *fior__jtake_value(jdoc *d, int *key);
+int         fior__jcb_null(void *ctx);
+int         fior__jcb_bool(void *ctx, int b);
+int         fior__jcb_number(void *ctx, const char *s, size_t n);
+int         fior__jcb_string(void *ctx, const unsigned char *s, size_t n);
 
 #endif
