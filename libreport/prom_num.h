@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* prom_num.h — numbers of the Prometheus text format as Go's strconv.ParseFloat reads them (what
- * client_golang prints), kept as decimal digits: "0.001" s is exactly 1000000 ns. Used by fmt_prom.c. */
+ * client_golang prints), kept as decimal digits: "0.001" s is exactly 1000000 ns. Used by fmt_prom.c and
+ * prom_series.c. */
 #ifndef FIOR_PROM_NUM_H
 #define FIOR_PROM_NUM_H
 
