@@ -37,6 +37,21 @@ typedef struct fior__judged {
 } fior__judged;
 /* Judges one job (verdict.c); c NULL means the defaults. Returns o->j.verdict. */
 fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *c, fior__judged *o);
+/* verdict.c and verdict_source.c (what made the samples): the reason and verdict into o (returns v); the
+ * upper bound of a value printed at resolution res; the upper edge of fio's histogram bucket holding v */
+fior_verdict fior__vsay(fior__judged *o, fior_verdict v, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+uint64_t     fior__vupper(uint64_t v, uint64_t res);
+uint64_t     fior__vbucket_hi(uint64_t v);
+/* verdict_source.c: syncs that flush nothing (1 after saying so); why a job has no timed syncs; the
+ * verdict as the job's end and its directory (tmpfs) allow */
+int          fior__vnot_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *o);
+fior_verdict fior__vno_timed_syncs(const fior_job *j, fior__judged *o);
+fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__judged *o);
+fior_verdict fior__vtmpfs_rule(const fior_job *j, fior__judged *o);
 
 /* A job under construction: the public struct plus growable arrays (pct/bins point into them). */
 typedef struct fior__jobb {
@@ -191,7 +206,7 @@ uint64_t    fior__opt_size(const char *s, size_t n, int kb1000);
 uint64_t    fior__opt_time_ms(const char *s, size_t n);
 uint64_t    fior__opt_bs_max(const char *s, size_t n, int kb1000);
 /* p without "//", "/./" and "dir/.." (lexically, as written), in out (n bytes); p itself when not absolute
- * or too long (verdict.c) */
+ * or too long (verdict_source.c) */
 const char *fior__path_lexical(const char *p, char *out, size_t n);
 /* An ioengine whose "syncs" flush nothing to a disk (null, cpuio, net, …), else 0. */
 int         fior__engine_no_io(const char *ioengine);

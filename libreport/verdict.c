@@ -2,7 +2,8 @@
 /* verdict.c — judges a job's sync latency the way etcd needs it: the requested percentile (default p99)
  * of fdatasync must be below 10 ms for the WAL and 25 ms for bbolt backend commits. Every doubt is UNKNOWN,
  * never PASS: a value printed rounded to usec/msec only passes when even its upper bound is below the
- * threshold, and only fails when even its lower bound is at or above it. */
+ * threshold, and only fails when even its lower bound is at or above it. What made the samples (a flush
+ * to a disk or not, the job's end, tmpfs) is judged in verdict_source.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,12 +67,7 @@ static int libaio_garbage(const fior_job *j)
     return !strcmp(j->ioengine, "libaio") && affected;
 }
 
-static fior_verdict say(fior__judged *o, fior_verdict v, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static fior_verdict say(fior__judged *o, fior_verdict v, const char *fmt, ...)
+fior_verdict fior__vsay(fior__judged *o, fior_verdict v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -82,7 +78,7 @@ static fior_verdict say(fior__judged *o, fior_verdict v, const char *fmt, ...)
 
 /* Bounds of the true value behind a printed percentile. A printed d in unit u stands for a true value in
  * ((d-1)u, d·u] when fio rounded up (3.x), or [d·u, (d+1)u) when an older fio truncated: take the hull. */
-static uint64_t upper(uint64_t v, uint64_t res)
+uint64_t fior__vupper(uint64_t v, uint64_t res)
 {
     return res <= 1 ? v : (v + res - 1 < v ? UINT64_MAX : v + res - 1);
 }
@@ -114,7 +110,7 @@ static uint64_t fio_bucket_lo(uint64_t v)
     return base + (v - base) / w * w;
 }
 
-static uint64_t fio_bucket_hi(uint64_t v)
+uint64_t fior__vbucket_hi(uint64_t v)
 {
     if (v < 128)
         return v;
@@ -155,28 +151,28 @@ static fior_verdict judge_buckets(const fior_job *j, const fior_criteria *c, uin
     const char *when = j->window ? "in the window" : "since etcd started";
     char span[80];
     if (j->defect)
-        return say(o, FIOR_UNKNOWN, "%s (%s histogram)", j->defect, what);
+        return fior__vsay(o, FIOR_UNKNOWN, "%s (%s histogram)", j->defect, what);
     if (!j->samples_known || j->samples == 0)
-        return say(o, FIOR_UNKNOWN, "no %ss %s: put load on etcd or scrape over a longer window", what, when);
+        return fior__vsay(o, FIOR_UNKNOWN, "no %ss %s: put load on etcd or scrape over a longer window", what, when);
     if (j->samples < c->min_samples)
-        return say(o, FIOR_UNKNOWN, "only %llu %ss %s (need %llu)", (unsigned long long)j->samples, what, when,
+        return fior__vsay(o, FIOR_UNKNOWN, "only %llu %ss %s (need %llu)", (unsigned long long)j->samples, what, when,
                    (unsigned long long)c->min_samples);
     uint64_t lo, hi;
     if (fior__bucket_locate(j->buckets, j->nbuckets, c->percentile, &lo, &hi))
-        return say(o, FIOR_UNKNOWN, "no %ss in the buckets", what);
+        return fior__vsay(o, FIOR_UNKNOWN, "no %ss in the buckets", what);
     span_str(span, sizeof span, lo, hi);
     if (hi < T) {
         o->j.value_known = 1;
         o->j.value_ns = hi;
-        return say(o, FIOR_PASS, "%s %s < %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples, when);
+        return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples, when);
     }
     if (lo >= T) {
         o->j.value_known = 1;
         o->j.value_ns = lo;
-        return say(o, FIOR_FAIL, "%s %s >= %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples,
+        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples,
                    when);
     }
-    return say(o, FIOR_UNKNOWN, "%s %s: the histogram bucket straddles the %s threshold (%s, %llu %s)", ps, span, ts,
+    return fior__vsay(o, FIOR_UNKNOWN, "%s %s: the histogram bucket straddles the %s threshold (%s, %llu %s)", ps, span, ts,
                what, (unsigned long long)j->samples, when);
 }
 
@@ -186,182 +182,10 @@ static fior_verdict judge_check_perf(const fior_job *j, fior__judged *o)
 {
     const char *sum = j->summary && j->summary[0] ? j->summary : "no check lines";
     if (j->check_verdict == FIOR_FAIL)
-        return say(o, FIOR_FAIL, "etcdctl check perf failed: %s (etcd as a whole, not only the disk)", sum);
+        return fior__vsay(o, FIOR_FAIL, "etcdctl check perf failed: %s (etcd as a whole, not only the disk)", sum);
     if (j->check_verdict == FIOR_PASS)
-        return say(o, FIOR_NOT_JUDGED, "etcdctl check perf passed: %s (etcd as a whole: no disk verdict)", sum);
-    return say(o, FIOR_UNKNOWN, "etcdctl check perf did not finish (no final PASS/FAIL line): %s", sum);
-}
-
-/* ---- what made the samples (issue 26): only a flush to a disk counts ---- */
-
-/* At most how large the median can be, from what the input lists: the lowest listed percentile at or above
- * p50 (the upper edge of what its printed value may stand for), else the json+ bins' p50. 0 when neither
- * says (the mean does not bound the median from above). */
-static int median_hi(const fior_job *j, uint64_t *hi_ns, uint64_t *shown)
-{
-    uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
-    for (size_t i = 0; i < j->npct; i++) /* ascending by percent */
-        if (j->pct[i].percent >= 50.0 - 1e-9) {
-            *hi_ns = fio_bucket_hi(upper(*shown = j->pct[i].ns, res));
-            return 1;
-        }
-    uint64_t lo, pt = 0, hi;
-    fior_status st = j->nbins ? fior_quantile_bound(j->bins, j->nbins, 0.5, 0.95, &lo, &pt, &hi) : FIOR_E_INVAL;
-    if (st == FIOR_E_INVAL || (st != FIOR_OK && !pt))
-        return 0;
-    *hi_ns = fio_bucket_hi(*shown = pt);
-    return 1;
-}
-
-/* UNKNOWN (1, reason said) when the job's sync samples are not flushes to a disk: an engine that does no
- * I/O, sync_file_range, files opened O_SYNC/O_DSYNC (the write flushes, the sync after it finds nothing to
- * do), writes that take longer than the syncs after them where the options are not in the input, and a
- * median below the physical floor. 0 otherwise. */
-static int not_a_flush(const fior_job *j, const fior_criteria *c, fior__judged *o)
-{
-    char a[32], b[32], fl[32];
-    unsigned f = j->sync_flags;
-    uint64_t shown = 0, med = 0;
-    int med_known = median_hi(j, &med, &shown);
-    if (fior__engine_no_io(j->ioengine)) {
-        fior_format_ns(a, sizeof a, shown);
-        say(o, FIOR_UNKNOWN, "ioengine=%s does no I/O: its syncs flush nothing to a disk (median %s); run the job "
-            "with ioengine=sync or psync", j->ioengine, med_known ? a : "?");
-        return 1;
-    }
-    if (f & FIOR_SYNC_RANGE) {
-        say(o, FIOR_UNKNOWN, "%s: sync_file_range only starts writeback and never flushes the disk's cache, and "
-            "fio counts it among its syncs; run with fdatasync=1 instead", f & FIOR_SYNC_OPTIONS
-            ? "the job's syncs are sync_file_range" : "fio counted these syncs where it counts sync_file_range");
-        return 1;
-    }
-    if (f & (FIOR_SYNC_O_SYNC | FIOR_SYNC_O_DSYNC)) {
-        const char *how = f & FIOR_SYNC_O_SYNC ? "sync=1 opens the files O_SYNC" : "sync=dsync opens the files O_DSYNC";
-        fior_format_ns(a, sizeof a, (uint64_t)j->write_clat_mean_ns);
-        say(o, FIOR_UNKNOWN, "%s: every write flushes itself (write clat avg %s) and the fdatasync after it has "
-            "nothing left to flush; run the job without it", how, j->write_clat_mean_ns > 0 ? a : "?");
-        return 1;
-    }
-    if (c->floor_ns && med_known && med < c->floor_ns) { /* even the largest value the median may stand for */
-        fior_format_ns(a, sizeof a, shown);
-        fior_format_ns(fl, sizeof fl, c->floor_ns);
-        say(o, FIOR_UNKNOWN, "these %ss did not reach a disk: their median is %s, below the %s that any flush to "
-            "a device takes (tmpfs, a RAM disk, or a cache that acknowledges without flushing?%s%s)",
-            j->role == FIOR_ROLE_BACKEND ? "backend commit" : "fdatasync", a, fl, j->directory ? " directory=" : "",
-            j->directory ? j->directory : "");
-        return 1;
-    }
-    /* a buffered write only copies into the page cache (a 2300-byte one: ~5 us here, against fdatasyncs of
-     * 35 us and more); a write that takes longer than the fdatasync after it did the flush itself (O_SYNC at
-     * bs=2300: writes 133 us, syncs 43 us, 3.1x) */
-    if (!(f & FIOR_SYNC_OPTIONS) && j->mean_ns > 0 && j->write_clat_mean_ns > j->mean_ns) {
-        fior_format_ns(a, sizeof a, (uint64_t)j->write_clat_mean_ns);
-        fior_format_ns(b, sizeof b, (uint64_t)j->mean_ns);
-        say(o, FIOR_UNKNOWN, "the writes took longer than the syncs after them (write clat avg %s, sync avg %s): the "
-            "flush happened in the write (sync=1, O_DSYNC or direct=1?), which this input does not say; run without "
-            "them, or give fio's JSON output, which lists the options", a, b);
-        return 1;
-    }
-    return 0;
-}
-
-/* A job without timed syncs: what its options and its fio say happened. */
-static fior_verdict no_timed_syncs(const fior_job *j, fior__judged *o)
-{
-    int ma, mi;
-    int old = !fior__fio_version(j->fio_version, &ma, &mi) && (ma < 3 || (ma == 3 && mi < 4));
-    unsigned f = j->sync_flags;
-    if (old && (j->sync_requested || (f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC))))
-        return say(o, FIOR_UNKNOWN, "%s does not time fsync/fdatasync (fio records their latency from 3.4 on): this "
-                   "job's syncs ran but were not measured; run it with fio 3.4 or later", j->fio_version);
-    if ((f & FIOR_SYNC_END_FSYNC) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
-        return say(o, FIOR_NOT_JUDGED, "end_fsync=1 makes one fsync when the job ends, which fio does not time: "
-                   "nothing here measures a sync; run with fdatasync=1 to time one after every write");
-    if (j->sync_requested)
-        return say(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
-    if (old)
-        return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync latency in this job: %s records none (fio times syncs "
-                   "from 3.4 on)", j->fio_version);
-    return say(o, FIOR_NOT_JUDGED, "no fsync/fdatasync in this job");
-}
-
-/* A run fio did not finish is never a PASS (issue 25): a PASS (or a doubt about it) becomes UNKNOWN with
- * what happened; a FAIL stays a FAIL, a slow sync that was measured stays measured. The caller's own stop
- * (check stops fio once its bound is decided) is judged on the figures fio printed after it. */
-static fior_verdict end_rule(const fior_job *j, const fior_criteria *c, fior__judged *o)
-{
-    fior_verdict v = o->j.verdict;
-    if (v == FIOR_NOT_JUDGED && j->end == FIOR_END_CUT) /* its syncs may be in what was cut away */
-        return say(o, FIOR_UNKNOWN, "%s", j->end_reason ? j->end_reason : "the input was cut");
-    if (v == FIOR_NOT_JUDGED || j->end == FIOR_END_UNKNOWN || j->end == FIOR_END_PROVEN ||
-        j->end == FIOR_END_INFERRED)
-        return v; /* (a job with nothing to judge stays so) */
-    if (j->end == FIOR_END_STOPPED && c->caller_stop && j->end_signal == c->caller_stop)
-        return v;
-    const char *why = j->end_reason ? j->end_reason : "the run did not reach its end";
-    char was[sizeof o->reason];
-    memcpy(was, o->reason, sizeof was);
-    if (v == FIOR_FAIL)
-        return say(o, FIOR_FAIL, "%s, measured before the run's end (%s)", was, why);
-    o->j.value_known = v == FIOR_PASS ? 0 : o->j.value_known;
-    return say(o, FIOR_UNKNOWN, "%s; until then: %s", why, was);
-}
-
-/* /dev/shm and /run are tmpfs on Linux: whatever the latencies, their syncs reach no disk. A sign, not
- * proof of the file system: it only takes a PASS away. */
-/* path with "//", "/./" and "x/.." taken out, as the kernel resolves them without symlinks; a path too
- * long for out stays as it is */
-const char *fior__path_lexical(const char *p, char *out, size_t n)
-{
-    size_t len = strlen(p), at = 0;
-    if (len >= n || p[0] != '/')
-        return p;
-    for (size_t i = 0; i < len;) {
-        while (i < len && p[i] == '/')
-            i++;
-        size_t e = i;
-        while (e < len && p[e] != '/')
-            e++;
-        size_t cl = e - i;
-        if (cl == 0 || (cl == 1 && p[i] == '.')) {
-        } else if (cl == 2 && p[i] == '.' && p[i + 1] == '.') {
-            while (at > 0 && out[at - 1] != '/')
-                at--;
-            if (at > 0)
-                at--;
-        } else {
-            out[at++] = '/';
-            memcpy(out + at, p + i, cl);
-            at += cl;
-        }
-        i = e;
-    }
-    if (at == 0)
-        out[at++] = '/';
-    out[at] = '\0';
-    return out;
-}
-
-static fior_verdict tmpfs_rule(const fior_job *j, fior__judged *o)
-{
-    const char *d = j->directory ? j->directory : j->filename;
-    if (o->j.verdict != FIOR_PASS || !d)
-        return o->j.verdict;
-    static const char *const tmpfs[] = {"/dev/shm", "/run"};
-    char norm[4096];
-    d = fior__path_lexical(d, norm, sizeof norm); /* "/dev//shm", "/tmp/../dev/./shm" are /dev/shm too */
-    for (size_t i = 0; i < sizeof tmpfs / sizeof tmpfs[0]; i++) {
-        size_t n = strlen(tmpfs[i]);
-        if (!strncmp(d, tmpfs[i], n) && (d[n] == '\0' || d[n] == '/')) {
-            char was[sizeof o->reason];
-            memcpy(was, o->reason, sizeof was);
-            o->j.value_known = 0;
-            return say(o, FIOR_UNKNOWN, "these syncs did not reach a disk: the job's %s is under %s, a tmpfs "
-                       "(memory) on Linux; run it in a directory on the disk (measured: %s)",
-                       j->directory ? "directory" : "filename", tmpfs[i], was);
-        }
-    }
-    return o->j.verdict;
+        return fior__vsay(o, FIOR_NOT_JUDGED, "etcdctl check perf passed: %s (etcd as a whole: no disk verdict)", sum);
+    return fior__vsay(o, FIOR_UNKNOWN, "etcdctl check perf did not finish (no final PASS/FAIL line): %s", sum);
 }
 
 static fior_verdict judge_exact(const fior_job *j, const fior_criteria *c, fior__judged *o);
@@ -376,27 +200,27 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
     o->j.size = sizeof o->j; /* every judgement the library hands out is made here (FIOR_HAS) */
     o->j.reason = o->reason;
     if (!j)
-        return say(o, FIOR_UNKNOWN, "no job");
+        return fior__vsay(o, FIOR_UNKNOWN, "no job");
     if (j->role == FIOR_ROLE_CHECK_PERF || j->bucketed)
         return judge_exact(j, &c, o);
     judge_exact(j, &c, o);
-    tmpfs_rule(j, o);
-    return end_rule(j, &c, o);
+    fior__vtmpfs_rule(j, o);
+    return fior__vend_rule(j, &c, o);
 }
 
 /* No syncs (none counted, or no sync line): a contradiction when latencies are given anyway, else why
- * there are none (no_timed_syncs). */
+ * there are none (fior__vno_timed_syncs). */
 static fior_verdict no_syncs(const fior_job *j, fior__judged *o)
 {
     int latencies = j->max_ns > 0;
     for (size_t i = 0; !latencies && i < j->npct; i++)
         latencies = j->pct[i].ns > 0;
     if (latencies) /* "no syncs" beside sync latencies: the input contradicts itself */
-        return say(o, FIOR_UNKNOWN, "sync latencies are given but the sync count is 0 or the sync line is "
+        return fior__vsay(o, FIOR_UNKNOWN, "sync latencies are given but the sync count is 0 or the sync line is "
                    "missing (input edited or cut?)");
     if (j->latency_untimed)
-        return say(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
-    return no_timed_syncs(j, o);
+        return fior__vsay(o, FIOR_UNKNOWN, "sync latencies not recorded (gtod_reduce=1)");
+    return fior__vno_timed_syncs(j, o);
 }
 
 /* fio's percentiles never go down and each is printed once: anything else is an edited or broken input,
@@ -408,13 +232,13 @@ static int pct_list_broken(const fior_job *j, fior__judged *o)
         const fior_pct *a = &j->pct[i - 1], *b = &j->pct[i];
         if (fabs(a->percent - b->percent) < 1e-9 && a->ns != b->ns) {
             fmt_pct(qs, sizeof qs, b->percent);
-            say(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
+            fior__vsay(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
             return 1;
         }
         if (b->ns < a->ns) {
             fmt_pct(qs, sizeof qs, a->percent);
             fmt_pct(vs, sizeof vs, b->percent);
-            say(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
+            fior__vsay(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
             return 1;
         }
     }
@@ -441,7 +265,7 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
     /* a value at or above the percentile that is below T proves PASS; one at or below it that is at or
      * above T proves FAIL. Both at once means the list contradicts itself. "Below" means the whole range
      * the printed value can stand for: its print unit, then fio's histogram bucket. */
-#define HI(p) fio_bucket_hi(upper((p)->ns, res))
+#define HI(p) fior__vbucket_hi(fior__vupper((p)->ns, res))
 #define LO(p) fio_bucket_lo(lower((p)->ns, res))
     const fior_pct *pass = NULL, *fail = NULL;
     if (exact && HI(exact) < T)
@@ -453,7 +277,7 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
     else if (below && LO(below) >= T)
         fail = below;
     if (pass && fail)
-        return say(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
+        return fior__vsay(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
     const fior_pct *used = pass ? pass : fail ? fail : exact;
     if (used) {
         o->j.value_known = 1;
@@ -462,22 +286,22 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
         fmt_pct(qs, sizeof qs, used->percent);
     }
     if (pass == exact && pass)
-        return say(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
+        return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
     if (pass)
-        return say(o, FIOR_PASS, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
+        return fior__vsay(o, FIOR_PASS, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
     if (fail == exact && fail)
-        return say(o, FIOR_FAIL, "%s %s >= %s (%s)", ps, vs, ts, what);
+        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s)", ps, vs, ts, what);
     if (fail)
-        return say(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
+        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
     if (exact) {
         char span[80];
         span_str(span, sizeof span, LO(exact), HI(exact));
-        return say(o, FIOR_UNKNOWN, "%s %s may be anywhere %s (fio's histogram bucket%s), across the %s "
+        return fior__vsay(o, FIOR_UNKNOWN, "%s %s may be anywhere %s (fio's histogram bucket%s), across the %s "
                    "threshold (%s)", ps, vs, span, res > 1 ? " and print unit" : "", ts, what);
     }
 #undef HI
 #undef LO
-    return say(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
+    return fior__vsay(o, FIOR_UNKNOWN, "%s not in the percentile list and its neighbours do not decide it against %s (%s)",
                ps, ts, what);
 }
 
@@ -496,11 +320,11 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     fmt_pct(ps, sizeof ps, c.percentile);
 
     if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
-        return say(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
+        return fior__vsay(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
     if (j->defect && !j->bucketed) /* a bucketed job's defect is told with its histogram below */
-        return say(o, FIOR_UNKNOWN, "%s", j->defect);
+        return fior__vsay(o, FIOR_UNKNOWN, "%s", j->defect);
     if (j->error)
-        return say(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
+        return fior__vsay(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
     if (j->bucketed)
         return judge_buckets(j, &c, T, o, what, ps, ts);
     if (!j->has_sync || (j->samples_known && j->samples == 0))
@@ -508,37 +332,37 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     /* fio 3.4-3.17 count an end_fsync among the syncs without timing it (a count of 1, latencies of 0) */
     if ((j->sync_flags & FIOR_SYNC_END_FSYNC) && !(j->sync_flags & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)) &&
         (j->sync_flags & FIOR_SYNC_OPTIONS))
-        return no_timed_syncs(j, o);
+        return fior__vno_timed_syncs(j, o);
     if (j->latency_untimed)
-        return say(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
+        return fior__vsay(o, FIOR_UNKNOWN, "sync latencies not trustworthy (gtod_reduce=1)");
     switch (libaio_garbage(j)) {
     case 1:
-        return say(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
+        return fior__vsay(o, FIOR_UNKNOWN, "%s with ioengine=libaio times syncs from a stale issue time "
                    "(fio 3.31-3.40 bug): latencies are garbage",
                    j->fio_version ? j->fio_version : "unknown fio version");
     case 2:
         fior_format_ns(vs, sizeof vs, j->max_ns);
-        return say(o, FIOR_UNKNOWN, "max sync latency %s is implausible and the ioengine is not in the input "
+        return fior__vsay(o, FIOR_UNKNOWN, "max sync latency %s is implausible and the ioengine is not in the input "
                    "(fio 3.31-3.40 libaio bug?)", vs);
     }
     int all_zero = j->max_ns == 0;
     for (size_t i = 0; all_zero && i < j->npct; i++)
         all_zero = j->pct[i].ns == 0;
     if (all_zero)
-        return say(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
-    if (not_a_flush(j, &c, o))
+        return fior__vsay(o, FIOR_UNKNOWN, "all sync latencies are 0 (timing off, e.g. gtod_reduce)");
+    if (fior__vnot_a_flush(j, &c, o))
         return o->j.verdict;
     /* A percentile over too few samples proves nothing; an unknown count cannot show it is enough. */
     if (!j->samples_known)
-        return say(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
+        return fior__vsay(o, FIOR_UNKNOWN, "the number of sync samples is not in the input: the %s may rest on a "
                    "handful (need %llu; fio's JSON output has the count)%s%s", ps, (unsigned long long)c.min_samples,
                    j->end == FIOR_END_UNKNOWN && j->end_reason ? "; " : "",
                    j->end == FIOR_END_UNKNOWN && j->end_reason ? j->end_reason : "");
     if (j->samples < c.min_samples)
-        return say(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
+        return fior__vsay(o, FIOR_UNKNOWN, "only %llu sync samples (need %llu)", (unsigned long long)j->samples,
                    (unsigned long long)c.min_samples);
     if (!j->npct)
-        return say(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
+        return fior__vsay(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
     if (pct_list_broken(j, o))
         return o->j.verdict;
     return judge_percentile(j, c.percentile, T, o, what, ps, ts);
