@@ -4,7 +4,7 @@
  * (fleet_judge.c, pure) and the command (cmd_fleet.c). Unit tests: tests/test_fleet.c.
  * The ssh transport (--ssh): the host list, the remote command and its quoting (fleet_ssh.c, pure), the ssh
  * processes (fleet_ssh_run.c), and the reading and re-proving of each remote check's JSON (fleet_remote.c,
- * pure). Unit tests: tests/test_fleet_ssh.c. */
+ * fleet_proof.c, pure). Unit tests: tests/test_fleet_ssh.c. */
 #ifndef ETCD_FIO_FLEET_H
 #define ETCD_FIO_FLEET_H
 
@@ -174,8 +174,11 @@ typedef struct fleet_remote {
  * confirmed by phase 2); one WAL and one backend job, each with a known count >= the minimum, judged against
  * our threshold, its value on the side its verdict says; the confidence bound on the right side
  * (fleet_apply_bound); the JSON agreeing with itself and with the command's exit status. Otherwise h is
- * unknown (status "unproven", or the remote's own when it could not judge). The one place of this rule. */
+ * unknown (status "unproven", or the remote's own when it could not judge). The one place of this rule
+ * (fleet_proof.c). */
 void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, rm_host *h);
+/* fleet_remote.c: the verdict a check's JSON names ("PASS"…), (fior_verdict)-1 for none */
+fior_verdict fleet_remote_verdict_word(const char *s);
 
 /* fleet_remote.c (pure): host h from how s ended and the remote's output; `interrupted` (a stop request to
  * us) leaves it unknown whatever it printed. */
