@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* etcdwatch.c — the scraping thread of `check --etcd URL` and what it adds to the result (see
- * etcdwatch.h); the decisions are etcdguard.c's. */
+/* etcdwatch.c — the scraping thread of `check --etcd URL`, its start and stop (see etcdwatch.h); the
+ * decisions are etcdguard.c's, what it adds to the result etcdwatch_report.c's. */
 #include "etcdwatch.h"
 #include "jw.h"
 
@@ -16,46 +16,10 @@
 #include "check.h"
 #include "cli.h"
 #include "etcdguard.h"
+#include "etcdwatch_impl.h"
 #include "proc.h"
 
 #define EW_TIMELINE 300
-
-typedef struct ew_scrape {
-    char    *text;
-    size_t   len;
-    double   t;          /* seconds since the first scrape */
-    double   start_s;    /* etcd's process_start_time_seconds */
-    uint64_t count[2];   /* samples since etcd started, per role */
-} ew_scrape;
-
-typedef struct ew_point {
-    double  t;
-    eg_side side[2];     /* the window the guard judged at t (present 0: none yet) */
-} ew_point;
-
-struct etcdwatch {
-    char           url[2048], shown[2048], cacert[4096], cert[4096], key[4096];
-    scrape_tls     tls;
-    fior_criteria *crit;
-    double         t0;
-    ew_scrape      first;
-    eg_view        before;        /* per role: a window before the check, or since etcd started */
-    double         before_s[2];   /* that window's length, 0: since etcd started */
-    ew_scrape      ring[ETCDWATCH_KEEP]; /* the latest scrapes, oldest first */
-    size_t         nring;
-    double         last_ok, last_start;
-    unsigned       scrapes, failed, restarts;
-    char           last_err[400];
-    ew_point      *timeline;
-    size_t         ntl;
-    int            have_during;
-    eg_view        during;
-    double         during_s, tripped_at;
-    pthread_t      th;
-    int            running, stop;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-};
 
 static atomic_int g_tripped;
 static char g_why[400];
@@ -410,137 +374,5 @@ void etcdwatch_stop(etcdwatch *w)
         eg_judge_window(from->text, from->len, last->text, last->len, w->crit, &w->during);
         w->have_during = w->during.ok;
         w->during_s = last->t - from->t;
-    }
-}
-
-/* one side of a view (null when absent); win_s >= 0: its "window_s" too (0: null, "since etcd started") */
-static void side_json(yajl_gen g, const eg_side *s, double win_s)
-{
-    if (!s->present) {
-        jw_null(g);
-        return;
-    }
-    jw_open(g);
-    jw_ku64(g, "samples", s->samples);
-    jw_ku64(g, "p99_lo_ns", s->bucket_known ? s->lo_ns : JW_UNKNOWN);
-    jw_ku64(g, "p99_hi_ns", s->bucket_known ? s->hi_ns : JW_UNKNOWN);
-    jw_kstr(g, "verdict", fior_verdict_name(s->verdict));
-    jw_kstr(g, "reason", s->reason);
-    if (win_s >= 0) {
-        if (win_s > 0)
-            jw_knum(g, "window_s", win_s);
-        else
-            jw_knull(g, "window_s");
-    }
-    jw_close(g);
-}
-
-static void view_json(yajl_gen g, const eg_view *v, const double *win_s)
-{
-    jw_open(g); /* before: each side's window, or null for "since etcd started" */
-    jw_key(g, "wal");
-    side_json(g, &v->side[EG_WAL], win_s ? win_s[EG_WAL] : -1);
-    jw_key(g, "backend");
-    side_json(g, &v->side[EG_BACKEND], win_s ? win_s[EG_BACKEND] : -1);
-    jw_close(g);
-}
-
-/* "<= 2 ms (pass, 1234 in 4 s)" */
-static void side_words(char *out, size_t n, const eg_side *s, double win_s)
-{
-    char r[64], when[64];
-    eg_range(r, sizeof r, s);
-    if (win_s > 0)
-        cli_msg(when, sizeof when, "in %.0f s", win_s);
-    else
-        cli_msg(when, sizeof when, "since etcd started");
-    if (!s->present)
-        cli_msg(out, n, "? (%s)", s->reason);
-    else
-        cli_msg(out, n, "%s (%s, %llu %s)", r, fior_verdict_name(s->verdict), (unsigned long long)s->samples, when);
-}
-
-void etcdwatch_describe_start(const etcdwatch *w, char *buf, size_t n)
-{
-    char a[300], b[300], cant[300] = "";
-    side_words(a, sizeof a, &w->before.side[EG_WAL], w->before_s[EG_WAL]);
-    side_words(b, sizeof b, &w->before.side[EG_BACKEND], w->before_s[EG_BACKEND]);
-    for (int k = 0; k < 2 && !cant[0]; k++)
-        if (w->before.side[k].verdict != FIOR_PASS)
-            cli_msg(cant, sizeof cant, "; the guard cannot watch the %s p99, which was not below its threshold "
-                    "before: %s", eg_role_words(k), w->before.side[k].reason);
-    cli_msg(buf, n, "watching etcd at %s%s%s: before the check, WAL fsync p99 %s, backend commit p99 %s; the check "
-            "stops if either crosses its threshold%s", w->shown, w->before.member[0] ? ", member " : "",
-            w->before.member, a, b, cant);
-}
-
-void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
-{
-    char why[400];
-    etcdwatch_why(why, sizeof why);
-    yajl_gen j = jw_new(0);
-    jw_open(j);
-    jw_kstr(j, "url", w->shown);
-    jw_kstr_or_null(j, "member", w->before.member);
-    jw_key(j, "before");
-    view_json(j, &w->before, w->before_s);
-    jw_key(j, "during");
-    if (w->have_during)
-        view_json(j, &w->during, NULL);
-    else
-        jw_null(j);
-    if (w->have_during)
-        jw_knum(j, "during_seconds", w->during_s);
-    else
-        jw_knull(j, "during_seconds");
-    jw_ku64(j, "scrapes", (uint64_t)w->scrapes + 1);
-    jw_ku64(j, "failed_scrapes", w->failed);
-    jw_kbool(j, "restarted", w->restarts > 0);
-    jw_key(j, "guard");
-    jw_open(j);
-    jw_kbool(j, "fired", why[0] != '\0');
-    jw_kstr_or_null(j, "why", why);
-    if (why[0])
-        jw_knum(j, "at_s", w->tripped_at);
-    else
-        jw_knull(j, "at_s");
-    jw_close(j);
-    jw_key(j, "timeline");
-    jw_aopen(j);
-    for (size_t i = 0; i < w->ntl; i++) {
-        jw_open(j);
-        jw_knum(j, "t", w->timeline[i].t);
-        jw_key(j, "wal");
-        side_json(j, &w->timeline[i].side[EG_WAL], -1);
-        jw_key(j, "backend");
-        side_json(j, &w->timeline[i].side[EG_BACKEND], -1);
-        jw_close(j);
-    }
-    jw_aclose(j);
-    jw_close(j);
-    char bw[64], bb[64], dw[64] = "?", db[64] = "?", extra[500] = "";
-    eg_range(bw, sizeof bw, &w->before.side[EG_WAL]);
-    eg_range(bb, sizeof bb, &w->before.side[EG_BACKEND]);
-    if (w->have_during) {
-        eg_range(dw, sizeof dw, &w->during.side[EG_WAL]);
-        eg_range(db, sizeof db, &w->during.side[EG_BACKEND]);
-    }
-    if (w->failed)
-        cli_msg(extra, sizeof extra, "; %u of %u scrapes failed (last: %.200s)", w->failed, w->scrapes + 1, w->last_err);
-    rm_add_detail(r, "etcd", "etcd itself", j, "WAL fsync p99 %s before the check, %s during it; backend commit p99 %s "
-                  "before, %s during (%s, %.0f s)%s%s%s", bw, dw, bb, db, w->shown, w->during_s,
-                  w->restarts ? "; etcd restarted during the check" : "", extra, why[0] ? "; the guard stopped the check" : "");
-    eg_explain(r, &w->before, w->have_during ? &w->during : NULL, why);
-    if (why[0] && h) { /* whatever the phase it tripped in: no verdict from a run stopped for etcd */
-        h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
-        cli_msg(h->status, sizeof h->status, "etcd-guard");
-        if (!strstr(h->reason, why)) {
-            char old[sizeof h->reason];
-            cli_msg(old, sizeof old, "%s", h->reason);
-            cli_msg(h->reason, sizeof h->reason, "%s; not judged (%s)", why, old);
-        }
-        for (size_t i = 0; i < h->njobs; i++)
-            h->jobs[i].verdict = FIOR_UNKNOWN;
     }
 }
