@@ -73,13 +73,17 @@ reap() {  # wait for any running test, print it, count it
 busy() { local l; for l in "$@"; do [ -n "${held[$l]:-}" ] && return 0; done; return 1; }
 
 # The tests that must run alone go first, while nothing else has started: no lane waits idle for them.
+declare -A want=()
 order=(); rest=()
-for t in "$@"; do if [ "$(wants "$t")" = alone ]; then order+=("$t"); else rest+=("$t"); fi; done
+for t in "$@"; do
+  want[$t]=$(wants "$t")
+  if [ "${want[$t]}" = alone ]; then order+=("$t"); else rest+=("$t"); fi
+done
 order+=("${rest[@]}")
 n=0
 for t in "${order[@]}"; do
   n=$((n + 1))
-  w=$(wants "$t")
+  w=${want[$t]}
   case $w in
     alone) while [ $running -gt 0 ]; do reap; done
            start "$t" $n; reap; continue ;;
