@@ -107,6 +107,10 @@ cv=$(jq -r .verdict "$cx/check-report.json")
 case $cv in pass|fail|unknown) ok "examples/check-report.json: verdict $cv" ;; *) bad "examples/check-report.json: verdict '$cv'" ;; esac
 grep -q "<h1 class=\"$cv\">$cv: " "$cx/check-report.html" && ok "examples/check-report.html: banner says $cv as its JSON does" ||
   bad "examples/check-report.html: banner is not its JSON's verdict $cv"
+[ "$(jq -r '.basis' "$cx/check-report.json")" = bound ] &&
+  jq -e '[.hosts[].jobs[] | select(.verdict != "pass" and .verdict != "fail")] | length == 0' "$cx/check-report.json" > /dev/null &&
+  ok "examples/check-report.json: a default run, every job decided by its bound" ||
+  bad "examples/check-report.json: a showcase needs a default run whose jobs are decided (no point estimate)"
 sides "$cx/check-report.json" && ok "examples/check-report.json: every bound on its verdict's side" ||
   bad "examples/check-report.json: a job's verdict contradicts its bound"
 sides "$ex/check-report.json" && ok "this build's report: every bound on its verdict's side" ||

@@ -67,6 +67,11 @@ block "$README" > "$work/readme.out"
 [ -s "$work/readme.out" ] && ok "README has a sample output block ($(wc -l < "$work/readme.out") lines)" ||
   bad "README's sample block is empty: run 'make examples'"
 case $(status "$README") in 0|1|2) ok "the block ends with an exit status" ;; *) bad "no exit status after the sample" ;; esac
+word=$(sed -n '1s/^\([A-Za-z]*\).*/\1/p' "$work/readme.out" | tr '[:upper:]' '[:lower:]')
+case "$word:$(status "$README")" in
+  pass:0|fail:1|unknown:2) ok "the sample's verdict ($word) and exit status agree" ;;
+  *) bad "the sample's first word '$word' and its exit status $(status "$README") disagree" ;;
+esac
 cp "$README" "$work/README.md"
 EXAMPLES_SAMPLE_ARGS="--max-time 8 --min-syncs 20 --accept-point-estimate" \
   sh "$TOP/mk/examples.sh" sample "$BUILD" "$work/README.md" > "$work/gen.log" 2>&1 ||
