@@ -40,7 +40,7 @@ if [ -n "${FIO_SRC:-}" ]; then
   if [ -z "$FIOVER" ]; then
     echo "fio-src: note: $FIO is not installed; building the engine for $GOT (FIO_SRC), it loads only into $GOT" >&2
   elif [ "$GOT" != "$FIOVER" ]; then
-    echo "fio-src: FIO_SRC=$FIO_SRC is $GOT but $FIO is $FIOVER: the engine must be built against the source of the fio that loads it (README: Building)" >&2
+    echo "fio-src: FIO_SRC=$FIO_SRC is $GOT but $FIO is $FIOVER: the engine must be built against the source of the fio that loads it (doc/building.md)" >&2
     exit 1
   fi
   configure "$FIO_SRC"
@@ -51,11 +51,11 @@ mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 SRC="$OUT/$FIOVER"
 if [ -f "$SRC/config-host.h" ] && [ -f "$SRC/.etcdfio-configured" ]; then printf '%s\n%s\n' "$SRC" "$FIOVER"; exit 0; fi
 if [ "$MODE" != fetch ]; then
-  echo "etcd-fio: no configured source of the installed $FIOVER to build the engine against: run 'make deps' (fetches it with apt-get source) or set FIO_SRC=DIR (README: Building)" >&2
+  echo "etcd-fio: no configured source of the installed $FIOVER to build the engine against: run 'make deps' (fetches it with apt-get source) or set FIO_SRC=DIR (doc/building.md)" >&2
   exit 1
 fi
 PKGVER=$(dpkg-query -W -f='${Version}' fio 2>/dev/null || true)
-[ -n "$PKGVER" ] || { echo "fio-src: fio is not a Debian package here: set FIO_SRC to a configured source tree of $FIOVER (README: Building)" >&2; exit 1; }
+[ -n "$PKGVER" ] || { echo "fio-src: fio is not a Debian package here: set FIO_SRC to a configured source tree of $FIOVER (doc/building.md)" >&2; exit 1; }
 mkdir -p "$OUT/apt/lists/partial" "$OUT/apt/cache/archives/partial" "$OUT/apt/src"
 LIST="$OUT/apt/sources.list"
 : > "$LIST"
