@@ -55,6 +55,29 @@ grep -q "^  why: WAL fdatasync of job mytest: the p99 passes.*\[stalls\]$" "$T/t
   && grep -q "^       -> the verdict stands on the p99" "$T/t.txt" \
   && grep -q "\[not-the-disk\]$" "$T/t.txt" && ok "table why/-> lines" || { bad "table lines"; cat "$T/t.txt"; }
 
+# inputs operators already have: what each proves, what it cannot, and the command for the rest
+EPL=$FX/seeds/etcd-perf-container.log
+CPP=$FX/etcd-metrics/hand-check-perf-pass.txt
+"$BIN" verdict --json "$EPL" > "$T/e.json"; rc=$?
+[ $rc = 2 ] && jqe '(.explain[-1].next | startswith("etcd-fio "))
+     and ([.explain[] | select(.rule == "no-count")] | length == 2
+       and all(.[]; (.why | test("a p99 of [0-9.]+ ms, below the 10 ms threshold, but not how many syncs"))
+                    and .next == "etcd-fio check /var/lib/etcd"))' "$T/e.json" >/dev/null \
+  && ok "etcd-perf verdict lines: exit 2, each p99 below 10 ms but no count, then the command" \
+  || { bad "etcd-perf lines (exit $rc)"; jq .explain "$T/e.json"; }
+"$BIN" verdict --json "$CPP" > "$T/p.json"; rc=$?
+[ $rc = 2 ] && jqe '.explain | length == 1 and .[0].rule == "check-perf-pass"
+       and (.[0].why | test("passed \\(throughput 150 writes/s.*times no fdatasync"))
+       and .[0].next == "etcd-fio check /var/lib/etcd"' "$T/p.json" >/dev/null \
+  && ok "etcdctl check perf PASS: exit 2, what it shows and cannot, then the command" \
+  || { bad "check perf pass (exit $rc)"; jq .explain "$T/p.json"; }
+"$BIN" verdict "$CPP" > "$T/p.txt"
+grep -q "^       run: etcd-fio check /var/lib/etcd$" "$T/p.txt" && ok "table: the run: line" || { bad "run: line"; cat "$T/p.txt"; }
+# a whole etcd-perf log (its fio JSON part carries the counts) is judged like any fio JSON
+"$BIN" verdict --json "$FX/fio/fio-3.33-etcdperf-container.log" > "$T/w.json"; rc=$?
+[ $rc = 0 ] && jqe '.verdict == "pass" and .hosts[0].jobs[0].samples == 352987' "$T/w.json" >/dev/null \
+  && ok "whole etcd-perf log: judged on its 352,987 syncs (exit 0)" || bad "whole etcd-perf log: exit $rc"
+
 # explain is advisory: the verdicts with and without the lines are the same as the library's
 for f in "$RKE" "$CPF" "$SCRAPE" "$FX/fio/fio-3.33-json.json" "$FX/fio/fio-3.33-nopct.json"; do
   "$BIN" verdict --json "$f" > "$T/v.json"; rc=$?
