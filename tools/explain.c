@@ -344,6 +344,19 @@ size_t explain(const explain_facts *f, explain_line *out, size_t max)
     return s.n;
 }
 
+void explain_undecided(explain_line *l, const char *reason, const char *next)
+{
+    memset(l, 0, sizeof *l);
+    l->rule = "undecided";
+    l->advice = ADVICE_UNDECIDED;
+    l->on = EXPLAIN_ON(FIOR_UNKNOWN);
+    snprintf(l->why, sizeof l->why, "%s", reason && reason[0] ? reason : "no verdict could be proven");
+    if (next && next[0])
+        snprintf(l->next, sizeof l->next, "%s", next);
+    else
+        explain_check_cmd(l->next, sizeof l->next, NULL, NULL);
+}
+
 size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max)
 {
     sink s = {out, 0, max};

@@ -121,6 +121,10 @@ void explain_fmt_range(char *out, size_t n, const explain_range *r);
  * `opts` (e.g. "--wal-only", NULL for none) between. */
 void explain_check_cmd(char *out, size_t n, const char *opts, const char *dir);
 
+/* An "undecided" line for a result that is unknown as a whole: its reason (cut to fit), then `next` (NULL:
+ * the check on EXPLAIN_DEFAULT_DIR). */
+void explain_undecided(explain_line *l, const char *reason, const char *next);
+
 /* Applies the rules; writes at most `max` lines to out and returns how many. */
 size_t explain(const explain_facts *f, explain_line *out, size_t max);
 

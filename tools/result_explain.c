@@ -141,14 +141,7 @@ void rm_explain_finish(rm_run *r, int one_run, const char *next)
     }
     if (r->nexplain == sizeof r->explain / sizeof r->explain[0])
         r->nexplain--; /* the command matters more than the last of 64 lines */
-    explain_line *l = &r->explain[r->nexplain++];
-    memset(l, 0, sizeof *l);
-    l->rule = "undecided";
-    l->on = EXPLAIN_ON(FIOR_UNKNOWN);
-    snprintf(l->why, sizeof l->why, "%.200s", r->reason[0] ? r->reason : "no verdict could be proven");
-    l->advice = "the reason kept it from a verdict; the command below measures until one is proven";
-    if (next && next[0])
-        snprintf(l->next, sizeof l->next, "%s", next);
-    else
-        explain_check_cmd(l->next, sizeof l->next, NULL, r->nhosts == 1 ? r->hosts[0].dir : NULL);
+    char dflt[EXPLAIN_NEXT_MAX];
+    explain_check_cmd(dflt, sizeof dflt, NULL, r->nhosts == 1 ? r->hosts[0].dir : NULL);
+    explain_undecided(&r->explain[r->nexplain++], r->reason, next && next[0] ? next : dflt);
 }
