@@ -8,7 +8,8 @@
  *     on a PASS only a tail at or above the threshold; never "not a slow disk" on a FAIL;
  *   - a line on a passing figure advises no change unless it says "headroom" (or its figure is over T);
  *   - a PASS result has no line of a failing or unknown kind;
- *   - every UNKNOWN result's last line names a command to run (etcd-fio ...), every UNKNOWN line too.
+ *   - every UNKNOWN result's last line names a command to run (etcd-fio ...), every UNKNOWN line too, and
+ *     no command names a directory in memory (/dev/shm: the check would refuse it).
  * It prints the table of rules x verdicts it saw. */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
@@ -87,6 +88,9 @@ static void line_fits(const explain_line *l)
         CHECK(l->quantile == 99.9 || l->quantile == 99.0, "stalls cites no quantile: %s", current, l->why);
         CHECK(!strstr(l->why, "not a slow disk") && !strstr(l->why, "the max"), "stalls: %s", current, l->why);
     }
+    /* a command never points at memory or the kernel's directories (check refuses them) */
+    CHECK(!strstr(l->next, "/dev/") && !strstr(l->next, "/dev//") && !strstr(l->next, " /run/"),
+          "next names a memory directory: %s", current, l->next);
     if (!strcmp(r, "check-perf-pass"))
         CHECK(l->on == EXPLAIN_ON(FIOR_NOT_JUDGED) && !strncmp(l->next, "etcd-fio ", 9), "%s", current, l->why);
 }

@@ -400,6 +400,39 @@ static explain_range from_pct(const fior_job *j, double p)
     return r;
 }
 
+/* A directory under /dev, /run, /proc or /sys ("/dev/shm", "/tmp/../dev//shm"): memory or the kernel's,
+ * never where etcd keeps its data, so no command names it. The first component of the path once "." and
+ * ".." are walked decides (a relative path: not known, so not excluded). */
+static int kernel_dir(const char *d)
+{
+    static const char *const roots[] = {"dev", "run", "proc", "sys"};
+    const char *first = NULL;
+    size_t first_len = 0, depth = 0;
+    if (d[0] != '/')
+        return 0;
+    for (const char *c = d; *c;) {
+        while (*c == '/')
+            c++;
+        size_t n = strcspn(c, "/");
+        if (!n)
+            break;
+        if (n == 2 && !strncmp(c, "..", 2))
+            depth = depth ? depth - 1 : 0;
+        else if (!(n == 1 && c[0] == '.')) {
+            if (!depth) {
+                first = c;
+                first_len = n;
+            }
+            depth++;
+        }
+        c += n;
+    }
+    for (size_t i = 0; first && i < sizeof roots / sizeof roots[0]; i++)
+        if (first_len == strlen(roots[i]) && !strncmp(first, roots[i], first_len))
+            return 1;
+    return 0;
+}
+
 void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgement *jd, uint64_t min_samples)
 {
     memset(d, 0, sizeof *d);
@@ -420,7 +453,7 @@ void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgem
     d->summary = j->summary;
     /* the command that decides it: the check where fio ran (its directory= option, a single one), else on
      * etcd's usual data directory; a scrape's URL scraped over a window for too few samples */
-    const char *dir = j->directory && !strchr(j->directory, ':') ? j->directory : NULL;
+    const char *dir = j->directory && !strchr(j->directory, ':') && !kernel_dir(j->directory) ? j->directory : NULL;
     if (d->origin == EXPLAIN_ETCD_METRICS && d->too_few && j->source &&
         (!strncmp(j->source, "http://", 7) || !strncmp(j->source, "https://", 8)) && shell_plain(j->source))
         snprintf(d->next, sizeof d->next, "etcd-fio verdict --interval 300 %s", j->source);
