@@ -96,7 +96,7 @@ typedef struct explain_facts {
 
 typedef struct explain_line {
     const char *rule;       /* one of the names above */
-    char        why[240];   /* one line, with the numbers */
+    char        why[512];   /* one line, with the numbers */
     const char *advice;     /* one practical recommendation (static) */
     char        next[EXPLAIN_NEXT_MAX]; /* the exact command to run next, "" when none */
     int         on;         /* EXPLAIN_ON(the fior_verdict of the distribution the line speaks of); 0: the

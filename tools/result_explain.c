@@ -41,8 +41,9 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type,
         size_t n = 0;
         for (size_t i = 0; i < host->njobs && n < sizeof d / sizeof d[0]; i++) {
             const rm_job *j = &host->jobs[i];
-            /* a host the result leaves unknown does not stand behind its jobs' passes */
-            if (host->verdict == FIOR_UNKNOWN && j->verdict == FIOR_PASS)
+            /* a host the result leaves unknown does not stand behind its jobs' passes, and its own reason
+             * (the run's) says why better than each job's figures: one line for it, below */
+            if (host->verdict == FIOR_UNKNOWN && (j->verdict == FIOR_PASS || j->verdict == FIOR_UNKNOWN))
                 continue;
             explain_dist *x = &d[n++];
             memset(x, 0, sizeof *x);
@@ -74,6 +75,15 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type,
         if (r->nhosts > 1)
             snprintf(prefix, sizeof prefix, host->port >= 0 ? "%s:%d: " : "%s: ", host->host, host->port);
         rm_explain(r, &f, prefix);
+        if (host->verdict == FIOR_UNKNOWN && r->nexplain < sizeof r->explain / sizeof r->explain[0]) {
+            char why[sizeof prefix + sizeof host->reason], cmd[EXPLAIN_NEXT_MAX]; /* cut to fit there */
+            snprintf(why, sizeof why, "%s%s", prefix, host->reason[0] ? host->reason : "not judged");
+            if (next && next[0])
+                snprintf(cmd, sizeof cmd, "%s", next);
+            else
+                explain_check_cmd(cmd, sizeof cmd, NULL, host->dir);
+            explain_undecided(&r->explain[r->nexplain++], why, cmd);
+        }
     }
 }
 
