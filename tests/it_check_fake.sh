@@ -12,7 +12,9 @@
 #     end: unknown with a reason that says the final report is missing / the last one is interim — in check
 #     and in `verdict` on the output check kept;
 #  5. the same fake run to its end is a PASS (the fake is not failing every case by itself), and a phase-1
-#     PASS that phase 2's probe confirms is the verdict (decided by phase 1).
+#     PASS that phase 2's probe confirms is the verdict (decided by phase 1);
+#  6. every unknown's explain ends with the command to run next on the directory measured, and no pass is
+#     explained by a failing or unknown rule.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not installed"; exit 77; }
@@ -104,6 +106,21 @@ vrc=$?
 [ $vrc -eq 2 ] && grep -q "interim --status-interval report" "$WORK/v.out" &&
   echo "ok: verdict on the cut stream check kept: unknown, interim" ||
   { fail "verdict on the cut stream: exit $vrc"; cat "$WORK/v.out"; }
+
+# every unknown ends with the command to run next, on the directory measured; a pass is explained by no
+# failing or unknown rule
+for j in "$WORK"/*.json; do
+  n=$(basename "$j" .json)
+  case $(jq -r .verdict "$j") in
+    unknown)
+      jq -e --arg d "$WORK/$n.d" '.explain[-1].next | startswith("etcd-fio check ") and endswith($d)' "$j" > /dev/null &&
+        echo "ok: $n: unknown ends with: $(jq -r '.explain[-1].next' "$j" | sed "s|$WORK/||")" ||
+        { fail "$n: unknown without the next command"; jq .explain "$j"; } ;;
+    pass)
+      jq -e '[.explain[].rule] - ["headroom", "thin-margin", "stalls", "rollover", "unsafe-mount"] | length == 0' "$j" \
+        > /dev/null || { fail "$n: a pass explained against it"; jq .explain "$j"; } ;;
+  esac
+done
 
 for d in "$WORK"/*.d; do
   [ -z "$(ls -A "$d")" ] || fail "left behind in $d: $(ls -A "$d")"

@@ -41,6 +41,8 @@ static explain_dist dist(fior_role role, explain_origin o, fior_verdict v, uint6
         d.p999 = ex(p999);
     if (max)
         d.max = ex(max);
+    d.samples_known = 1;
+    d.samples = 100000;
     return d;
 }
 
@@ -48,7 +50,7 @@ static explain_dist dist(fior_role role, explain_origin o, fior_verdict v, uint6
 static const char *rules(const explain_dist *d, size_t n, explain_line *out)
 {
     static char buf[512];
-    explain_facts f = {d, n, 0, 0, 0, 10 * MS};
+    explain_facts f = {d, n, 0, 0, 0, 10 * MS, NULL};
     size_t k = explain(&f, out, EXPLAIN_MAX_LINES);
     buf[0] = '\0';
     for (size_t i = 0; i < k; i++) {
@@ -74,19 +76,57 @@ static void per_distribution(void **state)
     d.p99 = ex(5 * MS); /* exactly T/2 is still 2x headroom */
     assert_string_equal(rules(&d, 1, out), "headroom");
 
-    /* stalls: p50 0.4 ms, p99.9 8 ms = 20x and >= T/2 → stalls (the disk still passes) */
+    /* stalls on a PASS: only a tail at or over T (p99.9 8 ms is under it: headroom, no advice) */
     d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_PASS, 400 * US, 3 * MS, 8 * MS, 30 * MS);
-    assert_string_equal(rules(&d, 1, out), "stalls headroom");
-    assert_non_null(strstr(out[0].why, "p99.9 is 8 ms, 20x the p50"));
-    d.p999 = ex(7999 * US); /* 19.99x: no */
     assert_string_equal(rules(&d, 1, out), "headroom");
-    /* without p99.9 the max counts */
+    d.p999 = ex(10 * MS);
+    assert_string_equal(rules(&d, 1, out), "stalls headroom");
+    assert_non_null(strstr(out[0].why, "the p99 passes, but the p99.9 is 10 ms, at or above the 10 ms threshold "
+                                       "and 25x the p50 400 us (~100 samples beyond it)"));
+    assert_true(out[0].quantile == 99.9);
+    assert_int_equal(out[0].on, EXPLAIN_ON(FIOR_PASS));
+    assert_null(strstr(out[0].advice, "disk of its own"));
+    /* ... on at least EXPLAIN_STALL_MIN_BEYOND samples beyond the p99.9: 9,999 samples leave 9 */
+    d.samples = 9999;
+    assert_string_equal(rules(&d, 1, out), "headroom");
+    d.samples = 10000;
+    assert_string_equal(rules(&d, 1, out), "stalls headroom");
+    /* the max alone is one sample: never a pattern (p99.9 = max of 860 samples) */
+    d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_PASS, 400 * US, 3 * MS, 44 * MS, 44 * MS);
+    d.samples = 860;
+    assert_string_equal(rules(&d, 1, out), "headroom");
+    d.p999.known = 0;
+    d.samples = 1000000;
+    assert_string_equal(rules(&d, 1, out), "headroom");
+    /* a count the input does not give: no pattern either */
+    d.p999 = ex(44 * MS);
+    d.samples_known = 0;
+    assert_string_equal(rules(&d, 1, out), "headroom");
+    /* FAIL: the p99 cited when the p99.9 has too few beyond it; never "not a slow disk" */
     d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_FAIL, 300 * US, 12 * MS, 0, 90 * MS);
     assert_string_equal(rules(&d, 1, out), "stalls");
-    assert_non_null(strstr(out[0].why, "the max is 90 ms, 300x"));
+    assert_non_null(strstr(out[0].why, "the p99 is 12 ms, 40x the p50 (~1000 samples beyond it): periodic stalls "
+                                       "fail it"));
+    assert_null(strstr(out[0].why, "not a slow disk"));
+    d.samples = 999;
+    assert_string_equal(rules(&d, 1, out), "slow-tail");
     /* a big ratio that stays far below T is no stall worth a line */
     d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_PASS, 50 * US, 1 * MS, 2 * MS, 4 * MS);
     assert_string_equal(rules(&d, 1, out), "headroom");
+    /* an UNKNOWN's data makes no shape: its reason and the next command only */
+    d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_UNKNOWN, 300 * US, 12 * MS, 40 * MS, 90 * MS);
+    d.reason = "fio was stopped by signal 2";
+    assert_string_equal(rules(&d, 1, out), "undecided");
+    assert_string_equal(out[0].next, "etcd-fio check /var/lib/etcd");
+    snprintf(d.next, sizeof d.next, "etcd-fio check /srv/etcd");
+    assert_string_equal(rules(&d, 1, out), "undecided");
+    assert_string_equal(out[0].next, "etcd-fio check /srv/etcd");
+    /* the headroom words: a PASS line advises no change */
+    d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_PASS, 2 * MS, 6 * MS, 7 * MS, 8 * MS);
+    assert_string_equal(rules(&d, 1, out), "thin-margin");
+    assert_non_null(strstr(out[0].why, "headroom"));
+    assert_non_null(strstr(out[0].advice, "nothing needs changing"));
+    assert_string_equal(out[0].next, "");
 
     /* FAIL, slow everywhere (p50 >= T/2) vs only in the tail */
     d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_FAIL, 5 * MS, 14 * MS, 16 * MS, 20 * MS);
@@ -107,8 +147,31 @@ static void per_distribution(void **state)
     d.reason = "fio reported err=5 for this job";
     assert_string_equal(rules(&d, 1, out), "undecided");
     assert_non_null(strstr(out[0].why, "err=5"));
-    /* not judged: nothing to explain */
+    assert_true(out[0].next[0] != '\0');
+    /* a p99 without its count (an etcd-perf log's verdict lines): what it shows, what it cannot */
+    d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_UNKNOWN, 0, 3981312, 0, 0);
+    d.samples_known = 0;
+    d.reason = "the number of sync samples is not in the input";
+    assert_string_equal(rules(&d, 1, out), "no-count");
+    assert_non_null(strstr(out[0].why, "a p99 of 3.98 ms, below the 10 ms threshold, but not how many syncs"));
+    assert_string_equal(out[0].next, "etcd-fio check /var/lib/etcd");
+    d.p99 = ex(12 * MS);
+    assert_string_equal(rules(&d, 1, out), "no-count");
+    assert_non_null(strstr(out[0].why, "at or above the 10 ms threshold"));
+    /* etcdctl check perf's PASS: what it shows, that it times no sync, and the command */
     d = dist(FIOR_ROLE_CHECK_PERF, EXPLAIN_CHECK_PERF, FIOR_NOT_JUDGED, 0, 0, 0, 0);
+    d.label = "etcdctl check perf";
+    d.threshold_ns = 0;
+    d.summary = "throughput 150 writes/s";
+    assert_string_equal(rules(&d, 1, out), "check-perf-pass");
+    assert_non_null(strstr(out[0].why, "passed (throughput 150 writes/s)"));
+    assert_string_equal(out[0].next, "etcd-fio check /var/lib/etcd");
+    /* ... and its FAIL alone: etcd is slow, the disk not shown to be why */
+    d.verdict = FIOR_FAIL;
+    assert_string_equal(rules(&d, 1, out), "check-perf-fail");
+    assert_true(out[0].next[0] != '\0');
+    /* other not-judged jobs: nothing to explain */
+    d = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_NOT_JUDGED, 0, 0, 0, 0);
     assert_string_equal(rules(&d, 1, out), "");
 }
 
@@ -146,10 +209,26 @@ static void across_distributions(void **state)
 
     /* rollover: the worst cut at the WAL threshold */
     explain_dist one = dist(FIOR_ROLE_WAL, EXPLAIN_DISK_TEST, FIOR_PASS, 1 * MS, 3 * MS, 0, 0);
-    explain_facts f = {&one, 1, 1, 3, 10 * MS, 10 * MS};
+    explain_facts f = {&one, 1, 1, 3, 10 * MS, 10 * MS, NULL};
     assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 2);
     assert_string_equal(out[1].rule, "rollover");
     assert_non_null(strstr(out[1].why, "the slowest of 3 WAL segment rollovers took 10 ms"));
+    assert_non_null(strstr(out[1].advice, "use ext4 or XFS"));
+    /* the advice looks at the filesystem measured: no "use ext4" on ext4 */
+    f.fs_type = "ext4";
+    assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 2);
+    assert_non_null(strstr(out[1].why, " on ext4"));
+    assert_null(strstr(out[1].advice, "use ext4"));
+    assert_non_null(strstr(out[1].advice, "already ext4 or XFS"));
+    f.fs_type = "btrfs";
+    assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 2);
+    assert_non_null(strstr(out[1].advice, "use ext4 or XFS"));
+    f.fs_type = NULL;
+    /* no judged WAL beside it (an unknown run): no rollover line */
+    one.verdict = FIOR_UNKNOWN;
+    assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 1);
+    assert_string_equal(out[0].rule, "undecided");
+    one.verdict = FIOR_PASS;
     f.rollover_worst_ns = 10 * MS - 1;
     assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 1);
     f.rollover_worst_ns = 50 * MS;
@@ -185,10 +264,11 @@ static void from_jobs(void **state)
     assert_true(d.p999.known && d.p999.lo == 32 * MS && d.p999.hi == 64 * MS);
     assert_false(d.max.known);
     explain_line out[EXPLAIN_MAX_LINES];
-    explain_facts f = {&d, 1, 0, 0, 0, 10 * MS};
+    explain_facts f = {&d, 1, 0, 0, 0, 10 * MS, NULL};
     assert_int_equal(explain(&f, out, EXPLAIN_MAX_LINES), 2);
     assert_string_equal(out[0].rule, "stalls");
-    assert_non_null(strstr(out[0].why, "p50 <= 1 ms is fine but the p99.9 is 32-64 ms, 32x the p50"));
+    assert_non_null(strstr(out[0].why, "the p99 passes, but the p99.9 is 32-64 ms, at or above the 10 ms threshold "
+                                       "and 32x the p50 <= 1 ms"));
     fior_result_free(res);
     fior_report_free(r);
 
@@ -217,12 +297,27 @@ static void from_jobs(void **state)
     fior_report_free(r);
 }
 
+static void check_command(void **state)
+{
+    (void)state;
+    char c[EXPLAIN_NEXT_MAX];
+    explain_check_cmd(c, sizeof c, NULL, NULL);
+    assert_string_equal(c, "etcd-fio check /var/lib/etcd");
+    explain_check_cmd(c, sizeof c, "--wal-only --max-time 240", "/srv/etcd-data");
+    assert_string_equal(c, "etcd-fio check --wal-only --max-time 240 /srv/etcd-data");
+    explain_check_cmd(c, sizeof c, "", "/mnt/my disk/it's");
+    assert_string_equal(c, "etcd-fio check '/mnt/my disk/it'\\''s'");
+    explain_check_cmd(c, 20, NULL, "/a/very/long/directory/name");
+    assert_int_equal(strlen(c), 19);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_distribution),
         cmocka_unit_test(across_distributions),
         cmocka_unit_test(from_jobs),
+        cmocka_unit_test(check_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

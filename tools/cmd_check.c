@@ -386,6 +386,27 @@ static int session_decide(check_session *s)
     return 0;
 }
 
+/* The command that measures this disk again, adjusted for what left the verdict open: more time when the
+ * bound straddled or the samples were too few. */
+static void next_command(const check_session *s, char *out, size_t n)
+{
+    char opts[128] = "";
+    const rm_host *h = s->h;
+    int short_of_samples = h->basis == RM_BASIS_UNDECIDED;
+    for (size_t i = 0; i < h->njobs; i++)
+        short_of_samples |= h->jobs[i].verdict == FIOR_UNKNOWN && h->jobs[i].samples != RM_UNKNOWN &&
+                            h->jobs[i].samples < s->r.min_samples;
+    if (s->o.wal_only)
+        cli_msg(opts + strlen(opts), sizeof opts - strlen(opts), "--wal-only ");
+    if (strcmp(s->o.load, "s"))
+        cli_msg(opts + strlen(opts), sizeof opts - strlen(opts), "--load %s ", s->o.load);
+    if (short_of_samples)
+        cli_msg(opts + strlen(opts), sizeof opts - strlen(opts), "--max-time %.0f ", ceil(s->o.max_time * 2));
+    if (opts[0])
+        opts[strlen(opts) - 1] = '\0';
+    explain_check_cmd(out, n, opts, s->fi.path);
+}
+
 /* The details and explain lines of the result: the run, the classic job (run here, after the profile),
  * --force, the phases, the environment, and the live etcd (whose guard stop makes the verdict unknown). */
 static void session_explain(check_session *s)
@@ -403,7 +424,9 @@ static void session_explain(check_session *s)
     mp_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
     check_forced_detail(r, &s->forced);
     check_phases_detail(r, s->p1 ? &s->r1 : NULL, s->ran2 ? &s->r2 : NULL, s->dr == &s->r1 && s->p1);
-    rm_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RM_UNKNOWN);
+    char next[EXPLAIN_NEXT_MAX];
+    next_command(s, next, sizeof next);
+    rm_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RM_UNKNOWN, s->fi.fstype, next);
     check_env_details(r, &s->fi, &mem); /* after the jobs' lines: the environment's explain them */
     liveetcd_report(&s->le, r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
     if (s->watch) {
@@ -412,6 +435,7 @@ static void session_explain(check_session *s)
         rm_finish(r);
         cli_msg(r->reason, sizeof r->reason, "%s", s->h->reason);
     }
+    rm_explain_finish(r, 1, next);
 }
 
 /* The result on stdout, then the files asked for; the exit status (2 when a file could not be written). */

@@ -348,7 +348,8 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
     }
     fleet_judge(f, rep, raw, crit, interrupted || fleet_stop_requested,
                 interrupted ? why : "interrupted: the run was cut short", &r);
-    rm_explain_jobs(&r, RM_UNKNOWN);
+    rm_explain_jobs(&r, RM_UNKNOWN, NULL, NULL);
+    rm_explain_finish(&r, 0, NULL);
     if (f->json)
         out_json(stdout, &r);
     else

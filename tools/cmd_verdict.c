@@ -73,32 +73,6 @@ static rm_host *host_for(rm_run *r, const fior_job *j)
     return nh;
 }
 
-/* The explain lines of every job, across inputs (etcd's own metrics beside a disk test give not-the-disk). */
-static int explain_report(rm_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit)
-{
-    size_t n = fior_report_njobs(rep);
-    explain_dist *d = calloc(n ? n : 1, sizeof *d);
-    char (*label)[160] = calloc(n ? n : 1, sizeof *label);
-    if (!d || !label) {
-        free(d);
-        free(label);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const fior_job *j = fior_report_job(rep, i);
-        explain_dist_from_job(&d[i], j, fior_result_job(res, i), fior_criteria_min_samples(crit));
-        if (d[i].origin == EXPLAIN_DISK_TEST && j->name) { /* several fio jobs: say which */
-            snprintf(label[i], sizeof label[i], "%s of job %.100s", d[i].label, j->name);
-            d[i].label = label[i];
-        }
-    }
-    explain_facts f = {d, n, 0, 0, 0, fior_criteria_threshold(crit, FIOR_ROLE_WAL)};
-    rm_explain(r, &f, "");
-    free(d);
-    free(label);
-    return 0;
-}
-
 typedef struct verdict_opts {
     int        json;
     double     interval;        /* --interval: scrape each URL twice, this far apart */
@@ -205,12 +179,13 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     rm_init(&r, "verdict", crit);
     inited = 1;
     size_t count[4] = {0, 0, 0, 0};
-    if (fill_model(&r, rep, res, count) || explain_report(&r, rep, res, crit)) {
+    if (fill_model(&r, rep, res, count) || rm_explain_report(&r, rep, res, crit)) {
         cli_err(cmd, "out of memory");
         goto out;
     }
     cli_msg(r.reason, sizeof r.reason, "%zu jobs: %zu fail, %zu unknown, %zu not judged, %zu pass",
             fior_report_njobs(rep), count[0], count[1], count[2], count[3]);
+    rm_explain_finish(&r, 0, NULL);
     if (o.json)
         rc = out_json(stdout, &r) ? 2 : cli_exit_status(r.verdict);
     else {

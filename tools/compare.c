@@ -467,7 +467,7 @@ int cmp_html(FILE *f, const cmp_input *in, size_t n)
             if (in[i].role[r].present)
                 d[nd++] = in[i].role[r].d;
     explain_line lines[EXPLAIN_MAX_LINES];
-    explain_facts fx = {d, nd, 0, 0, 0, 0};
+    explain_facts fx = {d, nd, 0, 0, 0, 0, NULL};
     html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
     char host[256] = "";
     cli_hostname(host, sizeof host);

@@ -221,7 +221,7 @@ void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const c
         n++;
     }
     explain_line tmp[EXPLAIN_MAX_LINES];
-    explain_facts f = {d, n, 0, 0, 0, r->wal_threshold_ns};
+    explain_facts f = {d, n, 0, 0, 0, r->wal_threshold_ns, NULL};
     size_t m = explain(&f, tmp, EXPLAIN_MAX_LINES);
     for (size_t i = 0; i < m; i++)
         if (!strcmp(tmp[i].rule, "not-the-disk") && (l = next_line(r)))

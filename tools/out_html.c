@@ -75,6 +75,11 @@ void html_explain(FILE *f, const explain_line *l, size_t n)
         html_text(f, l[i].rule);
         fputs("]</span><div class=\"advice\">&rarr; ", f);
         html_text(f, l[i].advice);
+        if (l[i].next[0]) {
+            fputs("<br>run: <code>", f);
+            html_text(f, l[i].next);
+            fputs("</code>", f);
+        }
         fputs("</div></div>\n", f);
     }
 }

@@ -106,6 +106,7 @@ static void run_json(yajl_gen g, const rm_run *r)
         jw_kstr(g, "rule", r->explain[i].rule);
         jw_kstr(g, "why", r->explain[i].why);
         jw_kstr(g, "advice", r->explain[i].advice);
+        jw_kstr_or_null(g, "next", r->explain[i].next[0] ? r->explain[i].next : NULL);
         jw_close(g);
     }
     jw_aclose(g);

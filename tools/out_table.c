@@ -152,6 +152,11 @@ static void notes(FILE *f, const rm_run *r)
         fprintf(f, " [%s]\n       -> ", r->explain[i].rule);
         term_puts(f, r->explain[i].advice);
         fputc('\n', f);
+        if (r->explain[i].next[0]) {
+            fputs("       run: ", f);
+            term_puts(f, r->explain[i].next);
+            fputc('\n', f);
+        }
     }
     if (strcmp(r->command, "check") != 0) {
         size_t n[4] = {0, 0, 0, 0};

@@ -111,8 +111,15 @@ uint64_t rm_job_pct(const fior_job *j, double percent);
  * front of each line's why, "" for none). */
 void     rm_explain(rm_run *r, const explain_facts *f, const char *prefix);
 /* The same from the run's own jobs (exact numbers: check, fleet), per host; rollover_worst_ns is the
- * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured. */
-void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns);
+ * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured; fs_type the filesystem
+ * measured (NULL: not known); next the command that measures again (NULL: the check on the host's dir). */
+void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next);
+/* verdict's lines from the library's jobs and judgements. 0, or -1 when out of memory. */
+int      rm_explain_report(rm_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit);
+/* The last step, once r->verdict is final: with one_run (check: one run judged as a whole), an unknown
+ * result keeps no line that trusts a pass of its data; an unknown result ends with a line carrying the next
+ * command (next, or the check on the host's directory when NULL). */
+void     rm_explain_finish(rm_run *r, int one_run, const char *next);
 
 /* Appends the environment's explain lines (explain_env_lines). */
 void     rm_explain_env(rm_run *r, const explain_env *e);
