@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define HELP_COL   24  /* where an option's help starts */
-#define HELP_WIDTH 108 /* lines of the help end before this column */
+#define HELP_WIDTH 81  /* lines of the help end before this column: 80 columns */
 
 /* text wrapped at HELP_WIDTH, every line after the first indented by HELP_COL; col: where the text starts */
 static void wrap(FILE *f, const char *text, size_t col)
@@ -53,13 +53,59 @@ static void help_line(FILE *f, const char *left, const char *help)
     wrap(f, help, (size_t)n);
 }
 
+/* A usage or outro text at HELP_WIDTH: the lines of a paragraph (lines that do not start with a space or
+ * "usage:") are joined and wrapped again; blank, "usage:" and indented lines are kept as they are. */
+static void reflow(FILE *f, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        if (len == 0 || p[0] == ' ' || !strncmp(p, "usage:", 6)) {
+            fwrite(p, 1, len, f);
+            fputc('\n', f);
+        } else {
+            size_t col = 0;
+            int space = 0;
+            for (;;) { /* the paragraph's words, line by line */
+                const char *q = p, *end = p + len;
+                while (q < end) {
+                    while (q < end && *q == ' ')
+                        q++;
+                    size_t word = 0;
+                    while (q + word < end && q[word] != ' ')
+                        word++;
+                    if (!word)
+                        break;
+                    if (col && col + 1 + word >= HELP_WIDTH)
+                        fputc('\n', f), col = 0, space = 0;
+                    if (space)
+                        fputc(' ', f), col++;
+                    fwrite(q, 1, word, f);
+                    col += word;
+                    space = 1;
+                    q += word;
+                }
+                const char *next = p[len] ? p + len + 1 : p + len;
+                if (!*next || *next == '\n' || *next == ' ' || !strncmp(next, "usage:", 6))
+                    break;
+                p = next;
+                len = strcspn(p, "\n");
+            }
+            fputc('\n', f);
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+}
+
 void cli_help(FILE *f, const cli_cmd *cmd)
 {
-    fputs(cmd->usage, f);
+    reflow(f, cmd->usage);
     fputs("\nOptions (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n", f);
     for (const cli_opt *o = cmd->opts; o && (o->name || o->help); o++) {
         if (!o->name) {
-            fprintf(f, "%s\n", o->help);
+            reflow(f, o->help);
             continue;
         }
         char left[128];
@@ -69,7 +115,7 @@ void cli_help(FILE *f, const cli_cmd *cmd)
     help_line(f, "-h, --help", "this help");
     if (cmd->outro && cmd->outro[0]) {
         fputc('\n', f);
-        fputs(cmd->outro, f);
+        reflow(f, cmd->outro);
     }
 }
 
