@@ -39,24 +39,41 @@ static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats 
                   ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
 }
 
-/* "duration": how long fio ran and how it ended. */
-static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
+/* How a run ended: the JSON's lower-case word (what fleet --ssh re-proves a remote PASS from) and the
+ * table's words. One table, so the two never drift apart. */
+typedef struct end_kind {
+    const char *word, *text;
+} end_kind;
+
+static end_kind run_end_kind(const check_opts *o, const check_end *e)
 {
     /* as it ran: a fio that ended by itself long before its runtime did not run to --max-time */
     int early = e->stop == CHECK_RAN_OUT && (e->code != 0 || e->duration_s + 0.5 < (double)e->runtime_s);
-    const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
-                      : e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
-                      : e->stop == CHECK_TIME_NET ? "stopped: past --max-time"
-                      : e->stop == CHECK_GUARD ? "stopped to protect etcd"
-                      : early ? (e->code ? "fio failed" : "fio ended before its runtime")
-                      : o->full ? "--full" : "ran to --max-time";
+    if (e->state == PROC_SIGNALED || e->job_signal)
+        return (end_kind){"fio-died", "fio died"};
+    switch (e->stop) {
+    case CHECK_USER: return (end_kind){"interrupted", "interrupted"};
+    case CHECK_DECIDED: return (end_kind){"decided", "stopped early: decided"};
+    case CHECK_TIME_NET: return (end_kind){"past-max-time", "stopped: past --max-time"};
+    case CHECK_GUARD: return (end_kind){"etcd-guard", "stopped to protect etcd"};
+    default: break;
+    }
+    if (early)
+        return e->code ? (end_kind){"fio-failed", "fio failed"} : (end_kind){"ended-early", "fio ended before its runtime"};
+    return o->full ? (end_kind){"full", "--full"} : (end_kind){"ran-to-time", "ran to --max-time"};
+}
+
+/* "duration": how long fio ran and how it ended. */
+static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
+{
+    end_kind k = run_end_kind(o, e);
     yajl_gen d = jw_new(0);
     jw_open(d);
     jw_knum(d, "seconds", e->duration_s);
-    jw_kstr(d, "end", how);
+    jw_kstr(d, "end", k.word);
     jw_ku64(d, "syncs_at_decision", e->decided_syncs ? e->decided_syncs : JW_UNKNOWN);
     jw_close(d);
-    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, how);
+    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, k.text);
 }
 
 /* "classic fio job": its p99 beside ours, or why it failed. */
@@ -157,23 +174,25 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
     rm_explain_env(r, &env);
 }
 
-static const char *end_word(const check_run_out *x)
+/* How one phase's run ended: the JSON's word and the table's words. */
+static end_kind phase_end(const check_run_out *x)
 {
     const check_end *e = &x->end;
     if (e->state == PROC_SIGNALED || e->job_signal)
-        return "fio died";
+        return (end_kind){"fio-died", "fio died"};
     switch (e->stop) {
-    case CHECK_DECIDED: return "decided";
-    case CHECK_PHASE_OVER: return "could not pass";
-    case CHECK_CONFIRMED: return "confirmed phase 1";
-    case CHECK_USER: return "interrupted";
-    case CHECK_TIME_NET: return "stopped: past its runtime";
-    case CHECK_GUARD: return "stopped to protect etcd";
+    case CHECK_DECIDED: return (end_kind){"decided", "decided"};
+    case CHECK_PHASE_OVER: return (end_kind){"could-not-pass", "could not pass"};
+    case CHECK_CONFIRMED: return (end_kind){"confirmed", "confirmed phase 1"};
+    case CHECK_USER: return (end_kind){"interrupted", "interrupted"};
+    case CHECK_TIME_NET: return (end_kind){"past-max-time", "stopped: past its runtime"};
+    case CHECK_GUARD: return (end_kind){"etcd-guard", "stopped to protect etcd"};
     case CHECK_RAN_OUT: break;
     }
     if (e->code != 0)
-        return "fio failed";
-    return e->duration_s + 0.5 < (double)e->runtime_s ? "ended before its runtime" : "ran to its runtime";
+        return (end_kind){"fio-failed", "fio failed"};
+    return e->duration_s + 0.5 < (double)e->runtime_s ? (end_kind){"ended-early", "ended before its runtime"}
+                                                      : (end_kind){"ran-to-time", "ran to its runtime"};
 }
 
 static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
@@ -186,7 +205,8 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
     jw_open(j);
     jw_knum(j, "seconds", x->end.duration_s);
-    jw_kstr(j, "end", end_word(x));
+    end_kind k = phase_end(x);
+    jw_kstr(j, "end", k.word);
     jw_ku64(j, "wal_syncs", aw.samples);
     jw_ku64(j, "backend_commits", ab.samples);
     jw_ku64(j, "wal_p99_ns", wp);
@@ -194,7 +214,7 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     jw_kbool(j, "orphans_ended", x->end.orphans);
     jw_close(j);
     char a[32], b2[32];
-    cli_msg(txt, n, "%s after %.1f s (%llu + %llu syncs; WAL p99 %s, backend p99 %s)", end_word(x),
+    cli_msg(txt, n, "%s after %.1f s (%llu WAL syncs, %llu backend commits; WAL p99 %s, backend p99 %s)", k.text,
             x->end.duration_s, (unsigned long long)aw.samples, (unsigned long long)ab.samples,
             cli_fmt_ns(a, sizeof a, wp == RM_UNKNOWN ? CLI_NS_UNKNOWN : wp),
             cli_fmt_ns(b2, sizeof b2, bp == RM_UNKNOWN ? CLI_NS_UNKNOWN : bp));
@@ -205,7 +225,7 @@ void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out
     yajl_gen d = jw_new(0);
     char t1[300] = "", t2[300] = "", tp[400] = "";
     jw_open(d);
-    jw_kstr(d, "decided_by", by_phase1 ? "phase 1" : "phase 2");
+    jw_ku64(d, "decided_by", by_phase1 ? 1 : 2);
     jw_key(d, "phase1");
     if (r1)
         phase_json(d, r1, t1, sizeof t1);
