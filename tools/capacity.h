@@ -32,7 +32,7 @@ typedef struct cap_opts {
     double      max_time;         /* the whole run's limit */
     double      confidence;
     double      client_us, apply_us, cpu_us; /* the model's client turnaround, apply and raft-loop cost per put */
-    int         json, force, accept_point;
+    int         json, force, accept_point, verbose;
     struct fleet *members;        /* --member: three fio servers (capq.h), the first one the leader; NULL: this
                                    * machine's DIR, one member */
     double      rtt_ms;           /* --rtt: leader -> follower -> leader */

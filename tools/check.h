@@ -27,7 +27,7 @@ typedef struct check_opts {
     scrape_tls  tls;            /* --cacert/--cert/--key for it */
     double      max_time, confidence;
     uint64_t    min_syncs;
-    int         full, json, ionice, classic, force, accept_point;
+    int         full, json, ionice, classic, force, accept_point, verbose;
     int         faithful;       /* --faithful: phase 2 only (fioreport.h "two phases"); --full implies it */
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
     int         wal_only;       /* --wal-only: the WAL question alone; stops as soon as the WAL is decided */

@@ -27,15 +27,17 @@ static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats 
     jw_ku64(j, "segments", ws->segments);
     jw_ku64(j, "rollovers", ws->rollovers);
     jw_ku64(j, "rollover_worst_ns", ws->cut_max_ns);
-    jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count ? ws->prealloc_mean_ns : JW_UNKNOWN);
+    jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count && ws->prealloc_mean_ns ? ws->prealloc_mean_ns : JW_UNKNOWN);
     jw_ku64(j, "segment_bytes", ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES);
     jw_ku64(j, "io_errors", ws->io_errors + bs->io_errors);
     jw_close(j);
     cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
     cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
-    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
+    /* the preallocation only when one was measured (a zero is no finding) */
+    int pre = ws->prealloc_count && ws->prealloc_mean_ns;
+    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s%s%s%s%s", (unsigned long long)ws->rollovers,
                   ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
-                  ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
+                  pre ? "; segment prealloc " : "", pre ? b : "", pre ? " per segment" : "",
                   ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
 }
 

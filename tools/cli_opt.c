@@ -109,7 +109,10 @@ void cli_help(FILE *f, const cli_cmd *cmd)
             continue;
         }
         char left[128];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (o->flags & CLI_SHORT)
+            snprintf(left, sizeof left, "-%c, --%s", o->id, o->name);
+        else
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         help_line(f, left, o->help);
     }
     help_line(f, "-h, --help", "this help");
@@ -126,11 +129,15 @@ void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv)
     p->argc = argc;
     p->argv = argv;
     size_t n = 0;
+    snprintf(p->shortopts, sizeof p->shortopts, ":h");
     for (size_t i = 0; cmd->opts && (cmd->opts[i].name || cmd->opts[i].help); i++) {
         const cli_opt *o = &cmd->opts[i];
         if (!o->name || n == CLI_MAX_OPTS)
             continue; /* more than CLI_MAX_OPTS: test_cli's table test fails first */
         p->lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+        size_t sl = strlen(p->shortopts);
+        if ((o->flags & CLI_SHORT) && !o->arg && o->id > ' ' && o->id < 127 && sl + 1 < sizeof p->shortopts)
+            p->shortopts[sl] = (char)o->id;
         p->map[n++] = (int)i;
     }
     p->lo[n] = (struct option){"help", no_argument, NULL, 'h'};
@@ -145,7 +152,7 @@ int cli_next(cli_parse *p)
     /* ':' first: a missing value is reported as ':' (not '?'); no '+': GNU getopt permutes, so options
      * may follow the operands (`check DIR --json`), and `--` ends the options. */
     int li = -1;
-    int c = getopt_long(p->argc, p->argv, ":h", p->lo, &li);
+    int c = getopt_long(p->argc, p->argv, p->shortopts, p->lo, &li);
     p->optind = optind;
     p->arg = optarg;
     if (c == -1)
@@ -166,7 +173,10 @@ int cli_next(cli_parse *p)
             cli_err(p->cmd, "unknown or ambiguous option '%.200s' (see etcd-fio help %s)", a, p->cmd->name);
         return CLI_ERR;
     }
-    if (li < 0) /* a short option other than -h: the tables have none */
+    for (int i = 0; li < 0 && p->lo[i].name; i++) /* a CLI_SHORT letter: its long option's entry */
+        if (p->map[i] >= 0 && (p->cmd->opts[p->map[i]].flags & CLI_SHORT) && p->lo[i].val == c)
+            li = i;
+    if (li < 0)
         return CLI_ERR;
     const cli_opt *o = p->map[li] >= 0 ? &p->cmd->opts[p->map[li]] : NULL;
     if (o && o->arg && !p->arg[0]) {

@@ -31,7 +31,7 @@ static const char usage[] =
 static const cli_opt options[] = {
     CLI_OPT("clients", 'c', "LIST", "client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)"),
     CLI_OPT("key-size", 'k', "B", "key bytes of each put (default 8, as etcd's benchmark examples)"),
-    CLI_OPT("val-size", 'v', "B", "value bytes of each put (default 256)"),
+    CLI_OPT("val-size", 300, "B", "value bytes of each put (default 256)"),
     CLI_OPT("step", 's', "S", "seconds per client count (default 3)"),
     CLI_OPT("max-time", 't', "S", "the whole run's limit (default 120): a confirmation run that would not fit is "
             "not made (the ceiling is then unknown, with the point estimates)"),
@@ -53,6 +53,7 @@ static const cli_opt options[] = {
     CLI_OPT("shared-core", 'S', NULL, "the three members' raft-loop work takes turns on one core (three etcd "
             "processes pinned to one CPU, as bench/capacity.sh runs them)"),
     CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT_VERBOSE,
     CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML page (writes/s and latency against clients)"),
     CLI_OPT("force", 'f', NULL, "run even on a filesystem that is probably not the one meant, or with little room"),
     CLI_END};
@@ -135,7 +136,8 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         switch (c) {
         case 'c': if (parse_clients(cmd, p.arg, o)) return -1; break;
         case 'k': if (cli_uint(&p, 1, 1048576, &u)) return -1; o->key_bytes = (unsigned)u; break;
-        case 'v': if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
+        case 300: if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
+        case 'v': o->verbose = 1; break;
         case 's': if (cli_double(&p, 1, 600, &o->step_s)) return -1; break;
         case 't': if (cli_double(&p, 1, 86400, &o->max_time)) return -1; break;
         case 'C': if (cli_double(&p, 0.5, 0.9999, &o->confidence)) return -1; break;

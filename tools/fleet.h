@@ -83,7 +83,7 @@ typedef struct fleet {
     int         full, faithful, parallel;
     const char *load, *dir, *prom_file, *keep_dir, *fio;
     unsigned    runtime_s;
-    int         json, accept_point;
+    int         json, accept_point, verbose;
     double      confidence;     /* of the bound on each p99 (0.95) */
     char        engine[PATH_MAX];
     char        local_version[64];

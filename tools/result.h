@@ -90,6 +90,7 @@ typedef struct rm_run {
     size_t       ndetails;
     explain_line explain[64];      /* why the verdicts came out so (explain.h), in the order found */
     size_t       nexplain;
+    int          verbose;          /* -v: the table shows every reason, detail and why: line */
 } rm_run;
 
 /* Sets the common fields (versions, hostname, now, the criteria). */
