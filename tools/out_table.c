@@ -90,10 +90,12 @@ static const char *base_name(const char *path)
 static const char *shared_source(const rm_run *r)
 {
     const char *src = NULL;
+    if (strcmp(r->command, "verdict")) /* only verdict's jobs come from files */
+        return NULL;
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
             const char *s = r->hosts[i].jobs[k].source;
-            if (!s[0] || (src && strcmp(src, s)))
+            if (!s[0] || (src && strcmp(src, s)) || r->hosts[i].jobs[k].run > 1) /* FILE#2 needs its name */
                 return NULL;
             src = s;
         }
@@ -109,7 +111,7 @@ static const char *role_label(fior_role role)
 static void bound_text(char *b, size_t n, const rm_job *j)
 {
     char lo[32], hi[32];
-    if (j->bound_lo_ns == RM_UNKNOWN)
+    if (j->bound_lo_ns == RM_UNKNOWN || (j->bound_lo_ns == 0 && j->bound_hi_ns == RM_UNKNOWN)) /* bounds nothing */
         cli_msg(b, n, "-");
     else
         cli_msg(b, n, "%s..%s", cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns),
@@ -304,10 +306,12 @@ static void verdict_line(FILE *f, const rm_run *r, int color, int width)
             if (!j)
                 continue;
             char v[32], t[32];
-            cli_fmt_ns(v, sizeof v, j->judged_ns);
-            const char *cmp = j->judged_ns == RM_UNKNOWN || j->threshold_ns == RM_UNKNOWN ? ""
-                              : j->judged_ns < j->threshold_ns ? " < " : " >= ";
-            if (j->threshold_ns == RM_UNKNOWN || j->judged_ns == RM_UNKNOWN)
+            /* the judged value; for an unknown that has none, the p99 the table shows (its estimate) */
+            uint64_t val = j->judged_ns != RM_UNKNOWN ? j->judged_ns : r->percentile == 99.0 ? j->p99_ns : RM_UNKNOWN;
+            cli_fmt_ns(v, sizeof v, val);
+            const char *cmp = val == RM_UNKNOWN || j->threshold_ns == RM_UNKNOWN ? ""
+                              : val < j->threshold_ns ? " < " : " >= ";
+            if (j->threshold_ns == RM_UNKNOWN || val == RM_UNKNOWN)
                 t[0] = '\0';
             else
                 cli_fmt_ns(t, sizeof t, j->threshold_ns);
@@ -416,7 +420,11 @@ static void notes(FILE *f, const rm_run *r, int width)
 int out_width(FILE *f)
 {
     int fd = fileno(f);
-    return fd >= 0 && isatty(fd) ? term_width(fd) : 80;
+    if (fd >= 0 && isatty(fd))
+        return term_width(fd);
+    const char *c = getenv("COLUMNS"); /* exported on purpose: a pipe that wants another width */
+    int w = c ? atoi(c) : 0;
+    return w >= 40 && w <= 1000 ? w : 80;
 }
 
 void out_table(FILE *f, const rm_run *r)
