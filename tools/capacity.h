@@ -116,7 +116,7 @@ const char *cap_limit(const cap_row *row);
 int  cap_limit_not_disk(const cap_row *row);
 
 /* capacity_out.c */
-void cap_table(FILE *f, const cap_result *res, const fior_criteria *c);
+void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose);
 /* The result model (result.h) of the run, for the JSON writer: one host with the ceiling row's jobs, the
  * rows in details.capacity. */
 int  cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir);

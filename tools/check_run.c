@@ -177,7 +177,11 @@ static void progress(const fior_monitor *m, const check_progress_ctx *c, double 
 {
     char line[512];
     check_progress_fmt(line, sizeof line, m, c, elapsed, term_width(2));
-    fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+    /* the last one goes when its run ends: the answer, not the progress, is the first line left */
+    if (final)
+        fputs("\r\033[K", stderr);
+    else
+        fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
 }
 
@@ -209,7 +213,7 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
         return -1;
     }
     /* phase 1 and the probe decide within seconds: fio's status every 200 ms instead of every second */
-    const char *argv[] = {cli_fio(), "--output-format=json+",
+    const char *argv[] = {cli_fio(), "--eta=never", "--output-format=json+",
                           heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
     l->t0 = proc_now();

@@ -332,7 +332,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (o.json)
         out_json(stdout, &r);
     else
-        cap_table(stdout, res, crit);
+        cap_table(stdout, res, crit, o.verbose);
     fflush(stdout);
     if (o.html && cap_html(o.html, &r, res, err, sizeof err) != 0) {
         cli_err(cmd, "--html %s", err);

@@ -26,7 +26,7 @@ static int cols(const char *s)
 
 /* text (from an input: made safe) word-wrapped to width: first line after `first`, the others after
  * `indent` spaces. A word longer than a line is cut. */
-static void wrap(FILE *f, const char *first, int indent, const char *text, int width)
+void out_wrap(FILE *f, const char *first, int indent, const char *text, int width)
 {
     size_t tl = strlen(text) + 1;
     char *t = malloc(tl);
@@ -220,7 +220,7 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
         if (show[drop[d]])
             show[drop[d]] = 0, total -= w[drop[d]] + 1;
     if (shared)
-        wrap(f, "  file: ", 4, shared, width);
+        out_wrap(f, "  file: ", 4, shared, width);
     if (total > width) /* still too wide: the names give way, cut at their start ("..." + the end) */
         for (int c = C_HOST; c <= C_JOB; c++)
             if (show[c] && total > width && w[c] > 12) {
@@ -309,9 +309,13 @@ static void verdict_line(FILE *f, const rm_run *r, int color, int width)
             /* the judged value; for an unknown that has none, the p99 the table shows (its estimate) */
             uint64_t val = j->judged_ns != RM_UNKNOWN ? j->judged_ns : r->percentile == 99.0 ? j->p99_ns : RM_UNKNOWN;
             cli_fmt_ns(v, sizeof v, val);
-            const char *cmp = val == RM_UNKNOWN || j->threshold_ns == RM_UNKNOWN ? ""
+            /* against the threshold only where it is a verdict: an unproven estimate says so instead */
+            int judged = j->verdict == FIOR_PASS || j->verdict == FIOR_FAIL;
+            const char *cmp = !judged ? " " : val == RM_UNKNOWN || j->threshold_ns == RM_UNKNOWN ? ""
                               : val < j->threshold_ns ? " < " : " >= ";
-            if (j->threshold_ns == RM_UNKNOWN || val == RM_UNKNOWN)
+            if (!judged)
+                cli_msg(t, sizeof t, "(%s)", fior_verdict_name(j->verdict));
+            else if (j->threshold_ns == RM_UNKNOWN || val == RM_UNKNOWN)
                 t[0] = '\0';
             else
                 cli_fmt_ns(t, sizeof t, j->threshold_ns);
@@ -360,7 +364,7 @@ static void notes(FILE *f, const rm_run *r, int width)
     int run_said = 0;
     if (one && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
                 r->hosts[0].basis == RM_BASIS_POINT) && strcmp(r->command, "verdict")) {
-        wrap(f, "  ", 2, r->hosts[0].reason, width);
+        out_wrap(f, "  ", 2, r->hosts[0].reason, width);
         run_said = 1;
     }
     for (size_t i = 0; !one && i < r->nhosts; i++) { /* fleet's hosts: each one's verdict and why */
@@ -373,7 +377,7 @@ static void notes(FILE *f, const rm_run *r, int width)
         if (!hc[0])
             continue;
         cli_msg(first, sizeof first, "  %s: %s (%s): ", hc, fior_verdict_name(h->verdict), h->status);
-        wrap(f, first, 4, h->reason, width);
+        out_wrap(f, first, 4, h->reason, width);
     }
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
@@ -387,21 +391,21 @@ static void notes(FILE *f, const rm_run *r, int width)
                 cli_msg(name, sizeof name, "%s", role_label(j->role));
             term_clean(name, sizeof name, name);
             cli_msg(first, sizeof first, "  %s: ", name);
-            wrap(f, first, 4, j->reason, width);
+            out_wrap(f, first, 4, j->reason, width);
         }
     for (size_t i = 0; verbose && i < r->ndetails; i++) {
         char first[64];
         cli_msg(first, sizeof first, "  %-17s ", r->details[i].label);
-        wrap(f, first, 20, r->details[i].text ? r->details[i].text : "", width);
+        out_wrap(f, first, 20, r->details[i].text ? r->details[i].text : "", width);
     }
     size_t nwhy = verbose || r->nexplain <= OUT_WHY ? r->nexplain : OUT_WHY;
     for (size_t i = 0; i < nwhy; i++) {
         char *t = NULL;
         if (asprintf(&t, "%s [%s]", r->explain[i].why, r->explain[i].rule) < 0)
             continue;
-        wrap(f, "  why: ", 7, t, width);
+        out_wrap(f, "  why: ", 7, t, width);
         free(t);
-        wrap(f, "       -> ", 10, r->explain[i].advice, width);
+        out_wrap(f, "       -> ", 10, r->explain[i].advice, width);
     }
     if (nwhy < r->nexplain)
         fprintf(f, "  (%zu more why: line%s with -v)\n", r->nexplain - nwhy, r->nexplain - nwhy > 1 ? "s" : "");
@@ -413,7 +417,7 @@ static void notes(FILE *f, const rm_run *r, int width)
         cli_msg(t, sizeof t, "%s: %s (%zu hosts: %zu fail, %zu unknown, %zu pass%s%s%s%s)", r->command,
                 fior_verdict_name(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
                 r->load ? r->load : "", r->fio_version[0] ? ", " : "", r->fio_version);
-        wrap(f, "", 2, t, width);
+        out_wrap(f, "", 2, t, width);
     }
 }
 
