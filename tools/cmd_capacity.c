@@ -13,6 +13,7 @@
 #include "capacity.h"
 #include "capq.h"
 #include "cli.h"
+#include "term.h"
 #include "engine_path.h"
 #include "out.h"
 #include "check.h"
@@ -211,12 +212,19 @@ static void progress(const cap_opts *o, const char *what, const cap_row *r, doub
 {
     if (o->json || !isatty(2))
         return;
+    /* one line, rewritten at each step and gone at the end (the table has every row): the answer is the
+     * first line left on the screen; cut to the terminal's width (a wrapped \r line garbles it) */
+    char line[600];
+    int w = term_width(2) - 1;
     if (r && r->ran)
-        fprintf(stderr, "\r\033[K%5.0f s  %s: %.0f writes/s\n", el, what, r->writes_per_s);
+        cli_msg(line, sizeof line, "%.0f s  %s: %.0f writes/s", el, what, r->writes_per_s);
     else if (r)
-        fprintf(stderr, "\r\033[K%5.0f s  %s: %s\n", el, what, r->why);
+        cli_msg(line, sizeof line, "%.0f s  %s: %s", el, what, r->why);
     else
-        fprintf(stderr, "\r\033[K%5.0f s  %s ...", el, what);
+        cli_msg(line, sizeof line, "%.0f s  %s ...", el, what);
+    if (w > 0 && w < (int)sizeof line)
+        line[w] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
 }
 
@@ -237,7 +245,8 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
     double t0 = proc_now();
     char what[64];
     for (size_t i = 0; i < o->ncounts && !cap_interrupted; i++) {
-        cli_msg(what, sizeof what, "%u clients (%zu/%zu)", o->clients[i], i + 1, o->ncounts);
+        cli_msg(what, sizeof what, "%u client%s (%zu/%zu)", o->clients[i], o->clients[i] == 1 ? "" : "s", i + 1,
+                o->ncounts);
         progress(o, what, NULL, proc_now() - t0);
         if (run_row(o, dir, engine, crit, o->clients[i], o->step_s, &res->rows[res->nrows], err, errlen))
             return -1;
@@ -256,7 +265,8 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
             res->confirm_skipped = 1;
             break; /* it would not fit in --max-time */
         }
-        cli_msg(what, sizeof what, "confirming %u clients for %.0f s", cand->clients, secs);
+        cli_msg(what, sizeof what, "confirming %u client%s for %.0f s", cand->clients, cand->clients == 1 ? "" : "s",
+                secs);
         progress(o, what, NULL, proc_now() - t0);
         if (run_row(o, dir, engine, crit, cand->clients, secs, c, err, errlen))
             return -1;
@@ -329,6 +339,8 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     check_forced_detail(&r, &forced);
     rc = cli_exit_status(res->verdict);
+    if (!o.json && isatty(2))
+        fputs("\r\033[K", stderr); /* the progress line goes */
     if (o.json)
         out_json(stdout, &r);
     else
