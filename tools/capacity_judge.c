@@ -140,9 +140,14 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     } else if (any_fail_low) {
         res->verdict = FIOR_FAIL;
         res->basis = RM_BASIS_BOUND;
+        const cap_row *fr = NULL; /* the row that shows it: its own reason */
+        for (size_t i = 0; i < res->nrows && !fr; i++)
+            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RM_BASIS_BOUND)
+                fr = &res->rows[i];
         cli_msg(res->reason, sizeof res->reason,
-                "even at %u client%s this disk does not keep etcd within its thresholds (%s)", lowest,
-                lowest == 1 ? "" : "s", res->nrows ? res->rows[0].reason : "");
+                "even at %u client%s this disk does not keep etcd within its thresholds (the row of %u client%s%s: "
+                "%s)", lowest, lowest == 1 ? "" : "s", lowest, lowest == 1 ? "" : "s",
+                fr && fr >= &res->rows[res->nsweep] ? ", confirmation" : "", fr ? fr->reason : "");
     } else {
         res->verdict = FIOR_UNKNOWN;
         res->basis = RM_BASIS_UNDECIDED;

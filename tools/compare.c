@@ -150,6 +150,13 @@ int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t 
         memset(&e, 0, sizeof e);
         e.present = 1;
         explain_dist_from_job(&e.d, j, jd, fior_criteria_min_samples(crit));
+        /* fio's percentiles are its bins' upper edges (stat.c plat_idx_to_val): none is shown above the
+         * exact max (the p99, the judged value, stays as fio gave it) */
+        explain_range *q[2] = {&e.d.p50, &e.d.p999};
+        for (int k = 0; k < 2; k++)
+            if (e.d.max.known && e.d.max.lo == e.d.max.hi && q[k]->known && q[k]->lo == q[k]->hi &&
+                q[k]->lo > e.d.max.lo)
+                q[k]->lo = q[k]->hi = e.d.max.lo;
         e.samples = j->samples_known ? j->samples : UINT64_MAX;
         cli_msg(e.what, sizeof e.what, "%s%s%s", j->host ? j->host : "", j->host ? " " : "", j->name ? j->name : "-");
         cli_msg(e.reason, sizeof e.reason, "%s", jd->reason);

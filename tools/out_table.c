@@ -35,6 +35,12 @@ void out_wrap(FILE *f, const char *first, int indent, const char *text, int widt
     term_clean(t, tl, text);
     fputs(first, f);
     int col = cols(first), start = col;
+    if (col + cols(t) <= width) { /* fits: as it is, its spacing kept (a table's row) */
+        fputs(t, f);
+        fputc('\n', f);
+        free(t);
+        return;
+    }
     const char *p = t;
     while (*p) {
         while (*p == ' ')
