@@ -48,7 +48,7 @@ else
 fi
 
 # the table: the same lines, rule names in brackets, one recommendation each
-"$BIN" verdict "$RKE" "$CPF" > "$T/t.txt"; rc=$?
+COLUMNS=400 "$BIN" verdict -v "$RKE" "$CPF" > "$T/t.txt"; rc=$?  # every why: line, unwrapped
 [ $rc = 1 ] || bad "table: exit $rc"
 grep -q "^  why: WAL fdatasync of job mytest: p50 1.16 ms is fine.*\[stalls\]$" "$T/t.txt" \
   && grep -q "^       -> give etcd a disk of its own" "$T/t.txt" \

@@ -146,7 +146,10 @@ static void test_tables_and_help(void **state)
                 if (q->name && (q->id == o->id || !strcmp(q->name, o->name)))
                     fail_msg("%s: --%s and --%s share an id or a name", c->name, o->name, q->name);
             char want[96];
-            snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
+            if (o->flags & CLI_SHORT)
+                snprintf(want, sizeof want, "  -%c, --%s", o->id, o->name);
+            else
+                snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
             char *at = strstr(txt, want);
             if (!at)
                 fail_msg("%s --help does not list --%s", c->name, o->name);

@@ -291,21 +291,32 @@ void cmp_table(FILE *f, const cmp_input *in, size_t n)
         for (size_t c = 0; c < ncell; c++)
             if ((int)strlen(rows[k].c[c]) > wd[c])
                 wd[c] = (int)strlen(rows[k].c[c]);
+    int width = out_width(f);
+    char line[2048];
     fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(cmp_worst(in, n)), n);
-    for (size_t i = 0; i < cols; i++)
-        fprintf(f, "  %c = %s (%s)\n", (int)('A' + i), in[i].path, in[i].kind);
+    for (size_t i = 0; i < cols; i++) {
+        cli_msg(line, sizeof line, "%c = %s (%s)", (int)('A' + i), in[i].path, in[i].kind);
+        out_wrap(f, "  ", 6, line, width);
+    }
     for (size_t k = 0; k < nr; k++) {
-        fputc(' ', f);
-        for (size_t c = 0; c < ncell; c++)
-            fprintf(f, " %-*s", c + 1 < ncell ? wd[c] : 0, rows[k].c[c]);
-        fputc('\n', f);
+        size_t o = 1;
+        line[0] = ' ';
+        for (size_t c = 0; c < ncell && o < sizeof line; c++)
+            o += (size_t)snprintf(line + o, sizeof line - o, " %-*s", c + 1 < ncell ? wd[c] : 0, rows[k].c[c]);
+        if (o >= sizeof line)
+            o = sizeof line - 1;
+        while (o > 0 && line[o - 1] == ' ') /* no blank at the end of a line */
+            line[--o] = '\0';
+        fprintf(f, "%s\n", line);
     }
     free(rows);
     for (size_t i = 0; i < cols; i++)
         for (int r = 0; r < CMP_NROLES; r++)
-            if (in[i].role[r].present)
-                fprintf(f, "  %c %s %s: %s: %s\n", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
+            if (in[i].role[r].present) {
+                cli_msg(line, sizeof line, "%c %s %s: %s: %s", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
                         fior_verdict_name(in[i].role[r].d.verdict), in[i].role[r].reason);
+                out_wrap(f, "  ", 4, line, width);
+            }
     for (int r = 0; r < CMP_NROLES; r++)
         if (cmp_differ(in, n, r))
             fprintf(f, "  the %s verdicts differ\n", ROLE_NAMES[r]);

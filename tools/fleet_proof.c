@@ -180,13 +180,6 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     }
     fleet_apply_bound(f, h); /* the bound on the right side of each threshold: the library's rule */
     fior_verdict remote = fleet_remote_verdict_word(rr->host_verdict);
-    /* a PASS or FAIL rests on the bound (or, when this run accepts it, the point estimate): the JSON's basis */
-    if ((remote == FIOR_PASS || remote == FIOR_FAIL) && strcmp(rr->basis, "bound") &&
-        !(f->accept_point && !strcmp(rr->basis, "point-estimate"))) {
-        cli_msg(why, sizeof why, "the remote check's %s rests on '%s', not on its confidence bound", rr->host_verdict,
-                rr->basis);
-        return unproven(h, why);
-    }
     if (remote != fleet_remote_verdict_word(rr->verdict) || rr->exit_status != cli_exit_status(remote) ||
         rr->exit_status != rr->ssh_status) {
         cli_msg(why, sizeof why, "the remote check contradicts itself: host %s, run %s, exit status %d in the JSON, "
@@ -203,6 +196,14 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     if (h->verdict != remote && h->verdict != FIOR_UNKNOWN) {
         cli_msg(why, sizeof why, "the remote check says %s (%s), its numbers say %s", rr->host_verdict, rr->reason,
                 fior_verdict_name(h->verdict));
+        return unproven(h, why);
+    }
+    /* a PASS or FAIL that stands here rests, by the remote's own JSON, on its bound (or, when this run
+     * accepts it, on the point estimate) */
+    if (h->verdict != FIOR_UNKNOWN && strcmp(rr->basis, "bound") &&
+        !(f->accept_point && !strcmp(rr->basis, "point-estimate"))) {
+        cli_msg(why, sizeof why, "the remote check's %s rests on '%s', not on its confidence bound", rr->host_verdict,
+                rr->basis);
         return unproven(h, why);
     }
     if (h->verdict == FIOR_UNKNOWN && !h->reason[0])
