@@ -47,28 +47,34 @@ typedef struct end_kind {
     const char *word, *text;
 } end_kind;
 
-static end_kind run_end_kind(const check_opts *o, const check_end *e)
+/* full: the run was --full (the run's end; 0 for a phase's); phase: a phase's words ("decided", "ran to its
+ * runtime") rather than the run's ("stopped early: decided", "ran to --max-time") */
+static end_kind end_of(const check_end *e, int full, int phase)
 {
-    /* as it ran: a fio that ended by itself long before its runtime did not run to --max-time */
-    int early = e->stop == CHECK_RAN_OUT && (e->code != 0 || e->duration_s + 0.5 < (double)e->runtime_s);
     if (e->state == PROC_SIGNALED || e->job_signal)
         return (end_kind){"fio-died", "fio died"};
     switch (e->stop) {
     case CHECK_USER: return (end_kind){"interrupted", "interrupted"};
-    case CHECK_DECIDED: return (end_kind){"decided", "stopped early: decided"};
-    case CHECK_TIME_NET: return (end_kind){"past-max-time", "stopped: past --max-time"};
+    case CHECK_DECIDED: return (end_kind){"decided", phase ? "decided" : "stopped early: decided"};
+    case CHECK_PHASE_OVER: return (end_kind){"could-not-pass", "could not pass"};
+    case CHECK_CONFIRMED: return (end_kind){"confirmed", "confirmed phase 1"};
+    case CHECK_TIME_NET:
+        return (end_kind){"past-max-time", phase ? "stopped: past its runtime" : "stopped: past --max-time"};
     case CHECK_GUARD: return (end_kind){"etcd-guard", "stopped to protect etcd"};
-    default: break;
+    case CHECK_RAN_OUT: break;
     }
-    if (early)
-        return e->code ? (end_kind){"fio-failed", "fio failed"} : (end_kind){"ended-early", "fio ended before its runtime"};
-    return o->full ? (end_kind){"full", "--full"} : (end_kind){"ran-to-time", "ran to --max-time"};
+    /* as it ran: a fio that ended by itself long before its runtime did not run to it */
+    if (e->code != 0)
+        return (end_kind){"fio-failed", "fio failed"};
+    if (e->duration_s + 0.5 < (double)e->runtime_s)
+        return (end_kind){"ended-early", "fio ended before its runtime"};
+    return full ? (end_kind){"full", "--full"} : (end_kind){"ran-to-time", phase ? "ran to its runtime" : "ran to --max-time"};
 }
 
 /* "duration": how long fio ran and how it ended. */
 static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
 {
-    end_kind k = run_end_kind(o, e);
+    end_kind k = end_of(e, o->full, 0);
     yajl_gen d = jw_new(0);
     jw_open(d);
     jw_knum(d, "seconds", e->duration_s);
@@ -176,27 +182,6 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
     rm_explain_env(r, &env);
 }
 
-/* How one phase's run ended: the JSON's word and the table's words. */
-static end_kind phase_end(const check_run_out *x)
-{
-    const check_end *e = &x->end;
-    if (e->state == PROC_SIGNALED || e->job_signal)
-        return (end_kind){"fio-died", "fio died"};
-    switch (e->stop) {
-    case CHECK_DECIDED: return (end_kind){"decided", "decided"};
-    case CHECK_PHASE_OVER: return (end_kind){"could-not-pass", "could not pass"};
-    case CHECK_CONFIRMED: return (end_kind){"confirmed", "confirmed phase 1"};
-    case CHECK_USER: return (end_kind){"interrupted", "interrupted"};
-    case CHECK_TIME_NET: return (end_kind){"past-max-time", "stopped: past its runtime"};
-    case CHECK_GUARD: return (end_kind){"etcd-guard", "stopped to protect etcd"};
-    case CHECK_RAN_OUT: break;
-    }
-    if (e->code != 0)
-        return (end_kind){"fio-failed", "fio failed"};
-    return e->duration_s + 0.5 < (double)e->runtime_s ? (end_kind){"ended-early", "ended before its runtime"}
-                                                      : (end_kind){"ran-to-time", "ran to its runtime"};
-}
-
 static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
 {
     const fior_report *fin = fior_json_stream_report(x->stream);
@@ -207,7 +192,7 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
     jw_open(j);
     jw_knum(j, "seconds", x->end.duration_s);
-    end_kind k = phase_end(x);
+    end_kind k = end_of(&x->end, 0, 1);
     jw_kstr(j, "end", k.word);
     jw_ku64(j, "wal_syncs", aw.samples);
     jw_ku64(j, "backend_commits", ab.samples);
