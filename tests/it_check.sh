@@ -86,7 +86,7 @@ done
 # get SIGTERM from the engine's PDEATHSIG and check ends any still running (SIGTERM: the engine removes its
 # files), so when check returns they are gone and so are their directories. (A job killed by SIGSEGV cannot remove its own: the next run's stale-directory
 # reaping does, see it_safety.sh.)
-[ "$(jq -r '.details.run.end' "$work/kill.json")" = "fio died" ] || fail "fio kill: run.end is '$(jq -r '.details.run.end' "$work/kill.json")'"
+[ "$(jq -r '.details.run.end' "$work/kill.json")" = "fio-died" ] || fail "fio kill: run.end is '$(jq -r '.details.run.end' "$work/kill.json")'"
 # The jobs end themselves when fio dies (the engine's PR_SET_PDEATHSIG); check ends those still running
 # (orphans_ended true) — which of the two gets there first is a race: only the end state is asserted.
 jq -e '.details.phases.phase2.orphans_ended | type == "boolean"' "$work/kill.json" > /dev/null ||
