@@ -288,7 +288,7 @@ static const rm_job *worst_of(const rm_run *r, fior_role role, size_t *n)
 
 /* The verdict line: "pass: WAL p99 1.93 ms < 10 ms, backend p99 3.1 ms < 25 ms (41 s)", as much of it as
  * fits the width (then without "p99", then cut). */
-static void verdict_line(FILE *f, const rm_run *r, int color, int width)
+static int verdict_line(FILE *f, const rm_run *r, int color, int width)
 {
     static const fior_role roles[] = {FIOR_ROLE_WAL, FIOR_ROLE_BACKEND, FIOR_ROLE_CHECK_PERF};
     char line[3][600];
@@ -339,7 +339,21 @@ static void verdict_line(FILE *f, const rm_run *r, int color, int width)
         else if (r->nhosts == 1 && r->hosts[0].duration_s >= 0)
             o += (size_t)snprintf(b + o, o < 600 ? 600 - o : 0, " (%.0f s)", r->hosts[0].duration_s);
         if (!o)
-            snprintf(b, 600, "nothing judged");
+            b[0] = '\0';
+    }
+    if (!line[0][0]) { /* no figure to show: the reason is the answer */
+        const char *why = r->nhosts == 1 && r->hosts[0].reason[0] ? r->hosts[0].reason : r->reason[0] ? r->reason
+                                                                                                      : "nothing judged";
+        /* the word (coloured: its escape codes count as columns here, so the line is only ever shorter) */
+        char first[64];
+        snprintf(first, sizeof first, "%s%s%s: ", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict),
+                 term_off(color));
+        char *t = strdup(why);
+        if (!t)
+            return 0;
+        out_wrap(f, first, 2, t, width);
+        free(t);
+        return 1;
     }
     const char *b = line[2];
     for (int l = 0; l < 3; l++)
@@ -358,17 +372,17 @@ static void verdict_line(FILE *f, const rm_run *r, int color, int width)
     }
     fprintf(f, "%s%s%s: %s\n", term_verdict_on(color, r->verdict), fior_verdict_name(r->verdict), term_off(color),
             cut);
+    return 0;
 }
 
 /* Below the grid: why the answer is not a plain pass or fail (the run's or each host's reason), the rows'
  * reasons that say more than the row (unknown; all of them with verbose), the details (verbose), the why:
  * lines, and for fleet's several hosts the count by verdict (the first line has scrolled away). */
-static void notes(FILE *f, const rm_run *r, int width)
+static void notes(FILE *f, const rm_run *r, int width, int run_said)
 {
     int verbose = r->verbose;
     int one = r->nhosts == 1 && strcmp(r->command, "fleet");
-    int run_said = 0;
-    if (one && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
+    if (one && !run_said && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
                 r->hosts[0].basis == RM_BASIS_POINT) && strcmp(r->command, "verdict")) {
         out_wrap(f, "  ", 2, r->hosts[0].reason, width);
         run_said = 1;
@@ -440,7 +454,7 @@ int out_width(FILE *f)
 void out_table(FILE *f, const rm_run *r)
 {
     int color = term_color(f), width = out_width(f);
-    verdict_line(f, r, color, width);
+    int said = verdict_line(f, r, color, width);
     if (grid(f, r, color, width) == 0)
-        notes(f, r, width);
+        notes(f, r, width, said);
 }
