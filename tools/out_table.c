@@ -199,9 +199,11 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
     show[C_JOB] = strcmp(r->command, "check") != 0;
     show[C_BOUND] = r->confidence > 0;
     show[C_JUDGED] = r->percentile != 99.0; /* the judged percentile, when it is not the p99 column */
-    size_t nrows = 0;
+    size_t nrows = 0, njobs = 0;
     for (size_t i = 0; i < r->nhosts; i++)
-        nrows += r->hosts[i].njobs ? r->hosts[i].njobs : 1;
+        nrows += r->hosts[i].njobs ? r->hosts[i].njobs : 1, njobs += r->hosts[i].njobs;
+    if (!njobs && strcmp(r->command, "fleet")) /* no job: no table (the first line said why) */
+        return 0;
     char (*cells)[NCOL][CELL] = calloc(nrows ? nrows : 1, sizeof *cells);
     if (!cells)
         return -1;
@@ -336,7 +338,7 @@ static int verdict_line(FILE *f, const rm_run *r, int color, int width)
             o += (size_t)snprintf(b + o, o < 600 ? 600 - o : 0, "%s%zu hosts", o ? "; " : "", r->nhosts);
         else if (files > 1)
             o += (size_t)snprintf(b + o, o < 600 ? 600 - o : 0, "%s%zu files", o ? "; " : "", files);
-        else if (r->nhosts == 1 && r->hosts[0].duration_s >= 0)
+        else if (o && r->nhosts == 1 && r->hosts[0].duration_s >= 0)
             o += (size_t)snprintf(b + o, o < 600 ? 600 - o : 0, " (%.0f s)", r->hosts[0].duration_s);
         if (!o)
             b[0] = '\0';
