@@ -5,7 +5,8 @@
 # is read back with wrapped lines joined. For check --wal-only, a full check, verdict of a real fio 3.23
 # output, capacity --clients 1,16 and compare:
 #  - no line wider than 80 columns;
-#  - the verdict first (the first line on the screen: the progress lines are gone);
+#  - the verdict first (the first line on the screen: the progress lines are gone; only the warnings a run
+#    prints before it starts, such as a live etcd on the filesystem, may come before it);
 #  - no fio status or eta line ("Jobs: 1 (f=1): [W(1)] … [eta 00m:36s]"), and every fio etcd-fio started
 #    was given --eta=never (a wrapper FIO logs the arguments);
 #  - the bound printed as one string wherever it appears (check: the table's cell = the HTML report's
@@ -53,6 +54,13 @@ assert_screen() {
   python3 - "$f" "$name" <<'EOF' || bad=$((bad + 1))
 import re, sys
 path, name = sys.argv[1], sys.argv[2]
+def body(lines):  # the screen without the warnings printed before a run (wrapped: continued by "  ")
+    i = 0
+    while i < len(lines) and re.match(r'^etcd-fio \w+: warning: ', lines[i]):
+        i += 1
+        while i < len(lines) and lines[i].startswith('  '):
+            i += 1
+    return lines[i:]
 lines = open(path, encoding='utf-8').read().split('\n')
 bad = 0
 def fail(m):
@@ -65,7 +73,7 @@ for i, l in enumerate(lines):
         fail('a fio status line: %s' % l)
     if re.search(r'\d+\.\d+ %', l) and re.search(r'9\d\.\d+ %', l):
         fail('a confidence not as asked: %s' % l)
-first = next((l for l in lines if l.strip()), '')
+first = next((l for l in body(lines) if l.strip()), '')
 if not re.match(r'^(pass|fail|unknown): ', first):
     fail('the first line is not the verdict: %s' % first)
 sys.exit(1 if bad else 0)
@@ -76,8 +84,15 @@ EOF
 shape_of() {
   python3 - "$1" <<'EOF'
 import re, sys
+def body(lines):  # the screen without the warnings printed before a run (wrapped: continued by "  ")
+    i = 0
+    while i < len(lines) and re.match(r'^etcd-fio \w+: warning: ', lines[i]):
+        i += 1
+        while i < len(lines) and lines[i].startswith('  '):
+            i += 1
+    return lines[i:]
 out, table = [], False
-for l in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+for l in body(open(sys.argv[1], encoding='utf-8').read().split('\n')):
     row = table and (re.match(r'^ +\d+ +[\d-]', l) or (re.match(r'^  \S', l) and ': ' not in l))
     if re.match(r'^(pass|fail|unknown): ', l): k = 'V'
     elif re.match(r'^ *(ROLE|JOB|HOST|clients) ', l): k = 'H'
