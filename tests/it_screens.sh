@@ -3,7 +3,7 @@
 # it_screens.sh — what a person sees at 80x24: each command runs in a tmux pane of 80 columns (a real
 # terminal: fio would print its eta lines there if it could, the progress lines are drawn) and the screen
 # is read back with wrapped lines joined. For check --wal-only, a full check, verdict of a real fio 3.23
-# output, capacity --clients 1,16 and compare:
+# output, capacity --clients 1,16, compare and fleet (two fio servers on loopback):
 #  - no line wider than 80 columns;
 #  - the verdict first (the first line on the screen: the progress lines are gone; only the warnings a run
 #    prints before it starts, such as a live etcd on the filesystem, may come before it);
@@ -101,6 +101,7 @@ for l in body(open(sys.argv[1], encoding='utf-8').read().split('\n')):
     elif re.match(r'^  why: ', l): k = 'W'
     elif re.match(r'^ +-> ', l): k = 'A'
     elif re.match(r'^  \(\d+ more why: lines? with -v\)', l): k = 'M'
+    elif re.match(r'^fleet: (pass|fail|unknown) \(\d+ hosts: ', l): k = 'T'  # fleet's count at the end
     elif re.match(r'^  \S', l): k = 'N'                   # a reason or note
     elif re.match(r'^ {3,}\S', l): k = 'C'                # a continuation
     elif l.strip() == '': k = '_'
@@ -163,7 +164,18 @@ done
 screen check-wal "'$CLI' check --force --wal-only --html '$WORK/check-wal.html' '$WORK/d'"
 screen check "'$CLI' check --force --max-time 50 --html '$WORK/check.html' '$WORK/d'"
 screen capacity "'$CLI' capacity --force --clients 1,16 --step 2 --max-time 20 '$WORK/d'"
-for n in check-wal check capacity; do
+# fleet: two fio servers on loopback (lib.sh), one row per host and job, the count at the end
+pids=""
+trap 'stop_pids $pids $(kids); tmux -L "$SOCK" kill-server 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+fio_server_wrapper "$WORK/fio-server"
+P1=$(free_port 28911); "$WORK/fio-server" --server=ip:127.0.0.1,$P1 > "$WORK/srv1.log" 2>&1 & pids="$pids $!"
+wait_listen $P1
+P2=$(free_port $((P1 + 1))); "$WORK/fio-server" --server=ip:127.0.0.1,$P2 > "$WORK/srv2.log" 2>&1 & pids="$pids $!"
+wait_listen $P2
+mkdir -p "$WORK/f"
+screen fleet "'$CLI' fleet --client 127.0.0.1,$P1 --client 127.0.0.1,$P2 --dir '$WORK/f' --runtime 15 --accept-point-estimate"
+wait_kids
+for n in check-wal check capacity fleet; do
   case $(cat "$WORK/$n.rc") in 0|1|2) ;; *) fail "$n: exit $(cat "$WORK/$n.rc")" ;; esac
   assert_screen $n
   assert_shape $n
