@@ -51,65 +51,12 @@ screen() {
 # what every screen must be; check, for the checks
 assert_screen() {
   name=$1 f=$WORK/$1.txt
-  python3 - "$f" "$name" <<'EOF' || bad=$((bad + 1))
-import re, sys
-path, name = sys.argv[1], sys.argv[2]
-def body(lines):  # the screen without the warnings printed before a run (wrapped: continued by "  ")
-    i = 0
-    while i < len(lines) and re.match(r'^etcd-fio \w+: warning: ', lines[i]):
-        i += 1
-        while i < len(lines) and lines[i].startswith('  '):
-            i += 1
-    return lines[i:]
-lines = open(path, encoding='utf-8').read().split('\n')
-bad = 0
-def fail(m):
-    global bad
-    print('FAIL: %s: %s' % (name, m)); bad += 1
-for i, l in enumerate(lines):
-    if len(l.rstrip()) > 80:
-        fail('line %d is %d columns: %s' % (i + 1, len(l.rstrip()), l))
-    if re.search(r'Jobs: \d+ \(f=\d+\)|\[eta \d|\beta \d+m:\d+s', l):
-        fail('a fio status line: %s' % l)
-    if re.search(r'\d+\.\d+ %', l) and re.search(r'9\d\.\d+ %', l):
-        fail('a confidence not as asked: %s' % l)
-first = next((l for l in body(lines) if l.strip()), '')
-if not re.match(r'^(pass|fail|unknown): ', first):
-    fail('the first line is not the verdict: %s' % first)
-sys.exit(1 if bad else 0)
-EOF
+  python3 "$TOP/tests/screens.py" check "$f" "$name" || bad=$((bad + 1))
 }
 
 # shape NAME: each line's kind, one letter, against tests/screens/NAME.shape
 shape_of() {
-  python3 - "$1" <<'EOF'
-import re, sys
-def body(lines):  # the screen without the warnings printed before a run (wrapped: continued by "  ")
-    i = 0
-    while i < len(lines) and re.match(r'^etcd-fio \w+: warning: ', lines[i]):
-        i += 1
-        while i < len(lines) and lines[i].startswith('  '):
-            i += 1
-    return lines[i:]
-out, table = [], False
-for l in body(open(sys.argv[1], encoding='utf-8').read().split('\n')):
-    row = table and (re.match(r'^ +\d+ +[\d-]', l) or (re.match(r'^  \S', l) and ': ' not in l))
-    if re.match(r'^(pass|fail|unknown): ', l): k = 'V'
-    elif re.match(r'^ *(ROLE|JOB|HOST|clients) ', l): k = 'H'
-    elif row: k = 'R'
-    elif re.match(r'^  file: ', l): k = 'F'
-    elif re.match(r'^  why: ', l): k = 'W'
-    elif re.match(r'^ +-> ', l): k = 'A'
-    elif re.match(r'^  \(\d+ more why: lines? with -v\)', l): k = 'M'
-    elif re.match(r'^fleet: (pass|fail|unknown) \(\d+ hosts: ', l): k = 'T'  # fleet's count at the end
-    elif re.match(r'^  \S', l): k = 'N'                   # a reason or note
-    elif re.match(r'^ {3,}\S', l): k = 'C'                # a continuation
-    elif l.strip() == '': k = '_'
-    else: k = '?'
-    table = k in 'HR' or (table and k == 'C')
-    out.append(k)
-print(''.join(out).rstrip('_'))
-EOF
+  python3 "$TOP/tests/screens.py" shape "$1"
 }
 assert_shape() {
   got=$(shape_of "$WORK/$1.txt")
@@ -120,32 +67,7 @@ assert_shape() {
 
 # one bound string per role: the table's cell is the one the HTML report's reason of that role cites
 same_bound() {
-  python3 - "$WORK/$1.txt" "$WORK/$1.html" "$1" <<'EOF' || bad=$((bad + 1))
-import html, re, sys
-txt, page, name = open(sys.argv[1], encoding='utf-8').read(), open(sys.argv[2], encoding='utf-8').read(), sys.argv[3]
-page = html.unescape(re.sub(r'<[^>]*>', ' ', page))
-B = r'(\d[\d.]* [mun]?s\.\.(?:\d[\d.]* [mun]?s|\?))'   # "5.14 ms..9.11 ms", "12.3 ms..?"
-rc, compared = 0, 0
-for role, label in (('WAL', 'WAL fdatasync'), ('backend', 'backend commit')):
-    m = re.search(r'^  %s +\d+ .*?%s' % (role, B), txt, re.M)
-    if not m:
-        continue
-    cell = m.group(1)
-    cited = set(re.findall(label + r' p99 [^()]*?\((?:\u2265 )?\d+ % bound ' + B, page))
-    on_screen = set(re.findall(label + r' p99 [^()]*?\((?:\u2265 )?\d+ % bound ' + B, txt))
-    for where, got in (('the report', cited), ('the screen', on_screen)):
-        if got and got != {cell}:
-            print('FAIL: %s: %s bound %s in the table, %s in %s' % (name, role, cell, sorted(got), where)); rc = 1
-    if cited:
-        compared += 1
-        print('ok: %s: %s bound %s in the table and the report' % (name, role, cell))
-if not compared:
-    print('FAIL: %s: no bound of the table found in the report' % name); rc = 1
-for head in re.findall(r'BOUND [^\n]*?\d+ %', txt):
-    if not re.match(r'BOUND (\u2265 )?95 %$', head):
-        print('FAIL: %s: bound heading %s, not as asked' % (name, head)); rc = 1
-sys.exit(rc)
-EOF
+  python3 "$TOP/tests/screens.py" bound "$WORK/$1.txt" "$WORK/$1.html" "$1" || bad=$((bad + 1))
 }
 
 mkdir -p "$WORK/d"

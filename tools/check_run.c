@@ -122,15 +122,6 @@ static void role_state(char *b, size_t n, const char *name, const char *unit, co
         cli_msg(b, n, "%s %s", name, pt);
 }
 
-/* Columns a UTF-8 text takes. */
-static size_t ucols(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 /* The progress line, as detailed as fits in `width` columns: "phase 2 (etcd's load) 12 s  WAL pass 1.9 ms
  * ≤ 2.3 ms  backend 213/411 commits  ~20 s to a decision", shorter levels after; cut at the width as a
  * last resort (a wrapped \r line garbles an 80-column terminal). The time left is to the earliest look that
@@ -163,7 +154,7 @@ void check_progress_fmt(char *out, size_t n, const fior_monitor *m, const check_
         if (c->phase && c->phase[0])
             cli_msg(ph, sizeof ph, "%s ", level < 1 ? c->phase : c->phase_short);
         cli_msg(out, n, "%s%.0f s  %s%s%s", ph, elapsed, w, bk, tl);
-        if (ucols(out) <= lim)
+        if ((size_t)term_cols(out) <= lim)
             return;
     }
     /* cut at a character's start */

@@ -15,15 +15,6 @@ enum { C_HOST, C_JOB, C_ROLE, C_N, C_P50, C_P99, C_P999, C_MAX, C_JUDGED, C_BOUN
 #define CELL 300
 #define OUT_WHY 3 /* why: lines shown by default */
 
-/* Columns a UTF-8 string takes (one per character: the texts here have no wide characters). */
-static int cols(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 void out_wrap(FILE *f, const char *first, int indent, const char *text, int width)
 {
     term_wrap(f, first, indent, text, width);
@@ -170,10 +161,10 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
     }
     int w[NCOL], total = 1;
     for (int c = 0; c < NCOL; c++) {
-        w[c] = cols(head[c]);
+        w[c] = term_cols(head[c]);
         for (size_t i = 0; i < nrows; i++)
-            if (cols(cells[i][c]) > w[c])
-                w[c] = cols(cells[i][c]);
+            if (term_cols(cells[i][c]) > w[c])
+                w[c] = term_cols(cells[i][c]);
         total += show[c] ? w[c] + 1 : 0;
     }
     static const int drop[] = {C_P50, C_LIMIT, C_P999, C_N, C_MAX, C_ROLE};
@@ -198,7 +189,7 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
     fputs(" ", f);
     for (int c = 0; c < NCOL; c++)
         if (show[c])
-            fprintf(f, c == last ? " %s" : " %s%*s", head[c], w[c] - cols(head[c]), "");
+            fprintf(f, c == last ? " %s" : " %s%*s", head[c], w[c] - term_cols(head[c]), "");
     fputc('\n', f);
     for (size_t i = 0; i < nrows; i++) {
         fputs(" ", f);
@@ -206,7 +197,7 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
             if (!show[c])
                 continue;
             const char *t = cells[i][c];
-            int pad = c == last ? 0 : w[c] - cols(t);
+            int pad = c == last ? 0 : w[c] - term_cols(t);
             if (c == C_V && color) { /* the escape codes take no columns */
                 fior_verdict v = FIOR_NOT_JUDGED;
                 fior_verdict_from_name(t, &v);
@@ -312,14 +303,14 @@ static int verdict_line(FILE *f, const rm_run *r, int color, int width)
     }
     const char *b = line[2];
     for (int l = 0; l < 3; l++)
-        if (line[l][0] && (int)strlen(fior_verdict_name(r->verdict)) + 2 + cols(line[l]) <= width) {
+        if (line[l][0] && (int)strlen(fior_verdict_name(r->verdict)) + 2 + term_cols(line[l]) <= width) {
             b = line[l];
             break;
         }
     char cut[600];
     cli_msg(cut, sizeof cut, "%s", b);
     int room = width - (int)strlen(fior_verdict_name(r->verdict)) - 2;
-    if (room > 3 && cols(cut) > room) {
+    if (room > 3 && term_cols(cut) > room) {
         size_t at = 0;
         for (int c = 0; cut[at] && c < room - 3; at++)
             c += ((unsigned char)cut[at + 1] & 0xC0) != 0x80;

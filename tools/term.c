@@ -92,8 +92,7 @@ void term_puts(FILE *f, const char *s)
     }
 }
 
-/* Columns a UTF-8 string takes (one per character: no wide characters in our texts). */
-static int term_cols(const char *s)
+int term_cols(const char *s)
 {
     int n = 0;
     for (; *s; s++)
