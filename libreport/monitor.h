@@ -50,6 +50,7 @@ struct fior_outcome {
         int          judged;            /* j holds the library's judgement */
         fior__judged j;
         uint64_t     lo_ns, hi_ns;
+        double       confidence;        /* the level lo..hi holds at */
     } role[2];
 };
 

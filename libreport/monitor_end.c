@@ -32,6 +32,20 @@ static const char *role_what(int k)
     return k ? "backend commit" : "WAL fdatasync";
 }
 
+/* A bound's confidence as the caller asked for it: "95 %" when it is the level asked, "≥ 95 %" when the
+ * bound holds at a higher one (the sequential test's looks: their exact level is in the outcome), and the
+ * exact level when it is lower. */
+static const char *conf_text(char *b, size_t n, double level, double asked)
+{
+    if (level > asked - 5e-5 && level < asked + 5e-5)
+        snprintf(b, n, "%.4g %%", asked * 100);
+    else if (level > asked)
+        snprintf(b, n, "\xe2\x89\xa5 %.4g %%", asked * 100);
+    else
+        snprintf(b, n, "%.4g %%", level * 100);
+    return b;
+}
+
 fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
                                uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
                                fior_basis *basis, char *why, size_t whylen)
@@ -105,18 +119,18 @@ static void end_problem(const fior_run_facts *e, char *b, size_t n)
 static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, uint64_t thr, const fior__seq_side *s,
                      double conf, uint64_t min_syncs)
 {
-    char v[32], lo[32], hi[32], t[32];
+    char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
     ns(v, sizeof v, p99);
     ns(t, sizeof t, thr);
     ns(lo, sizeof lo, s->look_lo_ns);
     ns(hi, sizeof hi, s->look_hi_ns);
+    conf_text(lv, sizeof lv, s->look_confidence, conf);
     int below = p99 != UINT64_MAX && p99 < thr;
     if (samples == 0 || samples == UINT64_MAX || p99 == UINT64_MAX)
         snprintf(b, n, "%s: no samples", what);
     else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
-        snprintf(b, n, "%s p99 %s %s %s (%.4g %% bound %s..%s)", what, v, below ? "<" : ">=", t,
-                 s->look_confidence * 100, lo, hi);
+        snprintf(b, n, "%s p99 %s %s %s (%s bound %s..%s)", what, v, below ? "<" : ">=", t, lv, lo, hi);
     else if ((s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT) && s->n == 0 && samples >= min_syncs)
         snprintf(b, n, "%s p99 %s from %llu samples, but the output has no latency bins to bound it with (fio "
                  "writes them with --output-format=json+)", what, v, (unsigned long long)samples);
@@ -124,9 +138,9 @@ static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, u
         snprintf(b, n, "%s p99 %s, but only %llu samples (need %llu)", what, v, (unsigned long long)samples,
                  (unsigned long long)min_syncs);
     else
-        snprintf(b, n, "%s p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (%.4g %% bound "
+        snprintf(b, n, "%s p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (%s bound "
                  "%s..%s straddles %s); run longer", what, v, below ? "looks fine" : "looks too slow",
-                 (unsigned long long)samples, conf * 100, s->look_confidence * 100, lo, hi, t);
+                 (unsigned long long)samples, conf * 100, lv, lo, hi, t);
 }
 
 /* fio's listed p99 of the job, else the point estimate from its bins; UINT64_MAX when neither. */
@@ -217,10 +231,17 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
         } else {
             o->verdict = lib;
             o->basis = FIOR_BASIS_BOUND;
-            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident after %llu syncs, %.0f s)", ws[0], tail,
-                     ws1, m->confidence * 100,
-                     (unsigned long long)(e->decided_samples ? e->decided_samples : es->wal.n + es->backend.n),
-                     e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
+            /* the samples each role's decision rested on, per role (a WAL sync is not a backend commit) */
+            char cnt[96];
+            uint64_t wn = es->wal.decided_n ? es->wal.decided_n : es->wal.n;
+            uint64_t bn = es->backend.decided_n ? es->backend.decided_n : es->backend.n;
+            if (wal_only)
+                snprintf(cnt, sizeof cnt, "%llu WAL syncs", (unsigned long long)wn);
+            else
+                snprintf(cnt, sizeof cnt, "%llu WAL syncs and %llu backend commits", (unsigned long long)wn,
+                         (unsigned long long)bn);
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident from %s, %.0f s)", ws[0], tail,
+                     ws1, m->confidence * 100, cnt, e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
         }
     } else if (m->accept_point) {
         o->verdict = lib;
@@ -276,6 +297,16 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
                      m->c.threshold_ns[k], side[k], m->confidence, es.p.min_syncs);
     }
     decide(o, m, &es, &e, problem, have, ws);
+    /* the bound of each role is the one its line cites and its decision used: the last look's, at that
+     * look's level; the nominal one at the end only when no look was made */
+    for (int k = 0; k < 2; k++) {
+        o->role[k].confidence = m->confidence;
+        if (side[k]->look_confidence > 0) {
+            o->role[k].lo_ns = side[k]->look_lo_ns;
+            o->role[k].hi_ns = side[k]->look_hi_ns;
+            o->role[k].confidence = side[k]->look_confidence;
+        }
+    }
     /* each role's line: what the bound said; its verdict only where the bound decided it */
     for (int k = 0; k < 2; k++) {
         if (o->verdict == FIOR_UNKNOWN && o->role[k].verdict != FIOR_UNKNOWN && o->basis != FIOR_BASIS_NONE)
@@ -381,6 +412,11 @@ const char *fior_outcome_role_reason(const fior_outcome *o, fior_role role)
 const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role)
 {
     return o && rk(role) >= 0 && o->role[rk(role)].judged ? &o->role[rk(role)].j.j : NULL;
+}
+
+double fior_outcome_bound_confidence(const fior_outcome *o, fior_role role)
+{
+    return o && rk(role) >= 0 && o->role[rk(role)].present ? o->role[rk(role)].confidence : 0;
 }
 
 fior_status fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns)

@@ -23,7 +23,7 @@ case "${FAKE:-}" in
     printf '"wal_threshold_ns":10000000,"backend_threshold_ns":25000000,"min_samples":20,"confidence":0.95},"load":"s",'
     printf '"hosts":[{"host":"n","port":null,"dir":"/x","status":"judged","server_hostname":null,"fio_version":null,'
     printf '"verdict":"pass","basis":"bound","reason":"all good \\u001b]0;owned\\u0007","rollovers":null,"duration_s":1,'
-    printf '"jobs":[]}],"details":{"run":{"seconds":1,"end":"ran to --max-time"},"phases":{"decided_by":"phase 2",'
+    printf '"jobs":[]}],"details":{"run":{"seconds":1,"end":"ran-to-time"},"phases":{"decided_by":2,'
     printf '"phase1":null,"phase2":{"seconds":1,"end":"x"},"probe":null}},"explain":[]}\n'
     exit 0 ;;
   few-samples|below-floor)  # a check's result whose numbers cannot prove its PASS: an upper bound on the p99
@@ -41,8 +41,8 @@ case "${FAKE:-}" in
       printf '"p99_9_ns":%s,"max_ns":%s,"judged_ns":%s,"bound_lo_ns":%s,"bound_hi_ns":%s,"threshold_ns":%s,' "$2" "$2" "$2" "$p50" "$2" "$3"
       printf '"verdict":"pass","reason":"fine"}'
     done
-    printf ']}],"details":{"run":{"seconds":7,"end":"ran to --max-time"},"phases":{"decided_by":"phase 2",'
-    printf '"phase1":null,"phase2":{"seconds":7,"end":"ran to its runtime"},"probe":null}},"explain":[]}\n'
+    printf ']}],"details":{"run":{"seconds":7,"end":"ran-to-time"},"phases":{"decided_by":2,'
+    printf '"phase1":null,"phase2":{"seconds":7,"end":"ran-to-time"},"probe":null}},"explain":[]}\n'
     exit 0 ;;
   escapes)     # well-formed, numbers that can prove a PASS (p50 above the floor, an upper bound from enough
                # samples), and terminal escapes in every string it can
@@ -59,8 +59,8 @@ case "${FAKE:-}" in
       printf '"p99_9_ns":%s,"max_ns":%s,"judged_ns":%s,"bound_lo_ns":1000,"bound_hi_ns":%s,"threshold_ns":%s,' "$3" "$3" "$3" "$3" "$4"
       printf '"verdict":"pass","reason":"fine%s"}' "$E"
     done
-    printf ']}],"details":{"run":{"seconds":7,"end":"ran to --max-time"},"phases":{"decided_by":"phase 2",'
-    printf '"phase1":null,"phase2":{"seconds":7,"end":"ran to its runtime"},"probe":null}},"explain":[]}\n'
+    printf ']}],"details":{"run":{"seconds":7,"end":"ran-to-time"},"phases":{"decided_by":2,'
+    printf '"phase1":null,"phase2":{"seconds":7,"end":"ran-to-time"},"probe":null}},"explain":[]}\n'
     exit 0 ;;
 esac
 echo "fake-remote-etcd-fio: FAKE='${FAKE:-}' unknown" >&2

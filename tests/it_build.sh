@@ -133,7 +133,7 @@ if [ "$("$OTHER" --version)" = fio-9.99 ]; then
        printf '%s\n' "$line" | grep -q "^etcdwal: this engine was built against the source of $V and cannot run in fio-9.99"; then
     ok "fio-9.99 refuses the engine of $V (exit $rc), one line of the engine's: $line"
   else fail "fio-9.99 with the engine (exit $rc): $(cat "$WORK/other.out")"; fi
-  FIO=$OTHER "$CLI" check --max-time 15 --min-syncs 20 --accept-point-estimate "$WORK/d" > "$WORK/chk.out" 2> "$WORK/chk.err"
+  COLUMNS=400 FIO=$OTHER "$CLI" check --max-time 15 --min-syncs 20 --accept-point-estimate "$WORK/d" > "$WORK/chk.out" 2> "$WORK/chk.err"
   rc=$?
   [ $rc = 2 ] && head -n 1 "$WORK/chk.out" | grep -q "^unknown: .*etcdwal: this engine was built against the source of $V and cannot run in fio-9.99" &&
     ok "etcd-fio check with fio-9.99: unknown, the engine's line as the reason" ||

@@ -35,9 +35,9 @@ dir="$work/dir"; mkdir -p "$dir"
 case $rc in 1|2) ok "small run: exit $rc (no ceiling without the confirmation run)" ;; *) bad "small run: exit $rc"; cat "$work/table.err" ;; esac
 cat "$work/table.txt"
 if [ $rc = 2 ]; then
-  grep -q '^UNKNOWN: .*did not fit in --max-time' "$work/table.txt" && ok "says why the ceiling is unknown" || bad "no UNKNOWN line naming --max-time"
+  grep -q '^unknown: .*did not fit in --max-time' "$work/table.txt" && ok "says why the ceiling is unknown" || bad "no UNKNOWN line naming --max-time"
 else
-  grep -q '^FAIL: even at 1 client' "$work/table.txt" && ok "FAIL says even one client exceeds a threshold" || bad "no FAIL line"
+  grep -q '^fail: even at 1 client' "$work/table.txt" && ok "FAIL says even one client exceeds a threshold" || bad "no FAIL line"
 fi
 for c in 1 8; do
   awk -v c=$c '$1 == c && $2 > 0 {f=1} END {exit !f}' "$work/table.txt" && ok "row of $c clients with writes/s" || bad "no row for $c clients"

@@ -28,8 +28,8 @@ for c in "ENOSPC:no space left" "EROFS:read-only filesystem" "EACCES:permission 
   [ $rc -eq 2 ] || fail "$e: exit $rc, want 2"
   jq -e --arg w "$want" '.verdict == "unknown" and (.reason | contains($w)) and (.reason | test("etcdwal: mkdir"))' \
     "$WORK/$e.json" > /dev/null || { fail "$e: the reason does not name '$want' and the engine's line"; jq -r .reason "$WORK/$e.json"; }
-  jq -e '.details.run.end == "fio failed"' "$WORK/$e.json" > /dev/null ||
-    fail "$e: run.end is '$(jq -r .details.run.end "$WORK/$e.json")', want 'fio failed'"
+  jq -e '.details.run.end == "fio-failed"' "$WORK/$e.json" > /dev/null ||
+    fail "$e: run.end is '$(jq -r .details.run.end "$WORK/$e.json")', want 'fio-failed'"
   [ -z "$(ls -A "$WORK/$e")" ] || fail "$e: left behind: $(ls -A "$WORK/$e")"
 done
 [ $bad -eq 0 ] || exit 1

@@ -44,11 +44,11 @@ want() { # NAME RC VERDICT REASON-SUBSTRING
 
 # 5 first: the fake passes when nothing goes wrong
 run clean none
-want clean 0 pass "confident after"
+want clean 0 pass "confident from"
 
 run confirmed p2slow
-want confirmed 0 pass "confident after"
-[ "$(jq -r .details.phases.decided_by "$WORK/confirmed.json")" = "phase 1" ] &&
+want confirmed 0 pass "confident from"
+[ "$(jq -r .details.phases.decided_by "$WORK/confirmed.json")" = 1 ] &&
   [ "$(jq -r .details.phases.probe.ok "$WORK/confirmed.json")" = true ] ||
   fail "p2slow: decided by $(jq -r .details.phases.decided_by "$WORK/confirmed.json"), probe $(jq -c .details.phases.probe "$WORK/confirmed.json")"
 
@@ -74,7 +74,7 @@ done
 # ... and during phase 2's probe
 run p2sig p2sig
 want p2sig 2 unknown "interrupted"
-[ "$(jq -r .details.phases.decided_by "$WORK/p2sig.json")" = "phase 2" ] || fail "p2sig: not phase 2's verdict"
+[ "$(jq -r .details.phases.decided_by "$WORK/p2sig.json")" = 2 ] || fail "p2sig: not phase 2's verdict"
 
 # 2. --stop-on-eof: stdin (a fifo held open here) ends right after phase 1's PASS
 mkfifo "$WORK/in"

@@ -138,7 +138,7 @@ else
   bad "L: live etcd here: $(jq -c .details.live_etcd "$T/L.json") $(cat "$T/L.err")"
 fi
 # ... and in the text table and the HTML report too
-TMPDIR=$T/tmpM FIO=false "$CLI" check $QUICK --html "$T/L.html" "$T/etcd" > "$T/L.txt" 2> /dev/null
+TMPDIR=$T/tmpM FIO=false "$CLI" check -v $QUICK --html "$T/L.html" "$T/etcd" > "$T/L.txt" 2> /dev/null
 if grep -q "live etcd" "$T/L.txt" && grep -q "$T/etcd" "$T/L.txt" && grep -q "live etcd" "$T/L.html" &&
    grep -q "shares the disk\|shared\|slows" "$T/L.html"; then
   ok "L: text and HTML say a live etcd shares the disk: $(grep -m 1 "live etcd" "$T/L.txt" | cut -c1-140)"

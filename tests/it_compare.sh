@@ -62,7 +62,7 @@ for f in fio-3.33-sigint.json fio-3.33-sigint.txt fio-3.33-timeout.txt fio-3.33-
     ok "compare: $f is unknown beside a complete run"
   else bad "compare: $f: exit $rc"; cat "$T/e.json"; fi
 done
-"$BIN" compare "$J33" "$FX/fio/fio-3.33-sigint.json" | grep -q "fio was stopped by signal 2 (SIGINT) after 36.1 of 100 MiB" \
+COLUMNS=400 "$BIN" compare "$J33" "$FX/fio/fio-3.33-sigint.json" | grep -q "fio was stopped by signal 2 (SIGINT) after 36.1 of 100 MiB" \
   && ok "compare's table says fio was stopped and how far it got" || bad "compare: stopped reason"
 "$BIN" verdict --json "$FX/fio/fio-3.33-status-kill.json" > "$T/k.json"
 "$BIN" compare --json "$T/k.json" "$J33" > "$T/kk.json"; rc=$?

@@ -197,7 +197,7 @@ else
   else
     bad "slowed: reason: $reason"; cat "$T/slow.err"
   fi
-  if jqe '.hosts[0].status == "etcd-guard" and .details.etcd.guard.fired and .details.run.end == "stopped to protect etcd" and
+  if jqe '.hosts[0].status == "etcd-guard" and .details.etcd.guard.fired and .details.run.end == "etcd-guard" and
           any(.explain[]; .rule == "etcd-guard") and all(.hosts[0].jobs[]; .verdict == "unknown")' "$T/slow.json"; then
     ok "slowed: status etcd-guard, run end, etcd-guard explain line, no job verdict"
   else

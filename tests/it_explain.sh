@@ -49,7 +49,7 @@ else
 fi
 
 # the table: the same lines, rule names in brackets, one recommendation each
-"$BIN" verdict "$RKE" "$CPF" > "$T/t.txt"; rc=$?
+COLUMNS=400 "$BIN" verdict -v "$RKE" "$CPF" > "$T/t.txt"; rc=$?  # every why: line, unwrapped
 [ $rc = 1 ] || bad "table: exit $rc"
 grep -q "^  why: WAL fdatasync of job mytest: the p99 passes.*\[stalls\]$" "$T/t.txt" \
   && grep -q "^       -> the verdict stands on the p99" "$T/t.txt" \

@@ -16,6 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 FIO=${FIO:-fio}
 . "$top/tests/lib.sh"
+export COLUMNS=400 # the rows and reasons unwrapped, for the greps below (it_screens.sh holds 80 columns)
 EF=$BUILD/etcd-fio
 RUNTIME=${FLEET_RUNTIME:-12}   # the backend commits every ~100 ms: 12 s gives the 100 samples judged (with
                                # --accept-point-estimate: a bound on its p99 needs ~37 s; test_fleet.c covers it)
@@ -138,12 +139,12 @@ set -- --client 127.0.0.1,$P_NONE --client 127.0.0.1,$P_OLD
 out=$(FIO="$tmp/fio-other" "$EF" fleet "$@" --dir "$tmp/plain" --runtime 12 --accept-point-estimate 2>"$tmp/pre.err"); rc=$?
 echo "$out"; cat "$tmp/pre.err"
 [ $rc -eq 2 ] && ok "preflight failures exit 2" || fail "preflight-only run exited $rc, expected 2"
-echo "$out" | grep -Eq "^ +127.0.0.1:$P_NONE .*unknown +unreachable: .*Connection refused" \
+echo "$out" | grep -Eq "^ +127.0.0.1:$P_NONE: unknown \(unreachable\): .*Connection refused" \
   && ok "unreachable host named" || fail "no unreachable row for port $P_NONE"
-echo "$out" | grep -Eq "^ +127.0.0.1:$P_OLD .*unknown +fio-version: runs fio-3.99, this client and the engine are fio-" \
+echo "$out" | grep -Eq "^ +127.0.0.1:$P_OLD: unknown \(fio-version\): runs fio-3.99, this client and the engine are fio-" \
   && ok "other fio version named" || fail "no fio-version row for port $P_OLD"
 if [ $noeng = 1 ]; then
-  echo "$out" | grep -Eq "^ +127.0.0.1:$P_NOENG .*unknown +no-engine: engine not installed at $tmp/engine/libetcdwal.so" \
+  echo "$out" | grep -Eq "^ +127.0.0.1:$P_NOENG: unknown \(no-engine\): engine not installed at $tmp/engine/libetcdwal.so" \
     && ok "host without the engine named" || fail "no no-engine row for port $P_NOENG"
 fi
 grep -q "127.0.0.1,$P_NONE: unreachable" "$tmp/pre.err" || fail "stderr does not name the unreachable host"
@@ -153,7 +154,7 @@ echo "$out" | tail -1 | grep -q "^fleet: unknown" || fail "summary line is not U
 # a directory the server does not have passes the parse-only probe; the run then names the server's error
 out=$("$EF" fleet --client 127.0.0.1,$P_PLAIN --dir "$tmp/missing" --runtime 12 --accept-point-estimate 2>/dev/null); rc=$?
 echo "$out"
-[ $rc -eq 2 ] && echo "$out" | grep -Eq "^ +127.0.0.1:$P_PLAIN .*unknown +no-results: .*$tmp/missing is not a directory" \
+[ $rc -eq 2 ] && echo "$out" | grep -Eq "^ +127.0.0.1:$P_PLAIN: unknown \(no-results\): .*$tmp/missing is not a directory" \
   && ok "missing directory on the server named" || fail "missing directory: rc=$rc"
 
 # ---------- 1b. refused at once: '#'/';' in a directory (fio's job-file parser cuts values there) ----------

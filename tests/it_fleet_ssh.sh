@@ -105,6 +105,7 @@ printf '%s' "$err" | grep -q "$(printf '\033')" && fail "an escape in a hosts fi
 
 # ---------- the sshd (tests/sshd_lib.sh) ----------
 . "$top/tests/sshd_lib.sh"
+export COLUMNS=400 # the rows and reasons unwrapped, for the greps below (it_screens.sh holds 80 columns)
 if ! sshd_usable; then
   [ $fails -eq 0 ] || { echo "it_fleet_ssh: $fails failure(s)"; exit 1; }
   echo "skip: the sshd part needs root and openssh-server/openssh-client (make deps-test)"; exit 77

@@ -6,9 +6,9 @@
 # readOnlyRootFilesystem says, with the host's /usr and /etc, the image's /usr/local/bin from this build
 # and examples/k8s/etcd-fio-pod), each hostPath a temp directory (a fake kubeadm etcd data dir, an empty
 # rke2 one, node_exporter's textfile directory), each emptyDir a tmpfs. Asserts:
-#  - the Job: first log line "PASS|FAIL|UNKNOWN on node NODE ..." agreeing with its exit status, and the
+#  - the Job: first log line "pass|fail|unknown on node NODE ..." agreeing with its exit status, and the
 #    Prometheus textfile written with the same verdict (etcd_fio_verdict);
-#  - no etcd data dir (no member/): "UNKNOWN on node NODE ...", exit 2;
+#  - no etcd data dir (no member/): "unknown on node NODE ...", exit 2;
 #  - SIGTERM to PID 1 mid-check (Job and DaemonSet): the pod ends within terminationGracePeriodSeconds
 #    and no private directory is left in the etcd data dir (the time it took is printed);
 #  - etcd's files keep their checksums throughout.
@@ -134,7 +134,7 @@ pod() {
 pid1() { ps -o pid= --ppid "$POD" 2>/dev/null | tr -d ' ' | head -n 1; }
 first_line_ok() {  # OUT RC LABEL: the first line names the verdict that the exit status says, and the node
   l=$(head -n 1 "$1")
-  case $2 in 0) w=PASS ;; 1) w=FAIL ;; *) w=UNKNOWN ;; esac
+  case $2 in 0) w=pass ;; 1) w=fail ;; *) w=unknown ;; esac
   case $l in
     "$w on node $NODE "*) echo "ok: $3: first log line: $l" ;;
     *) fail "$3: exit $2 but the first log line is: $l" ;;

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "capacity.h"
+#include "cli.h"
 
 #define MS 1000000ull
 
@@ -64,7 +65,13 @@ static void test_ceiling_is_fastest_pass(void **s)
     assert_int_equal(res.rows[2].basis, RM_BASIS_BOUND);
     assert_int_equal(res.ceiling, 1);
     assert_int_equal(res.verdict, FIOR_PASS);
-    assert_non_null(strstr(res.reason, "9000 writes/s (16 clients)"));
+    assert_non_null(strstr(res.reason, "9000 writes/s, the row of 16 clients: WAL p99 "));
+    /* the ceiling line's figures are its row's: the p99 the row shows, in the bound the line gives */
+    char want[96], p[32];
+    cli_fmt_ns(p, sizeof p, res.rows[1].wal_p99_ns);
+    snprintf(want, sizeof want, "WAL p99 %s (bound ", p);
+    assert_non_null(strstr(res.reason, want));
+    assert_true(res.rows[1].wal_lo_ns <= res.rows[1].wal_p99_ns && res.rows[1].wal_p99_ns <= res.rows[1].wal_hi_ns);
     free_res(&res);
     fior_criteria_free(c);
 }

@@ -124,7 +124,7 @@ static const cli_cmd *const all_cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd
                                           &cmd_compare_def, &cmd_capacity_def};
 
 /* Every table: ids unique and usable, names unique, at most CLI_MAX_OPTS, every option in the generated
- * help once, no help line past the wrap width or with a trailing blank. */
+ * help once, no help line past 80 columns or with a trailing blank. */
 static void test_tables_and_help(void **state)
 {
     (void)state;
@@ -146,7 +146,10 @@ static void test_tables_and_help(void **state)
                 if (q->name && (q->id == o->id || !strcmp(q->name, o->name)))
                     fail_msg("%s: --%s and --%s share an id or a name", c->name, o->name, q->name);
             char want[96];
-            snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
+            if (o->flags & CLI_SHORT)
+                snprintf(want, sizeof want, "  -%c, --%s", o->id, o->name);
+            else
+                snprintf(want, sizeof want, "  --%s%s", o->name, o->arg ? " " : "");
             char *at = strstr(txt, want);
             if (!at)
                 fail_msg("%s --help does not list --%s", c->name, o->name);
@@ -156,7 +159,7 @@ static void test_tables_and_help(void **state)
         for (char *l = txt, *nl; *l; l = nl + 1) {
             nl = strchr(l, '\n');
             assert_non_null(nl);
-            if (nl - l > 108 || (nl > l && nl[-1] == ' '))
+            if (nl - l > 80 || (nl > l && nl[-1] == ' '))
                 fail_msg("%s --help: line too long or with a trailing blank: %.*s", c->name, (int)(nl - l), l);
         }
         free(txt);

@@ -152,7 +152,7 @@ static void test_printable_loopback(void **state)
 /* ---- the judge ---- */
 
 typedef struct jparams {
-    const char *run_verdict, *host_verdict, *status, *end, *decided_by, *phase2, *wal_v, *be_v, *extra_job;
+    const char *run_verdict, *host_verdict, *status, *end, *decided_by, *phase2, *wal_v, *be_v, *extra_job, *basis;
     const char *wal_samples, *min_samples, *wal_thr_job;
     long long wal_p99, wal_lo, wal_hi, be_p99, be_lo, be_hi;
     double confidence;
@@ -160,8 +160,8 @@ typedef struct jparams {
     long long p50;
 } jparams;
 
-static const jparams PASS = {"pass", "pass", "judged", "stopped early: decided", "phase 2", "{\"seconds\":7,\"end\":\"x\"}",
-                             "pass", "pass", "", "1050", "20", "10000000", 2000000, 1500000, 2500000, 5000000,
+static const jparams PASS = {"pass", "pass", "judged", "decided", "2", "{\"seconds\":7,\"end\":\"decided\"}",
+                             "pass", "pass", "", "bound", "1050", "20", "10000000", 2000000, 1500000, 2500000, 5000000,
                              4000000, 6000000, 0.95, 0, 200000};
 
 static char *doc(const jparams *p)
@@ -172,7 +172,7 @@ static char *doc(const jparams *p)
              "\"timestamp\":1,\"verdict\":\"%s\",\"exit_status\":%d,\"basis\":\"bound\",\"reason\":\"r\","
              "\"criteria\":{\"percentile\":99,\"wal_threshold_ns\":10000000,\"backend_threshold_ns\":25000000,"
              "\"min_samples\":%s,\"confidence\":%g},\"load\":\"s\",\"hosts\":[{\"host\":\"n1\",\"port\":null,\"dir\":\"/d\","
-             "\"status\":\"%s\",\"server_hostname\":null,\"fio_version\":\"fio-3.33\",\"verdict\":\"%s\",\"basis\":\"bound\","
+             "\"status\":\"%s\",\"server_hostname\":null,\"fio_version\":\"fio-3.33\",\"verdict\":\"%s\",\"basis\":\"%s\","
              "\"reason\":\"remote reason\",\"rollovers\":1,\"duration_s\":7.5,\"jobs\":["
              "{\"name\":\"etcd-wal\",\"source\":\"fio\",\"run\":1,\"role\":\"wal\",\"samples\":%s,\"p50_ns\":%lld,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
@@ -180,9 +180,9 @@ static char *doc(const jparams *p)
              "{\"name\":\"etcd-backend\",\"source\":\"fio\",\"run\":1,\"role\":\"backend\",\"samples\":400,\"p50_ns\":%lld,"
              "\"p99_ns\":%lld,\"p99_9_ns\":%lld,\"max_ns\":%lld,\"judged_ns\":%lld,\"bound_lo_ns\":%lld,\"bound_hi_ns\":%lld,"
              "\"threshold_ns\":25000000,\"verdict\":\"%s\",\"reason\":\"b\"}%s]}],"
-             "\"details\":{\"run\":{\"seconds\":7,\"end\":\"%s\"},\"phases\":{\"decided_by\":\"%s\",\"phase1\":null,"
+             "\"details\":{\"run\":{\"seconds\":7,\"end\":\"%s\"},\"phases\":{\"decided_by\":%s,\"phase1\":null,"
              "\"phase2\":%s,\"probe\":null}},\"explain\":[]}\n",
-             p->run_verdict, p->exit_status, p->min_samples, p->confidence, p->status, p->host_verdict, p->wal_samples,
+             p->run_verdict, p->exit_status, p->min_samples, p->confidence, p->status, p->host_verdict, p->basis, p->wal_samples,
              p->p50, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_p99, p->wal_lo, p->wal_hi, p->wal_thr_job, p->wal_v, p->p50, p->be_p99,
              p->be_p99, p->be_p99, p->be_p99, p->be_lo, p->be_hi, p->be_v, p->extra_job, p->end, p->decided_by,
              p->phase2);
@@ -263,6 +263,7 @@ static void test_proof(void **state)
     struct { jparams p; const char *text; } cases[] = {
         {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
         {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
+        {PASS, ""}, {PASS, ""}, {PASS, ""}, {PASS, ""},
     };
     size_t n = 0;
     cases[n].p.wal_samples = "19", cases[n++].text = "WAL: 19 samples, this run needs 20";
@@ -271,8 +272,13 @@ static void test_proof(void **state)
     cases[n].p.confidence = 0.9, cases[n++].text = "other criteria";
     cases[n].p.wal_thr_job = "20000000", cases[n++].text = "WAL: judged against 20 ms, not 10 ms";
     cases[n].p.end = "interrupted", cases[n++].text = "ended 'interrupted', not normally";
-    cases[n].p.end = "fio died", cases[n++].text = "ended 'fio died'";
-    cases[n].p.decided_by = "phase 1", cases[n].p.phase2 = "null", cases[n++].text = "phase-1 result was not confirmed";
+    cases[n].p.end = "fio-died", cases[n++].text = "ended 'fio-died'";
+    /* the English words a check prints are not the protocol: a remote that wrote them is not believed */
+    cases[n].p.end = "stopped early: decided", cases[n++].text = "ended 'stopped early: decided', not normally";
+    cases[n].p.decided_by = "\"phase 2\"", cases[n++].text = "does not say which phase decided";
+    cases[n].p.basis = "undecided", cases[n++].text = "rests on 'undecided'";
+    cases[n].p.basis = "value", cases[n++].text = "rests on 'value'";
+    cases[n].p.decided_by = "1", cases[n].p.phase2 = "null", cases[n++].text = "phase-1 result was not confirmed";
     cases[n].p.wal_p99 = 12000000, cases[n++].text = "the remote says pass, but its p99 is 12 ms against 10 ms";
     cases[n].p.run_verdict = "fail", cases[n++].text = "contradicts itself";
     cases[n].p.exit_status = 1, cases[n++].text = "contradicts itself";
@@ -304,7 +310,7 @@ static void test_proof(void **state)
     }
     /* a phase-1 result confirmed by phase 2 stands */
     p = PASS;
-    p.decided_by = "phase 1";
+    p.decided_by = "1";
     char *d = doc(&p), *q = strstr(d, "\"probe\":null");
     assert_non_null(q);
     char *d2 = malloc(strlen(d) + 64);

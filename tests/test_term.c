@@ -38,25 +38,54 @@ static void progress_fits(void **state)
     es.backend.state = FIOR_DEC_UNDECIDED;
     m->seq = es;
     char line[512];
-    check_progress_fmt(line, sizeof line, m, 1234, 200);
-    assert_non_null(strstr(line, "syncs 133332"));
-    assert_non_null(strstr(line, "WAL p99 7.9 ms [6.91 ms..10.2 ms @99.38%]"));
-    size_t full = strlen(line);
-    assert_true(full > 100); /* why it needed fitting */
+    /* phase 2: the WAL's pass stands; the backend is undecided with enough samples: its bound */
+    check_progress_ctx p2 = {"phase 2 (etcd's load)", "phase 2", 0, 411, 0};
+    check_progress_fmt(line, sizeof line, m, &p2, 1234, 200);
+    assert_non_null(strstr(line, "phase 2 (etcd's load) 1234 s"));
+    assert_non_null(strstr(line, "WAL pass 7.9 ms \xe2\x89\xa4 10.2 ms"));
+    assert_non_null(strstr(line, "backend 14 ms, bound 7.24 ms..?"));
     for (int w = 20; w <= 200; w++) {
-        check_progress_fmt(line, sizeof line, m, 1234, w);
-        assert_true(strlen(line) <= (size_t)w - 1);
+        check_progress_fmt(line, sizeof line, m, &p2, 1234, w);
+        size_t cols = 0;
+        for (const char *q = line; *q; q++)
+            cols += ((unsigned char)*q & 0xC0) != 0x80;
+        assert_true(cols <= (size_t)w - 1);
         assert_true(strchr(line, '\n') == NULL);
-        if (w >= 40) /* the verdict-relevant numbers survive down to 40 columns */
+        if (w >= 50) /* the verdict-relevant numbers survive down to 50 columns */
             assert_non_null(strstr(line, "7.9 ms"));
     }
-    check_progress_fmt(line, sizeof line, m, 1234, 100);
-    assert_non_null(strstr(line, "[6.91 ms..10.2 ms]")); /* 100 columns still show the bounds */
-    check_progress_fmt(line, sizeof line, m, 1234, 80);
-    assert_non_null(strstr(line, "WAL 7.9 ms")); /* 80: both point estimates and states */
+    check_progress_fmt(line, sizeof line, m, &p2, 1234, 80);
+    assert_non_null(strstr(line, "WAL pass 7.9 ms")); /* 80: the phase, both states */
     assert_non_null(strstr(line, "backend 14 ms"));
-    assert_non_null(strstr(line, "WAL 7.9 ms pass"));
-    assert_non_null(strstr(line, "backend 14 ms undecided"));
+    assert_non_null(strstr(line, "phase 2"));
+    /* phase 1: its pass can still be withdrawn by phase 2's probe: provisional, never a bare "pass" */
+    check_progress_ctx p1 = {"phase 1 (heavy load)", "phase 1", 1, 411, 0};
+    for (int w = 40; w <= 200; w++) {
+        check_progress_fmt(line, sizeof line, m, &p1, 1234, w);
+        if (strstr(line, "pass"))
+            assert_non_null(strstr(line, "provisional pass"));
+    }
+    check_progress_fmt(line, sizeof line, m, &p1, 1234, 80);
+    assert_non_null(strstr(line, "WAL provisional pass 7.9 ms"));
+    /* counting to the first look that can decide: samples of the need, and the time left at this rate */
+    es.wal.state = FIOR_DEC_TOO_FEW;
+    es.wal.n = 100;
+    es.backend.state = FIOR_DEC_TOO_FEW;
+    es.backend.n = 50;
+    m->seq = es;
+    check_progress_fmt(line, sizeof line, m, &p2, 10, 120);
+    assert_non_null(strstr(line, "WAL 7.9 ms, 100/411 syncs"));
+    assert_non_null(strstr(line, "backend 14 ms, 50/411 commits"));
+    assert_non_null(strstr(line, "~72 s to a decision")); /* (411 - 50) at 5 a second */
+    check_progress_fmt(line, sizeof line, m, &p2, 10, 80);
+    assert_non_null(strstr(line, "phase 2"));
+    assert_non_null(strstr(line, "100/411 syncs"));
+    assert_non_null(strstr(line, "50/411 commits"));
+    assert_non_null(strstr(line, "~72 s")); /* 80 columns: the counts and the time left */
+    check_progress_ctx wo = {"", "", 0, 411, 1};
+    check_progress_fmt(line, sizeof line, m, &wo, 10, 80);
+    assert_null(strstr(line, "backend")); /* the WAL alone was asked */
+    assert_non_null(strstr(line, "~31 s to a decision")); /* (411 - 100) at 10 a second */
     fior_monitor_free(m);
 }
 

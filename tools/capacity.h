@@ -32,7 +32,7 @@ typedef struct cap_opts {
     double      max_time;         /* the whole run's limit */
     double      confidence;
     double      client_us, apply_us, cpu_us; /* the model's client turnaround, apply and raft-loop cost per put */
-    int         json, force, accept_point;
+    int         json, force, accept_point, verbose;
     struct fleet *members;        /* --member: three fio servers (capq.h), the first one the leader; NULL: this
                                    * machine's DIR, one member */
     double      rtt_ms;           /* --rtt: leader -> follower -> leader */
@@ -116,7 +116,7 @@ const char *cap_limit(const cap_row *row);
 int  cap_limit_not_disk(const cap_row *row);
 
 /* capacity_out.c */
-void cap_table(FILE *f, const cap_result *res, const fior_criteria *c);
+void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose);
 /* The result model (result.h) of the run, for the JSON writer: one host with the ceiling row's jobs, the
  * rows in details.capacity. */
 int  cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir);

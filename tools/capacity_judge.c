@@ -60,6 +60,11 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
     fior_verdict v[2];
     v[0] = side(r->wal_bins, r->nwal, c, FIOR_ROLE_WAL, confidence, 0, &r->wal_lo_ns, &r->wal_hi_ns, &wp, &wc);
     v[1] = side(r->be_bins, r->nbe, c, FIOR_ROLE_BACKEND, confidence, 0, &r->be_lo_ns, &r->be_hi_ns, &bp, &bc);
+    /* the row shows the p99 its bound brackets: the library's point estimate from the same bins */
+    if (wp != RM_UNKNOWN)
+        r->wal_p99_ns = wp;
+    if (bp != RM_UNKNOWN)
+        r->be_p99_ns = bp;
     fior_verdict rv = fior_verdict_combine(v, 2); /* the library's rule: any FAIL fails, both PASS pass */
     if (rv == FIOR_FAIL || rv == FIOR_PASS) {
         r->verdict = rv;
@@ -121,18 +126,28 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
         cli_fmt_ns(wh, sizeof wh, r->wal_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : r->wal_hi_ns);
         cli_fmt_ns(bl, sizeof bl, r->be_lo_ns);
         cli_fmt_ns(bh, sizeof bh, r->be_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : r->be_hi_ns);
+        char wp[32], bp[32];
+        cli_fmt_ns(wp, sizeof wp, r->wal_p99_ns);
+        cli_fmt_ns(bp, sizeof bp, r->be_p99_ns);
+        /* the row it comes from, by its clients (and its run), and that row's own figures */
         cli_msg(res->reason, sizeof res->reason,
-                "this disk keeps etcd within its thresholds up to %.0f writes/s (%u clients): WAL fdatasync p99 in "
-                "[%s, %s], backend commit p99 in [%s, %s] at %g confidence%s%s",
-                r->writes_per_s, r->clients, wl, wh, bl, bh, confidence,
+                "this disk keeps etcd within its thresholds up to %.0f writes/s, the row of %u client%s%s: WAL p99 "
+                "%s (bound %s..%s), backend p99 %s (bound %s..%s), %.4g %% confidence%s%s",
+                r->writes_per_s, r->clients, r->clients == 1 ? "" : "s",
+                res->ceiling >= (int)res->nsweep ? " (confirmation)" : "", wp, wl, wh, bp, bl, bh, confidence * 100,
                 r->basis == RM_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
                 cap_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
     } else if (any_fail_low) {
         res->verdict = FIOR_FAIL;
         res->basis = RM_BASIS_BOUND;
+        const cap_row *fr = NULL; /* the row that shows it: its own reason */
+        for (size_t i = 0; i < res->nrows && !fr; i++)
+            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RM_BASIS_BOUND)
+                fr = &res->rows[i];
         cli_msg(res->reason, sizeof res->reason,
-                "even at %u client%s this disk does not keep etcd within its thresholds (%s)", lowest,
-                lowest == 1 ? "" : "s", res->nrows ? res->rows[0].reason : "");
+                "even at %u client%s this disk does not keep etcd within its thresholds (the row of %u client%s%s: "
+                "%s)", lowest, lowest == 1 ? "" : "s", lowest, lowest == 1 ? "" : "s",
+                fr && fr >= &res->rows[res->nsweep] ? ", confirmation" : "", fr ? fr->reason : "");
     } else {
         res->verdict = FIOR_UNKNOWN;
         res->basis = RM_BASIS_UNDECIDED;

@@ -18,28 +18,84 @@ static const char *fmt(char *b, size_t n, uint64_t ns)
     return cli_fmt_ns(b, n, ns);
 }
 
-void cap_table(FILE *f, const cap_result *res, const fior_criteria *c)
+/* Why a row is what it is, in a few words: the ceiling, or why it is not (a pass with fewer writes/s, the
+ * side that failed, what left it unknown), and what limits it when that is not the disk. */
+static void row_word(char *b, size_t n, const cap_result *res, size_t i, const fior_criteria *c)
 {
-    (void)c;
-    fprintf(f, "%7s %10s %9s %9s %9s %9s %11s %8s  %-8s %s\n", "clients", "writes/s", "lat p50", "p90", "p99",
-            "WAL p99", "backend p99", "per Save", "verdict", "limit");
+    const cap_row *r = &res->rows[i];
+    char t[32];
+    if (!r->ran) {
+        cli_msg(b, n, "unknown: did not run");
+        return;
+    }
+    int few = r->wal_n < fior_criteria_min_samples(c) || r->be_n < fior_criteria_min_samples(c);
+    int confirmed_below = 0;
+    for (size_t k = res->nsweep; k < res->nrows && i < res->nsweep; k++)
+        confirmed_below |= res->rows[k].clients == r->clients;
+    if ((int)i == res->ceiling)
+        cli_msg(b, n, "pass: the ceiling");
+    else if (r->verdict == FIOR_PASS)
+        cli_msg(b, n, "pass, fewer writes/s");
+    else if (r->verdict == FIOR_FAIL) {
+        int wal = r->wal_lo_ns != RM_UNKNOWN && r->wal_lo_ns > fior_criteria_threshold(c, FIOR_ROLE_WAL);
+        cli_fmt_ns(t, sizeof t, fior_criteria_threshold(c, wal ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND));
+        cli_msg(b, n, "fail: %s p99 over %s", wal ? "WAL" : "backend", t);
+    } else if (confirmed_below)
+        cli_msg(b, n, "unknown: see its confirmation");
+    else if (r->excluded)
+        cli_msg(b, n, "unknown: not confirmed");
+    else
+        cli_msg(b, n, "unknown: %s", few ? "too few samples" : "bound straddles");
+    if (cap_limit_not_disk(r) && strlen(b) + 24 < n) { /* "the clients' round trip: not the disk" */
+        const char *l = cap_limit(r);
+        const char *colon = strchr(l, ':');
+        size_t len = colon ? (size_t)(colon - l) : strlen(l);
+        size_t at = strlen(b);
+        snprintf(b + at, n - at, "; not the disk: %.*s", (int)len, l);
+    }
+}
+
+void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose)
+{
+    int width = out_width(f);
+    /* the answer first, then the rows it comes from */
+    char head[1200];
+    cli_msg(head, sizeof head, "%s: %s", fior_verdict_name(res->verdict), res->reason);
+    out_wrap(f, "", 2, head, width);
+    if (verbose)
+        fprintf(f, "%7s %8s %8s %8s %8s %8s %8s %5s  %s\n", "clients", "writes/s", "lat p50", "p90", "p99",
+                "WAL p99", "back p99", "/Save", "verdict, why");
+    else
+        fprintf(f, "%7s %8s %8s %8s %11s  %s\n", "clients", "writes/s", "lat p99", "WAL p99", "backend p99",
+                "verdict, why");
     for (size_t i = 0; i < res->nrows; i++) {
         const cap_row *r = &res->rows[i];
-        char a[32], b[32], d[32], w[32], k[32];
+        char a[32], b[32], d[32], w[32], k[32], word[160], rest[400];
+        row_word(word, sizeof word, res, i, c);
         if (!r->ran) {
-            fprintf(f, "%7u %10s  %s\n", r->clients, "-", r->why);
+            cli_msg(rest, sizeof rest, "%7u %8s  %s: %s", r->clients, "-", word, r->why);
+            out_wrap(f, "", 17, rest, width);
             capq_table(f, r);
             continue;
         }
-        fprintf(f, "%7u %10.0f %9s %9s %9s %9s %11s %8.1f  %-8s %s%s\n", r->clients, r->writes_per_s,
-                fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
-                fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save,
-                fior_verdict_name(r->verdict), cap_limit(r),
-                i >= res->nsweep ? " (confirmation run)" : r->excluded ? " (not confirmed)" : "");
+        if (i >= res->nsweep && strlen(word) + 16 < sizeof word)
+            cli_msg(word + strlen(word), sizeof word - strlen(word), " (confirmation)");
+        if (verbose)
+            cli_msg(rest, sizeof rest, "%7u %8.0f %8s %8s %8s %8s %8s %5.1f  %s; limit: %s", r->clients, r->writes_per_s,
+                    fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
+                    fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save, word,
+                    cap_limit(r));
+        else
+            cli_msg(rest, sizeof rest, "%7u %8.0f %8s %8s %11s  %s", r->clients, r->writes_per_s,
+                    fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns),
+                    word);
+        out_wrap(f, "", 46, rest, width);
+        if (verbose && r->reason[0]) {
+            cli_msg(rest, sizeof rest, "        %s", r->reason);
+            out_wrap(f, "", 10, rest, width);
+        }
         capq_table(f, r);
     }
-    const char *word = res->verdict == FIOR_PASS ? "CEILING" : res->verdict == FIOR_FAIL ? "FAIL" : "UNKNOWN";
-    fprintf(f, "%s: %s\n", word, res->reason);
 }
 
 static void dbl(yajl_gen g, const char *key, double v)

@@ -228,7 +228,7 @@ int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsi
         goto out;
     char outopt[4300];
     cli_msg(outopt, sizeof outopt, "--output=%s", out);
-    const char *argv[] = {cli_fio(), "--output-format=json+", outopt, job, NULL};
+    const char *argv[] = {cli_fio(), "--eta=never", "--output-format=json+", outopt, job, NULL}; /* no eta lines on the terminal */
     proc p;
     if (proc_start_io(&p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_INHERIT, NULL},
                       (proc_io){PROC_FILE, ferr}, PROC_DIE_KILL, err, errlen))

@@ -27,7 +27,7 @@ typedef struct check_opts {
     scrape_tls  tls;            /* --cacert/--cert/--key for it */
     double      max_time, confidence;
     uint64_t    min_syncs;
-    int         full, json, ionice, classic, force, accept_point;
+    int         full, json, ionice, classic, force, accept_point, verbose;
     int         faithful;       /* --faithful: phase 2 only (fioreport.h "two phases"); --full implies it */
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
     int         wal_only;       /* --wal-only: the WAL question alone; stops as soon as the WAL is decided */
@@ -132,8 +132,18 @@ void check_details(rm_run *r, const check_opts *o, const check_end *end, const e
  * run; ph2 its probe) did, and which one the verdict comes from. */
 void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1);
 int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
-/* The progress line of a running check, fitted to `width` columns (check_run.c). */
-void check_progress_fmt(char *out, size_t n, const fior_monitor *m, double elapsed, int width);
+/* What the progress line says of the phase running: its name (long and short; "" for a single run), whether
+ * a pass in it can still be withdrawn (phase 1: "provisional"), the samples the first look that can pass
+ * needs (fior_first_pass_samples; 0: none to count to) and --wal-only. */
+typedef struct check_progress_ctx {
+    const char *phase, *phase_short;
+    int         provisional;
+    uint64_t    need;
+    int         wal_only;
+} check_progress_ctx;
+/* The progress line of a running check, fitted to `width` columns (check_run.c); c NULL: a single run. */
+void check_progress_fmt(char *out, size_t n, const fior_monitor *m, const check_progress_ctx *c, double elapsed,
+                        int width);
 /* The same picture into a stream (for --html); 0 or -1. */
 int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
 /* The HTML report (out_html) with that picture inline. */

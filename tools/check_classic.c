@@ -41,7 +41,7 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
         fputc('\n', f);
         fclose(f);
     }
-    const char *argv[] = {cli_fio(), "--output-format=json+", "--output", res, job, NULL};
+    const char *argv[] = {cli_fio(), "--eta=never", "--output-format=json+", "--output", res, job, NULL};
     proc p;
     double t0 = proc_now();
     char e2[512];

@@ -90,6 +90,7 @@ void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h)
         if (j->nbins && fior_outcome_bound(o, roles[k], &lo, &hi) == FIOR_OK) {
             oj->bound_lo_ns = lo;
             oj->bound_hi_ns = hi == UINT64_MAX ? RM_UNKNOWN : hi;
+            oj->bound_confidence = fior_outcome_bound_confidence(o, roles[k]);
         }
         oj->verdict = fior_outcome_role_verdict(o, roles[k]);
         cli_msg(oj->reason, sizeof oj->reason, "%s", fior_outcome_role_reason(o, roles[k]));

@@ -27,36 +27,61 @@ static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats 
     jw_ku64(j, "segments", ws->segments);
     jw_ku64(j, "rollovers", ws->rollovers);
     jw_ku64(j, "rollover_worst_ns", ws->cut_max_ns);
-    jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count ? ws->prealloc_mean_ns : JW_UNKNOWN);
+    jw_ku64(j, "segment_prealloc_ns", ws->prealloc_count && ws->prealloc_mean_ns ? ws->prealloc_mean_ns : JW_UNKNOWN);
     jw_ku64(j, "segment_bytes", ws->segment_bytes ? ws->segment_bytes : CHECK_SEGMENT_BYTES);
     jw_ku64(j, "io_errors", ws->io_errors + bs->io_errors);
     jw_close(j);
     cli_fmt_ns(a, sizeof a, ws->cut_max_ns);
     cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
-    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s; segment prealloc %s%s%s", (unsigned long long)ws->rollovers,
+    /* the preallocation only when one was measured (a zero is no finding) */
+    int pre = ws->prealloc_count && ws->prealloc_mean_ns;
+    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s%s%s%s%s", (unsigned long long)ws->rollovers,
                   ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
-                  ws->prealloc_count ? b : "not measured", ws->prealloc_count ? " per segment" : "",
+                  pre ? "; segment prealloc " : "", pre ? b : "", pre ? " per segment" : "",
                   ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
+}
+
+/* How a run ended: the JSON's lower-case word (what fleet --ssh re-proves a remote PASS from) and the
+ * table's words. One table, so the two never drift apart. */
+typedef struct end_kind {
+    const char *word, *text;
+} end_kind;
+
+/* full: the run was --full (the run's end; 0 for a phase's); phase: a phase's words ("decided", "ran to its
+ * runtime") rather than the run's ("stopped early: decided", "ran to --max-time") */
+static end_kind end_of(const check_end *e, int full, int phase)
+{
+    if (e->state == PROC_SIGNALED || e->job_signal)
+        return (end_kind){"fio-died", "fio died"};
+    switch (e->stop) {
+    case CHECK_USER: return (end_kind){"interrupted", "interrupted"};
+    case CHECK_DECIDED: return (end_kind){"decided", phase ? "decided" : "stopped early: decided"};
+    case CHECK_PHASE_OVER: return (end_kind){"could-not-pass", "could not pass"};
+    case CHECK_CONFIRMED: return (end_kind){"confirmed", "confirmed phase 1"};
+    case CHECK_TIME_NET:
+        return (end_kind){"past-max-time", phase ? "stopped: past its runtime" : "stopped: past --max-time"};
+    case CHECK_GUARD: return (end_kind){"etcd-guard", "stopped to protect etcd"};
+    case CHECK_RAN_OUT: break;
+    }
+    /* as it ran: a fio that ended by itself long before its runtime did not run to it */
+    if (e->code != 0)
+        return (end_kind){"fio-failed", "fio failed"};
+    if (e->duration_s + 0.5 < (double)e->runtime_s)
+        return (end_kind){"ended-early", "fio ended before its runtime"};
+    return full ? (end_kind){"full", "--full"} : (end_kind){"ran-to-time", phase ? "ran to its runtime" : "ran to --max-time"};
 }
 
 /* "duration": how long fio ran and how it ended. */
 static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
 {
-    /* as it ran: a fio that ended by itself long before its runtime did not run to --max-time */
-    int early = e->stop == CHECK_RAN_OUT && (e->code != 0 || e->duration_s + 0.5 < (double)e->runtime_s);
-    const char *how = e->state == PROC_SIGNALED || e->job_signal ? "fio died"
-                      : e->stop == CHECK_USER ? "interrupted" : e->stop == CHECK_DECIDED ? "stopped early: decided"
-                      : e->stop == CHECK_TIME_NET ? "stopped: past --max-time"
-                      : e->stop == CHECK_GUARD ? "stopped to protect etcd"
-                      : early ? (e->code ? "fio failed" : "fio ended before its runtime")
-                      : o->full ? "--full" : "ran to --max-time";
+    end_kind k = end_of(e, o->full, 0);
     yajl_gen d = jw_new(0);
     jw_open(d);
     jw_knum(d, "seconds", e->duration_s);
-    jw_kstr(d, "end", how);
+    jw_kstr(d, "end", k.word);
     jw_ku64(d, "syncs_at_decision", e->decided_syncs ? e->decided_syncs : JW_UNKNOWN);
     jw_close(d);
-    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, how);
+    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, k.text);
 }
 
 /* "classic fio job": its p99 beside ours, or why it failed. */
@@ -157,25 +182,6 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
     rm_explain_env(r, &env);
 }
 
-static const char *end_word(const check_run_out *x)
-{
-    const check_end *e = &x->end;
-    if (e->state == PROC_SIGNALED || e->job_signal)
-        return "fio died";
-    switch (e->stop) {
-    case CHECK_DECIDED: return "decided";
-    case CHECK_PHASE_OVER: return "could not pass";
-    case CHECK_CONFIRMED: return "confirmed phase 1";
-    case CHECK_USER: return "interrupted";
-    case CHECK_TIME_NET: return "stopped: past its runtime";
-    case CHECK_GUARD: return "stopped to protect etcd";
-    case CHECK_RAN_OUT: break;
-    }
-    if (e->code != 0)
-        return "fio failed";
-    return e->duration_s + 0.5 < (double)e->runtime_s ? "ended before its runtime" : "ran to its runtime";
-}
-
 static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
 {
     const fior_report *fin = fior_json_stream_report(x->stream);
@@ -186,7 +192,8 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
     jw_open(j);
     jw_knum(j, "seconds", x->end.duration_s);
-    jw_kstr(j, "end", end_word(x));
+    end_kind k = end_of(&x->end, 0, 1);
+    jw_kstr(j, "end", k.word);
     jw_ku64(j, "wal_syncs", aw.samples);
     jw_ku64(j, "backend_commits", ab.samples);
     jw_ku64(j, "wal_p99_ns", wp);
@@ -194,7 +201,7 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     jw_kbool(j, "orphans_ended", x->end.orphans);
     jw_close(j);
     char a[32], b2[32];
-    cli_msg(txt, n, "%s after %.1f s (%llu + %llu syncs; WAL p99 %s, backend p99 %s)", end_word(x),
+    cli_msg(txt, n, "%s after %.1f s (%llu WAL syncs, %llu backend commits; WAL p99 %s, backend p99 %s)", k.text,
             x->end.duration_s, (unsigned long long)aw.samples, (unsigned long long)ab.samples,
             cli_fmt_ns(a, sizeof a, wp == RM_UNKNOWN ? CLI_NS_UNKNOWN : wp),
             cli_fmt_ns(b2, sizeof b2, bp == RM_UNKNOWN ? CLI_NS_UNKNOWN : bp));
@@ -205,7 +212,7 @@ void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out
     yajl_gen d = jw_new(0);
     char t1[300] = "", t2[300] = "", tp[400] = "";
     jw_open(d);
-    jw_kstr(d, "decided_by", by_phase1 ? "phase 1" : "phase 2");
+    jw_ku64(d, "decided_by", by_phase1 ? 1 : 2);
     jw_key(d, "phase1");
     if (r1)
         phase_json(d, r1, t1, sizeof t1);

@@ -96,53 +96,83 @@ double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
     return ceil((double)n / 10.0) + 5.0; /* 10 commits/s; fio's start and the first status interval */
 }
 
-/* The progress line, as detailed as fits in `width` columns: from "12 s  syncs 1500  WAL p99 7.9 ms
- * [6.9 ms..10.2 ms @99.4%] running  backend p99 …" down to "12 s WAL 7.9 ms backend 14 ms"; cut at the
- * width as a last resort (a wrapped \r line garbles an 80-column terminal). */
-void check_progress_fmt(char *out, size_t n, const fior_monitor *m, double elapsed, int width)
+/* One role's state for the progress line: "WAL pass 1.9 ms ≤ 2.3 ms" (the bound's upper end: a pass), "WAL
+ * fail 12 ms ≥ 10.2 ms", "backend 213/411 commits" (until the first look that can pass), "WAL 7.7 ms,
+ * bound 6.9 ms..10.2 ms" (undecided). A pass that phase 2 can still withdraw is "provisional". detail 0
+ * drops the point and bound of the counting and undecided states. */
+static void role_state(char *b, size_t n, const char *name, const char *unit, const fior_answer *a,
+                       const check_progress_ctx *c, int detail)
 {
-    char b[2][4][32];
-    fior_answer a[2] = {{.size = sizeof a[0]}, {.size = sizeof a[1]}};
-    for (int i = 0; i < 2; i++) {
-        fior_monitor_answer(m, i ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &a[i]);
-        cli_fmt_ns(b[i][0], 32, a[i].samples ? a[i].point_ns : CLI_NS_UNKNOWN);
-        /* the bound the decision used at its last look (not the nominal one) */
-        cli_fmt_ns(b[i][1], 32, a[i].look_lo_ns);
-        cli_fmt_ns(b[i][2], 32, a[i].look_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : a[i].look_hi_ns);
-        cli_msg(b[i][3], 32, "%.4g%%", a[i].look_confidence * 100);
-    }
-    /* each role's answer as soon as it is decided ("pass"/"fail"), while the other still runs */
-    const char *ws = fior_decision_name(a[0].decision), *bs = fior_decision_name(a[1].decision);
-    unsigned long long syncs = (unsigned long long)(a[0].samples + a[1].samples);
-    size_t lim = width > 1 ? (size_t)width - 1 : 1; /* never the last column: some terminals wrap there */
-    for (int level = 0; level < 4; level++) {
-        switch (level) {
-        case 0:
-            cli_msg(out, n, "%5.0f s  syncs %llu  WAL p99 %s [%s..%s @%s] %s  backend p99 %s [%s..%s @%s] %s", elapsed,
-                    syncs, b[0][0], b[0][1], b[0][2], b[0][3], ws, b[1][0], b[1][1], b[1][2], b[1][3], bs);
-            break;
-        case 1:
-            cli_msg(out, n, "%.0f s  %llu syncs  WAL %s [%s..%s] %s  backend %s [%s..%s] %s", elapsed, syncs,
-                    b[0][0], b[0][1], b[0][2], ws, b[1][0], b[1][1], b[1][2], bs);
-            break;
-        case 2:
-            cli_msg(out, n, "%.0f s  WAL %s %s  backend %s %s", elapsed, b[0][0], ws, b[1][0], bs);
-            break;
-        default:
-            cli_msg(out, n, "%.0f s WAL %s backend %s", elapsed, b[0][0], b[1][0]);
-        }
-        if (strlen(out) <= lim)
-            return;
-    }
-    if (lim < n)
-        out[lim] = '\0';
+    char pt[32], lo[32], hi[32];
+    cli_fmt_ns(pt, sizeof pt, a->samples ? a->point_ns : CLI_NS_UNKNOWN);
+    cli_fmt_ns(lo, sizeof lo, a->look_lo_ns);
+    cli_fmt_ns(hi, sizeof hi, a->look_hi_ns == UINT64_MAX ? CLI_NS_UNKNOWN : a->look_hi_ns);
+    if (!a->samples)
+        cli_msg(b, n, "%s waiting", name);
+    else if (a->decision == FIOR_DEC_PASS)
+        cli_msg(b, n, "%s %s %s \xe2\x89\xa4 %s", name, c->provisional ? "provisional pass" : "pass", pt, hi);
+    else if (a->decision == FIOR_DEC_FAIL && !c->provisional)
+        cli_msg(b, n, "%s fail %s \xe2\x89\xa5 %s", name, pt, lo);
+    else if (c->need && a->samples < c->need)
+        cli_msg(b, n, detail ? "%s %s, %llu/%llu %s" : "%s%.0s %llu/%llu %s", name, pt, (unsigned long long)a->samples,
+                (unsigned long long)c->need, unit);
+    else if (detail && a->look_confidence > 0)
+        cli_msg(b, n, "%s %s, bound %s..%s", name, pt, lo, hi);
+    else
+        cli_msg(b, n, "%s %s", name, pt);
 }
 
-static void progress(const fior_monitor *m, double elapsed, int final)
+/* The progress line, as detailed as fits in `width` columns: "phase 2 (etcd's load) 12 s  WAL pass 1.9 ms
+ * ≤ 2.3 ms  backend 213/411 commits  ~20 s to a decision", shorter levels after; cut at the width as a
+ * last resort (a wrapped \r line garbles an 80-column terminal). The time left is to the earliest look that
+ * can decide, at the rate the samples came so far. */
+void check_progress_fmt(char *out, size_t n, const fior_monitor *m, const check_progress_ctx *c, double elapsed,
+                        int width)
+{
+    static const check_progress_ctx none = {"", "", 0, 0, 0};
+    if (!c)
+        c = &none;
+    fior_answer a[2] = {{.size = sizeof a[0]}, {.size = sizeof a[1]}};
+    double left = 0;
+    for (int i = 0; i < 2; i++) {
+        fior_monitor_answer(m, i ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &a[i]);
+        if (i && c->wal_only)
+            continue;
+        if (c->need && a[i].samples && a[i].samples < c->need && elapsed > 0) {
+            double t = (double)(c->need - a[i].samples) / ((double)a[i].samples / elapsed);
+            left = t > left ? t : left;
+        }
+    }
+    size_t lim = width > 1 ? (size_t)width - 1 : 1; /* never the last column: some terminals wrap there */
+    for (int level = 0; level < 4; level++) {
+        char w[160], bk[160] = "", tl[48] = "", ph[64] = "";
+        role_state(w, sizeof w, "WAL", "syncs", &a[0], c, level < 2);
+        if (!c->wal_only)
+            role_state(bk, sizeof bk, level < 3 ? "  backend" : " backend", "commits", &a[1], c, level < 2);
+        if (left > 0 && level < 3)
+            cli_msg(tl, sizeof tl, level < 1 ? "  ~%.0f s to a decision" : "  ~%.0f s left", left);
+        if (c->phase && c->phase[0])
+            cli_msg(ph, sizeof ph, "%s ", level < 1 ? c->phase : c->phase_short);
+        cli_msg(out, n, "%s%.0f s  %s%s%s", ph, elapsed, w, bk, tl);
+        if ((size_t)term_cols(out) <= lim)
+            return;
+    }
+    /* cut at a character's start */
+    size_t at = 0;
+    for (size_t k = 0; out[at] && k < lim; at++)
+        k += ((unsigned char)out[at + 1] & 0xC0) != 0x80;
+    out[at] = '\0';
+}
+
+static void progress(const fior_monitor *m, const check_progress_ctx *c, double elapsed, int final)
 {
     char line[512];
-    check_progress_fmt(line, sizeof line, m, elapsed, term_width(2));
-    fprintf(stderr, "\r\033[K%s%s", line, final ? "\n" : "");
+    check_progress_fmt(line, sizeof line, m, c, elapsed, term_width(2));
+    /* the last one goes when its run ends: the answer, not the progress, is the first line left */
+    if (final)
+        fputs("\r\033[K", stderr);
+    else
+        fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
 }
 
@@ -155,6 +185,7 @@ typedef struct run_loop {
     size_t        cap;          /* of out->raw */
     int           tty, stopped, gone;
     int           watch_in;     /* stdin (the ssh session of fleet --ssh): its end is a stop request */
+    check_progress_ctx pc;      /* what the progress line says of the phase */
 } run_loop;
 
 /* The monitor (carrying phase 1's into phase 2), the stream, then fio. 0, or -1 with err. */
@@ -173,7 +204,7 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
         return -1;
     }
     /* phase 1 and the probe decide within seconds: fio's status every 200 ms instead of every second */
-    const char *argv[] = {cli_fio(), "--output-format=json+",
+    const char *argv[] = {cli_fio(), "--eta=never", "--output-format=json+",
                           heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
     l->t0 = proc_now();
@@ -186,6 +217,11 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
     l->tty = isatty(2);
     l->hard = (double)l->e->runtime_s + TIME_NET_S;
     l->watch_in = o->stop_on_eof;
+    /* phase 1 can only pass, and its pass stands only once phase 2 confirmed it: provisional until then */
+    l->pc = (check_progress_ctx){heavy ? "phase 1 (heavy load)" : ph && ph->carry ? "phase 2 (etcd's load)" : "",
+                                 heavy ? "phase 1" : ph && ph->carry ? "phase 2" : "", heavy,
+                                 o->accept_point ? o->min_syncs : fior_first_pass_samples(0.99, o->confidence, o->min_syncs),
+                                 o->wal_only};
     return 0;
 }
 
@@ -262,7 +298,7 @@ static void on_document(run_loop *l, check_run_out *out, double el)
     check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
                                                                                                : CHECK_DECIDED;
     if (l->tty)
-        progress(out->mon, el, 0);
+        progress(out->mon, &l->pc, el, 0);
     if (stop && !l->stopped) {
         e->stop = how;
         l->stopped = 1;
@@ -347,7 +383,7 @@ static void record_end(run_loop *l, const check_opts *o, const char *errpath, ch
     e->stop_level = l->p.stop_level;
     e->duration_s = proc_now() - l->t0;
     if (l->tty)
-        progress(out->mon, e->duration_s, 1);
+        progress(out->mon, &l->pc, e->duration_s, 1);
     /* fio's final document is the last thing it prints: one more document after our stop, and the library's
      * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
      * on, nor one before a "terminating on signal" line with nothing after it) */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
 #include "cli.h"
+#include "term.h"
 #include "outfile.h"
 #include "tmpdir.h"
 
@@ -28,9 +29,17 @@ void cli_err(const cli_cmd *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "etcd-fio %s: ", cmd ? cmd->name : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char *m = NULL;
+    if (isatty(2) && vasprintf(&m, fmt, ap) >= 0) { /* a terminal: wrapped to its width */
+        char first[64];
+        snprintf(first, sizeof first, "etcd-fio %s: ", cmd ? cmd->name : "");
+        term_wrap(stderr, first, 2, m, term_width(2));
+        free(m);
+    } else {
+        fprintf(stderr, "etcd-fio %s: ", cmd ? cmd->name : "");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
     va_end(ap);
 }
 

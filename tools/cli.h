@@ -26,7 +26,7 @@
  * paragraph, wrapped by cli_help ('\n' forces a line break). CLI_MULTI: may be given more than once
  * (every other option given twice is an error). CLI_GROUP(text): a heading line (or lines) between
  * options. -h/--help is added to every table by cli_help and cli_next. */
-enum { CLI_MULTI = 1 };
+enum { CLI_MULTI = 1, CLI_SHORT = 2 /* also -ID (a letter, no value): -v */ };
 typedef struct cli_opt {
     const char *name;
     int         id;
@@ -36,6 +36,11 @@ typedef struct cli_opt {
 } cli_opt;
 #define CLI_OPT(name, id, arg, help)   {name, id, arg, 0, help}
 #define CLI_OPTM(name, id, arg, help)  {name, id, arg, CLI_MULTI, help}
+#define CLI_OPTS(name, id, help)       {name, id, NULL, CLI_SHORT, help}
+/* -v, --verbose: the table with every reason, detail and why: line (out.h), the same in each command */
+#define CLI_OPT_VERBOSE \
+    CLI_OPTS("verbose", 'v', "the whole answer: every job's reason, the run's details (phases, probe, " \
+             "filesystem, memory, live etcd, rollovers) and every why: line")
 #define CLI_GROUP(text)                {NULL, 0, NULL, 0, text}
 #define CLI_END                        {NULL, 0, NULL, 0, NULL}
 #define CLI_MAX_OPTS 64
@@ -84,6 +89,7 @@ typedef struct cli_parse {
     int map[CLI_MAX_OPTS + 2];  /* lo[i] is cmd->opts[map[i]] */
     unsigned char seen[CLI_MAX_OPTS + 2];
     char optname[72];           /* "--max-time": the option just returned */
+    char shortopts[16];         /* getopt's: ":h" and the CLI_SHORT letters */
 } cli_parse;
 void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv);
 int  cli_next(cli_parse *p);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define HELP_COL   24  /* where an option's help starts */
-#define HELP_WIDTH 108 /* lines of the help end before this column */
+#define HELP_WIDTH 81  /* lines of the help end before this column: 80 columns */
 
 /* text wrapped at HELP_WIDTH, every line after the first indented by HELP_COL; col: where the text starts */
 static void wrap(FILE *f, const char *text, size_t col)
@@ -53,23 +53,72 @@ static void help_line(FILE *f, const char *left, const char *help)
     wrap(f, help, (size_t)n);
 }
 
+/* A usage or outro text at HELP_WIDTH: the lines of a paragraph (lines that do not start with a space or
+ * "usage:") are joined and wrapped again; blank, "usage:" and indented lines are kept as they are. */
+static void reflow(FILE *f, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        if (len == 0 || p[0] == ' ' || !strncmp(p, "usage:", 6)) {
+            fwrite(p, 1, len, f);
+            fputc('\n', f);
+        } else {
+            size_t col = 0;
+            int space = 0;
+            for (;;) { /* the paragraph's words, line by line */
+                const char *q = p, *end = p + len;
+                while (q < end) {
+                    while (q < end && *q == ' ')
+                        q++;
+                    size_t word = 0;
+                    while (q + word < end && q[word] != ' ')
+                        word++;
+                    if (!word)
+                        break;
+                    if (col && col + 1 + word >= HELP_WIDTH)
+                        fputc('\n', f), col = 0, space = 0;
+                    if (space)
+                        fputc(' ', f), col++;
+                    fwrite(q, 1, word, f);
+                    col += word;
+                    space = 1;
+                    q += word;
+                }
+                const char *next = p[len] ? p + len + 1 : p + len;
+                if (!*next || *next == '\n' || *next == ' ' || !strncmp(next, "usage:", 6))
+                    break;
+                p = next;
+                len = strcspn(p, "\n");
+            }
+            fputc('\n', f);
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+}
+
 void cli_help(FILE *f, const cli_cmd *cmd)
 {
-    fputs(cmd->usage, f);
+    reflow(f, cmd->usage);
     fputs("\nOptions (anywhere on the line; --opt=VALUE or --opt VALUE; -- ends them):\n", f);
     for (const cli_opt *o = cmd->opts; o && (o->name || o->help); o++) {
         if (!o->name) {
-            fprintf(f, "%s\n", o->help);
+            reflow(f, o->help);
             continue;
         }
         char left[128];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (o->flags & CLI_SHORT)
+            snprintf(left, sizeof left, "-%c, --%s", o->id, o->name);
+        else
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         help_line(f, left, o->help);
     }
     help_line(f, "-h, --help", "this help");
     if (cmd->outro && cmd->outro[0]) {
         fputc('\n', f);
-        fputs(cmd->outro, f);
+        reflow(f, cmd->outro);
     }
 }
 
@@ -80,11 +129,15 @@ void cli_parse_init(cli_parse *p, const cli_cmd *cmd, int argc, char **argv)
     p->argc = argc;
     p->argv = argv;
     size_t n = 0;
+    snprintf(p->shortopts, sizeof p->shortopts, ":h");
     for (size_t i = 0; cmd->opts && (cmd->opts[i].name || cmd->opts[i].help); i++) {
         const cli_opt *o = &cmd->opts[i];
         if (!o->name || n == CLI_MAX_OPTS)
             continue; /* more than CLI_MAX_OPTS: test_cli's table test fails first */
         p->lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->id};
+        size_t sl = strlen(p->shortopts);
+        if ((o->flags & CLI_SHORT) && !o->arg && o->id > ' ' && o->id < 127 && sl + 1 < sizeof p->shortopts)
+            p->shortopts[sl] = (char)o->id;
         p->map[n++] = (int)i;
     }
     p->lo[n] = (struct option){"help", no_argument, NULL, 'h'};
@@ -99,7 +152,7 @@ int cli_next(cli_parse *p)
     /* ':' first: a missing value is reported as ':' (not '?'); no '+': GNU getopt permutes, so options
      * may follow the operands (`check DIR --json`), and `--` ends the options. */
     int li = -1;
-    int c = getopt_long(p->argc, p->argv, ":h", p->lo, &li);
+    int c = getopt_long(p->argc, p->argv, p->shortopts, p->lo, &li);
     p->optind = optind;
     p->arg = optarg;
     if (c == -1)
@@ -120,7 +173,10 @@ int cli_next(cli_parse *p)
             cli_err(p->cmd, "unknown or ambiguous option '%.200s' (see etcd-fio help %s)", a, p->cmd->name);
         return CLI_ERR;
     }
-    if (li < 0) /* a short option other than -h: the tables have none */
+    for (int i = 0; li < 0 && p->lo[i].name; i++) /* a CLI_SHORT letter: its long option's entry */
+        if (p->map[i] >= 0 && (p->cmd->opts[p->map[i]].flags & CLI_SHORT) && p->lo[i].val == c)
+            li = i;
+    if (li < 0)
         return CLI_ERR;
     const cli_opt *o = p->map[li] >= 0 ? &p->cmd->opts[p->map[li]] : NULL;
     if (o && o->arg && !p->arg[0]) {

@@ -13,6 +13,7 @@
 #include "capacity.h"
 #include "capq.h"
 #include "cli.h"
+#include "term.h"
 #include "engine_path.h"
 #include "out.h"
 #include "check.h"
@@ -31,7 +32,7 @@ static const char usage[] =
 static const cli_opt options[] = {
     CLI_OPT("clients", 'c', "LIST", "client counts, comma-separated, 1..100000 (default 1,16,64,256,1024)"),
     CLI_OPT("key-size", 'k', "B", "key bytes of each put (default 8, as etcd's benchmark examples)"),
-    CLI_OPT("val-size", 'v', "B", "value bytes of each put (default 256)"),
+    CLI_OPT("val-size", 300, "B", "value bytes of each put (default 256)"),
     CLI_OPT("step", 's', "S", "seconds per client count (default 3)"),
     CLI_OPT("max-time", 't', "S", "the whole run's limit (default 120): a confirmation run that would not fit is "
             "not made (the ceiling is then unknown, with the point estimates)"),
@@ -53,6 +54,7 @@ static const cli_opt options[] = {
     CLI_OPT("shared-core", 'S', NULL, "the three members' raft-loop work takes turns on one core (three etcd "
             "processes pinned to one CPU, as bench/capacity.sh runs them)"),
     CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT_VERBOSE,
     CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML page (writes/s and latency against clients)"),
     CLI_OPT("force", 'f', NULL, "run even on a filesystem that is probably not the one meant, or with little room"),
     CLI_END};
@@ -135,7 +137,8 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         switch (c) {
         case 'c': if (parse_clients(cmd, p.arg, o)) return -1; break;
         case 'k': if (cli_uint(&p, 1, 1048576, &u)) return -1; o->key_bytes = (unsigned)u; break;
-        case 'v': if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
+        case 300: if (cli_uint(&p, 0, 1572864, &u)) return -1; o->val_bytes = (unsigned)u; break;
+        case 'v': o->verbose = 1; break;
         case 's': if (cli_double(&p, 1, 600, &o->step_s)) return -1; break;
         case 't': if (cli_double(&p, 1, 86400, &o->max_time)) return -1; break;
         case 'C': if (cli_double(&p, 0.5, 0.9999, &o->confidence)) return -1; break;
@@ -209,12 +212,19 @@ static void progress(const cap_opts *o, const char *what, const cap_row *r, doub
 {
     if (o->json || !isatty(2))
         return;
+    /* one line, rewritten at each step and gone at the end (the table has every row): the answer is the
+     * first line left on the screen; cut to the terminal's width (a wrapped \r line garbles it) */
+    char line[600];
+    int w = term_width(2) - 1;
     if (r && r->ran)
-        fprintf(stderr, "\r\033[K%5.0f s  %s: %.0f writes/s\n", el, what, r->writes_per_s);
+        cli_msg(line, sizeof line, "%.0f s  %s: %.0f writes/s", el, what, r->writes_per_s);
     else if (r)
-        fprintf(stderr, "\r\033[K%5.0f s  %s: %s\n", el, what, r->why);
+        cli_msg(line, sizeof line, "%.0f s  %s: %s", el, what, r->why);
     else
-        fprintf(stderr, "\r\033[K%5.0f s  %s ...", el, what);
+        cli_msg(line, sizeof line, "%.0f s  %s ...", el, what);
+    if (w > 0 && w < (int)sizeof line)
+        line[w] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
 }
 
@@ -235,7 +245,8 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
     double t0 = proc_now();
     char what[64];
     for (size_t i = 0; i < o->ncounts && !cap_interrupted; i++) {
-        cli_msg(what, sizeof what, "%u clients (%zu/%zu)", o->clients[i], i + 1, o->ncounts);
+        cli_msg(what, sizeof what, "%u client%s (%zu/%zu)", o->clients[i], o->clients[i] == 1 ? "" : "s", i + 1,
+                o->ncounts);
         progress(o, what, NULL, proc_now() - t0);
         if (run_row(o, dir, engine, crit, o->clients[i], o->step_s, &res->rows[res->nrows], err, errlen))
             return -1;
@@ -254,7 +265,8 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
             res->confirm_skipped = 1;
             break; /* it would not fit in --max-time */
         }
-        cli_msg(what, sizeof what, "confirming %u clients for %.0f s", cand->clients, secs);
+        cli_msg(what, sizeof what, "confirming %u client%s for %.0f s", cand->clients, cand->clients == 1 ? "" : "s",
+                secs);
         progress(o, what, NULL, proc_now() - t0);
         if (run_row(o, dir, engine, crit, cand->clients, secs, c, err, errlen))
             return -1;
@@ -327,10 +339,12 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     check_forced_detail(&r, &forced);
     rc = cli_exit_status(res->verdict);
+    if (!o.json && isatty(2))
+        fputs("\r\033[K", stderr); /* the progress line goes */
     if (o.json)
         out_json(stdout, &r);
     else
-        cap_table(stdout, res, crit);
+        cap_table(stdout, res, crit, o.verbose);
     fflush(stdout);
     if (o.html && cap_html(o.html, &r, res, err, sizeof err) != 0) {
         cli_err(cmd, "--html %s", err);

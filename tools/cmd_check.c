@@ -45,6 +45,7 @@ static const cli_opt options[] = {
     CLI_OPT("wal-only", 'W', NULL, "the classic question alone, WAL fdatasync p99 < 10 ms, with etcd's write "
             "pattern: the backend job still runs beside it but is not judged; stops as soon as the WAL is decided"),
     CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the text table"),
+    CLI_OPT_VERBOSE,
     CLI_OPT("prometheus", 'p', "FILE", "also write a node_exporter textfile (atomically)"),
     CLI_OPT("svg", 's', "FILE", "also write an SVG picture of both latency distributions"),
     CLI_OPT("html", 'H', "FILE", "also write one self-contained HTML report: verdict, table, the picture, the "
@@ -102,6 +103,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'n': if (cli_uint(&p, 1, 1000000000, &o->min_syncs)) return -1; break;
         case 'c': if (cli_double(&p, 0.5, 0.9999, &o->confidence)) return -1; break;
         case 'F': o->full = 1; break;
+        case 'v': o->verbose = 1; break;
         case 'j': o->json = 1; break;
         case 'p': o->prom = p.arg; break;
         case 's': o->svg = p.arg; break;
@@ -442,8 +444,9 @@ static void session_explain(check_session *s)
 static int session_outputs(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
-    const rm_run *r = &s->r;
+    rm_run *r = &s->r;
     char err[4400], desc[1024];
+    r->verbose = s->o.verbose;
     int rc = cli_exit_status(r->verdict);
     if (s->o.json)
         out_json(stdout, r);

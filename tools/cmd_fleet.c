@@ -68,6 +68,7 @@ static const cli_opt fleet_options[] = {
     CLI_OPT("accept-point-estimate", 'a', NULL, "when a host's bound straddles a threshold, give the verdict of its "
             "p99 (the point estimate) instead of UNKNOWN"),
     CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json) instead of the table"),
+    CLI_OPT_VERBOSE,
     CLI_OPT("prometheus", 'p', "FILE", "write a node_exporter textfile with one series per host (atomically)"),
     CLI_OPT("keep-output", 'k', "DIR", "keep the job files, fio's raw output and each ssh host's output in DIR; DIR "
             "must be owned by you and not writable by others"),
@@ -190,6 +191,7 @@ static int parse(const cli_cmd *cmd, int argc, char **argv, fleet *f)
         case 'a': f->accept_point = 1; break;
         case 'F': f->full = 1; break;
         case 'A': f->faithful = 1; break;
+        case 'v': f->verbose = 1; break;
         case 'j': f->json = 1; break;
         case 'p': f->prom_file = p.arg; break;
         case 'k': f->keep_dir = p.arg; break;
@@ -350,6 +352,7 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
                 interrupted ? why : "interrupted: the run was cut short", &r);
     rm_explain_jobs(&r, RM_UNKNOWN, NULL, NULL);
     rm_explain_finish(&r, 0, NULL);
+    r.verbose = f->verbose;
     if (f->json)
         out_json(stdout, &r);
     else

@@ -33,6 +33,7 @@ static const char usage[] =
 
 static const cli_opt options[] = {
     CLI_OPT("json", 'j', NULL, "print one JSON object (doc/etcd-fio.schema.json, \"command\": \"verdict\")"),
+    CLI_OPT_VERBOSE,
     CLI_OPTS_CRITERIA,
     CLI_OPT("max-input", 'M', "BYTES", "read at most BYTES of each input (K/M/G suffixes, powers of 1024; default 1G)"),
     CLI_OPT("interval", 'i', "S", "scrape every URL twice, S seconds apart, and judge the window between the scrapes"),
@@ -74,7 +75,7 @@ static rm_host *host_for(rm_run *r, const fior_job *j)
 }
 
 typedef struct verdict_opts {
-    int        json;
+    int        json, verbose;
     double     interval;        /* --interval: scrape each URL twice, this far apart */
     uint64_t   max_input;
     scrape_tls tls;
@@ -93,6 +94,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, fior_criteria *
     int c;
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
+        case 'v': o->verbose = 1; break;
         case 'j': o->json = 1; break;
         case 'i': if (cli_double(&p, 1e-3, 86400, &o->interval)) return -1; break;
         case 'A': o->tls.cacert = p.arg; break;
@@ -183,9 +185,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "out of memory");
         goto out;
     }
-    cli_msg(r.reason, sizeof r.reason, "%zu jobs: %zu fail, %zu unknown, %zu not judged, %zu pass",
-            fior_report_njobs(rep), count[0], count[1], count[2], count[3]);
+    cli_msg(r.reason, sizeof r.reason, "%zu job%s: %zu fail, %zu unknown, %zu not judged, %zu pass",
+            fior_report_njobs(rep), fior_report_njobs(rep) == 1 ? "" : "s", count[0], count[1], count[2], count[3]);
     rm_explain_finish(&r, 0, NULL);
+    r.verbose = o.verbose;
     if (o.json)
         rc = out_json(stdout, &r) ? 2 : cli_exit_status(r.verdict);
     else {

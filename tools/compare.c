@@ -150,6 +150,13 @@ int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t 
         memset(&e, 0, sizeof e);
         e.present = 1;
         explain_dist_from_job(&e.d, j, jd, fior_criteria_min_samples(crit));
+        /* fio's percentiles are its bins' upper edges (stat.c plat_idx_to_val): none is shown above the
+         * exact max (the p99, the judged value, stays as fio gave it) */
+        explain_range *q[2] = {&e.d.p50, &e.d.p999};
+        for (int k = 0; k < 2; k++)
+            if (e.d.max.known && e.d.max.lo == e.d.max.hi && q[k]->known && q[k]->lo == q[k]->hi &&
+                q[k]->lo > e.d.max.lo)
+                q[k]->lo = q[k]->hi = e.d.max.lo;
         e.samples = j->samples_known ? j->samples : UINT64_MAX;
         cli_msg(e.what, sizeof e.what, "%s%s%s", j->host ? j->host : "", j->host ? " " : "", j->name ? j->name : "-");
         cli_msg(e.reason, sizeof e.reason, "%s", jd->reason);
@@ -284,21 +291,32 @@ void cmp_table(FILE *f, const cmp_input *in, size_t n)
         for (size_t c = 0; c < ncell; c++)
             if ((int)strlen(rows[k].c[c]) > wd[c])
                 wd[c] = (int)strlen(rows[k].c[c]);
+    int width = out_width(f);
+    char line[2048];
     fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(cmp_worst(in, n)), n);
-    for (size_t i = 0; i < cols; i++)
-        fprintf(f, "  %c = %s (%s)\n", (int)('A' + i), in[i].path, in[i].kind);
+    for (size_t i = 0; i < cols; i++) {
+        cli_msg(line, sizeof line, "%c = %s (%s)", (int)('A' + i), in[i].path, in[i].kind);
+        out_wrap(f, "  ", 6, line, width);
+    }
     for (size_t k = 0; k < nr; k++) {
-        fputc(' ', f);
-        for (size_t c = 0; c < ncell; c++)
-            fprintf(f, " %-*s", c + 1 < ncell ? wd[c] : 0, rows[k].c[c]);
-        fputc('\n', f);
+        size_t o = 1;
+        line[0] = ' ';
+        for (size_t c = 0; c < ncell && o < sizeof line; c++)
+            o += (size_t)snprintf(line + o, sizeof line - o, " %-*s", c + 1 < ncell ? wd[c] : 0, rows[k].c[c]);
+        if (o >= sizeof line)
+            o = sizeof line - 1;
+        while (o > 0 && line[o - 1] == ' ') /* no blank at the end of a line */
+            line[--o] = '\0';
+        fprintf(f, "%s\n", line);
     }
     free(rows);
     for (size_t i = 0; i < cols; i++)
         for (int r = 0; r < CMP_NROLES; r++)
-            if (in[i].role[r].present)
-                fprintf(f, "  %c %s %s: %s: %s\n", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
+            if (in[i].role[r].present) {
+                cli_msg(line, sizeof line, "%c %s %s: %s: %s", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
                         fior_verdict_name(in[i].role[r].d.verdict), in[i].role[r].reason);
+                out_wrap(f, "  ", 4, line, width);
+            }
     for (int r = 0; r < CMP_NROLES; r++)
         if (cmp_differ(in, n, r))
             fprintf(f, "  the %s verdicts differ\n", ROLE_NAMES[r]);

@@ -83,7 +83,7 @@ typedef struct fleet {
     int         full, faithful, parallel;
     const char *load, *dir, *prom_file, *keep_dir, *fio;
     unsigned    runtime_s;
-    int         json, accept_point;
+    int         json, accept_point, verbose;
     double      confidence;     /* of the bound on each p99 (0.95) */
     char        engine[PATH_MAX];
     char        local_version[64];
@@ -165,7 +165,8 @@ int  fleet_ssh_run(fleet *f, proc *fio, double fio_deadline);
 typedef struct fleet_remote {
     double   percentile, confidence;
     uint64_t wal_ns, backend_ns, min_samples;
-    char     load[8], verdict[16], host_verdict[16], status[32], run_end[48], decided_by[16];
+    char     load[8], verdict[16], host_verdict[16], status[32], run_end[48], basis[32];
+    int      decided_by;          /* details.phases.decided_by: 1 or 2 (0: missing) */
     char     reason[768];
     int      phase2_ran, probe_ok, exit_status, ssh_status;
 } fleet_remote;

@@ -32,7 +32,8 @@ static void unproven(rm_host *h, const char *why)
 /* Why the remote's run cannot prove anything under this run's criteria (0: it can), in why. */
 static int run_problem(const fleet *f, const fior_criteria *c, const fleet_remote *rr, char *why, size_t n)
 {
-    static const char *const ended_normally[] = {"stopped early: decided", "ran to --max-time", "--full"};
+    /* the JSON's words for a normal end (details.run.end: check_out.c), never its English text */
+    static const char *const ended_normally[] = {"decided", "ran-to-time", "full"};
     char a[32], b[32];
     if (fabs(rr->percentile - fior_criteria_percentile(c)) > 1e-9 ||
         rr->wal_ns != fior_criteria_threshold(c, FIOR_ROLE_WAL) ||
@@ -52,7 +53,11 @@ static int run_problem(const fleet *f, const fior_criteria *c, const fleet_remot
         cli_msg(why, n, "the remote run ended '%s', not normally: not judged", rr->run_end);
         return 1;
     }
-    if (!strcmp(rr->decided_by, "phase 1") && !(rr->phase2_ran && rr->probe_ok)) {
+    if (rr->decided_by != 1 && rr->decided_by != 2) {
+        cli_msg(why, n, "the remote check does not say which phase decided");
+        return 1;
+    }
+    if (rr->decided_by == 1 && !(rr->phase2_ran && rr->probe_ok)) {
         cli_msg(why, n, "the remote check's phase-1 result was not confirmed by its phase 2");
         return 1;
     }
@@ -191,6 +196,14 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     if (h->verdict != remote && h->verdict != FIOR_UNKNOWN) {
         cli_msg(why, sizeof why, "the remote check says %s (%s), its numbers say %s", rr->host_verdict, rr->reason,
                 fior_verdict_name(h->verdict));
+        return unproven(h, why);
+    }
+    /* a PASS or FAIL that stands here rests, by the remote's own JSON, on its bound (or, when this run
+     * accepts it, on the point estimate) */
+    if (h->verdict != FIOR_UNKNOWN && strcmp(rr->basis, "bound") &&
+        !(f->accept_point && !strcmp(rr->basis, "point-estimate"))) {
+        cli_msg(why, sizeof why, "the remote check's %s rests on '%s', not on its confidence bound", rr->host_verdict,
+                rr->basis);
         return unproven(h, why);
     }
     if (h->verdict == FIOR_UNKNOWN && !h->reason[0])

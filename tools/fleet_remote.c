@@ -196,7 +196,9 @@ static int read_doc(rd *r, yajl_val root, fleet_remote *rr, rm_host *h)
     yajl_val run = get(r, details, "run", W_OBJ, 0);
     get_str(r, run, "end", rr->run_end, sizeof rr->run_end, 0);
     yajl_val ph = get(r, details, "phases", W_OBJ, 0), ok = jr_get(jr_obj(ph, "probe"), "ok");
-    get_str(r, ph, "decided_by", rr->decided_by, sizeof rr->decided_by, 0);
+    yajl_val by = jr_get(ph, "decided_by");
+    rr->decided_by = by && YAJL_IS_INTEGER(by) && (YAJL_GET_INTEGER(by) == 1 || YAJL_GET_INTEGER(by) == 2)
+                     ? (int)YAJL_GET_INTEGER(by) : 0;
     rr->phase2_ran = jr_obj(ph, "phase2") != NULL;
     rr->probe_ok = ok && YAJL_IS_TRUE(ok);
     yajl_val hosts = get(r, root, "hosts", W_ARR, 0);
@@ -212,6 +214,7 @@ static int read_doc(rd *r, yajl_val root, fleet_remote *rr, rm_host *h)
     get_str(r, host, "status", rr->status, sizeof rr->status, 0);
     get_str(r, host, "verdict", rr->host_verdict, sizeof rr->host_verdict, 0);
     get_str(r, host, "reason", rr->reason, sizeof rr->reason, 0);
+    get_str(r, host, "basis", rr->basis, sizeof rr->basis, 0);
     h->rollovers = get_ns(r, host, "rollovers");
     double dur;
     if (jr_num(jr_get(host, "duration_s"), &dur) && dur >= 0)

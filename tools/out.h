@@ -9,9 +9,15 @@
 
 #include "result.h"
 
-/* First line "PASS: reason" (what a pod log shows first), then one row per job, the command's details,
- * and for several hosts a closing count line. */
+/* First line "pass: WAL p99 … < 10 ms, backend p99 … < 25 ms (41 s)" (what a pod log shows first, at most
+ * the width), then one row per job, what an unknown needs said and the first why: lines; r->verbose adds
+ * every reason, the details and every why: line. Every line fits out_width(f). */
 void out_table(FILE *f, const rm_run *r);
+/* The columns a text for f may use: a terminal's width, else $COLUMNS when exported, else 80 (a pipe). */
+int  out_width(FILE *f);
+/* text (from an input: made safe for a terminal) word-wrapped to width, the first line after `first`, the
+ * others indented by `indent` spaces. */
+void out_wrap(FILE *f, const char *first, int indent, const char *text, int width);
 /* One JSON object and a newline. 0, or -1 when out of memory. */
 int  out_json(FILE *f, const rm_run *r);
 /* The textfile in a malloc'd buffer; 0, or -1 (out of memory / invalid name). */

@@ -26,6 +26,8 @@ static void job_json(yajl_gen g, const rm_job *j)
     jw_ku64(g, "judged_ns", j->judged_ns);
     jw_ku64(g, "bound_lo_ns", j->bound_lo_ns);
     jw_ku64(g, "bound_hi_ns", j->bound_hi_ns);
+    jw_kdbl(g, "bound_confidence", j->bound_lo_ns != RM_UNKNOWN && j->bound_confidence > 0 ? j->bound_confidence : NAN,
+            "%.6g");
     jw_ku64(g, "threshold_ns", j->threshold_ns);
     jw_kstr(g, "verdict", fior_verdict_name(j->verdict));
     jw_kstr(g, "reason", j->reason);

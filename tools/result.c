@@ -142,6 +142,15 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
         o->p99_ns = rm_job_pct(j, 99.0);
         o->p999_ns = rm_job_pct(j, 99.9);
         o->max_ns = j->max_ns && !j->bucketed ? j->max_ns : RM_UNKNOWN; /* 0: not in the input */
+        /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val), so a p99.9
+         * may stand above the exact max; no quantile is above the max, so none is printed there. The p99 is
+         * the judged value and stays as fio gave it. */
+        if (o->max_ns != RM_UNKNOWN) {
+            if (o->p50_ns != RM_UNKNOWN && o->p50_ns > o->max_ns)
+                o->p50_ns = o->max_ns;
+            if (o->p999_ns != RM_UNKNOWN && o->p999_ns > o->max_ns)
+                o->p999_ns = o->p99_ns != RM_UNKNOWN && o->p99_ns > o->max_ns ? o->p99_ns : o->max_ns;
+        }
     }
     o->bins = j->bins;
     o->nbins = j->nbins;

@@ -38,6 +38,7 @@ typedef struct rm_job {
     uint64_t     p50_ns, p99_ns, p999_ns, max_ns;
     uint64_t     judged_ns;     /* the value the verdict used (the judged percentile or a proving neighbour) */
     uint64_t     bound_lo_ns, bound_hi_ns;  /* confidence bound on the p99 (check) */
+    double       bound_confidence; /* the level it holds at (0.9531); 0: no bound */
     uint64_t     threshold_ns;
     fior_verdict verdict;
     char         reason[512];
@@ -89,6 +90,7 @@ typedef struct rm_run {
     size_t       ndetails;
     explain_line explain[64];      /* why the verdicts came out so (explain.h), in the order found */
     size_t       nexplain;
+    int          verbose;          /* -v: the table shows every reason, detail and why: line */
 } rm_run;
 
 /* Sets the common fields (versions, hostname, now, the criteria). */

@@ -7,6 +7,8 @@
 
 #include "term.h"
 
+#include <stdio.h>
+
 int term_width(int fd)
 {
     struct winsize ws;
@@ -89,3 +91,64 @@ void term_puts(FILE *f, const char *s)
             fputc('?', f), s++;
     }
 }
+
+int term_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* text (from an input: made safe) word-wrapped to width: first line after `first`, the others after
+ * `indent` spaces. A word longer than a line is cut. */
+void term_wrap(FILE *f, const char *first, int indent, const char *text, int width)
+{
+    size_t tl = strlen(text) + 1;
+    char *t = malloc(tl);
+    if (!t)
+        return;
+    term_clean(t, tl, text);
+    fputs(first, f);
+    int col = term_cols(first), start = col;
+    if (col + term_cols(t) <= width) { /* fits: as it is, its spacing kept (a table's row) */
+        fputs(t, f);
+        fputc('\n', f);
+        free(t);
+        return;
+    }
+    const char *p = t;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t wl = strcspn(p, " ");
+        char word[1200];
+        snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
+        int ww = term_cols(word);
+        if (col > start && col + 1 + ww > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = start = indent;
+        } else if (col > start) {
+            fputc(' ', f);
+            col++;
+        }
+        while (ww > width - col && width - col > 0) { /* a word wider than the line: cut where it ends */
+            int room = width - col;
+            const char *q = word;
+            for (int c = 0; *q && c < room; q++)
+                c += ((unsigned char)q[1] & 0xC0) != 0x80;
+            fprintf(f, "%.*s\n%*s", (int)(q - word), word, indent, "");
+            memmove(word, q, strlen(q) + 1);
+            ww = term_cols(word);
+            col = start = indent;
+        }
+        fputs(word, f);
+        col += ww;
+        p += wl;
+    }
+    fputc('\n', f);
+    free(t);
+}
+

@@ -21,6 +21,11 @@ const char *term_off(int color);
  * (C0, DEL, C1: ESC sequences could clear the screen or set its title) and every byte that is not valid
  * UTF-8 becomes '?'. term_clean copies into dst (n bytes; dst may be src: it never grows); term_puts writes. */
 char *term_clean(char *dst, size_t n, const char *src);
+/* Columns a UTF-8 text takes (one per character: no wide characters in our texts). */
+int   term_cols(const char *s);
+/* text (from an input: made safe) word-wrapped to width: the first line after `first`, the others after
+ * `indent` spaces; a text that fits is written as it is (its spacing kept), a word wider than a line cut. */
+void  term_wrap(FILE *f, const char *first, int indent, const char *text, int width);
 void  term_puts(FILE *f, const char *s);
 
 #endif

@@ -578,12 +578,16 @@ FIOR_API fior_basis    fior_outcome_basis(const fior_outcome *o);
 FIOR_API const char   *fior_outcome_status(const fior_outcome *o);
 FIOR_API const char   *fior_outcome_reason(const fior_outcome *o);  /* owned by o */
 FIOR_API int           fior_outcome_phase(const fior_outcome *o);   /* 1, 2; 0 for a single run */
-/* One role: its verdict, its line, the library's judgement of the final job (NULL: none) and the nominal
- * bound on its final p99 (FIOR_E_NODATA when the role has no job). */
+/* One role: its verdict, its line, the library's judgement of the final job (NULL: none) and the bound on
+ * its p99 that its line cites (FIOR_E_NODATA when the role has no job): the sequential test's bound at its
+ * last look, at that look's level (fior_outcome_bound_confidence: at least the confidence asked when it
+ * decided), or the nominal bound on the final p99 when no look was made. */
 FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_role role);
 FIOR_API const char   *fior_outcome_role_reason(const fior_outcome *o, fior_role role);
 FIOR_API const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role);
 FIOR_API fior_status   fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns);
+/* The level fior_outcome_bound's bound holds at (0.9531 for 95.31 %); 0 when the role has no job. */
+FIOR_API double        fior_outcome_bound_confidence(const fior_outcome *o, fior_role role);
 
 /* ---- one look at a finished distribution (fleet, capacity) ----
  * The criteria's percentile of a distribution — one job's json+ bins, or several pooled — judged against c's
