@@ -3,7 +3,8 @@
  * way from fio to us, so that a run reads as the run it is however it was handed over.
  *  - encodings: UTF-16LE/BE with a BOM (PowerShell 5's `>` and Out-File), decoded to UTF-8; a UTF-8 BOM
  *    (PowerShell 7's utf8BOM, Notepad) dropped;
- *  - line ends: CRLF and trailing blanks (a terminal copy) dropped;
+ *  - line ends: CRLF and trailing blanks (a terminal copy) dropped from the lines it rewrites (an input
+ *    with nothing else to undo is left as it is: the readers trim their lines themselves);
  *  - line prefixes, from the start of each line, as often as they nest: mail quoting ("> ", "> > ", ">>"),
  *    kubectl's --prefix "[pod/NAME/CONTAINER] ", RFC 3339 timestamps (kubectl logs --timestamps, GitHub
  *    Actions' raw logs) with the CRI log's "stdout F " / "stderr P " after them (a P record's text goes on
@@ -235,14 +236,14 @@ static int line_out(hbuf *b, const char *p, const char *e, int *partial)
     return put(b, p, (size_t)(t - p));
 }
 
-/* 1 when a line of buf carries a prefix (or, with `blanks`, ends in blanks or a CR). */
-static int any_line(const char *buf, size_t len, int blanks)
+/* 1 when a line of buf carries a prefix. */
+static int any_line(const char *buf, size_t len)
 {
     for (size_t i = 0; i < len;) {
         const char *nl = memchr(buf + i, '\n', len - i);
         const char *e = nl ? nl : buf + len;
         int partial = 0;
-        if ((blanks && e > buf + i && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) ||
+        if (
             one_prefix(buf + i, e, &partial))
             return 1;
         i = (size_t)(e - buf) + 1;
@@ -263,7 +264,10 @@ int fior__handover(const char *buf, size_t len, char **out, size_t *outlen)
     *outlen = 0;
     const unsigned char *u = (const unsigned char *)buf;
     int bom = has_bom(u, len);
-    if (!bom && !any_line(buf, len, 1)) /* the common case: nothing to undo, nothing copied */
+    /* the common case: nothing to undo, nothing copied. Line ends alone (CRLF, trailing blanks) are left
+     * to the readers (fio's JSON ignores them, the normal reader trims each line), so that the byte
+     * offsets in their errors stay those of the file. */
+    if (!bom && !any_line(buf, len))
         return 0;
     hbuf dec = {0}, b = {0};
     if (bom == 2) {
@@ -300,5 +304,5 @@ int fior__handover(const char *buf, size_t len, char **out, size_t *outlen)
 /* The file reader streams JSON from the first document on; a handed-over input is read whole instead. */
 int fior__handover_needed(const char *buf, size_t len)
 {
-    return has_bom((const unsigned char *)buf, len) || any_line(buf, len, 0);
+    return has_bom((const unsigned char *)buf, len) || any_line(buf, len);
 }

@@ -35,6 +35,8 @@ typedef struct nfact {
     uint64_t issued_w, short_w;  /* its writes, and short ones (3.4-3.42: with sync_file_ranges) */
     uint64_t wbytes, wquant;     /* the bytes of its write line, and one unit of how they are printed */
     int      has_wbytes;
+    int64_t  hdr_s;              /* its header's time ("pid=P: Wed Dec  2 12:55:26 2026", the print's time), */
+    int      has_hdr_s;          /* in seconds from an arbitrary epoch (only differences are used) */
 } nfact;
 
 typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */
