@@ -62,6 +62,10 @@ static fior_status finish_job(nstate *s)
     s->sec = SEC_NONE;
     if (s->job.j.has_sync && s->job.j.samples_known && !s->job.j.samples)
         s->job.j.samples_known = 0; /* sync latencies without a counted sync: not a count to trust */
+    /* syncs that show (fio's sync heading, a sync percentile table, a sync count) but no latency to judge
+     * (gtod_reduce=1, disable_clat=1, a print cut short): the job asked for syncs, never "no sync" */
+    if (!s->job.j.has_sync && (s->sync_shown || (s->job.j.samples_known && s->job.j.samples > 0)))
+        s->job.j.sync_requested = 1;
     fior__job_sort(&s->job);
     /* client/server: fio's sum over the clients repeats their samples; each client is judged on its own.
      * It is fio's sum only in client output (hostname= lines) with fio's pid=0: a real job that happens to
@@ -180,6 +184,7 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     s->in_job = 1;
     s->sec = SEC_NONE;
     s->sync_lines = s->issued_lines = 0;
+    s->sync_shown = 0;
     return FIOR_OK;
 }
 
@@ -303,6 +308,7 @@ static fior_status job_line(nstate *s, const char *p)
         fior__nddir_io(s, p, 0);
     } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
         s->sec = SEC_SYNC;
+        s->sync_shown = 1;
     } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
         double avg;
         uint64_t unit = fior__nunit_at(p + 4);
@@ -319,6 +325,7 @@ static fior_status job_line(nstate *s, const char *p)
         if (!s->pct_unit)
             return bad(s, "a unit '(nsec)', '(usec)' or '(msec)' after 'percentiles'");
         s->pct_target = starts(p, "sync percentiles");
+        s->sync_shown |= s->pct_target;
         if (s->pct_target && s->job.j.npct)
             return bad(s, "one 'sync percentiles' block per job");
         s->pct_rows = 0;

@@ -66,6 +66,7 @@ typedef struct nstate {
     size_t       pct_rows, pct_start;
     int          pct_open;     /* last entry ended with ',' */
     int          sync_lines, issued_lines;  /* of the current job: each at most once */
+    int          sync_shown;   /* ... its print has a sync heading or sync percentiles */
     unsigned     run;          /* fior_job.run of the jobs being read */
     size_t       run_first;    /* index in r->jobs of the current run's first job */
     int          run_fio;      /* the current run has shown fio's banner or a job description */

@@ -33,6 +33,7 @@ char *fior_sync_flags_name(char *buf, size_t n, unsigned f)
                        : (f & FIOR_SYNC_FSYNC) && (f & FIOR_SYNC_FDATASYNC) ? "fsync and fdatasync"
                        : f & FIOR_SYNC_FSYNC ? "fsync"
                        : f & FIOR_SYNC_FDATASYNC ? "fdatasync"
+                       : f & FIOR_SYNC_ON_CLOSE ? "fsync_on_close"
                        : f & FIOR_SYNC_END_FSYNC ? "end_fsync" : "none";
     const char *after = f & FIOR_SYNC_O_SYNC ? " after O_SYNC writes"
                         : f & FIOR_SYNC_O_DSYNC ? " after O_DSYNC writes"

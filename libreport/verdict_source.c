@@ -92,9 +92,15 @@ fior_verdict fior__vno_timed_syncs(const fior_job *j, fior__judged *o)
     if (old && (j->sync_requested || (f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC))))
         return fior__vsay(o, FIOR_UNKNOWN, "%s does not time fsync/fdatasync (fio records their latency from 3.4 on): this "
                    "job's syncs ran but were not measured; run it with fio 3.4 or later", j->fio_version);
+    if ((f & FIOR_SYNC_ON_CLOSE) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
+        return fior__vsay(o, FIOR_NOT_JUDGED, "fsync_on_close=1 makes one fsync as each file is closed, which fio does "
+                   "not time: nothing here measures a sync; run with fdatasync=1 to time one after every write");
     if ((f & FIOR_SYNC_END_FSYNC) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
         return fior__vsay(o, FIOR_NOT_JUDGED, "end_fsync=1 makes one fsync when the job ends, which fio does not time: "
                    "nothing here measures a sync; run with fdatasync=1 to time one after every write");
+    if (j->sync_requested && j->samples_known && j->samples > 0)
+        return fior__vsay(o, FIOR_UNKNOWN, "fio counted %llu syncs of this job but timed none (gtod_reduce=1 or "
+                   "disable_clat=1?): run it without them", (unsigned long long)j->samples);
     if (j->sync_requested)
         return fior__vsay(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
     if (old)

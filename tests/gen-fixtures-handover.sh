@@ -3,7 +3,7 @@
 # gen-fixtures-handover.sh — regenerates tests/fixtures/handover/: real fio outputs as operators hand them
 # over (pasted from containers, quoted in a mail, prefixed by a log collector, saved by PowerShell), and the
 # fio option values fio cuts at ',' and ':'. The tests read the committed files; they never run this script.
-#     make tests && sh tests/gen-fixtures-handover.sh
+#     make tests && sh tests/gen-fixtures-handover.sh [SECTION...]   # runs pidns options damage (default all)
 # Every run is small (bs=2300, fdatasync=1, a few hundred writes) in a scratch dir under /tmp (ext4 here).
 # The failing run is a real fio run whose fdatasyncs tests/faultshim.so delays by 15 ms (a slow disk).
 # The hand-over damage is made at the end from the real outputs by the tools' own transformation (awk,
@@ -27,7 +27,7 @@ run() {  # run OUTFILE FIO-ARGS...: stdout and stderr as an operator saves them
   echo "wrote $1"
 }
 runjson() {  # stdout only (fio --output-format=json > f)
-  fx_run json "$@"
+  fx_run json "$@" --output-format=json
   rm -f "$WORK"/*.0 "$WORK"/*.[0-9]*
   echo "wrote $1"
 }
@@ -35,9 +35,6 @@ slow() {  # each fdatasync of a file whose name holds "slow" waits 15 ms first
   LD_PRELOAD=$SHIM FAULT_CALL=fdatasync FAULT_DELAY_MS=15 FAULT_PATH_SUBSTR=slow "$@"
 }
 
-# a failing run (p99 >= 15 ms) and a passing one, normal text and JSON
-slow run  "$V-slow.txt"  --name=slowdisk $COMMON --size=460000
-slow runjson "$V-slow.json" --name=slowdisk $COMMON --size=460000 --output-format=json
 # the passing run must pass on this disk: on a busy machine its p99 can go over 10 ms, so it is run again
 # (at most 10 times) until etcd-fio judges it PASS; the failing run fails whatever the load
 ETCD_FIO=${ETCD_FIO:-$TOP/build/etcd-fio}
@@ -46,7 +43,18 @@ fast() {  # fast OUTFILE FIO-ARGS...
   i=0
   until run "$@" && passes "$OUT/$1"; do i=$((i + 1)); [ $i -lt 10 ] || { echo "$1 never passed" >&2; exit 1; }; done
 }
+want() { case " ${SECTIONS} " in *" $1 "*) return 0;; esac; return 1; }
+SECTIONS=${*:-runs pidns options damage}
+
+# a failing run (p99 >= 15 ms) and a passing one, normal text and JSON
+if want runs; then
+slow run  "$V-slow.txt"  --name=slowdisk $COMMON --size=460000
+slow runjson "$V-slow.json" --name=slowdisk $COMMON --size=460000
 fast "$V-fast.txt" --name=fastdisk $COMMON --size=460000
+# gtod_reduce: fio counts the syncs (issued rwts: short=) but times none
+run "$V-gtod-reduce.txt" --name=untimed $COMMON --size=460000 --gtod_reduce=1
+fi
+if want pidns; then
 
 # two container runs (fio in its own pid namespace, as in a pod): the job has the same name and pid in both
 # (fio is the namespace's pid 1 in both, env exec()s it): the slow run first, then a smaller passing one
@@ -62,10 +70,10 @@ rm -f "$WORK"/*.0
 echo "wrote $V-pidns-slow.txt $V-pidns-fast.txt"
 
 
-# gtod_reduce: fio counts the syncs (issued rwts: short=) but times none
-run "$V-gtod-reduce.txt" --name=untimed $COMMON --size=460000 --gtod_reduce=1
+fi
 
 # fio's parse.c cuts a value at ',' and ':' (sync: opt_len(); bools and ints: the number before it)
+if want options; then
 runjson "$V-sync-dsync-comma.json" --name=dsc $COMMON --size=460000 --sync=dsync,
 runjson "$V-sync-1-comma.json"     --name=s1c $COMMON --size=460000 --sync=1,
 runjson "$V-sync-sync-colon.json"  --name=ssc $COMMON --size=460000 --sync=sync:
@@ -80,8 +88,10 @@ run "$V-fsync-on-close.txt" --name=foc --directory=$WORK --rw=write --ioengine=s
 run "$V-trim-error.txt" --name=trimjob --directory=$WORK --rw=trim --ioengine=sync --bs=4k --size=64k \
     --fdatasync=1 || true
 runjson "$V-trim-error.json" --name=trimjob --directory=$WORK --rw=trim --ioengine=sync --bs=4k --size=64k \
-    --fdatasync=1 --output-format=json || true
+    --fdatasync=1 || true
+fi
 
+if want damage; then
 # ---- hand-over damage, from the real outputs above ----
 S=$OUT/$V-slow.txt
 F=$OUT/$V-fast.txt
@@ -125,4 +135,5 @@ awk '{ printf "2026-12-02T12:00:%02d.%07dZ %s\n", NR % 60, NR * 31, $0 }' "$S" >
 sed 's/$/   /' "$S" > "$OUT/hand-trailing-blanks.txt"
 sed 's/$/\r/' "$S" > "$OUT/hand-crlf.txt"
 sed 's/^        /\t/; s/^    /\t/' "$S" > "$OUT/hand-tabs.txt"
+fi
 echo "done: $OUT"
