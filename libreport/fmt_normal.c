@@ -171,6 +171,19 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     if (!p || fior__parse_u64(&p, &v) || v > 1000000)
         return bad(s, "'err=N' in the job header");
     b->j.error = neg ? -(int)v : (int)v;
+    /* "err=25 (file:ioengines.c:399, func=td_io_queue, error=Inappropriate ioctl for device): pid=…"
+     * (stat.c show_thread_status_normal: td_verror's text and function) */
+    const char *et = b->j.error ? strstr(mark, ", error=") : NULL, *fn = et ? strstr(mark, "func=") : NULL;
+    if (et) {
+        et += 8;
+        const char *ee = strstr(et, "): ");
+        size_t en = ee ? (size_t)(ee - et) : strcspn(et, ")");
+        size_t fl = fn && fn < et ? strcspn(fn + 5, ",)") : 0;
+        char *txt = NULL;
+        if (asprintf(&txt, fl ? "%.*s (%.*s)" : "%.*s", (int)en, et, (int)fl, fl ? fn + 5 : "") < 0)
+            return nomem(s);
+        b->j.error_text = txt;
+    }
     p = find_key(mark, "pid");
     memset(&s->cur, 0, sizeof s->cur);
     if (p && !fior__parse_u64(&p, &v) && v < 100000000) {

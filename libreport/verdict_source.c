@@ -128,6 +128,8 @@ fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__ju
     if (v == FIOR_FAIL)
         return fior__vsay(o, FIOR_FAIL, "%s, measured before the run's end (%s)", was, why);
     o->j.value_known = v == FIOR_PASS ? 0 : o->j.value_known;
+    if (j->error && !j->defect && v == FIOR_UNKNOWN) /* the end reason names fio's error already: said once */
+        return fior__vsay(o, FIOR_UNKNOWN, "%s", why);
     return fior__vsay(o, FIOR_UNKNOWN, "%s; until then: %s", why, was);
 }
 

@@ -227,6 +227,9 @@ typedef struct fior_job {
     uint64_t    io_goal_bytes;     /* the bytes its options ask for, 0 when they do not say */
     uint64_t    runtime_ms;        /* how long the job ran (JSON job_runtime, normal output's write line) */
     uint64_t    runtime_goal_ms;   /* its runtime= option, 0 when none */
+    const char *error_text;        /* fio's words for `error` ("Inappropriate ioctl for device (td_io_queue)"
+                                    * from a job header's "error=…, func=…"; a JSON job's from strerror()),
+                                    * NULL when error is 0 */
 } fior_job;
 
 typedef struct fior_report fior_report;
