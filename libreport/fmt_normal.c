@@ -476,6 +476,8 @@ static fior_status run_reset(nstate *s)
         return st;
     fior__strmap_free(&s->jidx);
     memset(&s->jidx, 0, sizeof s->jidx);
+    free(s->err_line);
+    s->err_line = NULL;
     descs_free(s);
     free(s->version);
     s->version = NULL;
@@ -521,7 +523,11 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
         s.lineno++;
         st = finish_job(&s);
     }
-    if (st == FIOR_OK && !r->njobs)
+    if (st == FIOR_OK && r->njobs == s.run_first && s.run_fio && s.err_line) { /* fio's error, no result */
+        fior__seterr(r, "%s:%zu: fio stopped the job on its error before any result: %s; fix what fio names and run "
+                     "it again", source, s.err_lineno, s.err_line);
+        st = FIOR_E_PARSE;
+    } else if (st == FIOR_OK && !r->njobs)
         st = bad(&s, s.fio_seen ? "a job result 'NAME: (groupid=G, jobs=J): err= E: …' (output cut short?)"
                                 : "fio output: no job result 'NAME: (groupid=G, …' found");
     else if (st == FIOR_OK && r->njobs == s.run_first && s.run_fio) /* the last run started, no result */
@@ -535,6 +541,7 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     fior__strmap_free(&s.backend);
     free(s.line);
     free(s.version);
+    free(s.err_line);
     free(s.host1);
     free(s.nf);
     free(s.died);

@@ -83,6 +83,8 @@ typedef struct nstate {
     nsig        *died;         /* its "got signal" lines */
     size_t       ndied, diedcap;
     fior__strmap backend;      /* "run\x1fname" of the engine's "etcdwal: NAME: backend N commits" lines */
+    char        *err_line;     /* fio's last "fio: pid=P, err=N/…, error=TEXT" line (after "fio: ") */
+    size_t       err_lineno;
 } nstate;
 
 static inline fior_status nomem(nstate *s)

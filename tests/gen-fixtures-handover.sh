@@ -89,6 +89,9 @@ run "$V-trim-error.txt" --name=trimjob --directory=$WORK --rw=trim --ioengine=sy
     --fdatasync=1 || true
 runjson "$V-trim-error.json" --name=trimjob --directory=$WORK --rw=trim --ioengine=sync --bs=4k --size=64k \
     --fdatasync=1 || true
+# a job that fails before any I/O prints no result, only fio's error line (O_DIRECT on /dev/null: EINVAL)
+run "$V-libaio-null-error.txt" --name=nul --filename=/dev/null --rw=write --ioengine=libaio --direct=1 --bs=4k \
+    --size=64k --fdatasync=1 || true
 fi
 
 if want damage; then

@@ -74,5 +74,9 @@ for f in fio-3.33-trim-error.txt fio-3.33-trim-error.json; do
   if [ $rc = 2 ] && q '.hosts[0].jobs[0].reason | test("err=25 \\(Inappropriate ioctl for device")
         and (test("died|killed|got signal") | not)'; then ok "$f: fio's error text"; else bad "$f: exit $rc"; fi
 done
+# a job that failed before any result: fio's own error line, not "output cut short"
+"$BIN" verdict "$FX/fio-3.33-libaio-null-error.txt" > /dev/null 2> "$T/err"; rc=$?
+if [ $rc = 2 ] && grep -q "fio-3.33-libaio-null-error.txt:6: fio stopped the job on its error before any result: .*error=Invalid argument" "$T/err"
+then ok "libaio on /dev/null: fio's error line"; else bad "libaio on /dev/null: exit $rc: $(cat "$T/err")"; fi
 [ $fails = 0 ] || { echo "it_handover: $fails failed"; exit 1; }
 echo "it_handover: all ok"
