@@ -120,17 +120,14 @@ static void opt_end_value(jdoc *d, jjob *x, int global, int key, const char *s, 
             x->o_sfr = (signed char)(n > 0);
         break;
     case K_O_END_FSYNC:
+    case K_O_FSYNC_ON_CLOSE: { /* on once any value says so */
+        signed char *o = key == K_O_END_FSYNC ? &x->o_end_fsync : &x->o_close_fsync;
         if (truthy(s, n))
-            x->o_end_fsync = 1;
-        else if (x->o_end_fsync < 0)
-            x->o_end_fsync = 0;
+            *o = 1;
+        else if (*o < 0)
+            *o = 0;
         break;
-    case K_O_FSYNC_ON_CLOSE:
-        if (truthy(s, n))
-            x->o_close_fsync = 1;
-        else if (x->o_close_fsync < 0)
-            x->o_close_fsync = 0;
-        break;
+    }
     case K_O_DIRECTORY:
         fior__jsetstr(d, global ? &d->g_directory : &d->b.j.directory, (const unsigned char *)s, n);
         x->own_directory = 1;
