@@ -85,7 +85,9 @@ FZ_FN void fz_check_job(const fior_job *j)
         (void)strlen(j->directory);
     if (j->filename)
         (void)strlen(j->filename);
-    FZ_ASSERT((j->sync_flags & ~0xffu) == 0);
+    if (j->error_text)
+        (void)strlen(j->error_text);
+    FZ_ASSERT((j->sync_flags & ~0x1ffu) == 0);
     FZ_ASSERT(j->end_signal >= 0 && j->end_signal < 1000);
     if (j->etcd_member)
         (void)strlen(j->etcd_member);

@@ -27,6 +27,32 @@ static char *desc_key(const char *name, int group)
     return k;
 }
 
+static fior_status run_reset(nstate *s);
+
+/* A later print of the same job (name, group, pid) replaces the earlier one only when it provably
+ * continues it: both say when they were printed and how long the job had run (its run started at the same
+ * second, give or take the header's and the runtime's rounding), and no count falls (syncs, issued I/O,
+ * runtime). Anything else is another run: two container runs pasted without fio's banner have the same
+ * job name and pid (pid namespaces), and a `Run status` block between prints is no proof either way
+ * (--status-interval prints one after every print). */
+static int continues(const nstate *s, size_t at)
+{
+    const nfact *o = &s->nf[at], *n = &s->cur;
+    const fior_job *oj = &s->r->jobs[at], *nj = &s->job.j;
+    if (!o->has_hdr_s || !n->has_hdr_s || n->hdr_s < o->hdr_s)
+        return 0;
+    if (n->has_rt) { /* the run's start: the print's time less the runtime */
+        int64_t so = o->hdr_s * 1000 - (int64_t)o->rt_ms, sn = n->hdr_s * 1000 - (int64_t)n->rt_ms;
+        if (!o->has_rt || n->rt_ms < o->rt_ms || (sn > so ? sn - so : so - sn) > 2000)
+            return 0;
+    } else if (!n->has_issued || !o->has_issued) {
+        return 0; /* a job killed in its I/O prints no read/write line: then its issued count must grow */
+    }
+    if (o->has_issued && n->has_issued && n->issued_rw < o->issued_rw)
+        return 0;
+    return !(oj->samples_known && nj->samples_known && nj->samples < oj->samples);
+}
+
 static fior_status finish_job(nstate *s)
 {
     fior_status st = fior__nfinish_pct(s);
@@ -36,6 +62,10 @@ static fior_status finish_job(nstate *s)
     s->sec = SEC_NONE;
     if (s->job.j.has_sync && s->job.j.samples_known && !s->job.j.samples)
         s->job.j.samples_known = 0; /* sync latencies without a counted sync: not a count to trust */
+    /* syncs that show (fio's sync heading, a sync percentile table, a sync count) but no latency to judge
+     * (gtod_reduce=1, disable_clat=1, a print cut short): the job asked for syncs, never "no sync" */
+    if (!s->job.j.has_sync && (s->sync_shown || (s->job.j.samples_known && s->job.j.samples > 0)))
+        s->job.j.sync_requested = 1;
     fior__job_sort(&s->job);
     /* client/server: fio's sum over the clients repeats their samples; each client is judged on its own.
      * It is fio's sum only in client output (hostname= lines) with fio's pid=0: a real job that happens to
@@ -44,24 +74,33 @@ static fior_status finish_job(nstate *s)
         fior__job_clear(&s->job);
         return FIOR_OK;
     }
-    /* a --status-interval normal output repeats every job: the later print of the same process wins */
+    /* a --status-interval normal output repeats every job: the later print of the same process wins when
+     * it continues the earlier one; else a new run starts here */
     fior_job *j = &s->job.j;
-    j->run = s->run;
     char *key = NULL;
-    s->prints++;
     if (j->pid >= 0) {
         if (!(key = job_key(j))) {
             fior__job_clear(&s->job);
             return nomem(s);
         }
         size_t *at = fior__strmap_find(&s->jidx, key);
-        if (at) {
+        if (at && continues(s, *at)) {
             free(key);
+            j->run = s->run;
+            s->prints++;
             fior__report_replace(s->r, *at, &s->job);
             fior__nnote_print(s, *at);
             return FIOR_OK;
         }
+        fior_status st2 = at ? run_reset(s) : FIOR_OK;
+        if (st2 != FIOR_OK) {
+            free(key);
+            fior__job_clear(&s->job);
+            return st2;
+        }
     }
+    j->run = s->run;
+    s->prints++;
     size_t idx = s->r->njobs;
     nfact *nf = fior__grow(s->nf, &s->nfcap, idx, sizeof *nf, 16);
     if (!nf) {
@@ -80,6 +119,28 @@ static fior_status finish_job(nstate *s)
     if (key && fior__strmap_put(&s->jidx, key, idx))
         return nomem(s);
     return FIOR_OK;
+}
+
+/* The time after "pid=P:" in a job header, as ctime() prints it (stat.c show_thread_status_normal: the
+ * time of the print): " Wed Dec  2 12:55:26 2026". Seconds since an arbitrary epoch; 0 on success. */
+static int header_time(const char *p, int64_t *out)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    char mon[4];
+    int day, hh, mm, ss, year, m = -1;
+    if (sscanf(p, " %*3s %3s %d %d:%d:%d %d", mon, &day, &hh, &mm, &ss, &year) != 6)
+        return -1;
+    for (int i = 0; i < 12; i++)
+        if (!memcmp(mon, months + 3 * i, 3))
+            m = i;
+    if (m < 0 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 || year < 1970 || year > 9999)
+        return -1;
+    /* days from civil (H. Hinnant's algorithm), March-based years */
+    int y = year - (m < 2), mp = (m + 9) % 12;
+    int64_t era = y / 400, yoe = y - era * 400, doy = (153 * mp + 2) / 5 + day - 1;
+    int64_t days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    *out = ((days * 24 + hh) * 60 + mm) * 60 + ss;
+    return 0;
 }
 
 static fior_status job_header(nstate *s, const char *line, const char *host, const char *mark)
@@ -110,16 +171,33 @@ static fior_status job_header(nstate *s, const char *line, const char *host, con
     if (!p || fior__parse_u64(&p, &v) || v > 1000000)
         return bad(s, "'err=N' in the job header");
     b->j.error = neg ? -(int)v : (int)v;
+    /* "err=25 (file:ioengines.c:399, func=td_io_queue, error=Inappropriate ioctl for device): pid=…"
+     * (stat.c show_thread_status_normal: td_verror's text and function) */
+    const char *et = b->j.error ? strstr(mark, ", error=") : NULL, *fn = et ? strstr(mark, "func=") : NULL;
+    if (et) {
+        et += 8;
+        const char *ee = strstr(et, "): ");
+        size_t en = ee ? (size_t)(ee - et) : strcspn(et, ")");
+        size_t fl = fn && fn < et ? strcspn(fn + 5, ",)") : 0;
+        char *txt = NULL;
+        if (asprintf(&txt, fl ? "%.*s (%.*s)" : "%.*s", (int)en, et, (int)fl, fl ? fn + 5 : "") < 0)
+            return nomem(s);
+        b->j.error_text = txt;
+    }
     p = find_key(mark, "pid");
-    if (p && !fior__parse_u64(&p, &v) && v < 100000000)
-        b->j.pid = (long)v;
     memset(&s->cur, 0, sizeof s->cur);
+    if (p && !fior__parse_u64(&p, &v) && v < 100000000) {
+        b->j.pid = (long)v;
+        if (*p == ':')
+            s->cur.has_hdr_s = !header_time(p + 1, &s->cur.hdr_s);
+    }
     p = find_key(mark, "jobs");
     if (p && !fior__parse_u64(&p, &v) && v < 100000000)
         s->cur.jobs_j = v;
     s->in_job = 1;
     s->sec = SEC_NONE;
     s->sync_lines = s->issued_lines = 0;
+    s->sync_shown = 0;
     return FIOR_OK;
 }
 
@@ -243,6 +321,7 @@ static fior_status job_line(nstate *s, const char *p)
         fior__nddir_io(s, p, 0);
     } else if (starts(p, "fsync/fdatasync/sync_file_range")) {
         s->sec = SEC_SYNC;
+        s->sync_shown = 1;
     } else if (starts(p, "clat (") && s->sec == SEC_WRITE) {
         double avg;
         uint64_t unit = fior__nunit_at(p + 4);
@@ -259,6 +338,7 @@ static fior_status job_line(nstate *s, const char *p)
         if (!s->pct_unit)
             return bad(s, "a unit '(nsec)', '(usec)' or '(msec)' after 'percentiles'");
         s->pct_target = starts(p, "sync percentiles");
+        s->sync_shown |= s->pct_target;
         if (s->pct_target && s->job.j.npct)
             return bad(s, "one 'sync percentiles' block per job");
         s->pct_rows = 0;
@@ -271,8 +351,8 @@ static fior_status job_line(nstate *s, const char *p)
 static fior_status one_line(nstate *s, char *line)
 {
     size_t n = strlen(line);
-    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n'))
-        line[--n] = '\0';
+    while (n && (line[n - 1] == '\r' || line[n - 1] == '\n' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+        line[--n] = '\0'; /* a terminal copy's trailing blanks too: a percentile row must end in ']' or ',' */
     const char *host = strip_host(&line, n);
     const char *p = skip_ws(line);
 
@@ -385,10 +465,19 @@ static fior_status new_run(nstate *s)
         return s->run_summary ? bad(s, "a job result 'NAME: (groupid=G, …' in the fio run that ends before "
                                        "this line (it was cut short: its summary has no job)")
                               : FIOR_OK;
-    if ((st = finish_input(s)) != FIOR_OK)
+    return run_reset(s);
+}
+
+/* The current run's jobs get its version and engines; what follows is another run. */
+static fior_status run_reset(nstate *s)
+{
+    fior_status st = finish_input(s);
+    if (st != FIOR_OK)
         return st;
     fior__strmap_free(&s->jidx);
     memset(&s->jidx, 0, sizeof s->jidx);
+    free(s->err_line);
+    s->err_line = NULL;
     descs_free(s);
     free(s->version);
     s->version = NULL;
@@ -434,7 +523,11 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
         s.lineno++;
         st = finish_job(&s);
     }
-    if (st == FIOR_OK && !r->njobs)
+    if (st == FIOR_OK && r->njobs == s.run_first && s.run_fio && s.err_line) { /* fio's error, no result */
+        fior__seterr(r, "%s:%zu: fio stopped the job on its error before any result: %s; fix what fio names and run "
+                     "it again", source, s.err_lineno, s.err_line);
+        st = FIOR_E_PARSE;
+    } else if (st == FIOR_OK && !r->njobs)
         st = bad(&s, s.fio_seen ? "a job result 'NAME: (groupid=G, jobs=J): err= E: …' (output cut short?)"
                                 : "fio output: no job result 'NAME: (groupid=G, …' found");
     else if (st == FIOR_OK && r->njobs == s.run_first && s.run_fio) /* the last run started, no result */
@@ -448,6 +541,7 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     fior__strmap_free(&s.backend);
     free(s.line);
     free(s.version);
+    free(s.err_line);
     free(s.host1);
     free(s.nf);
     free(s.died);

@@ -102,6 +102,13 @@ typedef struct fior__reader {
 const fior__reader *fior__readers(size_t *n);
 const fior__reader *fior__reader_named(const char *name);  /* NULL when there is none */
 
+/* The first stage of every text reader (handover.c): what tools did to an output on its way here undone
+ * (UTF-16/UTF-8 BOMs, CRLF and trailing blanks, mail quoting, kubectl/CRI/journalctl/CI line prefixes).
+ * 0 and *out NULL when buf needs nothing; 0 and a malloc'd NUL-terminated copy in *out (*outlen bytes);
+ * -1 when out of memory. fior__handover_needed: buf (a file's first bytes) carries a BOM or a prefix. */
+int         fior__handover(const char *buf, size_t len, char **out, size_t *outlen);
+int         fior__handover_needed(const char *buf, size_t len);
+
 /* Format readers: fill `r` (a fresh scratch report) from the whole input. They set r->err on failure. */
 fior_status fior__parse_normal(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_etcdperf(fior_report *r, const char *source, const char *buf, size_t len);

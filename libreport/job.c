@@ -41,6 +41,7 @@ static void job_free_fields(fior_job *j)
     free((char *)j->end_reason);
     free((char *)j->directory);
     free((char *)j->filename);
+    free((char *)j->error_text);
 }
 
 void fior__job_clear(fior__jobb *b)

@@ -63,7 +63,7 @@ typedef struct jjob {
     size_t      off, pct_off, bins_off;  /* bytes, for messages */
     /* the options that end a job and make its syncs (run_end.c): 0 not given, UINT64_MAX unreadable */
     uint64_t    o_size, o_io_size, o_filesize, o_nrfiles, o_number_ios, o_runtime_ms, o_loops, o_numjobs, o_bs;
-    signed char o_sync, o_direct, o_sfr, o_end_fsync;  /* -1 not given; o_sync 0 none, 1 O_SYNC, 2 O_DSYNC */
+    signed char o_sync, o_direct, o_sfr, o_end_fsync, o_close_fsync;  /* -1 not given; o_sync 0 none, 1 O_SYNC, 2 O_DSYNC */
     int         kb1000, own_directory, own_filename;
     /* counters */
     uint64_t    bytes, ios, reads, read_short, sync_total, eta, ddir_runtime_ms;

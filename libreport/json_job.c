@@ -170,7 +170,7 @@ static void jjob_init(jjob *x)
 {
     memset(x, 0, sizeof *x);
     x->fdatasync = x->fsync = x->gtod = -1;
-    x->o_sync = x->o_direct = x->o_sfr = x->o_end_fsync = -1;
+    x->o_sync = x->o_direct = x->o_sfr = x->o_end_fsync = x->o_close_fsync = -1;
 }
 
 void fior__jjob_begin(jdoc *d)
@@ -411,10 +411,12 @@ static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
     signed char fds = flag_or(x->fdatasync, g->fdatasync), fs = flag_or(x->fsync, g->fsync);
     signed char sy = flag_or(x->o_sync, g->o_sync), dio = flag_or(x->o_direct, g->o_direct);
     signed char sfr = flag_or(x->o_sfr, g->o_sfr), efs = flag_or(x->o_end_fsync, g->o_end_fsync);
+    signed char cfs = flag_or(x->o_close_fsync, g->o_close_fsync);
     j->sync_flags = (x->has_opts ? FIOR_SYNC_OPTIONS : 0) | (fs == 1 ? FIOR_SYNC_FSYNC : 0) |
                     (fds == 1 ? FIOR_SYNC_FDATASYNC : 0) | (sfr == 1 ? FIOR_SYNC_RANGE : 0) |
                     (sy == 1 ? FIOR_SYNC_O_SYNC : 0) | (sy == 2 ? FIOR_SYNC_O_DSYNC : 0) |
-                    (dio == 1 ? FIOR_SYNC_DIRECT : 0) | (efs == 1 ? FIOR_SYNC_END_FSYNC : 0);
+                    (dio == 1 ? FIOR_SYNC_DIRECT : 0) | (efs == 1 || cfs == 1 ? FIOR_SYNC_END_FSYNC : 0) |
+                    (cfs == 1 ? FIOR_SYNC_ON_CLOSE : 0);
 }
 
 /* The document is complete: options of [global] fill in what a job's own options leave out. */

@@ -35,6 +35,8 @@ typedef struct nfact {
     uint64_t issued_w, short_w;  /* its writes, and short ones (3.4-3.42: with sync_file_ranges) */
     uint64_t wbytes, wquant;     /* the bytes of its write line, and one unit of how they are printed */
     int      has_wbytes;
+    int64_t  hdr_s;              /* its header's time ("pid=P: Wed Dec  2 12:55:26 2026", the print's time), */
+    int      has_hdr_s;          /* in seconds from an arbitrary epoch (only differences are used) */
 } nfact;
 
 typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a job process died */
@@ -64,6 +66,7 @@ typedef struct nstate {
     size_t       pct_rows, pct_start;
     int          pct_open;     /* last entry ended with ',' */
     int          sync_lines, issued_lines;  /* of the current job: each at most once */
+    int          sync_shown;   /* ... its print has a sync heading or sync percentiles */
     unsigned     run;          /* fior_job.run of the jobs being read */
     size_t       run_first;    /* index in r->jobs of the current run's first job */
     int          run_fio;      /* the current run has shown fio's banner or a job description */
@@ -80,6 +83,8 @@ typedef struct nstate {
     nsig        *died;         /* its "got signal" lines */
     size_t       ndied, diedcap;
     fior__strmap backend;      /* "run\x1fname" of the engine's "etcdwal: NAME: backend N commits" lines */
+    char        *err_line;     /* fio's last "fio: pid=P, err=N/…, error=TEXT" line (after "fio: ") */
+    size_t       err_lineno;
 } nstate;
 
 static inline fior_status nomem(nstate *s)

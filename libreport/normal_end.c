@@ -5,6 +5,7 @@
  * died), the print of a dead job (syncs, no read/write line, an idle cpu line) and an interim last print of
  * a --status-interval stream (its runtime one interval after the print before) say more. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "normal_doc.h"
 
@@ -95,7 +96,17 @@ fior_status fior__nfio_says(nstate *s, const char *p, int *mine)
         }
     }
     long pid;
-    int sig, end = 0;
+    int sig, end = 0, err;
+    /* td_verror (backend.c/…): "fio: pid=6438, err=22/file:filesetup.c:805, func=open(/dev/null),
+     * error=Invalid argument" — a job that fails before its I/O prints no result at all: kept to name it */
+    if (sscanf(p, "fio: pid=%ld, err=%d/%n", &pid, &err, &end) == 2 && err != 0 && end > 0) {
+        free(s->err_line);
+        if (!(s->err_line = strdup(p + 5)))
+            return nomem(s);
+        s->err_lineno = s->lineno;
+        return FIOR_OK; /* not *mine: a job's name could start so too */
+    }
+    end = 0;
     /* the whole line: a job may be named "fio: pid=1, got signal=9" (its header goes on after the name) */
     if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sig, &end) == 2 && sig > 0 && !p[end]) {
         *mine = 1;

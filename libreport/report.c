@@ -78,7 +78,17 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
         return FIOR_E_NOMEM;
     }
     fior_status st = FIOR_E_FORMAT;
-    size_t i = 0, nrd;
+    char *plain = NULL; /* the input as fio wrote it, when it was handed over in another form */
+    size_t plen = 0, i = 0, nrd;
+    if (fior__handover(buf, len, &plain, &plen)) {
+        fior__seterr(r, "%s: out of memory", source);
+        fior_report_free(tmp);
+        return FIOR_E_NOMEM;
+    }
+    if (plain) {
+        buf = plain;
+        len = plen;
+    }
     while (i < len && fior__is_space(buf[i]))
         i++;
     const fior__reader *rd = fior__readers(&nrd), *use = NULL;
@@ -106,6 +116,7 @@ fior_status fior_parse_buffer(fior_report *r, const char *source, const char *bu
     else
         r->format = tmp->format;
     fior_report_free(tmp);
+    free(plain);
     return st;
 }
 
@@ -196,6 +207,8 @@ static fior_status read_all(fior_report *r, const char *path, FILE *f, uint64_t 
             }
             break;
         }
+        if (js && fior__handover_needed(buf + line, len - line)) /* fior_parse_buffer undoes it: read it all */
+            js = NULL;
         if (js && js->detect(buf + line, len - line)) { /* only the lines not looked at yet */
             if (!earlier_claims(buf, len)) {
                 *json = 1;

@@ -33,6 +33,7 @@ char *fior_sync_flags_name(char *buf, size_t n, unsigned f)
                        : (f & FIOR_SYNC_FSYNC) && (f & FIOR_SYNC_FDATASYNC) ? "fsync and fdatasync"
                        : f & FIOR_SYNC_FSYNC ? "fsync"
                        : f & FIOR_SYNC_FDATASYNC ? "fdatasync"
+                       : f & FIOR_SYNC_ON_CLOSE ? "fsync_on_close"
                        : f & FIOR_SYNC_END_FSYNC ? "end_fsync" : "none";
     const char *after = f & FIOR_SYNC_O_SYNC ? " after O_SYNC writes"
                         : f & FIOR_SYNC_O_DSYNC ? " after O_DSYNC writes"
@@ -357,12 +358,22 @@ int fior__job_end(fior_job *j, const fior__endfacts *f)
     progress(prog, sizeof prog, f);
     const char *at = prog[0] ? " after " : "";
     int by_slack = 0, rc = f->died ? 0 : reached(f, r, sizeof r, &by_slack);
+    if (j->error > 0 && !j->error_text) { /* JSON has the number only: fio's text is td_verror's strerror() */
+        char eb[128];
+        const char *t = strerror_r(j->error, eb, sizeof eb);
+        if (fior__job_set(&j->error_text, t, strlen(t)))
+            return -1;
+    }
     /* short of its runtime by less than the rounding slack, and one status interval after the document
      * before: the last interim document of a stream cut just before the end, not the final one */
     char r2[128];
     if (rc > 0 && by_slack && interim(f, r2, sizeof r2))
         rc = -2;
-    if (f->died) {
+    if (j->error) { /* fio ended the job on its error: that, in fio's words, not a guess at a death */
+        e = FIOR_END_DIED;
+        snprintf(why, sizeof why, "fio stopped the job on its error err=%d (%s)%s%s: fix what fio names and run "
+                 "the job again", j->error, j->error_text ? j->error_text : "no text", at, prog);
+    } else if (f->died) {
         e = FIOR_END_DIED;
         died_reason(f, why, sizeof why);
     } else if (f->cut_inside) {

@@ -324,7 +324,8 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     if (j->defect && !j->bucketed) /* a bucketed job's defect is told with its histogram below */
         return fior__vsay(o, FIOR_UNKNOWN, "%s", j->defect);
     if (j->error)
-        return fior__vsay(o, FIOR_UNKNOWN, "fio reported err=%d for this job", j->error);
+        return fior__vsay(o, FIOR_UNKNOWN, "fio reported err=%d (%s) for this job", j->error,
+                          j->error_text ? j->error_text : "no text");
     if (j->bucketed)
         return judge_buckets(j, &c, T, o, what, ps, ts);
     if (!j->has_sync || (j->samples_known && j->samples == 0))

@@ -92,9 +92,15 @@ fior_verdict fior__vno_timed_syncs(const fior_job *j, fior__judged *o)
     if (old && (j->sync_requested || (f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC))))
         return fior__vsay(o, FIOR_UNKNOWN, "%s does not time fsync/fdatasync (fio records their latency from 3.4 on): this "
                    "job's syncs ran but were not measured; run it with fio 3.4 or later", j->fio_version);
+    if ((f & FIOR_SYNC_ON_CLOSE) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
+        return fior__vsay(o, FIOR_NOT_JUDGED, "fsync_on_close=1 makes one fsync as each file is closed, which fio does "
+                   "not time: nothing here measures a sync; run with fdatasync=1 to time one after every write");
     if ((f & FIOR_SYNC_END_FSYNC) && !(f & (FIOR_SYNC_FSYNC | FIOR_SYNC_FDATASYNC)))
         return fior__vsay(o, FIOR_NOT_JUDGED, "end_fsync=1 makes one fsync when the job ends, which fio does not time: "
                    "nothing here measures a sync; run with fdatasync=1 to time one after every write");
+    if (j->sync_requested && j->samples_known && j->samples > 0)
+        return fior__vsay(o, FIOR_UNKNOWN, "fio counted %llu syncs of this job but timed none (gtod_reduce=1 or "
+                   "disable_clat=1?): run it without them", (unsigned long long)j->samples);
     if (j->sync_requested)
         return fior__vsay(o, FIOR_UNKNOWN, "job asks for fsync/fdatasync but no sync latency was recorded");
     if (old)
@@ -122,6 +128,8 @@ fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__ju
     if (v == FIOR_FAIL)
         return fior__vsay(o, FIOR_FAIL, "%s, measured before the run's end (%s)", was, why);
     o->j.value_known = v == FIOR_PASS ? 0 : o->j.value_known;
+    if (j->error && !j->defect && v == FIOR_UNKNOWN) /* the end reason names fio's error already: said once */
+        return fior__vsay(o, FIOR_UNKNOWN, "%s", why);
     return fior__vsay(o, FIOR_UNKNOWN, "%s; until then: %s", why, was);
 }
 

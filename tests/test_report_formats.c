@@ -223,16 +223,35 @@ static void normal_errors_and_edge_cases(void **state)
     r = parse_str("job: (groupid=x, jobs=1): err= 0: pid=1\n", FIOR_E_PARSE);
     assert_non_null(strstr(fior_report_error(r), "t.txt:1: expected 'groupid=N'"));
     fior_report_free(r);
-    /* a status-interval normal output prints the same job (same pid) again: the last print wins */
+    /* the same job (same name and pid) printed again with nothing that proves it continues the first print
+     * (no print time, no runtime): two runs, both judged — never the second replacing the first */
     r = parse_str("job: (groupid=0, jobs=1): err= 0: pid=9: Mon\n  fsync/fdatasync/sync_file_range:\n"
                   "    sync (msec): min=50, max=90, avg=60.00, stdev=1.00\n"
                   "    sync percentiles (msec):\n     | 99.00th=[   80]\n"
                   "job: (groupid=0, jobs=1): err= 0: pid=9: Mon\n  fsync/fdatasync/sync_file_range:\n"
                   "    sync (usec): min=50, max=90, avg=60.00, stdev=1.00\n"
                   "    sync percentiles (usec):\n     | 99.00th=[   80]\n", FIOR_OK);
-    assert_int_equal(fior_report_njobs(r), 1);
-    assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 80000);
+    assert_int_equal(fior_report_njobs(r), 2);
+    assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 80000000);
+    assert_int_equal(fior_report_job(r, 1)->run, fior_report_job(r, 0)->run + 1);
     fior_report_free(r);
+    /* a status print that continues the first (its run started at the same second: print time less
+     * runtime; counts grow) replaces it; the same print with a count that falls is another run */
+#define SPRINT(T, RT, N) "job: (groupid=0, jobs=1): err= 0: pid=9: Wed Dec  2 12:55:" T " 2026\n" \
+    "  write: IOPS=5, BW=5KiB/s (5kB/s)(449KiB/" RT "msec); 0 zone resets\n" \
+    "  fsync/fdatasync/sync_file_range:\n    sync (usec): min=50, max=90, avg=60.00, stdev=1.00\n" \
+    "    sync percentiles (usec):\n     | 99.00th=[   80]\n" \
+    "     issued rwts: total=0," N ",0,0 short=" N ",0,0,0 dropped=0,0,0,0\n\nRun status group 0 (all jobs):\n"
+    r = parse_str(SPRINT("20", "1000", "300") SPRINT("22", "3010", "900"), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 1);
+    fior_report_free(r);
+    r = parse_str(SPRINT("20", "1000", "300") SPRINT("22", "3010", "200"), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    fior_report_free(r);
+    r = parse_str(SPRINT("20", "1000", "300") SPRINT("29", "3010", "900"), FIOR_OK); /* started 5 s later */
+    assert_int_equal(fior_report_njobs(r), 2);
+    fior_report_free(r);
+#undef SPRINT
     /* CRLF line ends */
     r = parse_str("job: (groupid=0, jobs=1): err= 0: pid=1: Mon\r\n  fsync/fdatasync/sync_file_range:\r\n"
                   "    sync (usec): min=50, max=90, avg=60.00, stdev=1.00\r\n"

@@ -143,6 +143,7 @@ typedef enum fior_end {
 #define FIOR_SYNC_O_DSYNC   0x020u /* sync=dsync: O_DSYNC, likewise */
 #define FIOR_SYNC_DIRECT    0x040u /* direct=1 (O_DIRECT) */
 #define FIOR_SYNC_END_FSYNC 0x080u /* end_fsync=1 or fsync_on_close=1: syncs at the end that fio does not time */
+#define FIOR_SYNC_ON_CLOSE  0x100u /* fsync_on_close=1 (FIOR_SYNC_END_FSYNC is set with it) */
 
 /* The physical floor (fior_criteria_set_floor): no flush of a write to a block device takes less. Measured
  * on this project's machine (bench/flush_floor.sh, man libfioreport(3)): the fastest real fdatasync, ext4
@@ -226,6 +227,9 @@ typedef struct fior_job {
     uint64_t    io_goal_bytes;     /* the bytes its options ask for, 0 when they do not say */
     uint64_t    runtime_ms;        /* how long the job ran (JSON job_runtime, normal output's write line) */
     uint64_t    runtime_goal_ms;   /* its runtime= option, 0 when none */
+    const char *error_text;        /* fio's words for `error` ("Inappropriate ioctl for device (td_io_queue)"
+                                    * from a job header's "error=…, func=…"; a JSON job's from strerror()),
+                                    * NULL when error is 0 */
 } fior_job;
 
 typedef struct fior_report fior_report;
