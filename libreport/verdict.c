@@ -205,6 +205,7 @@ fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *cin, fior__
         return judge_exact(j, &c, o);
     judge_exact(j, &c, o);
     fior__vtmpfs_rule(j, o);
+    fior__vmedium_rule(j, o);
     return fior__vend_rule(j, &c, o);
 }
 

@@ -138,6 +138,7 @@ static void libaio_versions(void **state)
         mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
         t.j.ioengine = "libaio";
         t.j.fio_version = cases[i].version;
+        t.j.medium = FIOR_MEDIUM_DISK; /* device evidence: only the libaio latency bug decides here */
         fior__judged o;
         if (judge1(&t, &o) != cases[i].v)
             fail_msg("%s: %s (%s)", cases[i].version ? cases[i].version : "(null)",
@@ -145,6 +146,54 @@ static void libaio_versions(void **state)
         t.j.ioengine = "sync";  /* the bug is libaio's only */
         assert_int_equal(judge1(&t, &o), FIOR_PASS);
     }
+}
+
+/* Async engines' syncs on fio 3.4-3.34 (io_u.c io_completed times a failed sync and drops its error) pass
+ * only with device evidence; fio 3.35 ends the job on the error instead. A PASS without any evidence of the
+ * medium says its medium was inferred; evidence of no disk takes the PASS away. */
+static void async_failed_syncs(void **state)
+{
+    (void)state;
+    static const char *const eng[] = {"io_uring", "posixaio", "libaio"};
+    for (size_t i = 0; i < 3; i++) {
+        tjob t;
+        fior__judged o;
+        mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 1 * MS});
+        t.j.ioengine = eng[i];
+        t.j.fio_version = "fio-3.30";
+        assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+        assert_non_null(strstr(o.reason, "times a sync that failed"));
+        assert_false(o.j.value_known);
+        t.j.fio_version = NULL; /* not known: the versions that do it are the common ones */
+        assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+        t.j.fio_version = "fio-3.30";
+        t.j.medium = FIOR_MEDIUM_DISK;
+        assert_int_equal(judge1(&t, &o), FIOR_PASS);
+        assert_false(o.j.medium_inferred);
+        if (strcmp(eng[i], "libaio")) { /* libaio 3.31-3.40 has its own latency bug */
+            t.j.medium = FIOR_MEDIUM_UNKNOWN;
+            t.j.fio_version = "fio-3.35";
+            assert_int_equal(judge1(&t, &o), FIOR_PASS);
+            assert_true(o.j.medium_inferred);
+        }
+    }
+    tjob t;
+    fior__judged o;
+    mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 1 * MS});
+    t.j.ioengine = "psync";
+    t.j.fio_version = "fio-3.33";
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_true(o.j.medium_inferred);
+    t.j.medium = FIOR_MEDIUM_NOT_DISK;
+    t.j.medium_reason = "fio's disk stats show zram1, compressed RAM";
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "zram1"));
+    t.j.medium_reason = NULL;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    /* a slow run stays a FAIL: the rule only takes a PASS away */
+    mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 20 * MS});
+    t.j.medium = FIOR_MEDIUM_NOT_DISK;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
 }
 
 /* A pasted result block has no ioengine: the bug's signature (an absurd max) on a fio that may have it */
@@ -324,6 +373,7 @@ int main(void)
         cmocka_unit_test(thresholds_by_role),
         cmocka_unit_test(forced_unknown),
         cmocka_unit_test(libaio_versions),
+        cmocka_unit_test(async_failed_syncs),
         cmocka_unit_test(garbage_signature_without_engine),
         cmocka_unit_test(no_sync_not_judged),
         cmocka_unit_test(neighbours),
