@@ -260,6 +260,58 @@ static void engine_marker_by_pid(void **state)
     free(text);
 }
 
+/* etcd's /metrics: _sum/_count as evidence (tests/fixtures/etcd-metrics, real etcd 3.4.23 with its data dir
+ * on tmpfs), and a federation file judged per member (tests/gen-fixtures-federation.sh). */
+static void metrics_medium(void **state)
+{
+    (void)state;
+    fior_report *r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-tmpfs.prom"), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    fior_result *res = fior_judge(r, NULL);
+    assert_int_equal(fior_result_verdict(res), FIOR_UNKNOWN);
+    for (size_t i = 0; i < 2; i++) { /* the WAL's mean (3.6 us) and, same data dir, the backend's commits */
+        assert_int_equal(fior_result_job(res, i)->verdict, FIOR_UNKNOWN);
+        assert_non_null(strstr(fior_result_job(res, i)->reason, "not on a disk"));
+    }
+    fior_result_free(res);
+    fior_report_free(r);
+    /* the same on a busier run: mean 6.3 us, above the floor: nothing proves it, the PASS says "inferred" */
+    r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-tmpfs-busy.prom"), FIOR_OK);
+    res = fior_judge(r, NULL);
+    assert_int_equal(fior_result_verdict(res), FIOR_PASS);
+    assert_true(fior_result_job(res, 0)->medium_inferred);
+    assert_non_null(strstr(fior_result_job(res, 0)->reason, "inferred"));
+    fior_result_free(res);
+    fior_report_free(r);
+
+    /* two federation scrapes: each member's window with its own process_start_time_seconds */
+    r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/federate-1.prom"), FIOR_OK);
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/federate-2.prom"), FIOR_OK);
+    assert_int_equal(fior_report_window(r), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 4);
+    static const struct { const char *host; fior_role role; uint64_t n; } want[] = {
+        {"m1:2379", FIOR_ROLE_WAL, 50}, {"m1:2379", FIOR_ROLE_BACKEND, 6},
+        {"m2:2379", FIOR_ROLE_WAL, 0}, {"m2:2379", FIOR_ROLE_BACKEND, 0},
+    };
+    for (size_t w = 0; w < 4; w++) {
+        const fior_job *j = NULL;
+        for (size_t i = 0; i < 4; i++) {
+            const fior_job *x = fior_report_job(r, i);
+            if (x->host && !strcmp(x->host, want[w].host) && x->role == want[w].role)
+                j = x;
+        }
+        assert_non_null(j);
+        assert_true(j->window);
+        if (j->defect)
+            fail_msg("%s: %s", j->name, j->defect);
+        assert_int_equal(j->samples, want[w].n);
+    }
+    fior_report_free(r);
+}
+
 /* ---- 11.6 ---- */
 
 static void etcdperf_decimal_percentiles(void **state)
@@ -412,6 +464,7 @@ int main(void)
         cmocka_unit_test(quantile_counts_that_wrap),
         cmocka_unit_test(medium_fixtures),
         cmocka_unit_test(engine_marker_by_pid),
+        cmocka_unit_test(metrics_medium),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
