@@ -158,6 +158,8 @@ static int make_privdir(struct thread_data *td, struct etcdwal_ctx *c)
                 "files, give it a directory (directory=DIR)\n", job_name(td), parent);
         return -1;
     }
+    if (etcdwal_medium(td, parent) != 0)
+        return -1;
     privdir_reap_stale(parent);
     if (privdir_create(&c->pd, parent, job_name(td), getpid(), c->err, sizeof c->err) != 0) {
         log_err("etcdwal: %s\n", c->err);

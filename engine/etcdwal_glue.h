@@ -90,6 +90,11 @@ static inline const char *job_name(struct thread_data *td)
             fprintf(stderr, __VA_ARGS__);          \
     } while (0)
 
+/* etcdwal_medium.c: the filesystem under the job's directory, told in the job's own line ("etcdwal: NAME:
+ * pid=P: medium …", read by libreport's normal reader) so that any output of this engine is judged with it;
+ * -1 (the job refused, said why) on tmpfs or ramfs, where no sync reaches a disk. */
+int etcdwal_medium(struct thread_data *td, const char *dir);
+
 /* etcdwal.c: the init hook (etcdwal_procs.c tells this engine's sibling jobs by it). */
 int etcdwal_init(struct thread_data *td);
 

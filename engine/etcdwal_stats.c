@@ -102,9 +102,11 @@ void etcdwal_summary(struct thread_data *td, struct etcdwal_ctx *c)
     }
     else if (c->db) {
         const bb_stats *s = bb_get_stats(c->db);
-        say("etcdwal: %s: backend %" PRIu64 " commits, %" PRIu64 " pages, %" PRIu64
+        /* "pid=P" as in fio's job header: the reader gives the backend role to this job only, not to every
+         * job of its name (libreport fmt_normal.c) */
+        say("etcdwal: %s: pid=%d: backend %" PRIu64 " commits, %" PRIu64 " pages, %" PRIu64
                  " growths; commit mean=%.3fms p99=%.3fms\n",
-                 job_name(td), s->commits, s->pages_written, s->growths,
+                 job_name(td), (int)td->pid, s->commits, s->pages_written, s->growths,
                  s->commit.count ? ms(s->commit.sum / s->commit.count) : 0.0,
                  ms(hist_quantile(&s->commit, 0.99)));
     }

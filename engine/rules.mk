@@ -2,7 +2,8 @@
 # engine/rules.mk — libetcdwal.so. The WAL/backend model (engine/*.c except the fio glue) has no fio types
 # and is also archived for the unit tests; only the glue (etcdwal*.c, etcdwal_glue.h) is compiled against the
 # configured fio tree, and only into libetcdwal.so.
-ENGINE_GLUE      := engine/etcdwal.c engine/etcdwal_opts.c engine/etcdwal_stats.c engine/etcdwal_procs.c
+ENGINE_GLUE      := engine/etcdwal.c engine/etcdwal_opts.c engine/etcdwal_stats.c engine/etcdwal_procs.c \
+                    engine/etcdwal_medium.c
 ENGINE_GLUE_OBJS := $(patsubst engine/%.c,$(BUILD)/engine/%.glue.o,$(ENGINE_GLUE))
 ENGINE_MODEL_SRCS:= $(filter-out $(ENGINE_GLUE),$(wildcard engine/*.c))
 ENGINE_MODEL_OBJS:= $(patsubst engine/%.c,$(BUILD)/engine/%.o,$(ENGINE_MODEL_SRCS))
@@ -33,7 +34,15 @@ $(ENGINE_GLUE_OBJS): $(BUILD)/engine/%.glue.o: engine/%.c $(wildcard engine/*.h)
 	@mkdir -p $(dir $@)
 	src="$$(sed -n 1p $(FIO_SRC_PATH))"; ver="$$(sed -n 2p $(FIO_SRC_PATH))"; \
 	$(CC) $(ENGINE_CFLAGS) -std=gnu11 -Wno-unused-parameter -DETCDWAL_FIO_VERSION="\"$$ver\"" \
-	  -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
+	  -Itools -isystem "$$src" -include "$$src/config-host.h" -c $< -o $@
+
+# What a directory is on (statfs, mountinfo, a loop device's backing file): the CLI's own fsinfo/fsdev code,
+# compiled on its own into the engine (no other CLI module comes with it).
+ENGINE_FS_OBJS   := $(BUILD)/engine/fsinfo.o $(BUILD)/engine/fsdev.o
+$(ENGINE_FS_OBJS): $(BUILD)/engine/%.o: tools/%.c tools/fsinfo.h $(FLAGS_STAMP) | need-build
+	@mkdir -p $(dir $@)
+	$(CC) $(ENGINE_CFLAGS) -Itools -c $< -o $@
+ENGINE_MODEL_OBJS += $(ENGINE_FS_OBJS)
 
 $(ENGINE_MODEL_A): $(ENGINE_MODEL_OBJS)
 	@mkdir -p $(dir $@)

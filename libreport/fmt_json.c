@@ -208,6 +208,8 @@ static int cb_start_map(void *ctx)
         if (k != K_NONE)
             fior__jfail(d, FIOR_E_PARSE, d->last_off, "a number");
         break;
+    case F_DISKS:
+        return push(d, F_DISK, "");
     case F_PCT:
         fior__jfail(d, FIOR_E_PARSE, d->last_off, "percentile values as numbers");
         break;
@@ -226,6 +228,8 @@ static int cb_start_array(void *ctx)
     jframe *f = top(d);
     int k = f->key;
     f->key = K_NONE;
+    if (f->kind == F_ROOT && k == K_X_DISK_UTIL)
+        return push(d, F_DISKS, "disk_util");
     if (f->kind == F_ROOT && (k == K_JOBS || k == K_CLIENT_STATS)) {
         d->has_jobs = 1;
         push(d, F_JOBS, "");
@@ -323,6 +327,11 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
             return fior__jfail(d, FIOR_E_PARSE, off, "bin keys as whole nanoseconds");
         f->bkey = ns;
         f->key = K_BINS;
+        return 1;
+    }
+    if ((f->kind == F_ROOT && n == 9 && !memcmp(k, "disk_util", 9)) || f->kind == F_DISK) {
+        f->key = f->kind == F_ROOT ? K_X_DISK_UTIL : n == 4 && !memcmp(k, "name", 4) ? K_X_DNAME
+               : n == 9 && !memcmp(k, "write_ios", 9) ? K_X_DWRITE_IOS : K_NONE;
         return 1;
     }
     if (f->kind == F_JOB && !d->x.off)

@@ -237,23 +237,146 @@ static fior_status desc_line(nstate *s, const char *line, const char *mark)
     return FIOR_OK;
 }
 
-/* The engine's summary line on stderr (engine/etcdwal_stats.c, from cleanup): "etcdwal: NAME: backend N commits, …"
- * names a job that ran in etcd_mode=backend. fio's normal output has no job options, so this line (in
- * `2>&1` output) is the only sign that the job commits like bbolt and is judged against the backend
- * threshold; finish_input gives it only to a job of this run that ran the etcd-fio engine. */
+/* The engine's lines (engine/etcdwal_stats.c, etcdwal_medium.c): "etcdwal: NAME: pid=P: backend N commits, …"
+ * names a job that ran in etcd_mode=backend, "etcdwal: NAME: pid=P: medium disk: …" / "medium not a disk: …"
+ * what its directory is on. fio's normal output has no job options, so these lines (in `2>&1` output) are
+ * the only sign that the job commits like bbolt and where its syncs went; finish_input gives them to the job
+ * of this run with that name and pid (fio's job header "pid=P") that ran the etcd-fio engine. An older
+ * engine's backend line has no pid: it names a job only when the run has one engine job of that name. */
 static fior_status engine_line(nstate *s, const char *p)
 {
-    const char *m = strstr(p, ": backend ");
+    const char *m = strstr(p, ": backend "), *med = strstr(p, ": medium ");
+    int is_med = med && (!m || med < m);
+    if (is_med)
+        m = med;
     if (!m || m == p)
         return FIOR_OK;
-    const char *d = m + 10;
+    const char *d = m + (is_med ? 9 : 10);
     uint64_t n;
-    if (fior__parse_u64(&d, &n) || !starts(d, " commits"))
+    if (!is_med && (fior__parse_u64(&d, &n) || !starts(d, " commits")))
         return FIOR_OK;
+    /* "NAME: pid=P" before it */
+    const char *name_end = m, *pid = "-";
+    size_t pidn = 1;
+    for (const char *q = p; (q = strstr(q, ": pid=")) && q < m; q++) {
+        const char *v = q + 6, *e = v;
+        while (e < m && *e >= '0' && *e <= '9')
+            e++;
+        if (e == m && e > v) {
+            name_end = q;
+            pid = v;
+            pidn = (size_t)(e - v);
+            break;
+        }
+    }
     char *k = NULL;
-    if (asprintf(&k, "%u\x1f%.*s", s->run, (int)(m - p), p) < 0)
+    if (asprintf(&k, "%u\x1f%.*s\x1f%.*s", s->run, (int)(name_end - p), p, (int)pidn, pid) < 0)
         return nomem(s);
-    return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
+    if (!is_med)
+        return fior__strmap_put(&s->backend, k, 0) ? nomem(s) : FIOR_OK;
+    nmedium *a = fior__grow(s->medium, &s->mediumcap, s->nmedium, sizeof *a, 4);
+    if (!a) {
+        free(k);
+        return nomem(s);
+    }
+    s->medium = a;
+    nmedium *x = &a[s->nmedium];
+    x->not_disk = starts(d, "disk:") ? 0 : starts(d, "not a disk:") ? 1 : -1;
+    const char *why = x->not_disk == 0 ? d + 5 : x->not_disk == 1 ? d + 11 : d;
+    if (!(x->why = strdup(skip_ws(why)))) {
+        free(k);
+        return nomem(s);
+    }
+    if (fior__strmap_put(&s->media, k, s->nmedium)) {
+        free(x->why);
+        return nomem(s);
+    }
+    s->nmedium++;
+    return FIOR_OK;
+}
+
+/* A device line of fio's "Disk stats (read/write):" block (stat.c show_disk_util): "NAME: ios=R/W, merge=…".
+ * 1 when it was one. */
+static int disk_line(nstate *s, const char *p, fior_status *st)
+{
+    const char *c = strstr(p, ": ios=");
+    if (!c || c == p || (size_t)(c - p) >= sizeof s->disks->name || memchr(p, ' ', (size_t)(c - p)))
+        return 0;
+    const char *v = c + 6, *w;
+    uint64_t r, wr;
+    if (fior__parse_u64(&v, &r) || *v != '/' || (w = v + 1, fior__parse_u64(&w, &wr)))
+        return 0;
+    ndisk *a = fior__grow(s->disks, &s->diskcap, s->ndisks, sizeof *a, 4);
+    if (!a) {
+        *st = nomem(s);
+        return 1;
+    }
+    s->disks = a;
+    ndisk *x = &a[s->ndisks++];
+    x->run = s->run;
+    snprintf(x->name, sizeof x->name, "%.*s", (int)(c - p), p);
+    x->write_ios = wr;
+    return 1;
+}
+
+/* What the engine's lines and the Disk stats say about job j's medium (its pid from its header). */
+static fior_status job_medium(nstate *s, fior_job *j)
+{
+    uint64_t wios = 0;
+    const char *name = NULL;
+    for (size_t i = 0; i < s->ndisks; i++)
+        if (s->disks[i].run == j->run) {
+            wios = wios > UINT64_MAX - s->disks[i].write_ios ? UINT64_MAX : wios + s->disks[i].write_ios;
+            if (!name || (fior__ram_device(s->disks[i].name) && !fior__ram_device(name)))
+                name = s->disks[i].name;
+        }
+    if (name && fior__job_set(&j->disk_name, name, strlen(name)))
+        return nomem(s);
+    j->disk_write_ios = wios;
+    if (s->nmedium && fior__is_etcd_engine(j->ioengine) && j->pid >= 0) {
+        char *k = NULL;
+        if (asprintf(&k, "%u\x1f%s\x1f%ld", j->run, j->name, j->pid) < 0)
+            return nomem(s);
+        size_t *at = fior__strmap_find(&s->media, k);
+        free(k);
+        if (at && s->medium[*at].not_disk >= 0) {
+            j->medium = s->medium[*at].not_disk ? FIOR_MEDIUM_NOT_DISK : FIOR_MEDIUM_DISK;
+            if (fior__job_set(&j->medium_reason, s->medium[*at].why, strlen(s->medium[*at].why)))
+                return nomem(s);
+        }
+    }
+    size_t in_run = 0;
+    for (size_t i = 0; i < s->r->njobs; i++)
+        in_run += s->r->jobs[i].run == j->run;
+    return fior__medium_settle(j, in_run) ? nomem(s) : FIOR_OK;
+}
+
+/* The engine's backend line for job j: by name and pid; a line without a pid (an older engine) by name,
+ * when j is the run's only engine job of that name. 1 backend, 0 not, -1 out of memory; *twice: a line
+ * without a pid that could be either of two jobs of that name. */
+static int job_backend(nstate *s, const fior_job *j, int *twice)
+{
+    char *k = NULL;
+    *twice = 0;
+    if (asprintf(&k, "%u\x1f%s\x1f%ld", j->run, j->name, j->pid) < 0)
+        return -1;
+    int hit = j->pid >= 0 && fior__strmap_find(&s->backend, k) != NULL;
+    free(k);
+    if (hit)
+        return 1;
+    if (asprintf(&k, "%u\x1f%s\x1f-", j->run, j->name) < 0)
+        return -1;
+    hit = fior__strmap_find(&s->backend, k) != NULL;
+    free(k);
+    if (!hit)
+        return 0;
+    size_t same = 0;
+    for (size_t i = 0; i < s->r->njobs; i++) {
+        const fior_job *o = &s->r->jobs[i];
+        same += o->run == j->run && !strcmp(o->name, j->name) && fior__is_etcd_engine(o->ioengine);
+    }
+    *twice = same > 1;
+    return same == 1;
 }
 
 /* client/server output prefixes each line "<host> text": the host (NULL when none), and *line moved
@@ -370,6 +493,13 @@ static fior_status one_line(nstate *s, char *line)
         return st;
     if (starts(p, "etcdwal: "))
         return engine_line(s, p + 9);
+    if (starts(p, "Disk stats (read/write):")) {
+        s->in_disk = 1;
+    } else if (s->in_disk) {
+        if (disk_line(s, p, &st))
+            return st;
+        s->in_disk = 0;
+    }
 
     /* job header "NAME: (groupid=…" and job description "NAME: (g=0): rw=…": one search rules out the
      * other lines (most of them) */
@@ -412,16 +542,23 @@ static fior_status finish_input(nstate *s)
         free(key);
         if (d && fior__job_set(&j->ioengine, s->descs[*d].ioengine, strlen(s->descs[*d].ioengine)))
             return nomem(s);
+    }
+    /* the roles and media once every job has its ioengine (job_backend counts a run's engine jobs) */
+    for (size_t i = 0; i < s->r->njobs; i++) {
+        fior_job *j = &s->r->jobs[i];
         if (s->backend.n && !j->etcd_mode && fior__is_etcd_engine(j->ioengine)) {
-            char *k = NULL;
-            if (asprintf(&k, "%u\x1f%s", j->run, j->name) < 0)
+            int twice, hit = job_backend(s, j, &twice);
+            if (hit < 0 || (hit && fior__job_set(&j->etcd_mode, "backend", 7)))
                 return nomem(s);
-            int hit = fior__strmap_find(&s->backend, k) != NULL;
-            free(k);
-            if (hit && fior__job_set(&j->etcd_mode, "backend", 7))
+            static const char two[] = "two jobs of this name ran the etcd-fio engine and its \"backend\" line "
+                "does not say which one committed like bbolt (an engine before pid= in that line): the role "
+                "of each is unknown";
+            if (twice && !j->defect && fior__job_set(&j->defect, two, sizeof two - 1))
                 return nomem(s);
             j->role = fior__job_role(j->ioengine, j->etcd_mode, 0);
         }
+        if (job_medium(s, j) != FIOR_OK)
+            return FIOR_E_NOMEM;
     }
     return FIOR_OK;
 }
@@ -539,6 +676,11 @@ fior_status fior__parse_normal(fior_report *r, const char *source, const char *b
     free(s.descs);
     fior__strmap_free(&s.jidx);
     fior__strmap_free(&s.backend);
+    fior__strmap_free(&s.media);
+    for (size_t i = 0; i < s.nmedium; i++)
+        free(s.medium[i].why);
+    free(s.medium);
+    free(s.disks);
     free(s.line);
     free(s.version);
     free(s.err_line);

@@ -221,6 +221,11 @@ fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf
     }
     free(c.lab);
     free(c.member);
+    for (size_t i = 0; i < c.ninst; i++) {
+        free(c.inst[i].instance);
+        free(c.inst[i].member);
+    }
+    free(c.inst);
     if (st != FIOR_OK)
         fior__report_clear(r);
     return st;

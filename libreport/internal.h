@@ -52,6 +52,12 @@ int          fior__vnot_a_flush(const fior_job *j, const fior_criteria *c, fior_
 fior_verdict fior__vno_timed_syncs(const fior_job *j, fior__judged *o);
 fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__judged *o);
 fior_verdict fior__vtmpfs_rule(const fior_job *j, fior__judged *o);
+/* verdict_medium.c: what the facts a reader found (filename, disk stats, the engine's line) prove about the
+ * medium, into j->medium (jobs_in_run: jobs of the run the disk stats belong to; -1 when out of memory); the
+ * rule that takes a PASS away where they prove no disk; the kind of memory a block device name is, or NULL */
+int          fior__medium_settle(fior_job *j, size_t jobs_in_run);
+fior_verdict fior__vmedium_rule(const fior_job *j, fior__judged *o);
+const char  *fior__ram_device(const char *name);
 
 /* A job under construction: the public struct plus growable arrays (pct/bins point into them). */
 typedef struct fior__jobb {

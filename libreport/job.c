@@ -42,6 +42,8 @@ static void job_free_fields(fior_job *j)
     free((char *)j->directory);
     free((char *)j->filename);
     free((char *)j->error_text);
+    free((char *)j->medium_reason);
+    free((char *)j->disk_name);
 }
 
 void fior__job_clear(fior__jobb *b)

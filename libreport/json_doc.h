@@ -34,7 +34,10 @@ _Static_assert(K__COUNT <= 64, "a key id must fit jframe.seen");
 const char *fior__jkey(int k);
 
 /* The objects whose keys are read. */
-enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_DDIR, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS };
+enum { F_ROOT, F_JOBS, F_JOB, F_OPTS, F_DDIR, F_CLAT, F_SYNC, F_LAT, F_PCT, F_BINS, F_DISKS, F_DISK };
+/* The keys of fio's "disk_util" array (stat.c json_add_disk_util): ids beyond K__COUNT, not in jframe.seen
+ * (fio writes one object per device; nothing there is judged for contradictions) */
+enum { K_X_DISK_UTIL = 100, K_X_DNAME, K_X_DWRITE_IOS };
 enum { D_READ, D_WRITE, D_TRIM };  /* jframe.ddir of an F_DDIR frame */
 
 #define JDOC_DEPTH 8  /* root > jobs[] > job > sync > lat_ns > percentile is the deepest path read */
@@ -104,6 +107,8 @@ typedef struct jdoc {
     uint64_t     ts_ms;        /* "timestamp_ms", else "timestamp" × 1000 */
     int          ts_known, ts_has_ms;
     char         doc_doubt[192]; /* a contradiction in the document's own keys: every job gets it */
+    char         disk_name[64]; /* "disk_util": the first device, or the first that is memory */
+    uint64_t     disk_wios;     /* their "write_ios" together */
 } jdoc;
 
 extern const yajl_callbacks fior__jdoc_callbacks;

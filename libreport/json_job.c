@@ -455,6 +455,11 @@ fior_status fior__jdoc_end(jdoc *d)
         /* fsync=/fdatasync= only issue syncs after writes: a read job with fdatasync=1 has nothing to judge */
         j->sync_requested = (fds == 1 || fs == 1) && x->writes > 0;
         job_end_facts(d, j, x);
+        if ((d->disk_name[0] && fior__job_set(&j->disk_name, d->disk_name, strlen(d->disk_name))) ||
+            (j->disk_write_ios = d->disk_wios, fior__medium_settle(j, d->out->njobs))) {
+            fior__seterr(d->out, "%s: out of memory", d->source);
+            return FIOR_E_NOMEM;
+        }
     }
     return FIOR_OK;
 }

@@ -64,6 +64,13 @@ int fior__jcb_string(void *ctx, const unsigned char *s, size_t n)
         fior__jsetstr(d, &d->b.j.host, s, n);
     else if (f->kind == F_OPTS)
         fior__jopt_value(d, f, k, (const char *)s, n);
+    else if (f->kind == F_DISK && k == K_X_DNAME) {
+        /* the first device, unless a later one is memory: that one says more */
+        char nm[sizeof d->disk_name];
+        snprintf(nm, sizeof nm, "%.*s", (int)(n < sizeof nm ? n : sizeof nm - 1), (const char *)s);
+        if (!d->disk_name[0] || (fior__ram_device(nm) && !fior__ram_device(d->disk_name)))
+            memcpy(d->disk_name, nm, sizeof nm);
+    }
     else
         wrong_type(d, f->kind, k, off);
     return 1;
@@ -214,6 +221,10 @@ int fior__jcb_number(void *ctx, const char *s, size_t n)
         return 1;
     case F_LAT:
         return lat_number(d, k, &v, off);
+    case F_DISK:
+        if (k == K_X_DWRITE_IOS && fior__jnum_ok(&v))
+            d->disk_wios = d->disk_wios > UINT64_MAX - v.u ? UINT64_MAX : d->disk_wios + fior__jnum_u64(&v);
+        return 1;
     case F_PCT:
         if (!fior__jnum_ok(&v))
             return fior__jfail(d, FIOR_E_PARSE, off, "percentile values >= 0 (nanoseconds; -0 is not one)");

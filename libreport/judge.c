@@ -135,6 +135,40 @@ struct fior_result {
     fior__judged *jobs;  /* n of them; each judgement's reason points into its own entry */
 };
 
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* etcd keeps its WAL and its bbolt file in one data dir: when a scrape's WAL fsyncs average below the floor
+ * (verdict.c judge_buckets: the data dir is not on a disk), a backend commit series of the same scrape and
+ * instance does not pass either. */
+static void same_data_dir(const fior_report *r, const fior_criteria *c, fior_result *res, fior_verdict *v)
+{
+    uint64_t floor = c ? c->floor_ns : FIOR_FLOOR_DEFAULT_NS;
+    for (size_t i = 0; floor && i < res->n; i++) {
+        const fior_job *b = fior_report_job(r, i);
+        if (v[i] != FIOR_PASS || !b->bucketed || b->role != FIOR_ROLE_BACKEND)
+            continue;
+        for (size_t k = 0; k < res->n; k++) {
+            const fior_job *w = fior_report_job(r, k);
+            if (!w->bucketed || w->role != FIOR_ROLE_WAL || w->run != b->run || w->window != b->window ||
+                !same_str(w->source, b->source) || !same_str(w->host, b->host) || !(w->mean_ns > 0) ||
+                w->mean_ns >= (double)floor)
+                continue;
+            fior__judged *o = &res->jobs[i];
+            char was[sizeof o->reason];
+            memcpy(was, o->reason, sizeof was);
+            o->j.value_known = 0;
+            o->j.medium_inferred = 0;
+            v[i] = fior__vsay(o, FIOR_UNKNOWN, "etcd's data dir is not on a disk: its WAL fsyncs average below the "
+                              "floor (%s, line %zu); these commits were made there too (measured: %s)",
+                              w->name ? w->name : "WAL", w->line, was);
+            break;
+        }
+    }
+}
+
 fior_result *fior_judge(const fior_report *r, const fior_criteria *c)
 {
     size_t n = fior_report_njobs(r);
@@ -155,6 +189,7 @@ fior_result *fior_judge(const fior_report *r, const fior_criteria *c)
     }
     for (size_t i = 0; i < n; i++)
         v[i] = fior__judge_job(fior_report_job(r, i), c, &res->jobs[i]);
+    same_data_dir(r, c, res, v);
     res->overall = fior_verdict_combine(v, n); /* aggregate.c: the one rule */
     free(v);
     return res;

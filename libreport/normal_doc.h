@@ -44,6 +44,17 @@ typedef struct nsig {             /* "fio: pid=P, got signal=S" (backend.c): a j
     int  sig;
 } nsig;
 
+typedef struct ndisk {            /* a device of fio's "Disk stats (read/write):" block */
+    unsigned run;
+    char     name[64];
+    uint64_t write_ios;
+} ndisk;
+
+typedef struct nmedium {          /* the engine's "etcdwal: NAME: pid=P: medium …" line */
+    int   not_disk;                /* 1 "not a disk", 0 "disk", -1 "unknown" */
+    char *why;
+} nmedium;
+
 typedef struct nstate {
     fior_report *r;
     const char  *source;
@@ -82,7 +93,14 @@ typedef struct nstate {
     unsigned     sig_prints;   /* prints before that line */
     nsig        *died;         /* its "got signal" lines */
     size_t       ndied, diedcap;
-    fior__strmap backend;      /* "run\x1fname" of the engine's "etcdwal: NAME: backend N commits" lines */
+    fior__strmap backend;      /* "run\x1fname\x1fpid" of the engine's "etcdwal: NAME: pid=P: backend N commits"
+                                * lines ("-" for the pid of a line without one) */
+    fior__strmap media;        /* "run\x1fname\x1fpid" of its "medium" lines → index in medium */
+    nmedium     *medium;
+    size_t       nmedium, mediumcap;
+    ndisk       *disks;        /* the Disk stats blocks of every run */
+    size_t       ndisks, diskcap;
+    int          in_disk;      /* the lines after "Disk stats (read/write):" */
     char        *err_line;     /* fio's last "fio: pid=P, err=N/…, error=TEXT" line (after "fio: ") */
     size_t       err_lineno;
 } nstate;

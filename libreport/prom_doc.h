@@ -44,6 +44,13 @@ typedef struct plabel {
     size_t nlen, vlen;
 } plabel;
 
+typedef struct pinst {     /* what one instance label's lines say of its process (a federation file) */
+    char *instance;
+    char *member;          /* its etcd_server_id's server_id; "" once two different ones were seen */
+    pnum  start;
+    int   nstart;          /* as pctx.nstart */
+} pinst;
+
 typedef struct pctx {
     fior_report *r;
     const char  *src;
@@ -55,6 +62,8 @@ typedef struct pctx {
     char        *member;    /* etcd_server_id's server_id; "" once two different ones were seen */
     pnum         start;     /* process_start_time_seconds */
     int          nstart;    /* 0 none, 1 one value, 2 conflicting values */
+    pinst       *inst;      /* the same per instance label */
+    size_t       ninst, instcap;
 } pctx;
 
 #define PERR(c, ...) (fior__seterr((c)->r, __VA_ARGS__), FIOR_E_PARSE)

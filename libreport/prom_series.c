@@ -162,28 +162,62 @@ fior_status fior__phistogram_line(pctx *c, int f, const char *suffix, size_t nla
     return FIOR_OK;
 }
 
-/* The things besides the histograms that tell which etcd process this scrape is of. */
+/* One identity fact into (member, start, nstart): -1 when out of memory. */
+static int identity(char **member, pnum *start, int *nstart, const plabel *id, const pnum *v)
+{
+    if (id) {
+        if (!*member)
+            return (*member = dupn(id->val, id->vlen)) ? 0 : -1;
+        if (strlen(*member) != id->vlen || memcmp(*member, id->val, id->vlen))
+            (*member)[0] = '\0'; /* several members: no single identity */
+        return 0;
+    }
+    if (*nstart == 0) {
+        *start = *v;
+        *nstart = 1;
+    } else if (start->mant != v->mant || start->exp10 != v->exp10 || start->neg != v->neg) {
+        *nstart = 2; /* several processes: no single start time */
+    }
+    return 0;
+}
+
+/* The record of an instance label (a federation file scrapes many members, each line labelled with its
+ * instance), added when new; NULL when out of memory. */
+static pinst *inst_of(pctx *c, const char *val, size_t n)
+{
+    for (size_t i = 0; i < c->ninst; i++)
+        if (strlen(c->inst[i].instance) == n && !memcmp(c->inst[i].instance, val, n))
+            return &c->inst[i];
+    pinst *a = fior__grow(c->inst, &c->instcap, c->ninst, sizeof *a, 4);
+    if (!a)
+        return NULL;
+    c->inst = a;
+    pinst *x = &a[c->ninst];
+    memset(x, 0, sizeof *x);
+    if (!(x->instance = dupn(val, n)))
+        return NULL;
+    c->ninst++;
+    return x;
+}
+
+/* The things besides the histograms that tell which etcd process this scrape is of: for the whole file,
+ * and per instance label (each member of a federation file is judged with its own). */
 fior_status fior__pidentity_line(pctx *c, const char *name, size_t nn, size_t nlab, const pnum *v)
 {
+    const plabel *id = NULL;
     if (nn == 14 && !memcmp(name, "etcd_server_id", 14)) {
-        const plabel *id = find_label(c, nlab, "server_id");
+        id = find_label(c, nlab, "server_id");
         if (!id || v->kind != N_FIN || v->mant == 0)
             return FIOR_OK;
-        if (!c->member) {
-            if (!(c->member = dupn(id->val, id->vlen))) {
-                fior__seterr(c->r, "%s: out of memory", c->src);
-                return FIOR_E_NOMEM;
-            }
-        } else if (strlen(c->member) != id->vlen || memcmp(c->member, id->val, id->vlen)) {
-            c->member[0] = '\0'; /* several members in one file: no single identity */
-        }
-    } else if (nn == 26 && !memcmp(name, "process_start_time_seconds", 26) && v->kind == N_FIN) {
-        if (c->nstart == 0) {
-            c->start = *v;
-            c->nstart = 1;
-        } else if (c->start.mant != v->mant || c->start.exp10 != v->exp10 || c->start.neg != v->neg) {
-            c->nstart = 2; /* several processes in one file: no single start time */
-        }
+    } else if (!(nn == 26 && !memcmp(name, "process_start_time_seconds", 26) && v->kind == N_FIN)) {
+        return FIOR_OK;
+    }
+    const plabel *il = find_label(c, nlab, "instance");
+    pinst *in = il ? inst_of(c, il->val, il->vlen) : NULL;
+    if (identity(&c->member, &c->start, &c->nstart, id, v) || (il && !in) ||
+        (in && identity(&in->member, &in->start, &in->nstart, id, v))) {
+        fior__seterr(c->r, "%s: out of memory", c->src);
+        return FIOR_E_NOMEM;
     }
     return FIOR_OK;
 }
@@ -250,10 +284,16 @@ fior_status fior__pseries_job(pctx *c, pseries *s)
         goto nomem;
     snprintf(name, nl + ll + 3, ll ? "%s{%s}" : "%s", FAM[s->fam].name, s->labels);
     jb.j.name = name;
+    /* a series with an instance label takes that instance's identity when its lines gave one */
+    const pinst *in = NULL;
+    for (size_t i = 0; s->instance && i < c->ninst; i++)
+        if (!strcmp(c->inst[i].instance, s->instance))
+            in = &c->inst[i];
+    const char *member = in && in->member ? in->member : c->member;
     if (fior__job_set(&jb.j.source, c->src, strlen(c->src)) ||
         (s->instance && fior__job_set(&jb.j.host, s->instance, strlen(s->instance))) ||
         (defect[0] && fior__job_set(&jb.j.defect, defect, strlen(defect))) ||
-        (c->member && c->member[0] && fior__job_set(&jb.j.etcd_member, c->member, strlen(c->member))))
+        (member && member[0] && fior__job_set(&jb.j.etcd_member, member, strlen(member))))
         goto nomem;
     for (size_t i = 0; i < s->nbk; i++)
         if (fior__job_add_bucket(&jb, s->bk[i].le_ns, s->bk[i].count))
@@ -266,7 +306,10 @@ fior_status fior__pseries_job(pctx *c, pseries *s)
     jb.j.samples = inf ? inf->count : s->count;
     if (s->has_sum && isfinite(s->sum) && s->sum >= 0 && jb.j.samples)
         jb.j.mean_ns = s->sum / (double)jb.j.samples * 1e9;
-    jb.j.process_start_s = c->nstart == 1 ? fior__pnum_double(&c->start) : 0;
+    if (in && in->nstart)
+        jb.j.process_start_s = in->nstart == 1 ? fior__pnum_double(&in->start) : 0;
+    else
+        jb.j.process_start_s = c->nstart == 1 ? fior__pnum_double(&c->start) : 0;
     if (fior__report_push(c->r, &jb))
         goto nomem;
     return FIOR_OK;

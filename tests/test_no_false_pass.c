@@ -164,6 +164,154 @@ static void global_backend_does_not_leak(void **state)
                      cases[i].mode ? cases[i].mode : "(null)", cases[i].own);
 }
 
+/* ---- where the syncs went (tests/fixtures/medium, made by tests/gen-fixtures-medium.sh) ----
+ * Each real run on a RAM medium is never a PASS, whatever its latencies, and says what shows it; the disk
+ * twins name their device. */
+static void medium_fixtures(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        fior_verdict v;        /* the overall verdict */
+        fior_medium medium;
+        const char *disk;      /* fio's disk stats: the device, NULL when none */
+        const char *says;      /* in the job's reason, NULL: not checked */
+    } cases[] = {
+        {"tmpfs-sync.json", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "below the 5 us"},
+        {"tmpfs-sync.txt", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "below the 5 us"},
+        {"tmpfs-iouring.json", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "times a sync that failed"},
+        {"tmpfs-iouring.txt", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "ioengine=io_uring"},
+        {"tmpfs-posixaio.json", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "ioengine=posixaio"},
+        {"symlink-tmpfs-iouring.json", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, "times a sync that failed"},
+        {"devnull-iouring.json", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, NULL, NULL},
+        {"devnull-posixaio.json", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, NULL, NULL},
+        {"devnull-posixaio.txt", FIOR_UNKNOWN, FIOR_MEDIUM_UNKNOWN, NULL, NULL},
+        {"zram-sync.json", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, "zram1", "compressed RAM"},
+        {"zram-sync.txt", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, "zram1", "compressed RAM"},
+        {"loop-on-tmpfs.json", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, "loop0", "loop device"},
+        {"loop-on-tmpfs.txt", FIOR_UNKNOWN, FIOR_MEDIUM_NOT_DISK, "loop0", "loop device"},
+        /* the twins on this machine's disk (busy: their p99 fails; the device is shown all the same) */
+        {"disk-sync.json", FIOR_FAIL, FIOR_MEDIUM_DISK, "vda", NULL},
+        {"disk-sync.txt", FIOR_FAIL, FIOR_MEDIUM_DISK, "vda", NULL},
+        {"disk-iouring.json", FIOR_FAIL, FIOR_MEDIUM_DISK, "vda", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/medium/%s", TEST_FIXTURES, cases[i].file);
+        fior_report *r = fior_report_new();
+        assert_int_equal(fior_parse_file(r, path), FIOR_OK);
+        assert_int_equal(fior_report_njobs(r), 1);
+        const fior_job *j = fior_report_job(r, 0);
+        fior_result *res = fior_judge(r, NULL);
+        const fior_judgement *jv = fior_result_job(res, 0);
+        if (fior_result_verdict(res) != cases[i].v || j->medium != cases[i].medium ||
+            (cases[i].disk ? !j->disk_name || strcmp(j->disk_name, cases[i].disk) : j->disk_name != NULL) ||
+            (cases[i].says && !strstr(jv->reason, cases[i].says)))
+            fail_msg("%s: %s, medium %d (%s), disk %s: %s", cases[i].file, fior_verdict_name(fior_result_verdict(res)),
+                     (int)j->medium, j->medium_reason ? j->medium_reason : "-", j->disk_name ? j->disk_name : "-",
+                     jv->reason);
+        fior_result_free(res);
+        fior_report_free(r);
+    }
+}
+
+/* The engine's lines name the job by name and pid: a backend line marks that job only, never a WAL job
+ * of the same name; an older line without a pid marks a name two jobs share for neither. */
+static void engine_marker_by_pid(void **state)
+{
+    (void)state;
+    size_t tlen;
+    char *text = slurp(TEST_FIXTURES "/medium/profile-disk-same-name.txt", &tlen);
+    assert_non_null(text);
+    fior_report *r = parse("same-name", text, FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    int backends = 0;
+    for (size_t i = 0; i < 2; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        assert_string_equal(j->name, "etcd");
+        backends += j->role == FIOR_ROLE_BACKEND;
+        assert_int_equal(j->medium, FIOR_MEDIUM_DISK);
+        assert_non_null(strstr(j->medium_reason, "ext4"));
+    }
+    assert_int_equal(backends, 1);
+    fior_report_free(r);
+    /* the same output as an engine without pid= writes it */
+    char *old = strdup(text), *p = old;
+    assert_non_null(old);
+    while ((p = strstr(p, ": pid="))) {
+        char *e = p + 6;
+        while (*e >= '0' && *e <= '9')
+            e++;
+        if (!strncmp(e, ": backend ", 10))
+            memmove(p, e, strlen(e) + 1);
+        else
+            p = e;
+    }
+    r = parse("same-name-old", old, FIOR_OK);
+    for (size_t i = 0; i < 2; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        assert_int_equal(j->role, FIOR_ROLE_WAL);
+        assert_non_null(j->defect);
+        assert_non_null(strstr(j->defect, "two jobs of this name"));
+    }
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    fior_report_free(r);
+    free(old);
+    free(text);
+}
+
+/* etcd's /metrics: _sum/_count as evidence (tests/fixtures/etcd-metrics, real etcd 3.4.23 with its data dir
+ * on tmpfs), and a federation file judged per member (tests/gen-fixtures-federation.sh). */
+static void metrics_medium(void **state)
+{
+    (void)state;
+    fior_report *r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-tmpfs.prom"), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    fior_result *res = fior_judge(r, NULL);
+    assert_int_equal(fior_result_verdict(res), FIOR_UNKNOWN);
+    for (size_t i = 0; i < 2; i++) { /* the WAL's mean (3.6 us) and, same data dir, the backend's commits */
+        assert_int_equal(fior_result_job(res, i)->verdict, FIOR_UNKNOWN);
+        assert_non_null(strstr(fior_result_job(res, i)->reason, "not on a disk"));
+    }
+    fior_result_free(res);
+    fior_report_free(r);
+    /* the same on a busier run: mean 6.3 us, above the floor: nothing proves it, the PASS says "inferred" */
+    r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/etcd-3.4.23-tmpfs-busy.prom"), FIOR_OK);
+    res = fior_judge(r, NULL);
+    assert_int_equal(fior_result_verdict(res), FIOR_PASS);
+    assert_true(fior_result_job(res, 0)->medium_inferred);
+    assert_non_null(strstr(fior_result_job(res, 0)->reason, "inferred"));
+    fior_result_free(res);
+    fior_report_free(r);
+
+    /* two federation scrapes: each member's window with its own process_start_time_seconds */
+    r = fior_report_new();
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/federate-1.prom"), FIOR_OK);
+    assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/etcd-metrics/federate-2.prom"), FIOR_OK);
+    assert_int_equal(fior_report_window(r), FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 4);
+    static const struct { const char *host; fior_role role; uint64_t n; } want[] = {
+        {"m1:2379", FIOR_ROLE_WAL, 50}, {"m1:2379", FIOR_ROLE_BACKEND, 6},
+        {"m2:2379", FIOR_ROLE_WAL, 0}, {"m2:2379", FIOR_ROLE_BACKEND, 0},
+    };
+    for (size_t w = 0; w < 4; w++) {
+        const fior_job *j = NULL;
+        for (size_t i = 0; i < 4; i++) {
+            const fior_job *x = fior_report_job(r, i);
+            if (x->host && !strcmp(x->host, want[w].host) && x->role == want[w].role)
+                j = x;
+        }
+        assert_non_null(j);
+        assert_true(j->window);
+        if (j->defect)
+            fail_msg("%s: %s", j->name, j->defect);
+        assert_int_equal(j->samples, want[w].n);
+    }
+    fior_report_free(r);
+}
+
 /* ---- 11.6 ---- */
 
 static void etcdperf_decimal_percentiles(void **state)
@@ -314,6 +462,9 @@ int main(void)
         cmocka_unit_test(real_job_named_all_clients),
         cmocka_unit_test(fio_histogram_bucket),
         cmocka_unit_test(quantile_counts_that_wrap),
+        cmocka_unit_test(medium_fixtures),
+        cmocka_unit_test(engine_marker_by_pid),
+        cmocka_unit_test(metrics_medium),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

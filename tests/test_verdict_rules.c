@@ -77,7 +77,7 @@ static void thresholds_by_role(void **state)
     t.j.role = FIOR_ROLE_BACKEND;
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
     assert_int_equal(o.j.threshold_ns, 25 * MS);
-    assert_string_equal(o.reason, "p99 20 ms < 25 ms (backend commit)");
+    assert_string_equal(o.reason, "p99 20 ms < 25 ms (backend commit); a disk inferred, not shown");
     t.p[0].ns = 25 * MS;  /* [24903680, 25165823] straddles 25 ms */
     assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
     t.p[0].ns = 25427968 + 131072;  /* [25427968, 25690111] */
@@ -138,6 +138,7 @@ static void libaio_versions(void **state)
         mk(&t, 1, (double[]){99.0}, (uint64_t[]){1 * MS});
         t.j.ioengine = "libaio";
         t.j.fio_version = cases[i].version;
+        t.j.medium = FIOR_MEDIUM_DISK; /* device evidence: only the libaio latency bug decides here */
         fior__judged o;
         if (judge1(&t, &o) != cases[i].v)
             fail_msg("%s: %s (%s)", cases[i].version ? cases[i].version : "(null)",
@@ -145,6 +146,54 @@ static void libaio_versions(void **state)
         t.j.ioengine = "sync";  /* the bug is libaio's only */
         assert_int_equal(judge1(&t, &o), FIOR_PASS);
     }
+}
+
+/* Async engines' syncs on fio 3.4-3.34 (io_u.c io_completed times a failed sync and drops its error) pass
+ * only with device evidence; fio 3.35 ends the job on the error instead. A PASS without any evidence of the
+ * medium says its medium was inferred; evidence of no disk takes the PASS away. */
+static void async_failed_syncs(void **state)
+{
+    (void)state;
+    static const char *const eng[] = {"io_uring", "posixaio", "libaio"};
+    for (size_t i = 0; i < 3; i++) {
+        tjob t;
+        fior__judged o;
+        mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 1 * MS});
+        t.j.ioengine = eng[i];
+        t.j.fio_version = "fio-3.30";
+        assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+        assert_non_null(strstr(o.reason, "times a sync that failed"));
+        assert_false(o.j.value_known);
+        t.j.fio_version = NULL; /* not known: the versions that do it are the common ones */
+        assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+        t.j.fio_version = "fio-3.30";
+        t.j.medium = FIOR_MEDIUM_DISK;
+        assert_int_equal(judge1(&t, &o), FIOR_PASS);
+        assert_false(o.j.medium_inferred);
+        if (strcmp(eng[i], "libaio")) { /* libaio 3.31-3.40 has its own latency bug */
+            t.j.medium = FIOR_MEDIUM_UNKNOWN;
+            t.j.fio_version = "fio-3.35";
+            assert_int_equal(judge1(&t, &o), FIOR_PASS);
+            assert_true(o.j.medium_inferred);
+        }
+    }
+    tjob t;
+    fior__judged o;
+    mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 1 * MS});
+    t.j.ioengine = "psync";
+    t.j.fio_version = "fio-3.33";
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_true(o.j.medium_inferred);
+    t.j.medium = FIOR_MEDIUM_NOT_DISK;
+    t.j.medium_reason = "fio's disk stats show zram1, compressed RAM";
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "zram1"));
+    t.j.medium_reason = NULL;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    /* a slow run stays a FAIL: the rule only takes a PASS away */
+    mk(&t, 2, (double[]){50.0, 99.0}, (uint64_t[]){100000, 20 * MS});
+    t.j.medium = FIOR_MEDIUM_NOT_DISK;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
 }
 
 /* A pasted result block has no ioengine: the bug's signature (an absurd max) on a fio that may have it */
@@ -204,7 +253,7 @@ static void neighbours(void **state)
     mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){1 * MS, 5 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_PASS);
     assert_int_equal(o.j.value_ns, 5 * MS);
-    assert_string_equal(o.reason, "p99.5 5 ms < 10 ms proves p99 < 10 ms (WAL fdatasync)");
+    assert_string_equal(o.reason, "p99.5 5 ms < 10 ms proves p99 < 10 ms (WAL fdatasync); a disk inferred, not shown");
     /* p95 at or above the threshold proves p99 above it */
     mk(&t, 2, (double[]){95.0, 99.5}, (uint64_t[]){12 * MS, 20 * MS});
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
@@ -265,7 +314,7 @@ static void custom_criteria(void **state)
     assert_non_null(c);  /* (the defaults and the setters' refusals: test_abi.c) */
     assert_int_equal(fior_criteria_set_percentile(c, 99.9), FIOR_OK);
     assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_PASS);
-    assert_string_equal(o.reason, "p99.9 8 ms < 10 ms (WAL fdatasync)");
+    assert_string_equal(o.reason, "p99.9 8 ms < 10 ms (WAL fdatasync); a disk inferred, not shown");
     assert_int_equal(fior_criteria_set_percentile(c, 99.99), FIOR_OK);
     assert_int_equal(fior__judge_job(&t.j, c, &o), FIOR_FAIL);
     assert_int_equal(fior_criteria_set_percentile(c, 99.0), FIOR_OK);
@@ -324,6 +373,7 @@ int main(void)
         cmocka_unit_test(thresholds_by_role),
         cmocka_unit_test(forced_unknown),
         cmocka_unit_test(libaio_versions),
+        cmocka_unit_test(async_failed_syncs),
         cmocka_unit_test(garbage_signature_without_engine),
         cmocka_unit_test(no_sync_not_judged),
         cmocka_unit_test(neighbours),

@@ -35,6 +35,8 @@ static void job_json(yajl_gen g, const rm_job *j)
     jw_kstr_or_null(g, "end_reason", j->end_reason);
     jw_kstr_or_null(g, "ioengine", j->ioengine);
     jw_kstr_or_null(g, "syncs", j->syncs);
+    jw_kstr(g, "medium", j->medium);
+    jw_kstr_or_null(g, "medium_reason", j->medium_reason);
     jw_close(g);
 }
 

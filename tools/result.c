@@ -159,6 +159,10 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
     snprintf(o->ioengine, sizeof o->ioengine, "%s", j->ioengine ? j->ioengine : "");
     if (!j->bucketed && j->role != FIOR_ROLE_CHECK_PERF && j->end != FIOR_END_UNKNOWN)
         fior_sync_flags_name(o->syncs, sizeof o->syncs, j->sync_flags);
+    o->medium = j->medium == FIOR_MEDIUM_DISK ? "disk" : j->medium == FIOR_MEDIUM_NOT_DISK ? "not disk" : NULL;
+    snprintf(o->medium_reason, sizeof o->medium_reason, "%s", j->medium_reason ? j->medium_reason : "");
+    if (jd && jd->verdict == FIOR_PASS && FIOR_HAS(jd, fior_judgement, medium_inferred) && jd->medium_inferred)
+        o->medium = "inferred";
     if (jd) {
         o->verdict = jd->verdict;
         o->judged_ns = jd->value_known ? jd->value_ns : RM_UNKNOWN;

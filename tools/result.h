@@ -48,6 +48,9 @@ typedef struct rm_job {
     char         end_reason[512];
     char         ioengine[128]; /* "" when not in the input */
     char         syncs[64];     /* what made the sync samples (fior_sync_flags_name), "" when not a fio job */
+    const char  *medium;        /* where the syncs went: "disk" (shown), "not disk" (shown otherwise), "inferred"
+                                 * (a PASS whose input does not show it), NULL when not told */
+    char         medium_reason[256]; /* the fact that shows it, "" when none */
 } rm_job;
 
 typedef struct rm_host {

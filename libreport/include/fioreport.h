@@ -145,6 +145,18 @@ typedef enum fior_end {
 #define FIOR_SYNC_END_FSYNC 0x080u /* end_fsync=1 or fsync_on_close=1: syncs at the end that fio does not time */
 #define FIOR_SYNC_ON_CLOSE  0x100u /* fsync_on_close=1 (FIOR_SYNC_END_FSYNC is set with it) */
 
+/* What the input proves about where a job's syncs went (fior_job.medium). Only a PASS is affected: with
+ * FIOR_MEDIUM_NOT_DISK it is UNKNOWN; with FIOR_MEDIUM_UNKNOWN it stays a PASS whose medium was inferred
+ * from the latencies alone (fior_judgement.medium_inferred), except for syncs an async engine issued
+ * through fio 3.4-3.34, which time a failed sync as if it had worked: those need FIOR_MEDIUM_DISK. */
+typedef enum fior_medium {
+    FIOR_MEDIUM_UNKNOWN = 0,  /* nothing in the input says (no disk stats, no engine line) */
+    FIOR_MEDIUM_DISK,         /* fio's disk stats name a block device that is no RAM and wrote at least once
+                               * per ten syncs, or the etcd-fio engine found a disk under its directory */
+    FIOR_MEDIUM_NOT_DISK      /* the input shows the syncs reached no disk, or went to a device whose medium
+                               * it cannot show (a loop device): medium_reason says how */
+} fior_medium;
+
 /* The physical floor (fior_criteria_set_floor): no flush of a write to a block device takes less. Measured
  * on this project's machine (bench/flush_floor.sh, man libfioreport(3)): the fastest real fdatasync, ext4
  * without a journal on a RAM-backed loop device, 35 us; tmpfs 0.2-0.5 us, ioengine=null 10-80 ns. */
@@ -230,6 +242,14 @@ typedef struct fior_job {
     const char *error_text;        /* fio's words for `error` ("Inappropriate ioctl for device (td_io_queue)"
                                     * from a job header's "error=…, func=…"; a JSON job's from strerror()),
                                     * NULL when error is 0 */
+
+    /* where the syncs went, as far as the input tells (fior_medium) */
+    fior_medium medium;            /* FIOR_MEDIUM_*: what the input proves about the medium under the syncs */
+    const char *medium_reason;     /* the fact that says so ("disk stats: zram1 is RAM", "filename=/dev/null"),
+                                    * NULL for FIOR_MEDIUM_UNKNOWN */
+    const char *disk_name;         /* fio's disk stats of the job's run: the first device, or NULL when the
+                                    * input has none (JSON "disk_util", text "Disk stats (read/write):") */
+    uint64_t    disk_write_ios;    /* the write I/Os of those devices together */
 } fior_job;
 
 typedef struct fior_report fior_report;
@@ -362,6 +382,8 @@ typedef struct fior_judgement {
     uint64_t     value_ns;      /* the percentile value used (or the proving neighbour) */
     uint64_t     threshold_ns;
     const char  *reason;        /* one line, never NULL; owned by the fior_result */
+    int          medium_inferred; /* a PASS whose input does not show the syncs reached a disk (its job's
+                                   * medium is FIOR_MEDIUM_UNKNOWN): the latencies alone say so */
 } fior_judgement;
 
 /* The judgements of one report (opaque). */
