@@ -11,6 +11,7 @@ import glob
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab_table import decided, med, num, read_env, verdict, within  # noqa: E402
 
