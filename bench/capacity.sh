@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# capacity.sh — issue 23's proof: how many puts/s real etcd 3.4.23 sustains on a disk at N closed-loop
-# clients, beside what `etcd-fio capacity` says for the same disk. For each point (this machine's disk, or a
+# capacity.sh — issue 23's proof: how many puts/s real etcd (Debian's 3.4.23, or ETCD=/path/to/etcd, see
+# lib.sh) sustains on a disk at N closed-loop clients, beside what `etcd-fio capacity` says for the same
+# disk. For each point (this machine's disk, or a
 # device model of the slow-disk lab mounted with labfs as lab.sh does) and each client count: a fresh etcd
 # (127.0.0.1 only, its own data dir, stopped by pid) driven by bench/putload (etcd's clientv3) for SECS after
 # a 1 s warm-up; etcd's /metrics scraped before and after (WAL fsync and backend commit p99 of the
@@ -230,6 +231,7 @@ part_ours() { # DIR OUT
   rm -rf "$1/ours"
 }
 
+has etcd && echo "${ETCD_VERSION:-unknown}" > "$OUT/etcd_version"
 for pt in $POINTS; do
   name=${pt%%=*}; spec=${pt#*=}
   P="$OUT/$name"; mkdir -p "$P"

@@ -35,6 +35,11 @@ def ms(ns):
 
 def main():
     out = sys.argv[1]
+    try:
+        with open(os.path.join(out, "etcd_version"), encoding="utf-8") as f:
+            print(f"**etcd {f.read().strip()}**\n")
+    except OSError:
+        pass
     print("| point | clients | etcd w/s | ours w/s | ×w/s | etcd p50/p90/p99 ms | ours p50/p90/p99 ms | ×p90 "
           "| etcd WAL/be p99 ms | ours WAL/be p99 ms | etcd CPU | per Save ours | our limit | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -14,7 +14,8 @@
 # env: BUILD; LAB_POINTS="name=SPEC ..." (labdev.h syntax); LAB_RUNS=3; LAB_SECONDS=30; LAB_LOADS="s m";
 #      LAB_ONLY="etcd ours classic" (rerun some parts only: the others' results in OUTDIR are kept);
 #      LAB_CPU_ETCD=0 LAB_CPU_LOAD=1; LAB_TRACE=1 keeps labfs's per-sync trace; LAB_README=FILE puts the
-#      table between the lab markers of FILE.
+#      table between the lab markers of FILE (LAB_MARKER=NAME: the NAME markers); ETCD=/path/to/etcd runs
+#      that etcd release (lib.sh; e.g. from etcd_fetch.sh), named in each table's heading.
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
@@ -39,6 +40,7 @@ done
 
 has() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 
+has etcd && echo "${ETCD_VERSION:-unknown}" > "$OUT/etcd_version"
 for pt in $POINTS; do
   name=${pt%%=*}; spec=${pt#*=}
   P="$OUT/$name"; mkdir -p "$P"
@@ -58,4 +60,4 @@ for pt in $POINTS; do
   done
   umount_lab
 done
-$PY "$BENCH_DIR/lab_table.py" "$OUT" ${LAB_README:+--readme "$LAB_README"}
+$PY "$BENCH_DIR/lab_table.py" "$OUT" ${LAB_README:+--readme "$LAB_README"} ${LAB_MARKER:+--marker "$LAB_MARKER"}

@@ -11,8 +11,9 @@ verdict: every p99 bucket of a failing metric entirely at or above its limit, or
 below it for a pass. "agree" flags what misses the goal: a ratio outside x1/1.5..x1.5, or a verdict of
 ours that differs from a decided one of etcd.
 
-Usage: lab_table.py OUTDIR [--readme FILE]   (--readme: replace the text between <!-- lab:begin --> and
-<!-- lab:end --> in FILE with the tables)
+Usage: lab_table.py OUTDIR [--readme FILE [--marker NAME]]   (--readme: replace the text between
+<!-- NAME:begin --> and <!-- NAME:end --> in FILE with the tables; NAME defaults to "lab")
+The etcd release in each heading is OUTDIR/etcd_version (written by lab.sh).
 """
 import glob
 import os
@@ -268,7 +269,11 @@ def point_table(pdir):
                    key=lambda s: ["s", "m", "l", "xl"].index(s) if s in ["s", "m", "l", "xl"] else 9)
     classic = [read_env(os.path.join(r, "classic", "result.env")) for r in runs]
     cl = [num(c.get("wal_p99")) for c in classic]
-    lines = [f"**{name}** — device `{model}`, {len(runs)} runs", "",
+    try:
+        etcd = "etcd " + open(os.path.join(os.path.dirname(pdir), "etcd_version"), encoding="utf-8").read().strip()
+    except OSError:
+        etcd = "etcd (release not recorded)"
+    lines = [f"**{name}** — {etcd}, device `{model}`, {len(runs)} runs", "",
              "| load | etcd WAL p99 [bucket] | ours WAL | ours/etcd | classic | classic/etcd "
              "| etcd backend p99 [bucket] | ours backend | ours/etcd | verdicts etcd/ours/classic (medians; per run) "
              "| etcd's bucket decides | agree | load avg |",
@@ -308,9 +313,14 @@ def main(argv):
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    out, readme = argv[0], None
-    if len(argv) == 3 and argv[1] == "--readme":
-        readme = argv[2]
+    out, readme, mark = argv[0], None, "lab"
+    rest = argv[1:]
+    while len(rest) >= 2 and rest[0] in ("--readme", "--marker"):
+        if rest[0] == "--readme":
+            readme = rest[1]
+        else:
+            mark = rest[1]
+        rest = rest[2:]
     points = sorted(p for p in glob.glob(os.path.join(out, "*")) if os.path.isfile(os.path.join(p, "model")))
     order = {}
     text, allmiss = [], []
@@ -330,7 +340,7 @@ def main(argv):
     if readme:
         with open(readme, encoding="utf-8") as f:
             doc = f.read()
-        b, e = "<!-- lab:begin -->", "<!-- lab:end -->"
+        b, e = f"<!-- {mark}:begin -->", f"<!-- {mark}:end -->"
         if b not in doc or e not in doc:
             print(f"lab_table.py: {readme}: no {b} ... {e} markers", file=sys.stderr)
             return 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """lab_trace.py — real etcd's backend commits beside the engine's, call by call, from
-`strace -f -ttt -T -y -e trace=pwrite64,fdatasync,fsync,ftruncate,mmap` (bench/lab_trace.sh).
+`strace -f -ttt -T -y -e trace=pwrite64,write,fdatasync,fsync,ftruncate,fallocate,mmap` (bench/lab_trace.sh).
 
 A commit on the bbolt file (".../member/snap/db" for etcd, the engine's "db" file) is: an optional growth
 (ftruncate + fsync), the page pwrites, fdatasync, the meta pwrite (4096 bytes at offset 0 or 4096),
@@ -95,13 +95,23 @@ def commits(calls):
                     "metas": len(metas), "grow": any(c["call"] == "ftruncate" for c in cs),
                     "span": span * 1e3, "disk": disk * 1e3, "gap": (span - disk) * 1e3,
                     "sync1": syncs[0]["d"] * 1e3, "sync2": syncs[1]["d"] * 1e3,
-                    "pw": sum(c["d"] for c in cs if c["call"] == "pwrite64") * 1e3, "syncs": syncs, "calls": cs})
+                    "pw": sum(c["d"] for c in cs if c["call"] == "pwrite64") * 1e3, "syncs": syncs, "calls": cs,
+                    "npw": len(pages), "bytes": sum(p.get("len", 0) for p in pages) + 4096 * len(metas),
+                    "nsync": len(syncs), "nfsync": sum(1 for c in cs if c["call"] == "fsync")})
     return res
 
 
 def q(v, f):
     v = sorted(v)
     return v[min(len(v) - 1, int(len(v) * f))] if v else float("nan")
+
+
+def wal_io(calls):
+    """The WAL's write calls per fdatasync and the median write (one raft Save's records; the engine's
+    first-segment fill at the start is a few large writes the median leaves out)."""
+    w = [c for c in calls if c["kind"] == "wal" and c["call"] in ("write", "pwrite64")]
+    n = sum(1 for c in calls if c["kind"] == "wal" and c["call"] == "fdatasync")
+    return len(w) / max(1, n), q([max(0, c["ret"]) for c in w], .5)
 
 
 def wal_inflight(calls, cms):
@@ -127,10 +137,14 @@ def main(argv):
             cms = cms[1:]  # the first is the open's init or a partial one at the start of the trace
         infl, nwal = wal_inflight(calls, cms)
         dur = (calls[-1]["t"] - calls[0]["t"]) if calls else 0
-        rows.append((name, cms, infl, nwal, dur))
+        rows.append((name, cms, infl, nwal, dur, wal_io(calls)))
     cols = [("commits/s", lambda cms, r: f"{len(cms) / r[4]:.1f}" if r[4] else "-"),
             ("WAL syncs/s", lambda cms, r: f"{r[3] / r[4]:.0f}" if r[4] else "-"),
             ("pages/commit", lambda cms, r: f"{sum(c['pages'] for c in cms) / len(cms):.1f}"),
+            ("db calls/commit: pwrite (pages) / fdatasync / fsync", lambda cms, r: "%.1f / %.2f / %.3f" % (sum(c["npw"] for c in cms) / len(cms), sum(c["nsync"] for c in cms) / len(cms), sum(c["nfsync"] for c in cms) / len(cms))),
+            ("db bytes/commit (meta page included)", lambda cms, r: "%.0f" % (sum(c["bytes"] for c in cms) / len(cms))),
+            ("meta pwrites/commit", lambda cms, r: "%.2f" % (sum(c["metas"] for c in cms) / len(cms))),
+            ("WAL write calls per fdatasync / median bytes per write", lambda cms, r: "%.2f / %.0f" % r[5]),
             ("runs/commit", lambda cms, r: f"{sum(c['runs'] for c in cms) / len(cms):.1f}"),
             ("growths", lambda cms, r: str(sum(c["grow"] for c in cms))),
             ("span p50/p99/max ms", lambda cms, r: "%.2f/%.2f/%.2f" % (q([c["span"] for c in cms], .5), q([c["span"] for c in cms], .99), max(c["span"] for c in cms))),

@@ -18,9 +18,9 @@ LABFS=${LABFS:-$BUILD/bench/labfs}
 CPU_E=${LAB_CPU_ETCD:-0}; CPU_L=${LAB_CPU_LOAD:-1}
 command -v strace >/dev/null || { echo "lab_trace: strace not installed" >&2; exit 2; }
 . "$BENCH_DIR/lab_lib.sh"
-TR="strace -f --seccomp-bpf -ttt -T -y -s 0 -e trace=pwrite64,fdatasync,fsync,ftruncate,mmap"
+TR="strace -f --seccomp-bpf -ttt -T -y -s 0 -e trace=pwrite64,write,fdatasync,fsync,ftruncate,fallocate,mmap"
 
-mount_lab "$SPEC" "$OUT/labfs.stats" "" || exit 2
+mount_lab "$SPEC" "$OUT/labfs.stats" "$OUT/labfs.trace" || exit 2
 echo "$SPEC" > "$OUT/model"
 echo "loadavg $(cat /proc/loadavg)" > "$OUT/loadavg"
 ETCD_WRAP="env GODEBUG=gctrace=1 $NICE taskset -c $CPU_E"

@@ -15,6 +15,24 @@ BUCKETS="$PY $BENCH_DIR/buckets.py"
 
 bench_log() { echo "bench: $*" >&2; }
 
+# Which etcd: ETCD=/path/to/etcd (e.g. an unpacked etcd-server .deb of another release, see
+# etcd_fetch.sh) and ETCDCTL (default: the etcdctl beside ETCD, else the one on PATH). Both are put first
+# on PATH through a directory of two symlinks under $BUILD/bench/etcd-path, so every script's `etcd`/`etcdctl` (also under
+# taskset, timeout, chrt) is that one. ETCD_VERSION is the release it reports ("3.5.16").
+if [ -n "${ETCD:-}" ]; then
+  [ -x "$ETCD" ] || { echo "bench: ETCD=$ETCD is not an executable" >&2; exit 2; }
+  case "$ETCD" in /*) ;; *) ETCD="$(pwd)/$ETCD" ;; esac
+  if [ -z "${ETCDCTL:-}" ]; then
+    ETCDCTL=$(dirname "$ETCD")/etcdctl
+    [ -x "$ETCDCTL" ] || ETCDCTL=$(command -v etcdctl)
+  fi
+  case "$ETCDCTL" in /*) ;; *) ETCDCTL="$(pwd)/$ETCDCTL" ;; esac
+  ETCD_BIN_DIR="$BUILD/bench/etcd-path/$(printf '%s %s' "$ETCD" "$ETCDCTL" | cksum | cut -d' ' -f1)"
+  mkdir -p "$ETCD_BIN_DIR" && ln -sfn "$ETCD" "$ETCD_BIN_DIR/etcd" && ln -sfn "$ETCDCTL" "$ETCD_BIN_DIR/etcdctl" || exit 2
+  PATH="$ETCD_BIN_DIR:$PATH"; export PATH
+fi
+ETCD_VERSION=$(etcd --version 2>/dev/null | sed -n 's/^etcd Version: *//p' | head -n1)
+
 # Appends one record to $RESULTS (tab-separated: section, name, value, unit, note). report.py reads these.
 bench_record() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" "${5:-}" >> "$RESULTS"

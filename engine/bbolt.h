@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bbolt.h — model of bbolt's commit I/O as etcd drives it (plain C, no fio types): dirty pages written
  * with pwrite at pgid × 4096 in pgid order, fdatasync, a 4096-byte meta page at offset 0 or 4096
- * (alternating by txid), fdatasync; growth by ftruncate(size needed + 16 MiB) and a full fsync.
+ * (alternating by txid), fdatasync; growth by ftruncate(size needed + 16 MiB) and a full fsync (etcd
+ * 3.5's bbolt; etcd 3.4's extends the file by the pwrites alone).
  * bb_write only records the page of the open transaction (as a bbolt Put only dirties an in-memory
  * node); bb_commit does the transaction's whole disk work, in bbolt's order. */
 #ifndef ETCDWAL_BBOLT_H
@@ -29,6 +30,12 @@ typedef struct bb_config {
     int scatter_rewrites;     /* 0: reuse the pages freed by the previous commit, one run just below
                                * the high-water mark of two commits ago (what etcd does, see bbolt.c);
                                * 1: uniformly random pages of the used area (a long-compacted db) */
+    int grow_by_writes;       /* 0: bbolt >= 1.3.7 (etcd 3.5): a commit that passes the file size first
+                               * grows it (ftruncate + fsync); 1: bbolt 1.3.6 (etcd 3.4): never, the
+                               * page pwrites extend the file (see bbolt.c) */
+    uint64_t batch_interval_ns; /* 0: off; else the time between the end of a commit and the start of
+                               * the next (etcd's batch interval): each commit also carries the leaf
+                               * pages of the puts that waited for the lock during the previous commit */
 } bb_config;
 
 typedef struct bb_stats {
@@ -41,6 +48,7 @@ typedef struct bb_stats {
     uint64_t file_size, high_water_pages;
     uint64_t appends, rewrites;   /* bb_write calls placed at the high-water mark / inside the used area */
     uint64_t early_flushes;       /* transactions that outgrew max_txn_pages and were written early */
+    uint64_t queued_pages;        /* leaf pages added for puts queued behind the previous commit */
 } bb_stats;
 
 typedef struct bb_db bb_db;
@@ -53,8 +61,9 @@ int  bb_open(bb_db **out, int dirfd, const char *name, const bb_config *cfg, cha
  * the model picks (rewrite or append); copied into the transaction's buffer, written by bb_commit.
  * 0 or -errno (message in err). */
 int  bb_write(bb_db *db, const void *buf, size_t len, char *err, size_t errlen);
-/* The commit: growth if the high-water mark passed the file size (ftruncate + fsync), the pages in
- * pgid order, fdatasync, meta page write, fdatasync. 0 or -errno. */
+/* The commit: with batch_interval_ns, first the leaf pages of the puts queued behind the previous
+ * commit; growth if the high-water mark passed the file size (ftruncate + fsync, unless grow_by_writes),
+ * the pages in pgid order, fdatasync, meta page write, fdatasync. 0 or -errno. */
 int  bb_commit(bb_db *db, char *err, size_t errlen);
 /* Share of the next pages appended at the high-water mark (0..100, clamped): the closed-loop load sets it
  * per commit from the pages its puts dirty (load.c ld_commit_pages). */

@@ -18,6 +18,9 @@
 #define BB_FLAG_FREELIST 0x10u
 #define BB_NO_FREELIST UINT64_MAX
 #define BB_REWRITE_TRIES 8
+/* Pages of a commit that do not grow with its puts: the key bucket's branch path (2) and the root
+ * bucket's leaf (1); the rest are the key bucket's new leaves (bbolt.c). */
+#define BB_PATH_PAGES 3u
 
 typedef struct bb_pend {
     uint64_t pgid;
@@ -41,6 +44,7 @@ struct bb_db {
     uint32_t npend;
     uint32_t txn_pages;       /* pages of the open transaction, early-flushed ones included */
     uint64_t t_first;         /* ns of the transaction's first page write, 0 if none yet */
+    uint64_t queued_milli;    /* queued leaf pages owed to the next commit, in thousandths */
     unsigned char *arena;
     uint32_t arena_used, arena_cap;   /* in pages */
     unsigned char meta[BB_PAGE];

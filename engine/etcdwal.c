@@ -202,7 +202,14 @@ static int open_db(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal
         .append_pct = o->append_pct,
         .initial_pages = 0,
         .seed = (uint64_t)td->thread_number * 0x9e3779b97f4a7c15ull + 1,
+        .grow_by_writes = o->etcd_version == ETCD_V34,
     };
+    /* A job that commits every N pages and then thinks T (the profile: fdatasync=N, thinktime=T,
+     * thinktime_blocks=N) is etcd's batch interval T: its commits also carry the puts that queued
+     * behind the previous one (bbolt.h batch_interval_ns). The closed-loop load counts them itself. */
+    if (!c->load && td->o.thinktime > 0 && td->o.fdatasync_blocks > 0 &&
+        td->o.thinktime_blocks == td->o.fdatasync_blocks)
+        cfg.batch_interval_ns = (uint64_t)td->o.thinktime * 1000u;
     if (bb_open(&c->db, c->pd.fd, "db", &cfg, c->err, sizeof c->err) != 0) {
         log_err("etcdwal: %s (in %s)\n", c->err, c->pd.path);
         c->db = NULL;

@@ -42,6 +42,7 @@
 #include "wal.h"
 
 enum { MODE_WAL = 0, MODE_BACKEND = 1 };
+enum { ETCD_V35 = 0, ETCD_V34 = 1 };
 
 struct etcdwal_options {
     void *pad; /* fio treats offset 0 as "no option storage" */
@@ -51,6 +52,7 @@ struct etcdwal_options {
     char *stats_file;
     unsigned int prealloc;
     unsigned int append_pct;
+    unsigned int etcd_version;  /* ETCD_V34 or ETCD_V35: the backend's growth (bbolt.h grow_by_writes) */
     unsigned long long first_fill;
     unsigned int clients;       /* closed-loop load (load.h): virtual clients, 0 = off */
     unsigned int key_bytes, val_bytes;

@@ -77,6 +77,22 @@ struct fio_option etcdwal_fio_options[] = {
         .group = FIO_OPT_G_INVALID,
     },
     {
+        .name = "etcd_version",
+        .lname = "etcd release line",
+        .type = FIO_OPT_STR,
+        .off1 = offsetof(struct etcdwal_options, etcd_version),
+        .def = "3.5",
+        .help = "The etcd release whose disk pattern to follow",
+        .posval = {
+            {.ival = "3.5", .oval = ETCD_V35, .help = "etcd 3.5 (bbolt 1.3.11+): a commit that passes the db "
+                                                       "file's size grows it first (ftruncate + fsync)"},
+            {.ival = "3.4", .oval = ETCD_V34, .help = "etcd 3.4 (bbolt 1.3.6): the page writes extend the db "
+                                                       "file, no ftruncate or fsync in a commit"},
+        },
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
         .name = "etcd_first_segment_fill",
         .lname = "First WAL segment fill",
         .type = FIO_OPT_STR_VAL,

@@ -7,6 +7,9 @@
 #     + fsync before the pages of the commit that needs it. Also the default append share (67 %).
 #  2. `etcd-fio job --load s` run through fio gives a WAL job and a backend job, both with sync
 #     percentiles, and `etcd-fio verdict` judges them against 10 ms and 25 ms.
+#  3. etcd_version=3.4: no ftruncate or fsync in any commit, the page writes extend the file.
+#  4. the puts queued behind a commit (thinktime after every fdatasync=N): each commit owes the next its
+#     leaves, and nothing is added when thinktime_blocks is not N.
 # Skipped (77) without strace or jq.
 set -u
 BUILD=${BUILD:-build}
@@ -144,6 +147,39 @@ grep -E 'etcd-wal .* 10 ms +(pass|fail)' "$tmp/v.out" >/dev/null && ok "WAL job 
   || fail "WAL job not judged against 10 ms"
 grep -E 'etcd-backend .* 25 ms +(pass|fail)' "$tmp/v.out" >/dev/null && ok "backend job judged against 25 ms" \
   || fail "backend job not judged against 25 ms"
+
+# --- 3. etcd_version=3.4: the run of part 1 passes the 16 MiB mark with no growth in any commit ----------
+mkdir "$tmp/d3"
+if ! timeout 300 strace -f -ff -y -qq -s 0 -e trace=ftruncate,fsync -o "$tmp/st34" \
+    "$FIO" --name=bb --ioengine="external:$SO" --directory="$tmp/d3" --etcd_mode=backend --etcd_version=3.4 \
+    --rw=write --bs=4k --fdatasync=10 --size=25m --etcd_stats_file="$tmp/st34.stats" \
+    --output-format=json >"$tmp/st34.json" 2>"$tmp/st34.err"; then
+  cat "$tmp/st34.err"; fail "fio under strace (etcd_version=3.4)"
+fi
+calls=$(cat "$tmp"/st34.* 2>/dev/null | grep -c '/db>')
+set -- $(jq -r '.backend | "\(.growths) \(.file_size) \(.high_water_pages)"' "$tmp/st34.stats" 2>/dev/null)
+if [ $# -eq 3 ] && [ "$calls" -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -eq $(($3 * 4096)) ] && [ "$2" -gt 16777216 ]; then
+  ok "etcd_version=3.4: no ftruncate or fsync of the db file, the page writes extended it to $2 bytes"
+else
+  fail "etcd_version=3.4: $calls ftruncate/fsync calls on the db file, stats: ${*:-none}"
+fi
+
+# --- 4. the puts queued behind a commit: thinktime after every fdatasync=N is the batch interval ----------
+# A 1 us thinktime is shorter than any commit, so each commit owes the next its 9 leaves (12 - 3 path
+# pages); with thinktime_blocks other than N the job is not a batch interval and nothing is added.
+for tb in 12 6; do
+  mkdir -p "$tmp/d4.$tb"
+  "$FIO" --name=bb --ioengine="external:$SO" --directory="$tmp/d4.$tb" --etcd_mode=backend --rw=write --bs=4k \
+    --fdatasync=12 --thinktime=1 --thinktime_blocks=$tb --size=480k --etcd_stats_file="$tmp/q$tb.stats" \
+    --output-format=json >/dev/null 2>"$tmp/q$tb.err" || { cat "$tmp/q$tb.err"; fail "fio (queued puts, $tb)"; }
+  set -- $(jq -r '.backend | "\(.commits) \(.queued_pages) \(.pages_written)"' "$tmp/q$tb.stats" 2>/dev/null)
+  want=0; [ "$tb" = 12 ] && want=$(( (${1:-1} - 1) * 9 ))
+  if [ $# -eq 3 ] && [ "$1" -ge 5 ] && [ "$2" -eq "$want" ] && [ "$3" -eq $(($1 * 12 + want)) ]; then
+    ok "thinktime_blocks=$tb: $1 commits, $2 queued leaf pages added (expected $want)"
+  else
+    fail "thinktime_blocks=$tb: commits/queued/pages ${*:-none}, expected $want queued pages"
+  fi
+done
 
 [ $fails -eq 0 ] || { echo "it_backend: $fails failure(s)"; exit 1; }
 echo "it_backend: all passed"

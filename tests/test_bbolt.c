@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_bbolt.c — unit tests of the bbolt commit model (engine/bbolt.c) without fio: file layout after
  * open, page offsets and headers, meta page alternation by txid, growth arithmetic, the append share
- * and where rewrites land, early flushing, the stats JSON, and error paths (bad dirfd, existing file,
+ * and where rewrites land, growth by writes (etcd 3.4), the puts queued behind a commit, early flushing, the stats JSON, and error paths (bad dirfd, existing file,
  * unwritable directory, a descriptor that cannot write or sync, a growth the file size limit refuses). */
 #include <errno.h>
 #include <fcntl.h>
@@ -272,6 +272,58 @@ static void test_growth(void **state)
     assert_int_equal(s->file_size, s2);
     assert_int_equal((uint64_t)file_size(f, "db"), s2);
     bb_close(db, 1);
+}
+
+/* etcd 3.4's bbolt (1.3.6) never grows in a commit: the pwrites extend the file, no ftruncate. */
+static void test_growth_by_writes(void **state)
+{
+    fx *f = *state;
+    bb_config c = {.append_pct = 100, .seed = 42, .grow_by_writes = 1};
+    bb_db *db = open_db_cfg(f, "db", &c);
+    static unsigned char page[BB_PAGE];
+    const bb_stats *s = bb_get_stats(db);
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 10; i++)
+            assert_int_equal(bb_write(db, page, BB_PAGE, f->err, sizeof f->err), 0);
+        assert_int_equal(bb_commit(db, f->err, sizeof f->err), 0);
+        /* pages 4 .. 4 + 10(k+1) - 1 written: the file ends at the last one */
+        assert_int_equal((uint64_t)file_size(f, "db"), (uint64_t)(4 + 10 * (k + 1)) * 4096);
+        assert_int_equal(s->file_size, (uint64_t)(4 + 10 * (k + 1)) * 4096);
+    }
+    assert_int_equal(s->growths, 0);
+    assert_int_equal(s->grow.count, 0);
+    bb_close(db, 1);
+}
+
+/* The puts queued behind a commit: with a batch interval every commit owes the next one its leaves
+ * (pages - 3) times its duration over the interval, at most one interval's worth. An interval of 1 ns
+ * makes every real commit longer than it, so each owes exactly pages - 3, all appended. */
+static void test_queued_behind_commit(void **state)
+{
+    fx *f = *state;
+    static unsigned char page[BB_PAGE];
+    for (int on = 0; on < 2; on++) {
+        bb_config c = {.append_pct = 100, .seed = 42, .batch_interval_ns = on ? 1 : 0};
+        char name[8];
+        snprintf(name, sizeof name, "db%d", on);
+        bb_db *db = open_db_cfg(f, name, &c);
+        const bb_stats *s = bb_get_stats(db);
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < 12; i++)
+                assert_int_equal(bb_write(db, page, BB_PAGE, f->err, sizeof f->err), 0);
+            assert_int_equal(bb_commit(db, f->err, sizeof f->err), 0);
+        }
+        /* 12 + (12 + 9) + (12 + 9): the owed pages do not count towards what the next commit owes */
+        assert_int_equal(s->queued_pages, on ? 18 : 0);
+        assert_int_equal(s->pages_written, on ? 54 : 36);
+        assert_int_equal(s->high_water_pages, 4 + (on ? 54 : 36));
+        assert_int_equal(s->pages_per_commit.count, 3);
+        /* an empty commit carries nothing, whatever is owed */
+        uint64_t before = s->pages_written;
+        assert_int_equal(bb_commit(db, f->err, sizeof f->err), 0);
+        assert_int_equal(s->pages_written, before);
+        bb_close(db, 1);
+    }
 }
 
 static void test_append_share_and_rewrites(void **state)
@@ -548,6 +600,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_meta_alternates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_offsets_and_overflow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_growth_by_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queued_behind_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_share_and_rewrites, setup, teardown),
         cmocka_unit_test_setup_teardown(test_recent_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_early_flush, setup, teardown),

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""lab_versions.py — one table of the slow-disk lab across etcd releases: for each lab point and load,
+each release's etcd WAL and backend p99 (median of the runs), ours beside it (the profile run back to
+back with that etcd), the ratios ours/etcd and whether the verdicts agree (lab_table.py's rules: within
+x1/1.5..x1.5, and the same verdict wherever etcd's own bucket decides it).
+
+Usage: lab_versions.py OUTDIR...   (each a bench/lab.sh OUTDIR; its etcd_version names the column group)
+"""
+import glob
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lab_table import decided, med, num, read_env, verdict, within  # noqa: E402
+
+LOADS = ["s", "m", "l", "xl"]
+
+
+def version(out):
+    try:
+        return "etcd " + open(os.path.join(out, "etcd_version"), encoding="utf-8").read().strip()
+    except OSError:
+        return os.path.basename(out.rstrip("/"))
+
+
+def cell(out, point, ld):
+    runs = glob.glob(os.path.join(out, point, "run*"))
+    e = [read_env(os.path.join(r, f"etcd-{ld}", "result.env")) for r in runs]
+    o = [read_env(os.path.join(r, f"ours-{ld}", "result.env")) for r in runs]
+    ew, eb = med([num(x.get("wal_p99")) for x in e]), med([num(x.get("be_p99")) for x in e])
+    ow, ob = med([num(x.get("wal_p99")) for x in o]), med([num(x.get("be_p99")) for x in o])
+    la = med([num(x.get("loadavg")) for x in e + o])
+    if None in (ew, eb, ow, ob):
+        return None
+    ok = within(ow, ew) and within(ob, eb)
+    dec = decided(ew, eb)
+    same = verdict(ow, ob) == verdict(ew, eb)
+    return {"n": len(runs), "ew": ew, "eb": eb, "ow": ow, "ob": ob, "la": la,
+            "ok": ok and (same or not dec), "v": f"{verdict(ew, eb)[0]}/{verdict(ow, ob)[0]}"
+            + ("" if dec else "?")}
+
+
+def main(argv):
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    points = []
+    for out in argv:
+        for p in sorted(glob.glob(os.path.join(out, "*", "model"))):
+            name = os.path.basename(os.path.dirname(p))
+            if name not in points:
+                points.append(name)
+    head = "| point | load |"
+    sep = "|---|---|"
+    for out in argv:
+        v = version(out)
+        head += f" {v}: WAL p99 etcd / ours (x) | backend p99 etcd / ours (x) | verdicts, runs, load |"
+        sep += "---|---|---|"
+    print(head)
+    print(sep)
+    misses = []
+    for p in points:
+        for ld in LOADS:
+            cells = [cell(out, p, ld) for out in argv]
+            if not any(cells):
+                continue
+            row = f"| {p} | {ld} |"
+            for out, c in zip(argv, cells):
+                if c is None:
+                    row += " not run | not run | - |"
+                    continue
+                row += (f" {c['ew']:.2f} / {c['ow']:.2f} (x{c['ow'] / c['ew']:.2f}) |"
+                        f" {c['eb']:.2f} / {c['ob']:.2f} (x{c['ob'] / c['eb']:.2f}) |"
+                        f" {c['v']}{'' if c['ok'] else ' MISS'}, {c['n']}, {c['la']:.1f} |")
+                if not c["ok"]:
+                    misses.append(f"{version(out)} {p}/{ld}")
+            print(row)
+    print()
+    print("verdicts etcd/ours (p pass, f fail; ? = etcd's bucket does not decide its verdict); runs per cell; "
+          "median 1-min load average. MISS: a ratio outside x1/1.5..x1.5 or a verdict other than a decided one "
+          "of etcd's. Misses: " + ("; ".join(misses) if misses else "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
