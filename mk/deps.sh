@@ -10,7 +10,7 @@
 # Only `make deps` (and demo, check, bench, check-deb, which run it) calls this: plain `make` never installs.
 set -eu
 BUILD_PKGS="fio libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
-TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium openssh-server openssh-client eatmydata fuse-overlayfs bindfs btrfs-progs"
+TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium openssh-server openssh-client eatmydata fuse-overlayfs bindfs btrfs-progs"
 BENCH_PKGS="hyperfine time golang-go golang-etcd-server-dev"
 DEB_PKGS="debhelper lintian mmdebstrap"
 case "${1:-build}" in
