@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "version.h"
 
 static const cli_cmd *const cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_compare_def, &cmd_job_def, &cmd_fleet_def, &cmd_capacity_def};
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("etcd-fio %s\n", fior_version()); /* one version for the CLI, the library and its .pc */
+        version_print(stdout);
         return 0;
     }
     const cli_cmd *c = find(argv[1]);
