@@ -91,6 +91,7 @@ include tests/rules.mk
 -include examples/rules.mk
 -include mk/install.mk
 -include mk/deb.mk
+-include mk/dist.mk
 
 all: $(ALL_TARGETS)
 tests: all $(UNIT_TESTS) $(TEST_HELPERS)
