@@ -32,3 +32,15 @@ check-dist: dist $(WALDUMP)
 	sh tests/dist_arm64.sh $(call DIST_TAR,aarch64) $(call DIST_TAR,x86_64) $(DIST_DIR)/roots/arm64-bullseye-sysroot \
 	  $(WALDUMP) || rc=1; \
 	echo "check-dist: $$(($$(date +%s) - start)) s"; exit $$rc
+
+# `make rpm`: rpm/etcd-fio.spec around each tarball (rpmbuild from Debian's rpm package), with its .sha256.
+.PHONY: rpm
+rpm: dist
+	@for a in $(DIST_ARCHES); do \
+	  t=$(abspath $(DIST_DIR))/rpm; rm -rf $$t/BUILD $$t/BUILDROOT; mkdir -p $$t/SOURCES; \
+	  cp $(call DIST_TAR,$$a) $$t/SOURCES/ || exit 1; \
+	  rpmbuild -bb --quiet --target $$a --define "_topdir $$t" --define "dist_version $(FIOR_VERSION)" \
+	    --define "dist_arch $$a" rpm/etcd-fio.spec > $$t/rpmbuild-$$a.log 2>&1 || { tail -n 20 $$t/rpmbuild-$$a.log; exit 1; }; \
+	  r=$$t/RPMS/$$a/etcd-fio-$(FIOR_VERSION)-1.$$a.rpm; cp $$r $(DIST_DIR)/out/ && \
+	  (cd $(DIST_DIR)/out && sha256sum $$(basename $$r) > $$(basename $$r).sha256) && echo $(DIST_DIR)/out/$$(basename $$r); \
+	done
