@@ -44,12 +44,17 @@ fetch_fio() { # Debian's source package into $D/src (private apt lists: the syst
   dpkg-source --no-check -x "$D/src/fio_$FIO_DEB.dsc" "$FIO_TREE" >&2
 }
 
+sysroot_links() { # DIR: absolute symbolic links (libm.so -> /lib/...) made to point inside the sysroot
+  find "$1" -type l -lname '/*' | while IFS= read -r l; do ln -sfn "$1$(readlink "$l")" "$l"; done
+}
+
 make_root() {
   [ -d "$ROOT" ] && return 0
   mkdir -p "$D/roots"
   rm -rf "$ROOT.tmp"
   if [ "$ARCH" = aarch64 ]; then # extracted only (no maintainer scripts): a sysroot for the cross compiler
     mmdebstrap --arch=arm64 --variant=extract --include="$BUILD_DEBS,libgcc-10-dev" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
+    sysroot_links "$ROOT.tmp"
   else
     mmdebstrap --variant=apt --include="$BUILD_DEBS" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
   fi
@@ -70,9 +75,7 @@ W=$D/work-$ARCH
 if [ "$ARCH" = x86_64 ]; then W=$ROOT/src; fi
 mkdir -p "$W"
 FIOB=$W/fio-$FIO_UP
-if [ ! -x "$FIOB/fio" ]; then
-  rm -rf "$FIOB" && cp -a "$FIO_TREE" "$FIOB"
-fi
+[ -f "$FIOB/FIO-VERSION-GEN" ] || cp -a "$FIO_TREE" "$FIOB"
 rm -rf "$W/etcd-fio" && mkdir -p "$W/etcd-fio"
 git ls-files -co --exclude-standard -z | xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh |
   tar --null -T - -cf - | tar -xf - -C "$W/etcd-fio"
@@ -97,7 +100,8 @@ fi
 # library is installed in the root, so fio's optional libraries (libaio, zlib, numa, ...) are not used.
 if [ ! -x "$FIOB/fio" ]; then
   echo "dist: building fio $FIO_UP for $ARCH" >&2
-  run "cd $SRC/fio-$FIO_UP && ./configure $FIOCONF > .configure.log 2>&1 && make -j2 fio > .make.log 2>&1" || {
+  run "cd $SRC/fio-$FIO_UP && { [ -f config-host.mak ] || ./configure $FIOCONF > .configure.log 2>&1; } &&
+       make -j2 fio > .make.log 2>&1" || {
     echo "dist: fio's build failed: see $FIOB/.configure.log and .make.log" >&2; exit 1; }
   touch "$FIOB/.etcdfio-configured"
 fi
