@@ -41,7 +41,7 @@ rm -rf /var/tmp/chk && mkdir -p /var/tmp/chk
 echo "== check"; /opt/etcd-fio/bin/etcd-fio check --wal-only --max-time 20 --min-syncs 20 --accept-point-estimate /var/tmp/chk > check.out 2>&1; echo "rc=$?"
 echo "== left"; ls -A /var/tmp/chk | wc -l
 /opt/etcd-fio/bin/etcd-fio check --wal-only --max-time 60 --faithful /var/tmp/chk > term.out 2>&1 &
-pid=$!; sleep 4; kill -TERM $pid; wait $pid; echo "== term"; echo "rc=$?"
+pid=$!; sleep 6; kill -TERM $pid 2>/dev/null && echo sent > term.sent; wait $pid; rc=$?; echo "== term"; echo "rc=$rc"
 sleep 1; echo "== tleft"; ls -A /var/tmp/chk | wc -l
 echo "== procs"; ps -e -o comm= 2>/dev/null | grep -c '^fio$' || true
 EOS
@@ -60,6 +60,7 @@ EOS
   grep -q "fio-$BV" "$ROOT/work/check.out" 2>/dev/null || true
   [ "$(sect left)" = 0 ] && ok "$r: the directory is empty after the check" || fail "$r: $(sect left) entries left"
   trc=$(sect term | sed -n 's/^rc=//p')
+  [ -f "$ROOT/work/term.sent" ] || fail "$r: the check had ended before the SIGTERM"
   case $trc in 0|1|2) ok "$r: SIGTERM mid-run: exit $trc: $(head -n 1 "$ROOT/work/term.out")" ;;
     *) fail "$r: SIGTERM mid-run: exit ${trc:-?}: $(head -n 5 "$ROOT/work/term.out" | tr '\n' '|')" ;; esac
   [ "$(sect tleft)" = 0 ] && ok "$r: the directory is empty after the SIGTERM" || fail "$r: $(sect tleft) entries left after SIGTERM"
