@@ -40,7 +40,7 @@ echo "== version"; /opt/etcd-fio/bin/etcd-fio --version; echo "rc=$?"
 rm -rf /var/tmp/chk && mkdir -p /var/tmp/chk
 echo "== check"; /opt/etcd-fio/bin/etcd-fio check --wal-only --max-time 20 --min-syncs 20 --accept-point-estimate /var/tmp/chk > check.out 2>&1; echo "rc=$?"
 echo "== left"; ls -A /var/tmp/chk | wc -l
-/opt/etcd-fio/bin/etcd-fio check --wal-only --max-time 60 --faithful /var/tmp/chk > term.out 2>&1 &
+/opt/etcd-fio/bin/etcd-fio check --wal-only --full --max-time 60 /var/tmp/chk > term.out 2>&1 &
 pid=$!; sleep 6; kill -TERM $pid 2>/dev/null && echo sent > term.sent; wait $pid; rc=$?; echo "== term"; echo "rc=$rc"
 sleep 1; echo "== tleft"; ls -A /var/tmp/chk | wc -l
 echo "== procs"; ps -e -o comm= 2>/dev/null | grep -c '^fio$' || true
