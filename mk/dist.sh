@@ -83,6 +83,7 @@ git ls-files -co --exclude-standard -z | xargs -0 sh -c 'for f; do [ -f "$f" ] &
 # -DETCDFIO_CURL_DLOPEN: libcurl from the host at run time; yajl's static archive (Debian: libyajl_s.a).
 FLAGS="CPPFLAGS=-DETCDFIO_CURL_DLOPEN\ -DETCDFIO_YAJL_STATIC YAJL_LIBS=/usr/lib/$TRIPLE/libyajl_s.a CURL_LIBS=-ldl"
 FIOCONF="--disable-native"
+FIOMAKE=""
 if [ "$ARCH" = x86_64 ]; then
   run() { chroot "$ROOT" /bin/sh -c "$1"; }
   SRC=/src
@@ -93,15 +94,16 @@ else
   run() { sh -c "$1"; }
   SRC=$W
   export PKG_CONFIG_SYSROOT_DIR="$S" PKG_CONFIG_LIBDIR="$S/usr/lib/$TRIPLE/pkgconfig:$S/usr/share/pkgconfig"
-  FLAGS="$FLAGS CC=aarch64-linux-gnu-gcc\ --sysroot=$S AR=aarch64-linux-gnu-ar YAJL_LIBS=$S/usr/lib/$TRIPLE/libyajl_s.a"
+  FLAGS="$FLAGS CC=aarch64-linux-gnu-gcc CFLAGS=-O2\ -g\ --sysroot=$S LDFLAGS=--sysroot=$S YAJL_LIBS=$S/usr/lib/$TRIPLE/libyajl_s.a"
   FIOCONF="$FIOCONF --cc=aarch64-linux-gnu-gcc --extra-cflags=--sysroot=$S"
+  FIOMAKE="'CC=aarch64-linux-gnu-gcc --sysroot=$S'" # fio's link line has no CFLAGS
 fi
 # fio: --disable-native (no -march=native: it runs on any CPU of the architecture); nothing but the C
 # library is installed in the root, so fio's optional libraries (libaio, zlib, numa, ...) are not used.
 if [ ! -x "$FIOB/fio" ]; then
   echo "dist: building fio $FIO_UP for $ARCH" >&2
   run "cd $SRC/fio-$FIO_UP && { [ -f config-host.mak ] || ./configure $FIOCONF > .configure.log 2>&1; } &&
-       make -j2 fio > .make.log 2>&1" || {
+       make -j2 $FIOMAKE fio > .make.log 2>&1" || {
     echo "dist: fio's build failed: see $FIOB/.configure.log and .make.log" >&2; exit 1; }
   touch "$FIOB/.etcdfio-configured"
 fi
