@@ -15,7 +15,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: etcd-fio COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
-    fprintf(f, "\n'etcd-fio help COMMAND' describes each; 'etcd-fio --version' prints the version.\n"
+    fprintf(f, "\n'etcd-fio help COMMAND' describes each; 'etcd-fio --version' prints the versions.\n"
                "Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
 }
 
