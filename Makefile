@@ -91,6 +91,7 @@ include tests/rules.mk
 -include examples/rules.mk
 -include mk/install.mk
 -include mk/deb.mk
+-include mk/dist.mk
 
 all: $(ALL_TARGETS)
 tests: all $(UNIT_TESTS) $(TEST_HELPERS)
@@ -136,4 +137,5 @@ clean:
 	rm -rf $(BUILD)
 
 # Header dependencies written by -MMD -MP.
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (build/dist holds `make dist`'s Debian roots, whose /etc has directories named *.d: not searched.)
+-include $(shell find $(BUILD) -path $(BUILD)/dist -prune -o -name '*.d' -type f -print 2>/dev/null)

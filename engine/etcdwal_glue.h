@@ -16,6 +16,13 @@
 #define gettid etcdwal_fio_gettid
 #endif
 
+/* fio compiles every engine it builds, the dynamic ones included, with -DFIO_INTERNAL (fio's Makefile,
+ * CPPFLAGS); its headers use what that gates: fio 3.39's verify-state.h calls le32_to_cpu(), which os/os.h
+ * defines only under FIO_INTERNAL, so without it GCC 14 stops at an implicit declaration. It gates macros
+ * only (le/be*_to_cpu, FIO_ARRAY_SIZE, FIO_FIELD_SIZE, PTR_ALIGN in fio 3.7 to 3.42). */
+#ifndef FIO_INTERNAL
+#define FIO_INTERNAL
+#endif
 #include "fio.h"
 #include "optgroup.h"
 #include "verify.h"

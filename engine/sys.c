@@ -168,6 +168,10 @@ static void symbols(rep *r)
     void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
     if (!libc)
         return; /* not glibc: nothing to compare with */
+    /* Before glibc 2.34 libpthread.so.0 defines its own fsync, write, pwrite, open, msync, ... (the
+     * cancellation points; glibc's nptl/Versions), found before libc's by every program linked with
+     * -lpthread, fio included: glibc's, not an interposer. */
+    void *pth = dlopen("libpthread.so.0", RTLD_LAZY | RTLD_NOLOAD);
     enum { MAXOBJ = 8 };
     const char *obj[MAXOBJ];
     char names[MAXOBJ][512];
@@ -175,7 +179,7 @@ static void symbols(rep *r)
     for (size_t i = 0; watched[i]; i++) {
         void *def = dlsym(RTLD_DEFAULT, watched[i]), *own = dlsym(libc, watched[i]);
         Dl_info di;
-        if (!def || def == own || !dladdr(def, &di) || !di.dli_fname)
+        if (!def || def == own || (pth && def == dlsym(pth, watched[i])) || !dladdr(def, &di) || !di.dli_fname)
             continue;
         const char *o = di.dli_fname[0] ? di.dli_fname : "the main program";
         if (di.dli_fname[0] && sanitizer_object(di.dli_fname))
@@ -193,6 +197,8 @@ static void symbols(rep *r)
         snprintf(names[k] + l, sizeof names[k] - l, "%s%s", l ? " " : "", watched[i]);
     }
     dlclose(libc);
+    if (pth)
+        dlclose(pth);
     for (size_t k = 0; k < nobj; k++)
         finding(r, "%s interposes %s", obj[k], names[k]);
 }

@@ -23,7 +23,7 @@ probe=$(mktemp -d /tmp/it-fuzz-probe.XXXXXX) || exit 1
 trap 'rm -rf "$probe"' EXIT
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' > "$probe/p.c"
 if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >"$probe/log" 2>&1; then
-  echo "skip: $CLANG cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-14-dev):"
+  echo "skip: $CLANG cannot link -fsanitize=fuzzer,address,undefined (install libclang-rt-dev):"
   head -n 3 "$probe/log"
   exit 77
 fi

@@ -107,7 +107,7 @@ if [ -x "$tmp/embed-static" ]; then
 fi
 
 # --- the installed CLI finds the installed engine (beside it in ../lib/etcd-fio) ---
-[ "$("$D$P/bin/etcd-fio" --version)" = "etcd-fio $version" ] || fail "installed etcd-fio --version is not 'etcd-fio $version'"
+[ "$("$D$P/bin/etcd-fio" --version | head -n 1)" = "etcd-fio $version" ] || fail "installed etcd-fio --version does not start with 'etcd-fio $version'"
 job=$(env -u ETCD_FIO_ENGINE "$D$P/bin/etcd-fio" job 2>&1); rc=$?
 if [ $rc -eq 0 ]; then
   echo "$job" | grep -q "ioengine=external:$D$P/lib/etcd-fio/libetcdwal.so" \

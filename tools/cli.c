@@ -2,6 +2,7 @@
 /* cli.c — the shared layer of the etcd-fio subcommands (see cli.h). */
 #include "cli.h"
 #include "term.h"
+#include "engine_path.h"
 #include "outfile.h"
 #include "tmpdir.h"
 
@@ -291,7 +292,12 @@ int cli_dir_ok(const char *dir, char *err, size_t errlen)
 const char *cli_fio(void)
 {
     const char *f = getenv("FIO");
-    return f && *f ? f : "fio";
+    if (f && *f)
+        return f;
+    static char bundled[PATH_MAX]; /* the same answer for the whole process */
+    if (!bundled[0] && engine_path_bundled_fio(bundled, sizeof bundled) != 0)
+        snprintf(bundled, sizeof bundled, "fio");
+    return bundled;
 }
 
 void cli_hostname(char *buf, size_t len)

@@ -150,7 +150,7 @@ char *cli_fmt_ns(char *buf, size_t n, uint64_t ns);
  * would silently point the run elsewhere. 0, or -1 with a one-line message naming the character. */
 int cli_dir_ok(const char *dir, char *err, size_t errlen);
 
-/* The fio binary: $FIO or "fio". */
+/* The fio binary: $FIO, else a release tarball's own (lib/etcd-fio/fio), else "fio" from PATH. */
 const char *cli_fio(void);
 /* This machine's hostname ("" when unknown). */
 void cli_hostname(char *buf, size_t len);

@@ -65,6 +65,8 @@ static const cli_opt options[] = {
             "p99 are reported before vs during the check, and when one that was below its threshold before "
             "crosses it during the check, the check stops at once (UNKNOWN) to protect etcd"),
     CLI_OPTS_TLS('A', 'T', 'K'),
+    CLI_OPT("fio", 'X', "PATH", "run this fio instead of the bundled one or the one in PATH; the engine must be "
+            "built against that fio's source (ETCD_FIO_ENGINE)"),
     CLI_OPT("stop-on-eof", 'E', NULL, "stop as on SIGINT (end fio, clean up, unknown) when stdin ends: "
             "`fleet --ssh` runs check so, and closing its ssh session (or losing it) then stops the remote run"),
     CLI_END};
@@ -115,6 +117,12 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         case 'a': o->accept_point = 1; break;
         case 'P': o->faithful = 1; break;
         case 'E': o->stop_on_eof = 1; break;
+        case 'X':
+            setenv("FIO", p.arg, 1); /* cli_fio(): every fio this process starts */
+            if (!getenv("ETCD_FIO_ENGINE"))
+                fprintf(stderr, "etcd-fio: --fio %s needs an engine built against its source: set ETCD_FIO_ENGINE\n",
+                        p.arg);
+            break;
         case 'W': o->wal_only = 1; break;
         case 'U': o->etcd_url = p.arg; break;
         case 'A': o->tls.cacert = p.arg; break;

@@ -4,7 +4,7 @@
 #include "etcdwatch.h"
 #include "jw.h"
 
-#include <curl/curl.h>
+#include "curl_dl.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>

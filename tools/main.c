@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "version.h"
 
 static const cli_cmd *const cmds[] = {&cmd_check_def, &cmd_verdict_def, &cmd_compare_def, &cmd_job_def, &cmd_fleet_def, &cmd_capacity_def};
 #define NCMDS (sizeof cmds / sizeof cmds[0])
@@ -14,7 +15,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: etcd-fio COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCMDS; i++)
         fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
-    fprintf(f, "\n'etcd-fio help COMMAND' describes each; 'etcd-fio --version' prints the version.\n"
+    fprintf(f, "\n'etcd-fio help COMMAND' describes each; 'etcd-fio --version' prints the versions.\n"
                "Exit status: 0 PASS, 1 FAIL, 2 cannot judge/error.\n");
 }
 
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("etcd-fio %s\n", fior_version()); /* one version for the CLI, the library and its .pc */
+        version_print(stdout);
         return 0;
     }
     const cli_cmd *c = find(argv[1]);

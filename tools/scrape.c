@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include <curl/curl.h>
+#include "curl_dl.h"
 
 #include "scrape.h"
 
@@ -99,7 +99,8 @@ static int fetch(const char *url, const char *shown, const scrape_tls *tls, long
     *len = 0;
     CURL *h = curl_easy_init();
     if (!h) {
-        snprintf(err, errlen, "%s: cannot start libcurl", shown);
+        const char *why = curl_dl_missing();
+        snprintf(err, errlen, "%s: cannot start libcurl%s%s", shown, why[0] ? ": " : "", why);
         return -1;
     }
     char cerr[CURL_ERROR_SIZE] = "";
@@ -107,7 +108,8 @@ static int fetch(const char *url, const char *shown, const scrape_tls *tls, long
     struct curl_slist *hdr = curl_slist_append(NULL, "Accept: text/plain;version=0.0.4;q=1,"
                                                      "application/openmetrics-text;q=0.5,*/*;q=0.1");
     curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK) /* libcurl before 7.85 */
+        curl_easy_setopt(h, CURL_DL_OPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeout_s < 5 ? timeout_s : 5L);
