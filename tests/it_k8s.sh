@@ -35,7 +35,7 @@ yamllint -s -d "{extends: default, rules: {line-length: {max: 110}}}" "$K"/*/*.y
   (cd "$T/r" && find . -name '*.yaml' | sort) > "$T/rendered" &&
   (cd "$K" && find . -mindepth 2 -name '*.yaml' | sort) > "$T/committed" &&
   cmp -s "$T/rendered" "$T/committed" &&
-  while read -r f; do cmp -s "$T/r/$f" "$K/$f" || exit 1; done < "$T/rendered" &&
+  (while read -r f; do cmp -s "$T/r/$f" "$K/$f" || exit 1; done < "$T/rendered") &&
   echo "ok: the committed manifests are template.yaml rendered for $version ($(tr '\n' ' ' < "$T/rendered"))" ||
   { echo "FAIL: examples/k8s/*/ differ from the render of template.yaml for $version (make manifests)"; fails=$((fails + 1)); }
 
