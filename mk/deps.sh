@@ -8,14 +8,14 @@
 #          (and Go with etcd's clientv3 for bench/putload)
 #   deb:   build + what `make deb` and `make check-deb` use (debhelper, lintian, mmdebstrap)
 #   image: test + deb + what `make image` and `make check-image` use (buildah; podman with runc, which
-#          starts containers where crun cannot: cgroup v1/hybrid hosts)
-# Only `make deps` (and demo, check, bench, check-deb, which run it) calls this: plain `make` never installs.
+#          starts containers where crun cannot: cgroup v1/hybrid hosts; containerd for `ctr images import`)
+# Only `make deps` (and demo, check, bench, check-deb, check-image, which run it) calls this: plain `make` never installs.
 set -eu
 BUILD_PKGS="fio libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
 TEST_PKGS="libcmocka-dev strace jq clang libclang-rt-14-dev valgrind man-db groff-base yamllint python3 python3-yaml e2fsprogs util-linux procps etcd-server etcd-client python3-jsonschema prometheus libfuse3-dev fuse3 chromium openssh-server openssh-client eatmydata fuse-overlayfs bindfs btrfs-progs"
 BENCH_PKGS="hyperfine time golang-go golang-etcd-server-dev"
 DEB_PKGS="debhelper lintian mmdebstrap"
-IMAGE_PKGS="buildah podman runc"
+IMAGE_PKGS="buildah podman runc containerd"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;

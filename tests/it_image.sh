@@ -11,7 +11,8 @@
 #    termination message file, etcd's files unchanged, nothing of ours left;
 #  - `podman stop` (SIGTERM) mid-check: the container ends within the manifests' grace period, says it
 #    was stopped, and DIR holds nothing of ours;
-#  - `podman kill -s KILL` mid-check: what it leaves is removed by the next run.
+#  - `podman kill -s KILL` mid-check: what it leaves is removed by the next run;
+#  - the archive imports into containerd as the kubelet's (ctr -n k8s.io images import).
 # The runs are kept short with ETCD_FIO_ARGS (read by etcd-fio-pod). SKIP (77) without podman, root or the
 # archive (make check-image builds it and runs this test).
 # run.sh: lock=podman
@@ -129,6 +130,29 @@ if started it-kill; then
   cmp -s "$T/before" "$T/after" && ok "stop/kill: etcd's files unchanged" || fail "stop/kill: etcd's files changed"
 fi
 $P rm -f -t 0 it-kill > /dev/null 2>&1
+
+# ---- the same archive into containerd, as on an rke2 or kubeadm node ----
+# a containerd of the test's own (its root, state and socket under T; CRI off: only the image store)
+if command -v containerd >/dev/null 2>&1 && command -v ctr >/dev/null 2>&1; then
+  C=$T/containerd
+  mkdir -p "$C"
+  printf 'version = 2\nroot = "%s/root"\nstate = "%s/state"\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n[grpc]\n  address = "%s/sock"\n[ttrpc]\n  address = "%s/sock.ttrpc"\n' \
+    "$C" "$C" "$C" "$C" > "$C/config.toml"
+  containerd -c "$C/config.toml" > "$C/log" 2>&1 &
+  CPID=$!
+  i=0
+  until ctr --address "$C/sock" version > /dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+  t0=$(date +%s)
+  if ctr --address "$C/sock" -n k8s.io images import "$ARCHIVE" > "$C/import" 2>&1 &&
+     [ "$(ctr --address "$C/sock" -n k8s.io images ls -q)" = "$IMAGE" ]; then
+    ok "ctr -n k8s.io images import: $IMAGE in $(($(date +%s) - t0)) s"
+  else
+    fail "ctr -n k8s.io images import: $(tail -n 3 "$C/import") $(tail -n 2 "$C/log")"
+  fi
+  kill "$CPID" 2>/dev/null; wait "$CPID" 2>/dev/null
+else
+  echo "SKIP: ctr -n k8s.io images import: containerd not installed (make deps-image)"
+fi
 
 [ $bad -eq 0 ] || { echo "it_image: $bad problems"; exit 1; }
 echo "it_image: the image runs in podman: verdict first, exit status, SIGTERM/SIGKILL cleanup, read-only root"
