@@ -10,13 +10,17 @@
 #                   archive $(IMAGE_ARCHIVE) (docker-archive: podman load, docker load, ctr images import).
 #   make check-image deps-image, make image, then the tests that run that archive in podman (tests/it_image.sh,
 #                   tests/it_k8s_image.sh); under plain `make check` they say SKIP when there is no archive.
+#   make manifests  the Kubernetes manifests of examples/k8s/{rke2,kubeadm,openshift}/ rendered from
+#                   examples/k8s/template.yaml (examples/k8s/render) for this version and $(IMAGE), the name
+#                   the archive loads as (IMAGE=REGISTRY/etcd-fio:VERSION for a registry of yours). The
+#                   committed files are the render with the default IMAGE (tests/it_k8s.sh).
 DEB_DIR     := $(BUILD)/deb
 DEB_VERSION := $(shell sed -n '1{s/^[^ ]* .//;s/. .*//;p;}' debian/changelog 2>/dev/null)
 IMAGE       ?= localhost/etcd-fio:$(FIOR_VERSION)
 IMAGE_ARCH  := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 IMAGE_ARCHIVE := $(BUILD)/etcd-fio-image-$(FIOR_VERSION)-$(IMAGE_ARCH).tar
 export IMAGE_ARCHIVE
-.PHONY: deb check-deb deps-deb deps-image image check-image need-deb
+.PHONY: deb check-deb deps-deb deps-image image check-image manifests need-deb
 
 need-deb:
 	@sh mk/need.sh deb
@@ -49,3 +53,6 @@ check-image: deps-image
 	$(MAKE) DEVELOPER=1 tests
 	$(MAKE) image
 	BUILD=$(BUILD) DEVELOPER=1 bash tests/run.sh tests/it_image.sh tests/it_k8s_image.sh
+
+manifests:
+	python3 examples/k8s/render $(FIOR_VERSION) $(IMAGE) examples/k8s
