@@ -60,6 +60,13 @@ fi
 
 # ---- a check, read-only root, termination message ----
 fake_etcd "$D" || { fail "cannot build the fake data dir"; exit 1; }
+# --help: etcd-fio's help, exit 0, and no verdict line (a help is no PASS)
+$RUN "$IMAGE" --help > "$T/help.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$T/help.out" && ! grep -qE '^(PASS|FAIL|UNKNOWN) on node' "$T/help.out"; then
+  ok "--help: the help of etcd-fio check, no verdict line"
+else
+  fail "--help: exit $rc:"; head -n 3 "$T/help.out"
+fi
 etcd_state "$D" > "$T/before"
 : > "$T/termlog"
 t0=$(date +%s)

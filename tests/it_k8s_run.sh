@@ -157,6 +157,14 @@ mv "$E/member.away" "$E/member"
 [ $rc = 2 ] || fail "no member/: exit $rc, want 2"
 first_line_ok "$WORK/nomember.out" $rc "no member/"
 
+# ---- 1b. --help (in ETCD_FIO_ARGS): the help, exit 0, and no verdict line: a help is no PASS ----
+pod Job "$WORK/help.out" "ETCD_FIO_ARGS=--help"; wait "$POD"; rc=$?; POD=""
+if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$WORK/help.out" && ! grep -qE '^(PASS|FAIL|UNKNOWN) on node' "$WORK/help.out"; then
+  echo "ok: --help: the help of etcd-fio check, no verdict line"
+else
+  fail "--help: exit $rc: $(head -n 2 "$WORK/help.out")"
+fi
+
 # ---- 2. the Job, a full (short) check ----
 TF=$H/var/lib/node_exporter/textfile_collector/etcd_fio.prom
 pod Job "$WORK/job.out" "ETCD_FIO_ARGS='--max-time=8 --min-syncs=20 --accept-point-estimate'"; wait "$POD"; rc=$?; POD=""
