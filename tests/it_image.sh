@@ -128,7 +128,7 @@ $P run -d --name it-kill --network none --read-only --read-only-tmpfs=false --tm
 if started it-kill; then
   $P kill -s KILL it-kill > /dev/null
   $P wait it-kill > /dev/null 2>&1
-  left=$(privdirs "$D")
+  left=$(privdirs "$D" | tr "\n" " ")
   echo "    after SIGKILL the data dir holds: ${left:-nothing of ours}"
   $RUN -e ETCD_FIO_ARGS='--max-time=12 --min-syncs=20 --accept-point-estimate' "$IMAGE" > "$T/next.out" 2> "$T/next.err"; rc=$?
   [ -z "$(privdirs "$D")" ] && ok "podman kill -s KILL: the next run (exit $rc) left nothing: '${left:-}' reaped" ||
