@@ -23,7 +23,7 @@ bad=0
 fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 ok() { echo "ok: $*"; }
 privdirs() { ls -A "$1" | grep -E '^etcd-fio' ; }
-word() { case $1 in 0) echo PASS ;; 1) echo FAIL ;; *) echo UNKNOWN ;; esac; }
+word() { case $1 in 0) echo pass ;; 1) echo fail ;; *) echo unknown ;; esac; }
 
 # ---- what the image is, against the manifests ----
 PY=/usr/bin/python3
@@ -51,7 +51,7 @@ RUN="$P run --rm --network none --read-only --read-only-tmpfs=false --tmpfs /tmp
 
 # ---- no etcd data ----
 $RUN "$IMAGE" > "$T/none.out" 2> "$T/none.err"; rc=$?
-if [ $rc = 2 ] && [ "$(wc -l < "$T/none.out")" = 1 ] && grep -q '^UNKNOWN on node .*no etcd data directory' "$T/none.out" &&
+if [ $rc = 2 ] && [ "$(wc -l < "$T/none.out")" = 1 ] && grep -q '^unknown on node .*no etcd data directory' "$T/none.out" &&
    [ -z "$(ls -A "$D")" ]; then
   ok "no etcd data: exit 2, one line: $(cat "$T/none.out")"
 else
@@ -62,7 +62,7 @@ fi
 fake_etcd "$D" || { fail "cannot build the fake data dir"; exit 1; }
 # --help: etcd-fio's help, exit 0, and no verdict line (a help is no PASS)
 $RUN "$IMAGE" --help > "$T/help.out" 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$T/help.out" && ! grep -qE '^(PASS|FAIL|UNKNOWN) on node' "$T/help.out"; then
+if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$T/help.out" && ! grep -qE '^(pass|fail|unknown) on node' "$T/help.out"; then
   ok "--help: the help of etcd-fio check, no verdict line"
 else
   fail "--help: exit $rc:"; head -n 3 "$T/help.out"
@@ -82,7 +82,7 @@ case $first in
   *) fail "check: exit $rc but stdout begins: $first"; tail -n 5 "$T/run.err" ;;
 esac
 jv=$(tail -n +2 "$T/run.out" | jq -r .verdict 2>/dev/null)
-[ "$(echo "$jv" | tr a-z A-Z)" = "$(word $rc)" ] && ok "check: the JSON after it says $jv" || fail "check: JSON verdict '$jv', exit $rc"
+[ "$jv" = "$(word $rc)" ] && ok "check: the JSON after it says $jv" || fail "check: JSON verdict '$jv', exit $rc"
 grep -q '^etcd-fio-pod: checking /var/lib/etcd on node ' "$T/run.err" && grep -q '^etcd-fio-pod: checking .*: [0-9]* s$' "$T/run.err" &&
   ok "check: progress on stderr while it ran ($(grep -c ': [0-9]* s$' "$T/run.err") lines)" || fail "check: no progress lines on stderr"
 [ "$(head -n 1 "$T/termlog")" = "$first" ] && [ "$(wc -l < "$T/termlog")" = 2 ] &&
@@ -116,7 +116,7 @@ if started it-term; then
   $P logs it-term > "$T/term.log" 2>&1
   [ $ms -lt $((GRACE * 1000)) ] && ok "podman stop: ended after $ms ms (grace $GRACE s), exit $rc" ||
     fail "podman stop: took $ms ms, grace $GRACE s (then SIGKILL)"
-  grep -q "^$(word "$rc") on node .*exit $rc (stopped by SIGTERM))$" "$T/term.log" && ok "podman stop: $(grep -E '^[A-Z]+ on node ' "$T/term.log")" ||
+  grep -q "^$(word "$rc") on node .*exit $rc (stopped by SIGTERM))$" "$T/term.log" && ok "podman stop: $(grep -E '^[a-z]+ on node ' "$T/term.log")" ||
     { fail "podman stop: no verdict line saying it was stopped (exit $rc)"; tail -n 5 "$T/term.log"; }
   [ -z "$(privdirs "$D")" ] && ok "podman stop: nothing of ours left" || fail "podman stop: left: $(privdirs "$D")"
 fi

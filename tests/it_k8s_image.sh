@@ -28,7 +28,7 @@ trap 'stop_etcd; podman_cleanup' EXIT INT TERM
 bad=0
 fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 ok() { echo "ok: $*"; }
-word() { case $1 in 0) echo PASS ;; 1) echo FAIL ;; *) echo UNKNOWN ;; esac; }
+word() { case $1 in 0) echo pass ;; 1) echo fail ;; *) echo unknown ;; esac; }
 NODE=it-node-1
 PY=/usr/bin/python3
 
@@ -191,7 +191,7 @@ for dist in rke2 kubeadm openshift; do
     fail "$dist DaemonSet: the guard is not on"; tail -n 5 "$T/ds.err"
   fi
   case $first in
-    "$(word "$lrc") on node $NODE at "*) [ "$(echo "$jv" | tr a-z A-Z)" = "$(word "$lrc")" ] &&
+    "$(word "$lrc") on node $NODE at "*) [ "$jv" = "$(word "$lrc")" ] &&
       ok "$dist DaemonSet: verdict line first, agreeing with the JSON ($jv)" || fail "$dist DaemonSet: line says exit $lrc, JSON $jv" ;;
     *) fail "$dist DaemonSet: stdout begins: $first" ;;
   esac

@@ -7,9 +7,9 @@
 # and examples/k8s/etcd-fio-pod), each hostPath a temp directory (a fake kubeadm etcd data dir,
 # node_exporter's textfile directory), each emptyDir a tmpfs. The etcd watch (--etcd and its certificates)
 # is left out: it needs a live etcd, which tests/it_k8s_image.sh runs beside the real image. Asserts:
-#  - the Job: the verdict line "PASS|FAIL|UNKNOWN on node NODE ..." agreeing with its exit status, and the
+#  - the Job: the verdict line "pass|fail|unknown on node NODE ..." agreeing with its exit status, and the
 #    Prometheus textfile written with the same verdict (etcd_fio_verdict);
-#  - no etcd data dir (no member/): "UNKNOWN on node NODE ...", exit 2;
+#  - no etcd data dir (no member/): "unknown on node NODE ...", exit 2;
 #  - SIGTERM to PID 1 mid-check (Job and DaemonSet): the pod ends within terminationGracePeriodSeconds
 #    and no private directory is left in the etcd data dir (the time it took is printed);
 #  - etcd's files keep their checksums throughout.
@@ -139,8 +139,8 @@ pod() {
 # pid1: the pod's PID 1 as the host sees it (the child of unshare -pf), empty if none (yet)
 pid1() { ps -o pid= --ppid "$POD" 2>/dev/null | tr -d ' ' | head -n 1; }
 first_line_ok() {  # OUT RC LABEL: the first verdict line names the verdict that the exit status says, and the node
-  l=$(grep -m 1 -E '^(PASS|FAIL|UNKNOWN) on node ' "$1")
-  case $2 in 0) w=PASS ;; 1) w=FAIL ;; *) w=UNKNOWN ;; esac
+  l=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$1")
+  case $2 in 0) w=pass ;; 1) w=fail ;; *) w=unknown ;; esac
   case $l in
     "$w on node $NODE "*) echo "ok: $3: verdict line: $l" ;;
     *) fail "$3: exit $2 but the verdict line is: $l" ;;
@@ -159,7 +159,7 @@ first_line_ok "$WORK/nomember.out" $rc "no member/"
 
 # ---- 1b. --help (in ETCD_FIO_ARGS): the help, exit 0, and no verdict line: a help is no PASS ----
 pod Job "$WORK/help.out" "ETCD_FIO_ARGS=--help"; wait "$POD"; rc=$?; POD=""
-if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$WORK/help.out" && ! grep -qE '^(PASS|FAIL|UNKNOWN) on node' "$WORK/help.out"; then
+if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$WORK/help.out" && ! grep -qE '^(pass|fail|unknown) on node' "$WORK/help.out"; then
   echo "ok: --help: the help of etcd-fio check, no verdict line"
 else
   fail "--help: exit $rc: $(head -n 2 "$WORK/help.out")"
@@ -202,7 +202,7 @@ for kind in Job DaemonSet; do
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   echo "ok: $kind: SIGTERM to PID 1 -> pod gone after $ms ms (grace ${GRACE} s), exit $rc"
   # the Job exits with the check's status; the DaemonSet, stopped, with 0: compare with the line's own
-  lrc=$(grep -m 1 -E '^(PASS|FAIL|UNKNOWN) on node ' "$WORK/term-$kind.out" | sed -n 's/.*: exit \([0-9]*\).*/\1/p')
+  lrc=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$WORK/term-$kind.out" | sed -n 's/.*: exit \([0-9]*\).*/\1/p')
   [ $kind = Job ] && [ "$lrc" != "$rc" ] && fail "Job: exit $rc, but its verdict line says exit $lrc"
   first_line_ok "$WORK/term-$kind.out" "${lrc:-x}" "$kind after SIGTERM"
   grep -q "stopped by SIGTERM" "$WORK/term-$kind.out" || fail "$kind: the verdict line does not say it was stopped"
