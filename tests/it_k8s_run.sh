@@ -1,23 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_k8s_run.sh — examples/k8s run for real, without a cluster: the Job's and the DaemonSet's exact
-# container command, args, env and volume mounts are read from the YAML (python3-yaml) and run as the
-# pod would: PID 1 of a new pid namespace, in a root of its own (a tmpfs, read-only as
+# it_k8s_run.sh — examples/k8s run for real, without a cluster and without the image: the kubeadm Job's and
+# DaemonSet's exact container command, args, env and volume mounts are read from the YAML (python3-yaml) and
+# run as the pod would: PID 1 of a new pid namespace, in a root of its own (a tmpfs, read-only as
 # readOnlyRootFilesystem says, with the host's /usr and /etc, the image's /usr/local/bin from this build
-# and examples/k8s/etcd-fio-pod), each hostPath a temp directory (a fake kubeadm etcd data dir, an empty
-# rke2 one, node_exporter's textfile directory), each emptyDir a tmpfs. Asserts:
-#  - the Job: first log line "pass|fail|unknown on node NODE ..." agreeing with its exit status, and the
+# and examples/k8s/etcd-fio-pod), each hostPath a temp directory (a fake kubeadm etcd data dir,
+# node_exporter's textfile directory), each emptyDir a tmpfs. The etcd watch (--etcd and its certificates)
+# is left out: it needs a live etcd, which tests/it_k8s_image.sh runs beside the real image. Asserts:
+#  - the Job: the verdict line "pass|fail|unknown on node NODE ..." agreeing with its exit status, and the
 #    Prometheus textfile written with the same verdict (etcd_fio_verdict);
 #  - no etcd data dir (no member/): "unknown on node NODE ...", exit 2;
 #  - SIGTERM to PID 1 mid-check (Job and DaemonSet): the pod ends within terminationGracePeriodSeconds
 #    and no private directory is left in the etcd data dir (the time it took is printed);
 #  - etcd's files keep their checksums throughout.
 # K8S_IMAGE_ROOT=DIR runs the pods in a built image's file system instead (e.g. DIR=$(buildah mount
-# $(buildah from localhost/etcd-fio:test))): its /usr, /usr/local and /etc instead of the host's and this build.
+# $(buildah from localhost/etcd-fio:VERSION))): its /usr, /usr/local and /etc instead of the host's and this build.
 # ETCD_FIO_ARGS (read by etcd-fio-pod, not set by the manifests) keeps the full run short (--max-time=8
 # --min-syncs=20 --accept-point-estimate) and the SIGTERM runs from deciding before the signal (--full).
 . "$(dirname "$0")/lib.sh"
-K=$TOP/examples/k8s
+K=$TOP/examples/k8s/kubeadm
 need_built "$CLI" "$ENGINE"
 command -v unshare >/dev/null 2>&1 || { echo "skip: unshare (util-linux) missing"; exit 77; }
 [ "$(id -u)" = 0 ] && unshare -m -pf --mount-proc true 2>/dev/null ||
@@ -59,7 +60,10 @@ docs = [d for p in sys.argv[1:3] for d in yaml.safe_load_all(open(p)) if d]
 (doc,) = [d for d in docs if d['kind'] == sys.argv[3]]
 spec = doc['spec']['template']['spec']
 (c,) = spec['containers']
-argv = list(c.get('command', [])) + list(c.get('args', []))
+# the etcd watch (--etcd and its certificates) needs a live etcd: tests/it_k8s_image.sh runs it
+watch = [a for a in c.get('args', []) if a.split('=')[0] in ('--etcd', '--cacert', '--cert', '--key')]
+args = [a for a in c.get('args', []) if a not in watch]
+argv = list(c.get('command', [])) + args
 env = []
 for e in c.get('env', []):
     if 'value' in e:
@@ -71,6 +75,8 @@ for e in c.get('env', []):
 vols = {v['name']: v for v in spec.get('volumes', [])}
 mounts = []
 for m in c.get('volumeMounts', []):
+    if any(a.split('=', 1)[1].startswith(m['mountPath'] + '/') for a in watch[1:]):
+        continue  # the certificates of the watch
     v = vols[m['name']]
     if 'hostPath' in v:
         mounts.append('hostPath %s %s' % (v['hostPath']['path'], m['mountPath']))
@@ -95,7 +101,7 @@ pod() {
   # The image's /usr/local/bin: what `make install` and the Containerfile put there.
   IMG=$WORK/image-bin
   mkdir -p "$IMG"
-  cp "$CLI" "$ENGINE" "$K/etcd-fio-pod" "$IMG/"
+  cp "$CLI" "$ENGINE" "$TOP/examples/k8s/etcd-fio-pod" "$IMG/"
   # make check-asan: the ASan engine needs fio with the ASan runtime preloaded (tests/faults.mk's wrapper,
   # which runs /usr/bin/fio); first in the pod's PATH
   [ "${ASAN_BUILD:-}" = 1 ] && cp "$FIO" "$IMG/fio"
@@ -132,12 +138,12 @@ pod() {
 }
 # pid1: the pod's PID 1 as the host sees it (the child of unshare -pf), empty if none (yet)
 pid1() { ps -o pid= --ppid "$POD" 2>/dev/null | tr -d ' ' | head -n 1; }
-first_line_ok() {  # OUT RC LABEL: the first line names the verdict that the exit status says, and the node
-  l=$(head -n 1 "$1")
+first_line_ok() {  # OUT RC LABEL: the first verdict line names the verdict that the exit status says, and the node
+  l=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$1")
   case $2 in 0) w=pass ;; 1) w=fail ;; *) w=unknown ;; esac
   case $l in
-    "$w on node $NODE "*) echo "ok: $3: first log line: $l" ;;
-    *) fail "$3: exit $2 but the first log line is: $l" ;;
+    "$w on node $NODE "*) echo "ok: $3: verdict line: $l" ;;
+    *) fail "$3: exit $2 but the verdict line is: $l" ;;
   esac
 }
 
@@ -150,6 +156,14 @@ pod Job "$WORK/nomember.out"; wait "$POD"; rc=$?; POD=""
 mv "$E/member.away" "$E/member"
 [ $rc = 2 ] || fail "no member/: exit $rc, want 2"
 first_line_ok "$WORK/nomember.out" $rc "no member/"
+
+# ---- 1b. --help (in ETCD_FIO_ARGS): the help, exit 0, and no verdict line: a help is no PASS ----
+pod Job "$WORK/help.out" "ETCD_FIO_ARGS=--help"; wait "$POD"; rc=$?; POD=""
+if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$WORK/help.out" && ! grep -qE '^(pass|fail|unknown) on node' "$WORK/help.out"; then
+  echo "ok: --help: the help of etcd-fio check, no verdict line"
+else
+  fail "--help: exit $rc: $(head -n 2 "$WORK/help.out")"
+fi
 
 # ---- 2. the Job, a full (short) check ----
 TF=$H/var/lib/node_exporter/textfile_collector/etcd_fio.prom
@@ -188,7 +202,7 @@ for kind in Job DaemonSet; do
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   echo "ok: $kind: SIGTERM to PID 1 -> pod gone after $ms ms (grace ${GRACE} s), exit $rc"
   # the Job exits with the check's status; the DaemonSet, stopped, with 0: compare with the line's own
-  lrc=$(head -n 1 "$WORK/term-$kind.out" | sed -n 's/.*: exit \([0-9]*\).*/\1/p')
+  lrc=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$WORK/term-$kind.out" | sed -n 's/.*: exit \([0-9]*\).*/\1/p')
   [ $kind = Job ] && [ "$lrc" != "$rc" ] && fail "Job: exit $rc, but its verdict line says exit $lrc"
   first_line_ok "$WORK/term-$kind.out" "${lrc:-x}" "$kind after SIGTERM"
   grep -q "stopped by SIGTERM" "$WORK/term-$kind.out" || fail "$kind: the verdict line does not say it was stopped"
