@@ -111,7 +111,7 @@ void check_engine_cause(const char *errpath, const char *dir, char *out, size_t 
     for (char *p = t, *nl; p && *p && !line[0]; p = nl ? nl + 1 : NULL) {
         nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
-        if (!strncmp(p, "etcdwal: ", 9) && !memmem(p, l, ": warning:", 10))
+        if (!strncmp(p, "etcdwal: ", 9) && !memmem(p, l, ": warning:", 10) && !cli_engine_summary(p, l))
             cli_msg(line, sizeof line, "%.*s", (int)l, p);
     }
     free(t);

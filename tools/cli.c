@@ -148,9 +148,19 @@ int cli_engine_summary(const char *line, size_t len)
     if (!c || c + 2 > end || c[1] != ' ' || memchr(p, ' ', (size_t)(c - p)))
         return 0; /* "etcdwal: JOB: ...", the job name has no spaces */
     p = c + 2;
-    /* the engine's summary() and its kept-files line (engine/etcdwal_stats.c) */
+    if ((size_t)(end - p) > 4 && !strncmp(p, "pid=", 4)) { /* "etcdwal: JOB: pid=P: ...", as the engine keys its lines */
+        const char *q = p + 4;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+        if (q == p + 4 || end - q < 2 || q[0] != ':' || q[1] != ' ')
+            return 0;
+        p = q + 2;
+    }
+    /* the engine's summary(), its backend marker, its kept-files line (engine/etcdwal_stats.c) and what its
+     * directory is on (engine/etcdwal_medium.c): facts of the run, none the cause of a failure */
     static const char *const words[] = {" segments (", "first segment filled with ", "fdatasync n=",
-                                        " clients: ", "backend ", "files kept in "};
+                                        " clients: ", "backend ", "files kept in ", "medium disk: ",
+                                        "medium unknown: ", "medium not a disk: "};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         size_t wl = strlen(words[i]);
         const char *q = p;

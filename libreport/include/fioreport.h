@@ -42,7 +42,7 @@ extern "C" {
 /* The one version number of libfioreport, the etcd-fio CLI (`etcd-fio --version`) and fioreport.pc.
  * FIOR_VERSION_NUMBER is 0xMMmmpp, comparable with fior_version_number() to see what is loaded at run time. */
 #define FIOR_VERSION_MAJOR 3
-#define FIOR_VERSION_MINOR 0
+#define FIOR_VERSION_MINOR 1
 #define FIOR_VERSION_PATCH 0
 #define FIOR__STR2(x) #x
 #define FIOR__STR(x) FIOR__STR2(x)
@@ -612,7 +612,7 @@ FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_rol
 FIOR_API const char   *fior_outcome_role_reason(const fior_outcome *o, fior_role role);
 FIOR_API const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role);
 FIOR_API fior_status   fior_outcome_bound(const fior_outcome *o, fior_role role, uint64_t *lo_ns, uint64_t *hi_ns);
-/* The level fior_outcome_bound's bound holds at (0.9531 for 95.31 %); 0 when the role has no job. */
+/* The level fior_outcome_bound's bound holds at (0.9531 for 95.31 %); 0 when the role has no job. Since 3.1. */
 FIOR_API double        fior_outcome_bound_confidence(const fior_outcome *o, fior_role role);
 
 /* ---- one look at a finished distribution (fleet, capacity) ----
