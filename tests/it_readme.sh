@@ -44,16 +44,17 @@ shape() {
   awk '
     NR == 1 { if ($0 ~ /^(pass|fail|unknown|PASS|FAIL|UNKNOWN)[: ]/) print "verdict line"; else print "first line: " $0; next }
     /^ *$/ { next }
-    /^ +why:/ || /^ +->/ || /^        +[^ ]/ { next }
-    /^  [A-Z][A-Z0-9%.]*( +[A-Z0-9%.]+)+ *$/ { h = $0; gsub(/ +/, " ", h); print "header:" h; next }
-    /^  [^ ]+ +(wal|backend|classic|mixed|other|unknown|-) / { print "row: " $1 " " $2; next }
+    /^ +why:/ || /^ +->/ || /^ +run:/ || /^    +[^ ]/ { next }
+    /^  [A-Z][A-Z0-9%.≥]*( +[A-Z0-9%.≥]+)+ *$/ { h = $0; gsub(/ +/, " ", h); print "header:" h; next }
+    /^  (WAL|wal|backend|classic|mixed|other|unknown) +[0-9-]/ { print "row: " $1; next }
+    /^  [^ ]+ +(WAL|wal|backend|classic|mixed|other|unknown|-) +[0-9-]/ { print "row: " $1 " " $2; next }
     /^  [^ ]/ { l = $0; sub(/^  /, "", l); sub(/  .*/, "", l); sub(/ *[:=].*/, "", l); print "label: " l; next }
     { print "other: " $0 }'
 }
 
 # 1. the first screen
 head -n 60 "$README" > "$work/first"
-for want in 'p99 < 10 ms' 'p99 < 25 ms' '**PASS** (exit 0)' '**FAIL** (exit 1)' '**UNKNOWN** (exit 2)' \
+for want in 'p99 < 10 ms' 'p99 < 25 ms' '**pass** (exit 0)' '**fail** (exit 1)' '**unknown** (exit 2)' \
             'apt install ./build/deb/' 'tar xzf etcd-fio-' 'podman run --rm -v /var/lib/etcd:/var/lib/etcd:Z etcd-fio:' \
             'etcd-fio check /var/lib/etcd' "$BEGIN_MARK"; do
   grep -qF -- "$want" "$work/first" && ok "first 60 lines: $want" || bad "first 60 lines lack: $want"
@@ -85,7 +86,8 @@ else
   bad "README's sample output is not what this build prints: run 'make examples' (README vs now:)"
   diff "$work/readme.shape" "$work/now.shape" | sed 's/^/    /'
 fi
-! grep -q 'examples\.[A-Za-z0-9]\{6\}' "$work/readme.out" "$work/now.out" && grep -qF /var/lib/etcd "$work/now.out" &&
+! grep -q 'examples\.[A-Za-z0-9]\{6\}' "$work/readme.out" "$work/now.out" &&
+  grep -qxF '$ etcd-fio check --wal-only /var/lib/etcd' "$work/README.md" &&
   ok "the sample shows /var/lib/etcd, not the run's directory" || bad "the sample shows a temporary path"
 # what a pipe gets fits 80 columns: then the README's copy must too
 if awk 'length > 80 { exit 1 }' "$work/now.out"; then
