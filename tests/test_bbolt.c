@@ -304,7 +304,7 @@ static void test_queued_behind_commit(void **state)
     static unsigned char page[BB_PAGE];
     for (int on = 0; on < 2; on++) {
         bb_config c = {.append_pct = 100, .seed = 42, .batch_interval_ns = on ? 1 : 0};
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "db%d", on);
         bb_db *db = open_db_cfg(f, name, &c);
         const bb_stats *s = bb_get_stats(db);
