@@ -359,6 +359,15 @@ static void notes(FILE *f, const rm_run *r, int width, int run_said)
             cli_msg(first, sizeof first, "  %s: ", name);
             out_wrap(f, first, 4, j->reason, width);
         }
+    /* a pass whose input shows nothing of where its syncs went says so, once, in one clause */
+    size_t inferred = 0;
+    for (size_t i = 0; i < r->nhosts; i++)
+        for (size_t k = 0; k < r->hosts[i].njobs; k++)
+            inferred += r->hosts[i].jobs[k].medium && !strcmp(r->hosts[i].jobs[k].medium, "inferred");
+    if (inferred)
+        out_wrap(f, "  ", 4, inferred == 1 ? "a disk under its syncs is inferred from the latencies: the input "
+                 "does not show it (no disk stats)" : "a disk under their syncs is inferred from the latencies: "
+                 "the input does not show it (no disk stats)", width);
     for (size_t i = 0; verbose && i < r->ndetails; i++) {
         char first[64];
         cli_msg(first, sizeof first, "  %-17s ", r->details[i].label);
