@@ -70,8 +70,11 @@ else
   [ "$(phase phase1.end kill)" = "fio-died" ] || fail "killed phase 1: phase1.end is '$(phase phase1.end kill)'"
   [ "$(phase decided_by kill)" = 2 ] || fail "killed phase 1: decided by $(phase decided_by kill)"
   [ "$(phase phase2 kill)" != null ] || fail "killed phase 1: phase 2 did not run"
-  # fio's job processes outlive a killed fio (setsid): check adopted and ended them before phase 2
-  [ "$(phase phase1.orphans_ended kill)" = true ] || fail "killed phase 1: its orphaned jobs were not ended"
+  # fio's job processes outlive a killed fio (setsid): they end themselves (the engine's PR_SET_PDEATHSIG) or
+  # check ends those still running before phase 2 (orphans_ended true); which gets there first is a race (as
+  # in it_check.sh), so the field is asserted present and the end state (nothing left in DIR) below
+  [ "$(phase phase1.orphans_ended kill)" = true ] || [ "$(phase phase1.orphans_ended kill)" = false ] ||
+    fail "killed phase 1: orphans_ended is '$(phase phase1.orphans_ended kill)'"
   echo "ok: fio SIGKILLed in phase 1 (pid $killed): phase 2 decided ($(jq -r .verdict "$WORK/kill.json"), exit $rc)"
 fi
 nothing_left "$WORK/d2" "fio killed in phase 1"
