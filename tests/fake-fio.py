@@ -15,6 +15,10 @@
 #   p2sig        as p2slow, and SIGTERM to check after phase 2's second document (during the probe)
 #   cut-sigint   on check's SIGINT: the signal line and no final document (fio died before printing it)
 #   cut-runout   interim documents until its runtime=, then exit 0 without the final document
+#   late-final   phase 1 too slow to pass; phase 2's interim documents too few to decide, its final document
+#                (runtime= run out) enough: check decides on it and stops a fio still ending (a loaded
+#                machine's fio takes a while to exit after its final output); on that SIGINT it prints fio's
+#                "terminating on signal 2" line and exits 0
 # Documents follow fio's stat.c: cumulative figures, job_runtime in ms, one every status interval.
 import os, signal, sys, time
 
@@ -38,7 +42,7 @@ try:
 except OSError:
     pass
 
-wal_ns = 50000000 if phase1 and mode.startswith("p1fail-") else 1000000
+wal_ns = 50000000 if phase1 and (mode.startswith("p1fail-") or mode == "late-final") else 1000000
 t0 = time.time()
 stop = []
 signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
@@ -65,7 +69,9 @@ def doc(k, final=False):
     elif not stop:
         rt = max(rt, runtime * 1000 + 5)
     ts = int(time.time() * 1000)
-    nw, nb = (20, 2) if mode in ("p2slow", "p2sig") and not phase1 else (400, 300)
+    nw, nb = (20, 2) if mode in ("p2slow", "p2sig", "late-final") and not phase1 else (400, 300)
+    if final and mode == "late-final":
+        nw, nb = 400, 300
     jobs = [job_json("etcd-wal", "wal", wal_ns, nw * k, rt), job_json("etcd-backend", "backend", 3000000, nb * k, rt)]
     sys.stdout.write('{\n  "fio version" : "fio-3.33",\n  "timestamp" : %d,\n  "timestamp_ms" : %d,\n'
                      '  "time" : "x",\n  "jobs" : [\n%s\n  ]\n}\n' % (ts // 1000, ts, ",\n".join(jobs)))
@@ -84,6 +90,12 @@ while not stop and time.time() - t0 < runtime:
 if not stop:  # ran its runtime
     if mode != "cut-runout":
         doc(k + 1, True)
+    if mode == "late-final" and not phase1:
+        t1 = time.time()
+        while not stop and time.time() - t1 < 5:
+            time.sleep(0.02)
+        if stop:
+            sys.stdout.write("fio: terminating on signal 2\n")
     sys.exit(0)
 sys.stdout.write("fio: terminating on signal 2\n")
 sys.stdout.flush()

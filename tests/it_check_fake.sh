@@ -107,6 +107,13 @@ vrc=$?
   echo "ok: verdict on the cut stream check kept: unknown, interim" ||
   { fail "verdict on the cut stream: exit $vrc"; cat "$WORK/v.out"; }
 
+# 5. check decides on fio's final document and stops a fio that is still ending: the run ran its runtime,
+# its final figures are in; a pass, not "the final output is missing"
+run latefinal late-final --max-time 15 --accept-point-estimate
+want latefinal 0 pass "WAL fdatasync p99"
+[ "$(jq -r .details.run.end "$WORK/latefinal.json")" != null ] &&
+  echo "ok: latefinal: run end $(jq -r .details.run.end "$WORK/latefinal.json")"
+
 # every unknown ends with the command to run next, on the directory measured; a pass is explained by no
 # failing or unknown rule
 for j in "$WORK"/*.json; do

@@ -228,6 +228,58 @@ static void test_limit(void **s)
     assert_true(cap_limit_not_disk(&r));
 }
 
+/* the table at 80 columns: a row whose words are long wraps them under themselves, its columns stay where
+ * the header puts them (a row's figures never squeezed to single spaces) */
+static void test_table_wraps_words_not_columns(void **s)
+{
+    (void)s;
+    fior_criteria *c = fior_criteria_new();
+    cap_result res = {0};
+    row(&res.rows[0], 1, 1686, 1 * MS, 3 * MS, 20);
+    row(&res.rows[1], 16, 13331, 1 * MS, 3 * MS, 20);
+    res.rows[1].save_share = 0.4; /* the raft loop's CPU, not the disk: the longest words a row has */
+    res.rows[1].cpu_share = 0.5;
+    res.nrows = res.nsweep = 2;
+    cap_decide(&res, c, 0.95, 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    cap_table(f, &res, c, 0);
+    fclose(f);
+    const char *hdr = strstr(buf, "clients writes/s");
+    assert_non_null(hdr);
+    const char *wcol = strstr(hdr, "verdict, why");
+    assert_non_null(wcol);
+    const char *ls = hdr; /* the header line's start: the words' column in it */
+    while (ls > buf && ls[-1] != '\n')
+        ls--;
+    int at = (int)(wcol - ls);
+    int rows = 0, conts = 0;
+    for (char *l = buf, *e; *l; l = e + 1) {
+        e = strchr(l, '\n');
+        assert_non_null(e);
+        int n = (int)(e - l);
+        assert_true(n <= 80);
+        unsigned cl;
+        if (sscanf(l, "%7u", &cl) == 1 && l[6] != ' ' && l > hdr) { /* a row: the client count ends column 7 */
+            rows++;
+            assert_true(n > at);
+            assert_true(l[at - 1] == ' ' && l[at - 2] == ' ' && l[at] != ' '); /* its words start under the header's */
+            assert_true(strncmp(l + at, "unknown:", 8) == 0 || strncmp(l + at, "pass", 4) == 0);
+        } else if (l > hdr) {
+            conts++;
+            for (int k = 0; k < at; k++) /* a continuation hangs under the words */
+                assert_true(l[k] == ' ');
+        }
+    }
+    assert_int_equal(rows, 2);
+    assert_true(conts >= 1); /* the CPU row's words did not fit on its line */
+    free(buf);
+    free_res(&res);
+    fior_criteria_free(c);
+}
+
 static void test_job_file(void **s)
 {
     (void)s;
@@ -254,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_not_ran_and_interrupted), cmocka_unit_test(test_merge),
         cmocka_unit_test(test_candidate_prefers_decided_wal),
         cmocka_unit_test(test_limit),                   cmocka_unit_test(test_job_file),
+        cmocka_unit_test(test_table_wraps_words_not_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

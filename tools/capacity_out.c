@@ -73,23 +73,29 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbo
         char a[32], b[32], d[32], w[32], k[32], word[160], rest[400];
         row_word(word, sizeof word, res, i, c);
         if (!r->ran) {
-            cli_msg(rest, sizeof rest, "%7u %8s  %s: %s", r->clients, "-", word, r->why);
-            out_wrap(f, "", 17, rest, width);
+            char cols[64]; /* the columns as they are; only the words after them wrap */
+            cli_msg(cols, sizeof cols, "%7u %8s  ", r->clients, "-");
+            cli_msg(rest, sizeof rest, "%s: %s", word, r->why);
+            out_wrap(f, cols, 18, rest, width);
             capq_table(f, r);
             continue;
         }
         if (i >= res->nsweep && strlen(word) + 16 < sizeof word)
             cli_msg(word + strlen(word), sizeof word - strlen(word), " (confirmation)");
-        if (verbose)
-            cli_msg(rest, sizeof rest, "%7u %8.0f %8s %8s %8s %8s %8s %5.1f  %s; limit: %s", r->clients, r->writes_per_s,
+        /* the columns as they are (a row stays aligned); only the words after them wrap, under themselves */
+        char cols[160];
+        if (verbose) {
+            cli_msg(cols, sizeof cols, "%7u %8.0f %8s %8s %8s %8s %8s %5.1f  ", r->clients, r->writes_per_s,
                     fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
-                    fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save, word,
-                    cap_limit(r));
-        else
-            cli_msg(rest, sizeof rest, "%7u %8.0f %8s %8s %11s  %s", r->clients, r->writes_per_s,
-                    fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns),
-                    word);
-        out_wrap(f, "", 46, rest, width);
+                    fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save);
+            cli_msg(rest, sizeof rest, "%s; limit: %s", word, cap_limit(r));
+        } else {
+            cli_msg(cols, sizeof cols, "%7u %8.0f %8s %8s %11s  ", r->clients, r->writes_per_s,
+                    fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns));
+            cli_msg(rest, sizeof rest, "%s", word);
+        }
+        int hang = (int)strlen(cols); /* ASCII: columns are bytes */
+        out_wrap(f, cols, hang < width - 20 ? hang : 10, rest, width);
         if (verbose && r->reason[0]) {
             cli_msg(rest, sizeof rest, "        %s", r->reason);
             out_wrap(f, "", 10, rest, width);

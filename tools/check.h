@@ -102,6 +102,7 @@ fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int hea
 /* 1 when the WAL and backend jobs of r (check_find_job) come from fio's final document: the library's
  * run-ended flag (fior_job.end) is neither "cut" nor unknown. 0 when not, or there is no such job. */
 int check_final(const fior_report *r);
+int check_ran_out(const fior_report *r); /* both jobs ran their runtime= out: fio's final document */
 /* The shortest --max-time that can decide a PASS (backend upper bound at the first look). */
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 

@@ -87,6 +87,22 @@ int check_final(const fior_report *r)
     return n > 0;
 }
 
+/* Every role's job in r ended by reaching its own limit (FIOR_END_PROVEN: ran its runtime out), not by a
+ * stop: the document is fio's final one whatever came after it. */
+int check_ran_out(const fior_report *r)
+{
+    int n = 0;
+    for (int k = 0; k < 2; k++) {
+        const fior_job *j = check_find_job(r, k ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL);
+        if (!j)
+            continue;
+        n++;
+        if (j->end != FIOR_END_PROVEN)
+            return 0;
+    }
+    return n > 0;
+}
+
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point)
 {
     /* the backend's first possible PASS (411 commits at 95 %: libreport/seqbound.h) */
@@ -386,9 +402,11 @@ static void record_end(run_loop *l, const check_opts *o, const char *errpath, ch
         progress(out->mon, &l->pc, e->duration_s, 1);
     /* fio's final document is the last thing it prints: one more document after our stop, and the library's
      * run-ended flag says the jobs' latest document is that final one (not an interim one the output ends
-     * on, nor one before a "terminating on signal" line with nothing after it) */
+     * on, nor one before a "terminating on signal" line with nothing after it). A document that already
+     * proves both jobs ran their runtime out is fio's final one even when our stop came after it (we decided
+     * on it while fio was still exiting). */
     const fior_report *last = fior_json_stream_report(out->stream);
-    e->complete = last && (!l->stopped || l->seen > l->at_stop) && check_final(last);
+    e->complete = last && (!l->stopped || l->seen > l->at_stop || check_ran_out(last)) && check_final(last);
     cli_last_line(errpath, e->fio_said, sizeof e->fio_said);
     /* fio's last line is "fio: io engine etcdwal init failed"; the engine's own line names the cause */
     char cause[sizeof e->fio_said];
