@@ -6,7 +6,7 @@
 # in each (chroot, as root, its own /proc): `etcd-fio --version` names the bundled fio, `etcd-fio check
 # --wal-only` judges a directory there (exit 0 or 1) and leaves it empty, and a check stopped by SIGTERM
 # mid-run leaves it empty too. The roots need only a shell and coreutils (mmdebstrap's essential variant).
-# Before that, on every ELF of the tarball: needs only the C library family and no symbol above glibc 2.31.
+# Before that, on every ELF of the tarball: needs only the C library family and no symbol above glibc 2.28.
 # Usage: tests/dist_roots.sh TARBALL ROOT...  (make check-dist; the roots come from make dist-deps)
 set -u
 TAR=${1:?usage: dist_roots.sh TARBALL ROOT...}
