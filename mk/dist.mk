@@ -6,13 +6,13 @@
 #                    variant, the smallest that runs a shell; bullseye is the x86-64 build root itself,
 #                    which has no fio installed), all cached under build/dist
 #   make dist        offline: build/dist/out/etcd-fio-VERSION-linux-{x86_64,aarch64}.tar.gz and .sha256
-#   make check-dist  tests/dist_roots.sh (the x86-64 tarball in the three roots) and tests/dist_arm64.sh
+#   make check-dist  tests/dist/dist_roots.sh (the x86-64 tarball in the three roots) and tests/dist/dist_arm64.sh
 #                    (the aarch64 tarball under qemu-user-static)
 # DIST_ARCHES=x86_64 limits all three to x86-64 (no cross compiler, no qemu, one fio build).
 DIST_DIR    := build/dist
 DIST_ARCHES ?= x86_64 aarch64
 DIST_TEST_ROOTS := bookworm-amd64-run:bookworm: trixie-amd64-run:trixie:fio
-# the roots tests/dist_roots.sh unpacks the x86-64 tarball into (bullseye: the build root, without fio)
+# the roots tests/dist/dist_roots.sh unpacks the x86-64 tarball into (bullseye: the build root, without fio)
 DIST_RUN_ROOTS = $(addprefix $(DIST_DIR)/roots/,bullseye-amd64-build bookworm-amd64-run trixie-amd64-run)
 .PHONY: dist dist-deps check-dist $(addprefix dist-,$(DIST_ARCHES))
 
@@ -32,8 +32,8 @@ $(addprefix dist-,$(DIST_ARCHES)):
 DIST_TAR = $(DIST_DIR)/out/etcd-fio-$(FIOR_VERSION)-linux-$(1).tar.gz
 check-dist: dist $(if $(filter aarch64,$(DIST_ARCHES)),$(WALDUMP))
 	@start=$$(date +%s); rc=0; \
-	sh tests/dist_roots.sh $(call DIST_TAR,x86_64) $(DIST_RUN_ROOTS) || rc=1; \
-	$(if $(filter aarch64,$(DIST_ARCHES)),sh tests/dist_arm64.sh $(call DIST_TAR,aarch64) $(call DIST_TAR,x86_64) \
+	sh tests/dist/dist_roots.sh $(call DIST_TAR,x86_64) $(DIST_RUN_ROOTS) || rc=1; \
+	$(if $(filter aarch64,$(DIST_ARCHES)),sh tests/dist/dist_arm64.sh $(call DIST_TAR,aarch64) $(call DIST_TAR,x86_64) \
 	  $(DIST_DIR)/roots/arm64-bullseye-sysroot $(WALDUMP) || rc=1;) \
 	echo "check-dist: $$(($$(date +%s) - start)) s"; exit $$rc
 
