@@ -54,11 +54,13 @@ make_root() {
   rm -rf "$ROOT.tmp"
   if [ "$ARCH" = aarch64 ]; then # extracted only (no maintainer scripts): a sysroot for the cross compiler
     mmdebstrap --arch=arm64 --variant=extract --include="$BUILD_DEBS,libgcc-10-dev" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
-    sysroot_links "$ROOT.tmp"
   else
     mmdebstrap --variant=apt --include="$BUILD_DEBS" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
   fi
   mv "$ROOT.tmp" "$ROOT"
+  # at its final path: a link made under $ROOT.tmp would dangle, and the cross linker would then take the
+  # static libdl.a and the cross compiler's own libgcc_s (built for a newer glibc) instead of the sysroot's
+  if [ "$ARCH" = aarch64 ]; then sysroot_links "$ROOT"; fi
 }
 
 if [ "$MODE" = deps ]; then
