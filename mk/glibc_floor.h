@@ -6,6 +6,8 @@
  * glibc, wrap the same computation and set errno the same way (POSIX mode), and these calls are bound to
  * them here. gettid (2.30, used by fio) has no older version: it becomes the system call, as fio itself
  * does on a C library without it (os/os-linux.h). */
+#ifndef ETCDFIO_GLIBC_FLOOR_H
+#define ETCDFIO_GLIBC_FLOOR_H
 #if defined(__x86_64__)
 __asm__(".symver exp,exp@GLIBC_2.2.5");
 __asm__(".symver exp2,exp2@GLIBC_2.2.5");
@@ -24,3 +26,4 @@ __asm__(".symver pow,pow@GLIBC_2.17");
 long syscall(long, ...);
 static inline int etcdfio_floor_gettid(void) { return (int)syscall(__NR_gettid); }
 #define gettid etcdfio_floor_gettid
+#endif
