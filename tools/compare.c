@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.c — the inputs of `etcd-fio compare` (compare.h): result JSON read back, raw inputs judged by the
  * library, each summarised per role by its worst job; ratios and the table/JSON writers. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -264,6 +265,18 @@ static int role_shown(const cmp_input *in, size_t cols, int r)
     return 0;
 }
 
+/* Appends to b (n bytes, *o used); *o goes past n - 1 when it did not fit, and nothing more is written. */
+static void __attribute__((format(printf, 4, 5))) add(char *b, size_t n, size_t *o, const char *fmt, ...)
+{
+    if (*o >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b + *o, n - *o, fmt, ap);
+    va_end(ap);
+    *o += k > 0 ? (size_t)k : 0;
+}
+
 /* One form of the headline: 0 every input's p99 with its own sign and threshold ("WAL p99 A 11.7 ms >= 10 ms,
  * B 807 us < 10 ms; backend A 31.3 ms >= 25 ms"), 1 the threshold once ("WAL p99 A 11.7 ms, B 807 us
  * (limit 10 ms)"; only when the inputs share it), 2 the worst input's only ("worst WAL p99 A 11.7 ms >= 10 ms;
@@ -290,7 +303,7 @@ static int headline_form(char *b, size_t n, const cmp_input *in, size_t cols, in
         }
         if (form == 1 && !shared)
             return 0;
-        o += (size_t)snprintf(b + o, o < n ? n - o : 0, "%s%s%s%s", roles ? "; " : "",
+        add(b, n, &o, "%s%s%s%s", roles ? "; " : "",
                               !roles && form == 2 && cols > 1 ? "worst " : "", out_role_label((fior_role)r),
                               roles ? "" : " p99"); /* "p99" once: "WAL p99 A ..., B ...; backend A ..." */
         roles++;
@@ -300,12 +313,12 @@ static int headline_form(char *b, size_t n, const cmp_input *in, size_t cols, in
                 continue;
             char v[96];
             p99_against(v, sizeof v, e, form != 1);
-            o += (size_t)snprintf(b + o, o < n ? n - o : 0, "%s %c %s", k++ ? "," : "", (int)('A' + i), v);
+            add(b, n, &o, "%s %c %s", k++ ? "," : "", (int)('A' + i), v);
         }
         if (form == 1) {
             char t[32];
             fior_format_ns(t, sizeof t, thr);
-            o += (size_t)snprintf(b + o, o < n ? n - o : 0, " (limit %s)", t);
+            add(b, n, &o, " (limit %s)", t);
         }
     }
     return roles > 0 && o < n;
