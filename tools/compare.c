@@ -512,9 +512,9 @@ static const char *vclass(fior_verdict v)
 
 int cmp_html(FILE *f, const cmp_input *in, size_t n)
 {
-    char head[256], c[64];
+    char head[1024], c[64];
     fior_verdict w = cmp_worst(in, n);
-    cli_msg(head, sizeof head, "%s: compare %zu inputs", fior_verdict_name(w), n);
+    cmp_headline(head, sizeof head, in, n, 1000); /* the table's first line, unwrapped: a page has the room */
     html_begin(f, "etcd-fio compare", w, head);
     fputs("<ul>\n", f);
     for (size_t i = 0; i < n; i++) {
