@@ -62,7 +62,7 @@ static void test_ceiling_is_fastest_pass(void **s)
     assert_int_equal(res.rows[0].verdict, FIOR_PASS);
     assert_int_equal(res.rows[1].verdict, FIOR_PASS);
     assert_int_equal(res.rows[2].verdict, FIOR_FAIL);
-    assert_int_equal(res.rows[2].basis, RM_BASIS_BOUND);
+    assert_int_equal(res.rows[2].basis, RESULT_BASIS_BOUND);
     assert_int_equal(res.ceiling, 1);
     assert_int_equal(res.verdict, FIOR_PASS);
     assert_non_null(strstr(res.reason, "9000 writes/s, the row of 16 clients: WAL p99 "));
@@ -114,13 +114,13 @@ static void test_straddle(void **s)
     res.nrows = res.nsweep = 1;
     cap_decide(&res, c, 0.95, 0);
     assert_int_equal(res.rows[0].verdict, FIOR_UNKNOWN);
-    assert_int_equal(res.rows[0].basis, RM_BASIS_UNDECIDED);
+    assert_int_equal(res.rows[0].basis, RESULT_BASIS_UNDECIDED);
     assert_int_equal(res.verdict, FIOR_UNKNOWN);
     cap_decide(&res, c, 0.95, 1);
-    assert_int_equal(res.rows[0].basis, RM_BASIS_POINT);
+    assert_int_equal(res.rows[0].basis, RESULT_BASIS_POINT);
     assert_int_equal(res.rows[0].verdict, FIOR_PASS);
     assert_int_equal(res.verdict, FIOR_PASS);
-    assert_int_equal(res.basis, RM_BASIS_POINT);
+    assert_int_equal(res.basis, RESULT_BASIS_POINT);
     free_res(&res);
     fior_criteria_free(c);
 }

@@ -207,10 +207,10 @@ static void test_no_crossing(void **state)
 static void test_explain(void **state)
 {
     (void)state;
-    rm_run r;
-    rm_init(&r, "check", NULL);
-    rm_host *h = rm_add_host(&r);
-    rm_job *j = rm_add_job(h);
+    result_run r;
+    result_init(&r, "check", NULL);
+    result_host *h = result_add_host(&r);
+    result_job *j = result_add_job(h);
     j->role = FIOR_ROLE_WAL;
     j->verdict = FIOR_PASS;
     j->threshold_ns = 10000000;
@@ -247,7 +247,7 @@ static void test_explain(void **state)
     assert_int_equal(r.nexplain, 1);
     assert_string_equal(r.explain[0].rule, "not-the-disk");
     assert_non_null(strstr(r.explain[0].why, "etcd's WAL fsync before the check fails"));
-    rm_free(&r);
+    result_free(&r);
 }
 
 int main(void)

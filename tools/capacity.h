@@ -41,7 +41,7 @@ typedef struct cap_opts {
     uint64_t    put_gap_ns;       /* the job's etcd_put_gap_ns (0: none): a member paced at the cluster's rate */
 } cap_opts;
 
-/* What one client count's run gave. Numbers unknown are RM_UNKNOWN (0 for rates). */
+/* What one client count's run gave. Numbers unknown are RESULT_UNKNOWN (0 for rates). */
 typedef struct cap_row {
     unsigned    clients;
     int         ran;              /* fio ran and both jobs' results were read */
@@ -62,7 +62,7 @@ typedef struct cap_row {
     uint64_t    wal_p99_ns, be_p99_ns;
     /* filled by cap_decide */
     fior_verdict verdict;         /* pass: both p99 bounds below their thresholds; fail: one above */
-    rm_basis    basis;
+    result_basis    basis;
     uint64_t    wal_lo_ns, wal_hi_ns, be_lo_ns, be_hi_ns;
     char        reason[512];
     struct capq_row *q;           /* three members' runs and their combination (owned), or NULL */
@@ -73,7 +73,7 @@ typedef struct cap_result {
     size_t      nrows, nsweep;
     int         ceiling;          /* index of the row that gives the ceiling, -1 when none */
     fior_verdict verdict;
-    rm_basis    basis;
+    result_basis    basis;
     char        reason[1024];     /* the one-line answer */
     double      seconds;
     int         interrupted;
@@ -119,7 +119,7 @@ int  cap_limit_not_disk(const cap_row *row);
 void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose);
 /* The result model (result.h) of the run, for the JSON writer: one host with the ceiling row's jobs, the
  * rows in details.capacity. */
-int  cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir);
-int  cap_html(const char *path, const rm_run *r, const cap_result *res, char *err, size_t errlen);
+int  cap_model(result_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir);
+int  cap_html(const char *path, const result_run *r, const cap_result *res, char *err, size_t errlen);
 
 #endif

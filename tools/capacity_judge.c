@@ -27,7 +27,7 @@ static fior_verdict side(const fior_bin *b, size_t n, const fior_criteria *c, fi
     }
     *lo = lk.lo_ns;
     *hi = lk.hi_ns;
-    *point = lk.point_ns == UINT64_MAX ? RM_UNKNOWN : lk.point_ns;
+    *point = lk.point_ns == UINT64_MAX ? RESULT_UNKNOWN : lk.point_ns;
     *bound_clear = lk.basis == FIOR_BASIS_BOUND;
     return lk.verdict;
 }
@@ -51,7 +51,7 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
     char a[32], b[32];
     if (!r->ran) {
         r->verdict = FIOR_UNKNOWN;
-        r->basis = RM_BASIS_NONE;
+        r->basis = RESULT_BASIS_NONE;
         cli_msg(r->reason, sizeof r->reason, "%s", r->why[0] ? r->why : "no result");
         return;
     }
@@ -61,14 +61,14 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
     v[0] = side(r->wal_bins, r->nwal, c, FIOR_ROLE_WAL, confidence, 0, &r->wal_lo_ns, &r->wal_hi_ns, &wp, &wc);
     v[1] = side(r->be_bins, r->nbe, c, FIOR_ROLE_BACKEND, confidence, 0, &r->be_lo_ns, &r->be_hi_ns, &bp, &bc);
     /* the row shows the p99 its bound brackets: the library's point estimate from the same bins */
-    if (wp != RM_UNKNOWN)
+    if (wp != RESULT_UNKNOWN)
         r->wal_p99_ns = wp;
-    if (bp != RM_UNKNOWN)
+    if (bp != RESULT_UNKNOWN)
         r->be_p99_ns = bp;
     fior_verdict rv = fior_verdict_combine(v, 2); /* the library's rule: any FAIL fails, both PASS pass */
     if (rv == FIOR_FAIL || rv == FIOR_PASS) {
         r->verdict = rv;
-        r->basis = RM_BASIS_BOUND;
+        r->basis = RESULT_BASIS_BOUND;
         if (rv == FIOR_FAIL)
             cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
                     v[0] == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
@@ -90,7 +90,7 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
             few ? "too few samples" : "a p99 bound straddles its threshold", a, b, (unsigned long long)r->wal_n,
             (unsigned long long)r->be_n);
     r->verdict = accept_point && !few ? pv : FIOR_UNKNOWN;
-    r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
+    r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RESULT_BASIS_POINT : RESULT_BASIS_UNDECIDED;
 }
 
 void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point)
@@ -108,7 +108,7 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     }
     for (size_t i = 0; i < res->nrows; i++) {
         const cap_row *r = &res->rows[i];
-        if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND)
+        if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND)
             any_fail_low = 1;
         if (r->verdict == FIOR_UNKNOWN)
             undecided = 1;
@@ -116,7 +116,7 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     char wl[32], wh[32], bl[32], bh[32];
     if (res->interrupted) {
         res->verdict = FIOR_UNKNOWN;
-        res->basis = RM_BASIS_NONE;
+        res->basis = RESULT_BASIS_NONE;
         cli_msg(res->reason, sizeof res->reason, "interrupted: no ceiling");
     } else if (res->ceiling >= 0) {
         const cap_row *r = &res->rows[res->ceiling];
@@ -135,14 +135,14 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
                 "%s (bound %s..%s), backend p99 %s (bound %s..%s), %.4g %% confidence%s%s",
                 r->writes_per_s, r->clients, r->clients == 1 ? "" : "s",
                 res->ceiling >= (int)res->nsweep ? " (confirmation)" : "", wp, wl, wh, bp, bl, bh, confidence * 100,
-                r->basis == RM_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
+                r->basis == RESULT_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
                 cap_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
     } else if (any_fail_low) {
         res->verdict = FIOR_FAIL;
-        res->basis = RM_BASIS_BOUND;
+        res->basis = RESULT_BASIS_BOUND;
         const cap_row *fr = NULL; /* the row that shows it: its own reason */
         for (size_t i = 0; i < res->nrows && !fr; i++)
-            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RM_BASIS_BOUND)
+            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RESULT_BASIS_BOUND)
                 fr = &res->rows[i];
         cli_msg(res->reason, sizeof res->reason,
                 "even at %u client%s this disk does not keep etcd within its thresholds (the row of %u client%s%s: "
@@ -150,7 +150,7 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
                 fr && fr >= &res->rows[res->nsweep] ? ", confirmation" : "", fr ? fr->reason : "");
     } else {
         res->verdict = FIOR_UNKNOWN;
-        res->basis = RM_BASIS_UNDECIDED;
+        res->basis = RESULT_BASIS_UNDECIDED;
         cli_msg(res->reason, sizeof res->reason, "no client count decided%s%s", undecided ? " (see the rows)" : "",
                 res->confirm_skipped ? "; the confirmation run that could decide it did not fit in --max-time" : "");
     }
@@ -162,10 +162,10 @@ int cap_candidate(const cap_result *res, const fior_criteria *c, double confiden
     int best[2] = {-1, -1}; /* [0]: the WAL's bound already below its threshold; [1]: its point estimate only */
     for (size_t i = 0; i < res->nsweep; i++) {
         const cap_row *r = &res->rows[i];
-        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
+        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND))
             continue;
         uint64_t wp = point_p99(r->wal_bins, r->nwal, c, confidence), bp = point_p99(r->be_bins, r->nbe, c, confidence);
-        if (wp == RM_UNKNOWN || bp == RM_UNKNOWN || wp >= wt || bp >= bt)
+        if (wp == RESULT_UNKNOWN || bp == RESULT_UNKNOWN || wp >= wt || bp >= bt)
             continue;
         int k = r->wal_hi_ns < wt ? 0 : 1;
         if (best[k] < 0 || r->writes_per_s > res->rows[best[k]].writes_per_s)

@@ -276,8 +276,8 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
         m->ran = 1;
         m->wal_n = wj->samples;
         m->be_n = bj->samples;
-        m->wal_p99_ns = rm_job_pct(wj, 99.0);
-        m->be_p99_ns = rm_job_pct(bj, 99.0);
+        m->wal_p99_ns = result_job_pct(wj, 99.0);
+        m->be_p99_ns = result_job_pct(bj, 99.0);
         m->saves = wj->samples;
         m->commits = bj->samples;
     }
@@ -299,8 +299,8 @@ void capq_json(yajl_gen g, const cap_row *row)
         jw_kstr(g, "dir", h ? member_dir(q->o, h) : "");
         jw_kbool(g, "leader", i == 0);
         jw_kbool(g, "ran", m->ran);
-        jw_ku64(g, "wal_fdatasync_p99_ns", m->ran ? m->wal_p99_ns : RM_UNKNOWN);
-        jw_ku64(g, "backend_commit_p99_ns", m->ran ? m->be_p99_ns : RM_UNKNOWN);
+        jw_ku64(g, "wal_fdatasync_p99_ns", m->ran ? m->wal_p99_ns : RESULT_UNKNOWN);
+        jw_ku64(g, "backend_commit_p99_ns", m->ran ? m->be_p99_ns : RESULT_UNKNOWN);
         jw_ku64(g, "wal_samples", m->wal_n);
         jw_ku64(g, "backend_samples", m->be_n);
         jw_kstr(g, "verdict", fior_verdict_name(m->ran ? m->verdict : FIOR_UNKNOWN));

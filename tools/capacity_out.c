@@ -37,7 +37,7 @@ static void row_word(char *b, size_t n, const cap_result *res, size_t i, const f
     else if (r->verdict == FIOR_PASS)
         cli_msg(b, n, "pass, fewer writes/s");
     else if (r->verdict == FIOR_FAIL) {
-        int wal = r->wal_lo_ns != RM_UNKNOWN && r->wal_lo_ns > fior_criteria_threshold(c, FIOR_ROLE_WAL);
+        int wal = r->wal_lo_ns != RESULT_UNKNOWN && r->wal_lo_ns > fior_criteria_threshold(c, FIOR_ROLE_WAL);
         cli_fmt_ns(t, sizeof t, fior_criteria_threshold(c, wal ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND));
         cli_msg(b, n, "fail: %s p99 over %s", wal ? "WAL" : "backend", t);
     } else if (confirmed_below)
@@ -113,8 +113,8 @@ static void bound(yajl_gen g, const char *key, int ran, uint64_t lo, uint64_t hi
 {
     jw_key(g, key);
     jw_aopen(g);
-    jw_u64(g, ran ? lo : RM_UNKNOWN);
-    jw_u64(g, ran ? hi : RM_UNKNOWN);
+    jw_u64(g, ran ? lo : RESULT_UNKNOWN);
+    jw_u64(g, ran ? hi : RESULT_UNKNOWN);
     jw_aclose(g);
 }
 
@@ -139,7 +139,7 @@ static void row_json(yajl_gen o, const cap_row *r, int confirm)
     jw_kstr(o, "limit", cap_limit(r));
     jw_kbool(o, "disk_is_the_limit", r->ran && !cap_limit_not_disk(r));
     jw_kstr(o, "verdict", fior_verdict_name(r->verdict));
-    jw_kstr(o, "basis", rm_basis_name(r->basis));
+    jw_kstr(o, "basis", result_basis_name(r->basis));
     jw_kstr(o, "reason", r->reason);
     if (r->q) {
         jw_key(o, "members");
@@ -148,9 +148,9 @@ static void row_json(yajl_gen o, const cap_row *r, int confirm)
     jw_close(o);
 }
 
-static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_criteria *c)
+static void add_job(result_host *h, const cap_row *r, fior_role role, const fior_criteria *c)
 {
-    rm_job *j = rm_add_job(h);
+    result_job *j = result_add_job(h);
     if (!j)
         return;
     int wal = role == FIOR_ROLE_WAL;
@@ -161,7 +161,7 @@ static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_cri
     j->bound_lo_ns = wal ? r->wal_lo_ns : r->be_lo_ns;
     j->bound_hi_ns = wal ? r->wal_hi_ns : r->be_hi_ns;
     if (j->bound_hi_ns == UINT64_MAX)
-        j->bound_hi_ns = RM_UNKNOWN;
+        j->bound_hi_ns = RESULT_UNKNOWN;
     j->threshold_ns = fior_criteria_threshold(c, role);
     j->verdict = r->verdict;
     j->bins = wal ? r->wal_bins : r->be_bins;
@@ -169,11 +169,11 @@ static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_cri
     cli_msg(j->reason, sizeof j->reason, "%u clients: %s", r->clients, r->reason);
 }
 
-int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir)
+int cap_model(result_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir)
 {
-    rm_init(r, "capacity", c);
+    result_init(r, "capacity", c);
     r->confidence = o->confidence;
-    rm_host *h = rm_add_host(r);
+    result_host *h = result_add_host(r);
     if (!h)
         return -1;
     cli_hostname(h->host, sizeof h->host);
@@ -216,10 +216,10 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
         jw_null(d);
     }
     jw_close(d);
-    rm_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
+    result_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
                   res->ceiling >= 0 ? "ceiling found" : "no ceiling");
     r->basis = res->basis;
-    rm_finish(r);
+    result_finish(r);
     r->verdict = res->verdict;
     cli_msg(r->reason, sizeof r->reason, "%s", res->reason);
     return 0;
@@ -278,7 +278,7 @@ static void series(FILE *f, const cap_result *res, double xlo, double xhi, doubl
     for (size_t i = 0; i < res->nsweep; i++) {
         const cap_row *r = &res->rows[i];
         double v = which == 0 ? r->writes_per_s : (double)(which == 1 ? r->lat_p50_ns : which == 2 ? r->lat_p90_ns : r->lat_p99_ns);
-        if (r->ran && v > 0 && (which == 0 || v < (double)RM_UNKNOWN))
+        if (r->ran && v > 0 && (which == 0 || v < (double)RESULT_UNKNOWN))
             fprintf(f, "%.1f,%.1f ", lx(r->clients, xlo, xhi), ly(v, ylo, yhi));
     }
     fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", ML + 10, MT + 16 + 14 * legend_row,
@@ -301,7 +301,7 @@ static int picture(FILE *f, const void *ctx)
         }
         uint64_t l[3] = {r->lat_p50_ns, r->lat_p90_ns, r->lat_p99_ns};
         for (int k = 0; k < 3; k++)
-            if (l[k] && l[k] != RM_UNKNOWN) {
+            if (l[k] && l[k] != RESULT_UNKNOWN) {
                 lmin = fmin(lmin, (double)l[k]);
                 lmax = fmax(lmax, (double)l[k]);
             }
@@ -350,7 +350,7 @@ static int picture(FILE *f, const void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
-int cap_html(const char *path, const rm_run *r, const cap_result *res, char *err, size_t errlen)
+int cap_html(const char *path, const result_run *r, const cap_result *res, char *err, size_t errlen)
 {
     return out_html_file(path, r, picture, res, err, errlen);
 }

@@ -24,8 +24,8 @@ static int dup_bins(const fior_bin *b, size_t n, fior_bin **out, size_t *nout)
  * p99 / 25 ms). */
 static double nearness(const cap_row *m, const fior_criteria *c)
 {
-    double w = m->wal_p99_ns == RM_UNKNOWN ? 0 : (double)m->wal_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_WAL);
-    double b = m->be_p99_ns == RM_UNKNOWN ? 0 : (double)m->be_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    double w = m->wal_p99_ns == RESULT_UNKNOWN ? 0 : (double)m->wal_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_WAL);
+    double b = m->be_p99_ns == RESULT_UNKNOWN ? 0 : (double)m->be_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     return w > b ? w : b;
 }
 

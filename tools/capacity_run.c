@@ -107,16 +107,16 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         row->ran = 1;
         row->wal_n = wj->samples;
         row->be_n = bj->samples;
-        row->wal_p99_ns = rm_job_pct(wj, 99.0);
-        row->be_p99_ns = rm_job_pct(bj, 99.0);
+        row->wal_p99_ns = result_job_pct(wj, 99.0);
+        row->be_p99_ns = result_job_pct(bj, 99.0);
         row->puts = jget(load, "puts");
         row->saves = jget(load, "saves");
         row->commits = jget(bload, "commits");
         double span = (double)jget(load, "span_ns");
         row->writes_per_s = span > 0 ? (double)row->puts / span * 1e9 : 0;
-        row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RM_UNKNOWN;
-        row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RM_UNKNOWN;
-        row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RM_UNKNOWN;
+        row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RESULT_UNKNOWN;
+        row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RESULT_UNKNOWN;
+        row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RESULT_UNKNOWN;
         yajl_val eps = jr_obj(jr_obj(load, "hist"), "entries_per_save");
         row->entries_per_save = jget(eps, "count") ? (double)jget(eps, "sum") / (double)jget(eps, "count") : 0;
         if (span > 0) {
@@ -178,8 +178,8 @@ void cap_row_init(cap_row *row, unsigned clients)
 {
     memset(row, 0, sizeof *row);
     row->clients = clients;
-    row->lat_p50_ns = row->lat_p90_ns = row->lat_p99_ns = RM_UNKNOWN;
-    row->wal_p99_ns = row->be_p99_ns = RM_UNKNOWN;
+    row->lat_p50_ns = row->lat_p90_ns = row->lat_p99_ns = RESULT_UNKNOWN;
+    row->wal_p99_ns = row->be_p99_ns = RESULT_UNKNOWN;
     row->verdict = FIOR_UNKNOWN;
 }
 

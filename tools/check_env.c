@@ -85,7 +85,7 @@ void check_forced_add(check_forced *f, const char *fmt, ...)
     f->n++;
 }
 
-void check_forced_detail(rm_run *r, const check_forced *f)
+void check_forced_detail(result_run *r, const check_forced *f)
 {
     if (!f->n)
         return;
@@ -98,7 +98,7 @@ void check_forced_detail(rm_run *r, const check_forced *f)
         sb_adds(&text, f->what[i]);
     }
     jw_aclose(a);
-    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
+    result_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
     sb_release(&text);
 }
 
@@ -131,12 +131,12 @@ void check_engine_cause(const char *errpath, const char *dir, char *out, size_t 
 
 /* h's verdict withheld: unknown, status "refused", the reason; its jobs' PASSes too (every job's verdict
  * when all_jobs). */
-static void refuse(rm_host *h, int all_jobs, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void refuse(rm_host *h, int all_jobs, const char *fmt, ...)
+static void refuse(result_host *h, int all_jobs, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(result_host *h, int all_jobs, const char *fmt, ...)
 {
     va_list ap;
     h->verdict = FIOR_UNKNOWN;
-    h->basis = RM_BASIS_NONE;
+    h->basis = RESULT_BASIS_NONE;
     cli_msg(h->status, sizeof h->status, "refused");
     va_start(ap, fmt);
     vsnprintf(h->reason, sizeof h->reason, fmt, ap);
@@ -146,7 +146,7 @@ static void refuse(rm_host *h, int all_jobs, const char *fmt, ...)
             h->jobs[i].verdict = FIOR_UNKNOWN;
 }
 
-void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, result_host *h,
                              check_forced *forced)
 {
     char seen[1100] = "", err[64];

@@ -331,10 +331,10 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "%s", err);
         goto out;
     }
-    rm_run r;
+    result_run r;
     if (cap_model(&r, res, &o, crit, fi.path)) {
         cli_err(cmd, "out of memory");
-        rm_free(&r);
+        result_free(&r);
         goto out;
     }
     check_forced_detail(&r, &forced);
@@ -350,7 +350,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "--html %s", err);
         rc = 2;
     }
-    rm_free(&r);
+    result_free(&r);
 out:
     for (size_t i = 0; i < res->nrows; i++)
         cap_row_free(&res->rows[i]);

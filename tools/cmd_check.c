@@ -209,9 +209,9 @@ typedef struct check_session {
     const check_run_out *dr;        /* the deciding run, its files and temp dir */
     const check_files   *df;
     const char          *dtmp;
-    rm_run         r;
+    result_run         r;
     int            have_r;
-    rm_host       *h;
+    result_host       *h;
     engine_stats   ws, bs;          /* the deciding run's engine stats: WAL, backend */
 } check_session;
 
@@ -361,11 +361,11 @@ static void read_engine_stats(const char *path, engine_stats *st)
  * (a preloaded library in fio). */
 static int session_decide(check_session *s)
 {
-    rm_init(&s->r, "check", s->crit);
+    result_init(&s->r, "check", s->crit);
     s->have_r = 1;
     s->r.confidence = s->o.confidence;
     s->r.load = s->o.load;
-    rm_host *h = s->h = rm_add_host(&s->r);
+    result_host *h = s->h = result_add_host(&s->r);
     if (!h || !s->od) {
         cli_err(s->cmd, "out of memory");
         return 2;
@@ -401,7 +401,7 @@ static int session_decide(check_session *s)
                 fs[0] && se[0] ? "; " : "", se, fs[0] || se[0] ? ")" : "");
     }
     s->r.basis = h->basis;
-    rm_finish(&s->r);
+    result_finish(&s->r);
     cli_msg(s->r.reason, sizeof s->r.reason, "%s", h->reason);
     return 0;
 }
@@ -411,10 +411,10 @@ static int session_decide(check_session *s)
 static void next_command(const check_session *s, char *out, size_t n)
 {
     char opts[128] = "";
-    const rm_host *h = s->h;
-    int short_of_samples = h->basis == RM_BASIS_UNDECIDED;
+    const result_host *h = s->h;
+    int short_of_samples = h->basis == RESULT_BASIS_UNDECIDED;
     for (size_t i = 0; i < h->njobs; i++)
-        short_of_samples |= h->jobs[i].verdict == FIOR_UNKNOWN && h->jobs[i].samples != RM_UNKNOWN &&
+        short_of_samples |= h->jobs[i].verdict == FIOR_UNKNOWN && h->jobs[i].samples != RESULT_UNKNOWN &&
                             h->jobs[i].samples < s->r.min_samples;
     if (s->o.wal_only)
         cli_msg(opts + strlen(opts), sizeof opts - strlen(opts), "--wal-only ");
@@ -431,7 +431,7 @@ static void next_command(const check_session *s, char *out, size_t n)
  * --force, the phases, the environment, and the live etcd (whose guard stop makes the verdict unknown). */
 static void session_explain(check_session *s)
 {
-    rm_run *r = &s->r;
+    result_run *r = &s->r;
     mp_read(&s->mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (s->o.classic && !check_interrupted && !etcdwatch_tripped()) {
@@ -446,23 +446,23 @@ static void session_explain(check_session *s)
     check_phases_detail(r, s->p1 ? &s->r1 : NULL, s->ran2 ? &s->r2 : NULL, s->dr == &s->r1 && s->p1);
     char next[EXPLAIN_NEXT_MAX];
     next_command(s, next, sizeof next);
-    rm_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RM_UNKNOWN, s->fi.fstype, next);
+    result_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RESULT_UNKNOWN, s->fi.fstype, next);
     check_env_details(r, &s->fi, &mem); /* after the jobs' lines: the environment's explain them */
     liveetcd_report(&s->le, r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
     if (s->watch) {
         etcdwatch_report(s->watch, r, s->h);
         r->basis = s->h->basis;
-        rm_finish(r);
+        result_finish(r);
         cli_msg(r->reason, sizeof r->reason, "%s", s->h->reason);
     }
-    rm_explain_finish(r, 1, next);
+    result_explain_finish(r, 1, next);
 }
 
 /* The result on stdout, then the files asked for; the exit status (2 when a file could not be written). */
 static int session_outputs(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
-    rm_run *r = &s->r;
+    result_run *r = &s->r;
     char err[4400], desc[1024];
     r->verbose = s->o.verbose;
     int rc = cli_exit_status(r->verdict);
@@ -496,7 +496,7 @@ static int session_outputs(check_session *s)
 static void session_end(check_session *s)
 {
     if (s->have_r)
-        rm_free(&s->r);
+        result_free(&s->r);
     fior_outcome_free(s->od);
     fior_outcome_free(s->out1);
     fior_outcome_free(s->out2);

@@ -338,20 +338,20 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
                   int interrupted, const char *why, int keepfd, const char *raw_path)
 {
     char err[PATH_MAX + 1024];
-    rm_run r;
-    rm_init(&r, "fleet", crit);
+    result_run r;
+    result_init(&r, "fleet", crit);
     r.load = f->load;
     r.confidence = f->confidence;
     cli_msg(r.fio_version, sizeof r.fio_version, "%s", f->local_version);
     for (size_t i = 0; i < f->ns; i++) {
-        rm_host *h = rm_add_host(&r);
+        result_host *h = result_add_host(&r);
         if (h)
             fleet_ssh_judge(f, crit, &f->s[i], fleet_stop_requested, h);
     }
     fleet_judge(f, rep, raw, crit, interrupted || fleet_stop_requested,
                 interrupted ? why : "interrupted: the run was cut short", &r);
-    rm_explain_jobs(&r, RM_UNKNOWN, NULL, NULL);
-    rm_explain_finish(&r, 0, NULL);
+    result_explain_jobs(&r, RESULT_UNKNOWN, NULL, NULL);
+    result_explain_finish(&r, 0, NULL);
     r.verbose = f->verbose;
     if (f->json)
         out_json(stdout, &r);
@@ -367,7 +367,7 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
         cli_err(cmd, "--keep-output %s", err);
         rc = 2;
     }
-    rm_free(&r);
+    result_free(&r);
     return rc;
 }
 

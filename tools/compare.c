@@ -23,8 +23,8 @@ static void keep_worst(cmp_input *in, const cmp_entry *e)
     if (r < 0 || r >= CMP_NROLES)
         return;
     cmp_entry *o = &in->role[r];
-    int worse = !o->present || rm_rank(e->d.verdict) < rm_rank(o->d.verdict) ||
-                (rm_rank(e->d.verdict) == rm_rank(o->d.verdict) && e->d.p99.known &&
+    int worse = !o->present || result_rank(e->d.verdict) < result_rank(o->d.verdict) ||
+                (result_rank(e->d.verdict) == result_rank(o->d.verdict) && e->d.p99.known &&
                  (!o->d.p99.known || e->d.p99.hi > o->d.p99.hi));
     if (worse) {
         *o = *e;
@@ -62,8 +62,8 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
         yajl_tree_free(root);
         return 0;
     }
-    if (!jr_int(jr_get(root, "schema"), &schema) || schema != RM_SCHEMA || !hosts) {
-        cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RM_SCHEMA);
+    if (!jr_int(jr_get(root, "schema"), &schema) || schema != RESULT_SCHEMA || !hosts) {
+        cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RESULT_SCHEMA);
         yajl_tree_free(root);
         return -1;
     }

@@ -161,12 +161,12 @@ void eg_crossing_words(char *out, size_t n, int role, const eg_side *before, con
     cli_msg(out, n, "its %s p99 rose from %s to %s during the check", eg_role_words(role), a, b);
 }
 
-static explain_line *next_line(rm_run *r)
+static explain_line *next_line(result_run *r)
 {
     return r->nexplain < sizeof r->explain / sizeof r->explain[0] ? &r->explain[r->nexplain++] : NULL;
 }
 
-void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const char *guard_why)
+void eg_explain(result_run *r, const eg_view *before, const eg_view *during, const char *guard_why)
 {
     explain_line *l;
     if (guard_why && guard_why[0] && (l = next_line(r))) {
@@ -192,7 +192,7 @@ void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const c
         }
     }
     /* not-the-disk, explain.h's rule: etcd failed before the check, the disk test of that role passes */
-    const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
+    const result_host *h = r->nhosts ? &r->hosts[0] : NULL;
     if (!before || !before->ok || !h)
         return;
     explain_dist d[4];

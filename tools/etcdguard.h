@@ -58,6 +58,6 @@ const char *eg_role_words(int role); /* "WAL fsync", "backend commit" */
  * etcd-slowed when a role's p99 bucket during the check lies above the one before it, and not-the-disk
  * (explain.h's rule, from the same data) when etcd was already failing before the check while the disk
  * test of the same role passes. disk: the check's own jobs (host 0), may be NULL. */
-void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const char *guard_why);
+void eg_explain(result_run *r, const eg_view *before, const eg_view *during, const char *guard_why);
 
 #endif

@@ -76,7 +76,7 @@ void etcdwatch_describe_start(const etcdwatch *w, char *buf, size_t n)
             w->before.member, a, b, cant);
 }
 
-void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
+void etcdwatch_report(const etcdwatch *w, result_run *r, result_host *h)
 {
     char why[400];
     etcdwatch_why(why, sizeof why);
@@ -129,13 +129,13 @@ void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
     }
     if (w->failed)
         cli_msg(extra, sizeof extra, "; %u of %u scrapes failed (last: %.200s)", w->failed, w->scrapes + 1, w->last_err);
-    rm_add_detail(r, "etcd", "etcd itself", j, "WAL fsync p99 %s before the check, %s during it; backend commit p99 %s "
+    result_add_detail(r, "etcd", "etcd itself", j, "WAL fsync p99 %s before the check, %s during it; backend commit p99 %s "
                   "before, %s during (%s, %.0f s)%s%s%s", bw, dw, bb, db, w->shown, w->during_s,
                   w->restarts ? "; etcd restarted during the check" : "", extra, why[0] ? "; the guard stopped the check" : "");
     eg_explain(r, &w->before, w->have_during ? &w->during : NULL, why);
     if (why[0] && h) { /* whatever the phase it tripped in: no verdict from a run stopped for etcd */
         h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
+        h->basis = RESULT_BASIS_NONE;
         cli_msg(h->status, sizeof h->status, "etcd-guard");
         if (!strstr(h->reason, why)) {
             char old[sizeof h->reason];

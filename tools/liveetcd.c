@@ -451,10 +451,10 @@ out:
     free(s.files);
 }
 
-void liveetcd_report(const liveetcd *le, rm_run *r)
+void liveetcd_report(const liveetcd *le, result_run *r)
 {
     if (!le->found) {
-        rm_add_detail(r, "live_etcd", "live etcd", NULL, "none found on this filesystem (no locked WAL near the "
+        result_add_detail(r, "live_etcd", "live etcd", NULL, "none found on this filesystem (no locked WAL near the "
                       "directory, no visible etcd process with files on it)");
         return;
     }
@@ -467,7 +467,7 @@ void liveetcd_report(const liveetcd *le, rm_run *r)
     jw_kbool(j, "wal_locked", le->wal_locked);
     jw_kstr(j, "how", le->how);
     jw_close(j);
-    rm_add_detail(r, "live_etcd", "live etcd", j, "%s%s: %s; our figures include its load, and the check slowed "
+    result_add_detail(r, "live_etcd", "live etcd", j, "%s%s: %s; our figures include its load, and the check slowed "
                   "it while it ran", le->here ? "in this directory" : "on this filesystem",
                   le->datadir[0] ? "" : " (data directory not visible)", le->how);
     size_t room = sizeof r->explain / sizeof r->explain[0];

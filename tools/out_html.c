@@ -101,7 +101,7 @@ static void td_ns(FILE *f, uint64_t ns)
     td(f, NULL, cli_fmt_ns(b, sizeof b, ns));
 }
 
-int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx)
+int out_html(FILE *f, const result_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx)
 {
     char title[128], head[1200], b[64];
     cli_msg(title, sizeof title, "etcd-fio %s: %s", r->command, fior_verdict_name(r->verdict));
@@ -110,14 +110,14 @@ int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx),
     fputs("<table><tr><th>host</th><th>job</th><th>role</th><th>samples</th><th>p50</th><th>p99</th><th>p99.9</th>"
           "<th>max</th><th>limit</th><th>verdict</th><th>reason</th></tr>\n", f);
     for (size_t i = 0; i < r->nhosts; i++) {
-        const rm_host *h = &r->hosts[i];
+        const result_host *h = &r->hosts[i];
         for (size_t k = 0; k < h->njobs; k++) {
-            const rm_job *j = &h->jobs[k];
+            const result_job *j = &h->jobs[k];
             fputs("<tr>", f);
             td(f, NULL, h->host[0] ? h->host : "-");
             td(f, NULL, j->name[0] ? j->name : "-");
-            td(f, NULL, rm_role_name(j->role));
-            if (j->samples == RM_UNKNOWN)
+            td(f, NULL, result_role_name(j->role));
+            if (j->samples == RESULT_UNKNOWN)
                 td(f, NULL, "?");
             else {
                 cli_msg(b, sizeof b, "%llu", (unsigned long long)j->samples);
@@ -157,7 +157,7 @@ int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx),
 }
 
 typedef struct html_ctx {
-    const rm_run *r;
+    const result_run *r;
     int (*picture)(FILE *f, const void *ctx);
     const void *ctx;
 } html_ctx;
@@ -168,7 +168,7 @@ static int render_html(FILE *f, const void *c)
     return out_html(f, h->r, h->picture, h->ctx);
 }
 
-int out_html_file(const char *path, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx,
+int out_html_file(const char *path, const result_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx,
                   char *err, size_t errlen)
 {
     html_ctx c = {r, picture, ctx};
