@@ -289,7 +289,7 @@ static int render_svg(FILE *f, const void *ctx)
 int check_svg(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
 {
     svg_ctx c = {r, fsdesc};
-    return of_write_with(path, render_svg, &c, err, errlen);
+    return outfile_write_with(path, render_svg, &c, err, errlen);
 }
 
 int check_html(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
@@ -302,7 +302,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
                size_t errlen)
 {
     static const char *const files[] = {"etcd-profile.fio", "fio.stderr", "wal-stats.json", "backend-stats.json"};
-    if (of_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
+    if (outfile_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
         return -1;
     char readme[1024];
     /* the criteria check used, so the re-judged verdict is the same one */
@@ -313,7 +313,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
             "Re-judge: etcd-fio verdict --min-samples %llu fio-output.json\n",
             o->load, o->confidence, (unsigned long long)o->min_syncs,
             (unsigned long long)(o->min_syncs < 100 ? o->min_syncs : 100));
-    if (of_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
+    if (outfile_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
         return -1;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char src[4200], e2[64];
@@ -322,7 +322,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
         char *d = cli_read_file(src, 256 << 20, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = of_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
+        int rc = outfile_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
         free(d);
         if (rc)
             return -1;

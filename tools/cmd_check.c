@@ -177,7 +177,7 @@ static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, 
     if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
                   forced))
         return 2;
-    if (o->keep && (*keepfd = of_dir_open(o->keep, err, sizeof err)) < 0) {
+    if (o->keep && (*keepfd = outfile_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         return 2;
     }

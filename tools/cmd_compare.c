@@ -76,7 +76,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     char err[1024];
-    if (html && of_check(html, err, sizeof err)) {
+    if (html && outfile_check(html, err, sizeof err)) {
         cli_err(cmd, "--html %s", err);
         goto out;
     }

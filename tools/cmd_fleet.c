@@ -247,7 +247,7 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char *d = cli_read_file(src, 1 << 30, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = of_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
+        int rc = outfile_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
         free(d);
         if (rc)
             return -1;
@@ -257,13 +257,13 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char dest[400];
         cli_msg(dest, sizeof dest, "%s%s%s\n", s->dest, s->dir[0] ? ":" : "", s->dir);
         cli_msg(name, sizeof name, "ssh-%zu.host", i);
-        if (of_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.json", i);
-        if (of_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.stderr", i);
-        if (of_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
             return -1;
     }
     return 0;
@@ -398,11 +398,11 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     if (f.min_syncs && f.min_syncs < fior_criteria_min_samples(crit)) /* as check sets its criteria */
         fior_criteria_set_min_samples(crit, f.min_syncs);
-    if (f.prom_file && of_check(f.prom_file, err, sizeof err)) {
+    if (f.prom_file && outfile_check(f.prom_file, err, sizeof err)) {
         cli_err(cmd, "--prometheus %s", err);
         goto out;
     }
-    if (f.keep_dir && (keepfd = of_dir_open(f.keep_dir, err, sizeof err)) < 0) {
+    if (f.keep_dir && (keepfd = outfile_dir_open(f.keep_dir, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         goto out;
     }

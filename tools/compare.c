@@ -507,5 +507,5 @@ static int render_html(FILE *f, const void *ctx)
 int cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen)
 {
     html_ctx c = {in, n};
-    return of_write_with(path, render_html, &c, err, errlen);
+    return outfile_write_with(path, render_html, &c, err, errlen);
 }

@@ -172,5 +172,5 @@ int out_html_file(const char *path, const result_run *r, int (*picture)(FILE *f,
                   char *err, size_t errlen)
 {
     html_ctx c = {r, picture, ctx};
-    return of_write_with(path, render_html, &c, err, errlen);
+    return outfile_write_with(path, render_html, &c, err, errlen);
 }

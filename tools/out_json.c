@@ -141,5 +141,5 @@ static int render_prom(FILE *f, const void *r)
 
 int out_file(const char *path, enum out_kind kind, const result_run *r, char *err, size_t errlen)
 {
-    return of_write_with(path, kind == OUT_JSON ? render_json : render_prom, r, err, errlen);
+    return outfile_write_with(path, kind == OUT_JSON ? render_json : render_prom, r, err, errlen);
 }

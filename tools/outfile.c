@@ -102,7 +102,7 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     return 0;
 }
 
-int of_etcd_dir(const char *dir, char *err, size_t errlen)
+int outfile_etcd_dir(const char *dir, char *err, size_t errlen)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -129,7 +129,7 @@ static int open_parent(const char *path, char *dir, size_t dlen, const char **ba
     return dfd;
 }
 
-int of_check(const char *path, char *err, size_t errlen)
+int outfile_check(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
@@ -145,7 +145,7 @@ int of_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int of_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
+int outfile_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen)
 {
     if (target_ok(dirfd, shown, name, err, errlen))
@@ -197,19 +197,19 @@ int of_write_at(int dirfd, const char *shown, const char *name, const void *data
     return 0;
 }
 
-int of_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int outfile_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
     int dfd = open_parent(path, dir, sizeof dir, &base, err, errlen);
     if (dfd < 0)
         return -1;
-    int rc = of_write_at(dfd, dir, base, data, len, err, errlen);
+    int rc = outfile_write_at(dfd, dir, base, data, len, err, errlen);
     close(dfd);
     return rc;
 }
 
-int of_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
+int outfile_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
                    size_t errlen)
 {
     char *buf = NULL;
@@ -221,12 +221,12 @@ int of_write_with(const char *path, int (*render)(FILE *f, const void *ctx), con
     if (rc)
         snprintf(err, errlen, "%s: out of memory", path);
     else
-        rc = of_write(path, buf, len, err, errlen);
+        rc = outfile_write(path, buf, len, err, errlen);
     free(buf);
     return rc;
 }
 
-int of_dir_open(const char *path, char *err, size_t errlen)
+int outfile_dir_open(const char *path, char *err, size_t errlen)
 {
     char parent[PATH_MAX];
     const char *base;

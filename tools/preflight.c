@@ -27,7 +27,7 @@ static int dir_usable(const cli_cmd *cmd, const char *dir, fsinfo *fi, const cha
         cli_err(cmd, "%s", err);
         return 2;
     }
-    if (of_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
+    if (outfile_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
         cli_err(cmd, "%s", err);
         return 2;
     }
@@ -113,7 +113,7 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
     if (fsinfo_other_disk(fi, NULL, why, sizeof why) && refuse_unless_forced(cmd, force, forced, why))
         return 2;
     for (size_t i = 0; i < nouts; i++)
-        if (outs[i].path && of_check(outs[i].path, err, sizeof err)) {
+        if (outs[i].path && outfile_check(outs[i].path, err, sizeof err)) {
             cli_err(cmd, "--%s %s", outs[i].opt, err);
             return 2;
         }
