@@ -153,8 +153,8 @@ int  check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw
                 size_t errlen);
 /* The filesystem's weak mount options and the memory pressure seen during the run, as details and
  * explain lines (explain.h "unsafe-mount", "memory-pressure"); mp may be NULL. */
-struct mp_result;
-void check_env_details(result_run *r, const fsinfo *fi, const struct mp_result *mp);
+struct mempress_result;
+void check_env_details(result_run *r, const fsinfo *fi, const struct mempress_result *mp);
 
 /* check_env.c: preloaded libraries, and the refusals --force overrode (check_forced: preflight.h; shown in
  * the result). */

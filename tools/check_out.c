@@ -146,7 +146,7 @@ void check_details(result_run *r, const check_opts *o, const check_end *e, const
     fs_detail(r, fi);
 }
 
-void check_env_details(result_run *r, const fsinfo *fi, const mp_result *mp)
+void check_env_details(result_run *r, const fsinfo *fi, const mempress_result *mp)
 {
     char weak[256], shortdesc[400];
     int nweak = fsinfo_weak_options(fi, weak, sizeof weak);

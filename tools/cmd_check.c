@@ -195,7 +195,7 @@ typedef struct check_session {
     fsinfo         fi;
     check_forced   forced;          /* what --force let through */
     int            keepfd;          /* --keep-output's directory, -1 */
-    mp_snap        mem0, mem1;      /* memory pressure before and after the profile's run */
+    mempress_snap        mem0, mem1;      /* memory pressure before and after the profile's run */
     liveetcd       le;
     etcdwatch     *watch;           /* --etcd */
     char           engine[PATH_MAX];
@@ -219,7 +219,7 @@ static int session_preflight(check_session *s)
 {
     if (preflight_check(s->cmd, &s->o, &s->fi, &s->keepfd, &s->forced))
         return 2;
-    mp_read(&s->mem0);
+    mempress_read(&s->mem0);
     /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
     liveetcd_find(s->fi.path, s->fi.dev_major, s->fi.dev_minor, &s->le);
     if (s->le.found && !s->o.etcd_url)
@@ -432,7 +432,7 @@ static void next_command(const check_session *s, char *out, size_t n)
 static void session_explain(check_session *s)
 {
     result_run *r = &s->r;
-    mp_read(&s->mem1); /* the profile's run only, not the classic job's */
+    mempress_read(&s->mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (s->o.classic && !check_interrupted && !etcdwatch_tripped()) {
         if (isatty(2))
@@ -440,8 +440,8 @@ static void session_explain(check_session *s)
         check_classic(s->fi.path, s->tmp, s->crit, &cl);
     }
     check_details(r, &s->o, &s->dr->end, &s->ws, &s->bs, &cl, &s->fi);
-    mp_result mem;
-    mp_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
+    mempress_result mem;
+    mempress_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
     check_forced_detail(r, &s->forced);
     check_phases_detail(r, s->p1 ? &s->r1 : NULL, s->ran2 ? &s->r2 : NULL, s->dr == &s->r1 && s->p1);
     char next[EXPLAIN_NEXT_MAX];

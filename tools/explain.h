@@ -36,7 +36,7 @@
  *                    durable (nobarrier, barrier=0, data=writeback, fsync_mode=nobarrier): the figures are
  *                    faster than what a power cut would keep
  *   memory-pressure  the memory cgroup hit its limit (or OOM-killed) during the run, or tasks stalled on
- *                    memory >= MP_PSI_SHARE_PCT % of it (PSI): a FAIL may be reclaim and forced writeback
+ *                    memory >= MEMPRESS_PSI_SHARE_PCT % of it (PSI): a FAIL may be reclaim and forced writeback
  */
 #ifndef ETCD_FIO_EXPLAIN_H
 #define ETCD_FIO_EXPLAIN_H
@@ -110,7 +110,7 @@ typedef struct explain_env {
     const char *weak_options;   /* "nobarrier,data=writeback"; NULL or "" when none */
     const char *write_cache;    /* the disk's queue/write_cache ("write back", "write through", "") */
     int         memory_pressure;
-    const char *memory_text;    /* what was seen (mempress.h mp_result.text) */
+    const char *memory_text;    /* what was seen (mempress.h mempress_result.text) */
 } explain_env;
 size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max);
 
