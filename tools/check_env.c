@@ -34,14 +34,14 @@ static void add_list(char *out, size_t n, const char *label, const char *list)
     for (char *t = copy ? strtok_r(copy, " :\t\n", &save) : NULL; t; t = strtok_r(NULL, " :\t\n", &save)) {
         if (sanitizer(t))
             continue;
-        sb_addsep(&names, " ");
-        sb_adds(&names, t);
+        strbuf_addsep(&names, " ");
+        strbuf_adds(&names, t);
     }
     free(copy);
     size_t l = strlen(out);
     if (names.len)
         snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names.buf);
-    sb_release(&names);
+    strbuf_release(&names);
 }
 
 int check_env_preload(char *out, size_t n, const char *ld_so_preload)
@@ -94,12 +94,12 @@ void check_forced_detail(result_run *r, const check_forced *f)
     jw_aopen(a);
     for (size_t i = 0; i < f->n; i++) {
         jw_str(a, f->what[i]);
-        sb_addsep(&text, "; ");
-        sb_adds(&text, f->what[i]);
+        strbuf_addsep(&text, "; ");
+        strbuf_adds(&text, f->what[i]);
     }
     jw_aclose(a);
     result_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
-    sb_release(&text);
+    strbuf_release(&text);
 }
 
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n)
