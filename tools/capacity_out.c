@@ -267,7 +267,7 @@ static void axes(FILE *f, double xlo, double xhi, double ylo, double yhi, const 
             H - 6);
     fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
             H / 2, H / 2);
-    html_text(f, ylabel);
+    out_html_text(f, ylabel);
     fputs("</text>\n", f);
 }
 
@@ -334,7 +334,7 @@ static int picture(FILE *f, const void *ctx)
         fprintf(f, "<tr><td>%u%s</td>", r->clients, i >= res->nsweep ? " (confirmation)" : "");
         if (!r->ran) {
             fputs("<td colspan=\"9\">", f);
-            html_text(f, r->why);
+            out_html_text(f, r->why);
             fputs("</td></tr>\n", f);
             continue;
         }
@@ -343,7 +343,7 @@ static int picture(FILE *f, const void *ctx)
                 fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns),
                 r->entries_per_save, r->verdict == FIOR_PASS ? "pass" : r->verdict == FIOR_FAIL ? "fail" : "unknown",
                 fior_verdict_name(r->verdict));
-        html_text(f, cap_limit(r));
+        out_html_text(f, cap_limit(r));
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);

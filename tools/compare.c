@@ -408,7 +408,7 @@ int compare_json(FILE *f, const compare_input *in, size_t n)
 static void html_cell(FILE *f, const char *tag, const char *cls, const char *text)
 {
     fprintf(f, "<%s%s%s%s>", tag, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    html_text(f, text);
+    out_html_text(f, text);
     fprintf(f, "</%s>", tag);
 }
 
@@ -422,13 +422,13 @@ int compare_html(FILE *f, const compare_input *in, size_t n)
     char head[256], c[64];
     fior_verdict w = compare_worst(in, n);
     cli_msg(head, sizeof head, "%s: compare %zu inputs", fior_verdict_name(w), n);
-    html_begin(f, "etcd-fio compare", w, head);
+    out_html_begin(f, "etcd-fio compare", w, head);
     fputs("<ul>\n", f);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "<li><b>%c</b> = ", (int)('A' + (i < 26 ? i : 25)));
-        html_text(f, in[i].path);
+        out_html_text(f, in[i].path);
         fputs(" (", f);
-        html_text(f, in[i].kind);
+        out_html_text(f, in[i].kind);
         fputs(")</li>\n", f);
     }
     fputs("</ul>\n<table><tr><th>role</th><th>value</th>", f);
@@ -486,10 +486,10 @@ int compare_html(FILE *f, const compare_input *in, size_t n)
                 d[nd++] = in[i].role[r].d;
     explain_line lines[EXPLAIN_MAX_LINES];
     explain_facts fx = {d, nd, 0, 0, 0, 0, NULL};
-    html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
+    out_html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
     char host[256] = "";
     cli_hostname(host, sizeof host);
-    html_end(f, fior_version(), NULL, host, time(NULL));
+    out_html_end(f, fior_version(), NULL, host, time(NULL));
     return ferror(f) ? -1 : 0;
 }
 

@@ -30,10 +30,10 @@ int  out_html_file(const char *path, const result_run *r, int (*picture)(FILE *f
                    char *err, size_t errlen);
 /* The pieces, for other HTML pages (compare): escaped text, the head with the coloured verdict banner,
  * the explain lines, the footer with versions and host. */
-void html_text(FILE *f, const char *s);
-void html_begin(FILE *f, const char *title, fior_verdict v, const char *headline);
-void html_explain(FILE *f, const explain_line *l, size_t n);
-void html_end(FILE *f, const char *tool_version, const char *fio_version, const char *hostname, time_t when);
+void out_html_text(FILE *f, const char *s);
+void out_html_begin(FILE *f, const char *title, fior_verdict v, const char *headline);
+void out_html_explain(FILE *f, const explain_line *l, size_t n);
+void out_html_end(FILE *f, const char *tool_version, const char *fio_version, const char *hostname, time_t when);
 
 /* Renders with one of the writers and writes the file safely (outfile.h). 0, or -1 with err. */
 enum out_kind { OUT_JSON, OUT_PROM };
