@@ -25,14 +25,14 @@ volatile int cap_interrupted;
 int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
                   const char *wal_stats, const char *be_stats, char *err, size_t errlen)
 {
-    if (prof_value_bad(dir) || prof_value_bad(engine) || (wal_stats && prof_value_bad(wal_stats)) ||
-        (be_stats && prof_value_bad(be_stats))) {
+    if (profile_value_bad(dir) || profile_value_bad(engine) || (wal_stats && profile_value_bad(wal_stats)) ||
+        (be_stats && profile_value_bad(be_stats))) {
         cli_msg(err, errlen, "a path for the job file is empty or has control characters or edge blanks");
         return -1;
     }
     fprintf(f, "; etcd-fio capacity: %u closed-loop clients, key %u B, value %u B (engine/load.h)\n[global]\n",
             clients, o->key_bytes, o->val_bytes);
-    prof_put_dir(f, dir);
+    profile_put_dir(f, dir);
     fprintf(f, "time_based=1\nruntime=%.0fms\nsize=1g\n", seconds * 1000);
     const char *mode[2] = {"wal", "backend"}, *stats[2] = {wal_stats, be_stats};
     for (int i = 0; i < 2; i++) {

@@ -79,7 +79,7 @@ typedef struct check_files {
 } check_files;
 void check_files_in(check_files *f, const char *dir);
 /* The profile po as f->job, its stats files f's; 0, or -1 with "PATH: why" in err. */
-int  check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen);
+int  check_write_job(const check_files *f, profile_opts *po, char *err, size_t errlen);
 typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;

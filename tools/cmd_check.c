@@ -95,7 +95,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
         case 'l':
-            if (!prof_load_valid(p.arg)) {
+            if (!profile_load_valid(p.arg)) {
                 cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
                 return -1;
             }
@@ -277,7 +277,7 @@ static int run_phase(check_session *s, const check_files *f, const check_opts *o
                      check_run_out *out)
 {
     char err[4400] = "";
-    prof_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
+    profile_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
                     .heavy = ph->heavy, .runtime_s = ph->runtime_s};
     if (check_write_job(f, &po, err, sizeof err) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
         if (err[0])

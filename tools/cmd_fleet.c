@@ -110,7 +110,7 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
     }
     /* the backend commits 10 times a second; a PASS needs the upper bound on its p99 (one look at the end:
      * fior_look_samples), or, with the point estimate accepted, the library's 100 samples */
-    unsigned min = f->accept_point ? PROF_MIN_RUNTIME_S
+    unsigned min = f->accept_point ? PROFILE_MIN_RUNTIME_S
                                    : (unsigned)ceil((double)fior_look_samples(NULL, f->confidence) / 10.0) + 5;
     if (f->n && f->runtime_s && f->runtime_s < min) {
         cli_msg(err, errlen, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
@@ -162,7 +162,7 @@ static int path_opt(fleet *f, int c, const char *arg, char *err, size_t errlen)
         cli_msg(f->engine, sizeof f->engine, "%s", arg);
         return 0;
     case 'l':
-        if (!prof_load_valid(arg)) {
+        if (!profile_load_valid(arg)) {
             cli_msg(err, errlen, "--load %s: unknown load level (s, m, l, xl)", arg);
             return -1;
         }
