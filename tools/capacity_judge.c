@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
  *
- * cap_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
+ * capacity_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
  * a run (fior_look_bins: the confidence bound on the p99 from fio's json+ bins of all its samples, the bound
  * rule on it, at least the criteria's minimum of samples), and the sides make the row by the library's
  * rule (fior_verdict_combine: it fails when one bound lies above its threshold, passes when both lie below);
@@ -40,12 +40,12 @@ static uint64_t point_p99(const fior_bin *b, size_t n, const fior_criteria *c, d
     return p;
 }
 
-uint64_t cap_samples_needed(double confidence)
+uint64_t capacity_samples_needed(double confidence)
 {
     return fior_look_samples(NULL, confidence); /* the smallest sample whose bound on the p99 can be finite */
 }
 
-static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int accept_point)
+static void judge_row(capacity_row *r, const fior_criteria *c, double confidence, int accept_point)
 {
     uint64_t min = fior_criteria_min_samples(c);
     char a[32], b[32];
@@ -93,21 +93,21 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
     r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RESULT_BASIS_POINT : RESULT_BASIS_UNDECIDED;
 }
 
-void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point)
+void capacity_decide(capacity_result *res, const fior_criteria *c, double confidence, int accept_point)
 {
     res->ceiling = -1;
     int any_fail_low = 0, undecided = 0;
     unsigned lowest = UINT32_MAX;
     for (size_t i = 0; i < res->nrows; i++) {
         judge_row(&res->rows[i], c, confidence, accept_point);
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         if (r->verdict == FIOR_PASS && (res->ceiling < 0 || r->writes_per_s > res->rows[res->ceiling].writes_per_s))
             res->ceiling = (int)i;
         if (r->clients < lowest)
             lowest = r->clients;
     }
     for (size_t i = 0; i < res->nrows; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND)
             any_fail_low = 1;
         if (r->verdict == FIOR_UNKNOWN)
@@ -119,7 +119,7 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
         res->basis = RESULT_BASIS_NONE;
         cli_msg(res->reason, sizeof res->reason, "interrupted: no ceiling");
     } else if (res->ceiling >= 0) {
-        const cap_row *r = &res->rows[res->ceiling];
+        const capacity_row *r = &res->rows[res->ceiling];
         res->verdict = FIOR_PASS;
         res->basis = r->basis;
         cli_fmt_ns(wl, sizeof wl, r->wal_lo_ns);
@@ -136,11 +136,11 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
                 r->writes_per_s, r->clients, r->clients == 1 ? "" : "s",
                 res->ceiling >= (int)res->nsweep ? " (confirmation)" : "", wp, wl, wh, bp, bl, bh, confidence * 100,
                 r->basis == RESULT_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
-                cap_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
+                capacity_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
     } else if (any_fail_low) {
         res->verdict = FIOR_FAIL;
         res->basis = RESULT_BASIS_BOUND;
-        const cap_row *fr = NULL; /* the row that shows it: its own reason */
+        const capacity_row *fr = NULL; /* the row that shows it: its own reason */
         for (size_t i = 0; i < res->nrows && !fr; i++)
             if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RESULT_BASIS_BOUND)
                 fr = &res->rows[i];
@@ -156,12 +156,12 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     }
 }
 
-int cap_candidate(const cap_result *res, const fior_criteria *c, double confidence)
+int capacity_candidate(const capacity_result *res, const fior_criteria *c, double confidence)
 {
     uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     int best[2] = {-1, -1}; /* [0]: the WAL's bound already below its threshold; [1]: its point estimate only */
     for (size_t i = 0; i < res->nsweep; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND))
             continue;
         uint64_t wp = point_p99(r->wal_bins, r->nwal, c, confidence), bp = point_p99(r->be_bins, r->nbe, c, confidence);
@@ -174,17 +174,17 @@ int cap_candidate(const cap_result *res, const fior_criteria *c, double confiden
     return best[0] >= 0 ? best[0] : best[1];
 }
 
-static int cpu_bound(const cap_row *r)
+static int cpu_bound(const capacity_row *r)
 {
     return r->cpu_share >= r->save_share || r->apply_share >= 0.8;
 }
 
-int cap_limit_not_disk(const cap_row *r)
+int capacity_limit_not_disk(const capacity_row *r)
 {
     return r->ran && r->blocked_share < 0.15 && (cpu_bound(r) || r->save_share + r->cpu_share < 0.5);
 }
 
-const char *cap_limit(const cap_row *r)
+const char *capacity_limit(const capacity_row *r)
 {
     if (!r->ran)
         return "-";
