@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "liveetcd.h"
+#include "../engine/etcdfiles.h"
 
 /* dirname/basename of path into dir and base; 0, or -1 when it has no file name (ends in '/'). */
 static int split(const char *path, char *dir, size_t dlen, const char **base)
@@ -72,12 +72,12 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
         real[n] = '\0';
     }
     for (char *p = real; *p; p++) {
-        if (p[0] != '/' || strncmp(p + 1, "member", 6) || (p[7] != '/' && p[7] != '\0'))
+        if (p[0] != '/' || strncmp(p + 1, ETCDFILES_MEMBER_DIR, 6) || (p[7] != '/' && p[7] != '\0'))
             continue;
         char m[PATH_MAX + 8];
-        snprintf(m, sizeof m, "%.*s/wal", (int)(p + 7 - real), real);
+        snprintf(m, sizeof m, "%.*s/" ETCDFILES_WAL_DIR, (int)(p + 7 - real), real);
         int w = is_dir_at(m);
-        snprintf(m, sizeof m, "%.*s/snap", (int)(p + 7 - real), real);
+        snprintf(m, sizeof m, "%.*s/" ETCDFILES_SNAP_DIR, (int)(p + 7 - real), real);
         if (w || is_dir_at(m)) {
             snprintf(err, errlen, "%s: inside etcd's data directory (%.*s): etcd-fio writes nothing among etcd's "
                      "files; choose another directory", shown, (int)(p + 7 - real), real);
@@ -89,7 +89,7 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     struct dirent *e;
     int wal = 0;
     while (d && (e = readdir(d)) && !wal)
-        wal = liveetcd_wal_name(e->d_name) && strcmp(e->d_name, "0.tmp") && strcmp(e->d_name, "1.tmp");
+        wal = etcdfiles_wal_segment(e->d_name);
     if (d)
         closedir(d);
     else if (dup_fd >= 0)
