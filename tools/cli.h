@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.h — what every etcd-fio subcommand shares (as git's builtins share parse-options): the command table
- * entry, the option table that parses and writes --help (cli_opt.c), value parsers, one file reader, one
+ * entry, the option table that parses and writes --help and the value parsers (cli_opt.c), one file reader, one
  * private temp directory, the verdict -> exit status mapping, the latency formatter, and the directory
  * check for fio job files. Messages are one line, prefixed
  * "etcd-fio CMD: ". */
