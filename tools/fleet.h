@@ -91,6 +91,9 @@ typedef struct fleet {
 } fleet;
 
 /* fleet_hosts.c */
+/* Remote text for a terminal and one line: control characters, DEL and every non-ASCII byte become '?',
+ * a line break a space; at most n-1 bytes. */
+void fleet_printable(char *dst, size_t n, const char *src, size_t len);
 /* Adds HOST[,PORT] with an optional absolute DIR (no '#', ';' or newline); `where` prefixes messages
  * ("--client", "FILE:LINE"). 0, or -1 with a one-line message in err. */
 int  fleet_add_host(fleet *f, const char *spec, const char *dir, const char *where, char *err, size_t errlen);
@@ -150,9 +153,6 @@ size_t fleet_ssh_argv(const fleet *f, const fleet_ssh *s, const char *cmd, const
 /* A remote word (DIR, --remote-etcd-fio) that every shell reads the same inside single quotes: printable
  * ASCII without ' " \ ` $ !. 0, or -1 with the message. */
 int  fleet_remote_word_ok(const char *what, const char *s, char *err, size_t errlen);
-/* Remote text for a terminal and one line: control characters, DEL and every non-ASCII byte become '?',
- * a line break a space; at most n-1 bytes. */
-void fleet_printable(char *dst, size_t n, const char *src, size_t len);
 /* 1 when HOST (fio's spec without ip:/ip6:) is a loopback literal or localhost. */
 int  fleet_is_loopback(const char *host);
 
@@ -178,7 +178,7 @@ typedef struct fleet_remote {
  * unknown (status "unproven", or the remote's own when it could not judge). The one place of this rule
  * (fleet_proof.c). */
 void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, result_host *h);
-/* fleet_remote.c: the verdict a check's JSON names ("PASS"…), (fior_verdict)-1 for none */
+/* fleet_proof.c: the verdict a check's JSON names ("PASS"…), (fior_verdict)-1 for none */
 fior_verdict fleet_remote_verdict_word(const char *s);
 
 /* fleet_remote.c (pure): host h from how s ended and the remote's output; `interrupted` (a stop request to

@@ -12,6 +12,12 @@
 
 /* ---- the proof ---- */
 
+fior_verdict fleet_remote_verdict_word(const char *s)
+{
+    fior_verdict v;
+    return fior_verdict_from_name(s, &v) == FIOR_OK ? v : (fior_verdict)-1;
+}
+
 static int same_conf(double remote, double ours) /* check prints the confidence with %.6g */
 {
     char b[32];

@@ -173,12 +173,6 @@ static double get_num(rd *r, yajl_val o, const char *key)
     return NAN;
 }
 
-fior_verdict fleet_remote_verdict_word(const char *s)
-{
-    fior_verdict v;
-    return fior_verdict_from_name(s, &v) == FIOR_OK ? v : (fior_verdict)-1;
-}
-
 /* The host's jobs, and what the proof needs of the rest. 0, or -1 with r->bad set. */
 static int read_doc(rd *r, yajl_val root, fleet_remote *rr, result_host *h)
 {
