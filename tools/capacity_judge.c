@@ -71,7 +71,8 @@ static void judge_row(capacity_row *r, const fior_criteria *c, double confidence
         r->basis = RESULT_BASIS_BOUND;
         if (rv == FIOR_FAIL)
             cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
-                    v[0] == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
+                    explain_role_label(EXPLAIN_DISK_TEST, v[0] == FIOR_FAIL ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND),
+                    confidence);
         else
             cli_msg(r->reason, sizeof r->reason, "both p99s below their thresholds with %g confidence", confidence);
         return;

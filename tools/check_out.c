@@ -257,7 +257,7 @@ int check_svg_write(FILE *f, const result_run *r, const char *fsdesc)
         const result_job *j = &h->jobs[i];
         int k = j->role == FIOR_ROLE_BACKEND;
         cli_fmt_ns(p99[k], 32, j->p99_ns);
-        cli_msg(lab[ns], sizeof lab[ns], "%s: p99 %s over %llu", k ? "backend commit" : "WAL fdatasync", p99[k],
+        cli_msg(lab[ns], sizeof lab[ns], "%s: p99 %s over %llu", explain_role_label(EXPLAIN_DISK_TEST, j->role), p99[k],
                 (unsigned long long)(j->samples == RESULT_UNKNOWN ? 0 : j->samples));
         if (j->nbins)
             s[ns] = (svg_series){lab[ns], colour[k], j->bins, j->nbins}, ns++;
@@ -265,11 +265,13 @@ int check_svg_write(FILE *f, const result_run *r, const char *fsdesc)
     char wt[32], bt[32], wl[64], bl[64];
     cli_fmt_ns(wt, sizeof wt, r->wal_threshold_ns);
     cli_fmt_ns(bt, sizeof bt, r->backend_threshold_ns);
-    cli_msg(wl, sizeof wl, "%s: WAL fdatasync p99 limit", wt);
-    cli_msg(bl, sizeof bl, "%s: backend commit p99 limit", bt);
+    const char *wal = explain_role_label(EXPLAIN_DISK_TEST, FIOR_ROLE_WAL);
+    const char *be = explain_role_label(EXPLAIN_DISK_TEST, FIOR_ROLE_BACKEND);
+    cli_msg(wl, sizeof wl, "%s: %s p99 limit", wt, wal);
+    cli_msg(bl, sizeof bl, "%s: %s p99 limit", bt, be);
     svg_vline v[2] = {{wl, r->wal_threshold_ns, "#d62728"}, {bl, r->backend_threshold_ns, "#9467bd"}};
-    cli_msg(title, sizeof title, "%s — WAL fdatasync p99 %s, backend commit p99 %s", fior_verdict_name(r->verdict),
-            p99[0], p99[1]);
+    cli_msg(title, sizeof title, "%s — %s p99 %s, %s p99 %s", fior_verdict_name(r->verdict), wal, p99[0], be,
+            p99[1]);
     cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
     svg_plot p = {title, sub, s, ns, v, 2};
     return svg_write(f, &p);

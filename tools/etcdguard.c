@@ -199,7 +199,7 @@ void etcdguard_explain(result_run *r, const etcdguard_view *before, const etcdgu
     size_t n = 0;
     for (size_t i = 0; i < h->njobs && n < 2; i++) {
         memset(&d[n], 0, sizeof d[n]);
-        d[n].label = h->jobs[i].role == FIOR_ROLE_BACKEND ? "backend commit" : "WAL fdatasync";
+        d[n].label = explain_role_label(EXPLAIN_DISK_TEST, h->jobs[i].role);
         d[n].role = h->jobs[i].role;
         d[n].origin = EXPLAIN_DISK_TEST;
         d[n].verdict = h->jobs[i].verdict;

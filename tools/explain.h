@@ -131,6 +131,10 @@ size_t explain(const explain_facts *f, explain_line *out, size_t max);
 /* A distribution from the library's job and its judgement: p50/p99/p99.9 from the listed percentiles (print
  * resolution included) or json+ bins, or the bucket bounds of a Prometheus histogram; max where exact.
  * min_samples decides too_few. */
+/* What a role's latency is called, by where it comes from: "WAL fdatasync" and "backend commit" (a disk
+ * test), "etcd's WAL fsync" and "etcd's backend commit" (etcd's metrics), "etcdctl check perf"; a role but
+ * the backend's is named as the WAL. The one table of these words: every output takes them from here. */
+const char *explain_role_label(explain_origin origin, fior_role role);
 void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgement *jd, uint64_t min_samples);
 
 #endif

@@ -33,8 +33,8 @@ static int add_ns(prom_file *p, const char *prefix, size_t k, const prom_label *
         return 0;
     char name[96], help[200];
     snprintf(name, sizeof name, "%s_%s", prefix, role_metrics[k].name);
-    snprintf(help, sizeof help, "%s: %s", !strcmp(prefix, "etcd_fio_wal_fsync") ? "WAL fdatasync" : "backend commit",
-             role_metrics[k].help);
+    fior_role role = !strcmp(prefix, "etcd_fio_wal_fsync") ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND;
+    snprintf(help, sizeof help, "%s: %s", explain_role_label(EXPLAIN_DISK_TEST, role), role_metrics[k].help);
     double val = strstr(role_metrics[k].name, "_seconds") ? (double)v / 1e9 : (double)v;
     return prom_add(p, name, help, "gauge", l, 2, val);
 }

@@ -47,7 +47,7 @@ void result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *
                 continue;
             explain_dist *x = &d[n++];
             memset(x, 0, sizeof *x);
-            x->label = j->role == FIOR_ROLE_BACKEND ? "backend commit" : "WAL fdatasync";
+            x->label = explain_role_label(EXPLAIN_DISK_TEST, j->role);
             x->role = j->role;
             x->origin = EXPLAIN_DISK_TEST;
             x->verdict = j->verdict;
