@@ -173,7 +173,7 @@ int cli_tmpdir(const char *what, char *dir, size_t len, char *err, size_t errlen
 {
     const char *base = getenv("TMPDIR");
     base = base && *base ? base : "/tmp";
-    char why[4400];
+    char why[CLI_ERRLEN];
     if (outfile_etcd_dir(base, why, sizeof why)) { /* TMPDIR pointed among etcd's files: nothing of ours goes there */
         cli_msg(err, errlen, "TMPDIR=%s", why);
         return -1;

@@ -15,6 +15,10 @@
 
 #include "fioreport.h"
 
+/* Room for the one-line message a failing call writes into (err, errlen): a path of up to PATH_MAX (4096)
+ * bytes and what is wrong with it. Text made of several unbounded parts is built in a strbuf instead. */
+#define CLI_ERRLEN 4400
+
 /* One version number for the CLI, the library and its .pc: the library's (FIOR_VERSION). */
 
 /* One entry of a subcommand's option table (as git's parse-options): the table both parses the command

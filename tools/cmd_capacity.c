@@ -101,7 +101,7 @@ static int parse_clients(const cli_cmd *cmd, const char *s, capacity_opts *o)
 /* --members FILE: fleet's --clients syntax */
 static int members_file(const cli_cmd *cmd, const char *path, fleet *f)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     size_t len = 0;
     char *text = cli_read_file(path, 1 << 20, &len, err, sizeof err);
     int rc = text ? fleet_parse_clients(f, path, text, len, err, sizeof err) : -1;
@@ -127,7 +127,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, capacity_opts *
     o->apply_us = 5;
     o->cpu_us = 33;
     o->rtt_ms = 0.2;
-    char err[4400];
+    char err[CLI_ERRLEN];
     const char *quorum_only = NULL; /* an option of the quorum replay given without --member */
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv);
@@ -307,7 +307,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     } else if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi, &forced)) {
         return 2;
     }
-    char engine[PATH_MAX], err[4400];
+    char engine[PATH_MAX], err[CLI_ERRLEN];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
         return 2;

@@ -172,7 +172,7 @@ static uint64_t space_needed(const check_opts *o)
 static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd,
                            check_forced *forced)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     const preflight_out outs[] = {{"prometheus", o->prom}, {"svg", o->svg}, {"html", o->html}};
     if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
                   forced))
@@ -231,7 +231,7 @@ static int session_preflight(check_session *s)
 static int session_prepare(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
-    char err[4400];
+    char err[CLI_ERRLEN];
     if (engine_path_find(s->engine, sizeof s->engine) != 0) {
         cli_err(cmd, "%s", s->engine);
         return 2;
@@ -276,7 +276,7 @@ static int session_prepare(check_session *s)
 static int run_phase(check_session *s, const check_files *f, const check_opts *o, const check_phase *ph,
                      check_run_out *out)
 {
-    char err[4400] = "";
+    char err[CLI_ERRLEN] = "";
     profile_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
                     .heavy = ph->heavy, .runtime_s = ph->runtime_s};
     if (check_write_job(f, &po, err, sizeof err) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
@@ -290,7 +290,7 @@ static int run_phase(check_session *s, const check_files *f, const check_opts *o
 /* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most FIOR_PHASE1_MAX_S */
 static int session_phase1(check_session *s)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     if (cli_tmpdir("check-phase1", s->tmp1, sizeof s->tmp1, err, sizeof err)) {
         cli_err(s->cmd, "%s", err);
         return 2;
@@ -351,7 +351,7 @@ static int session_phases(check_session *s)
 
 static void read_engine_stats(const char *path, engine_stats *st)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     char *t = cli_read_file(path, 1 << 20, NULL, err, sizeof err);
     engine_stats_parse(t, st);
     free(t);
@@ -464,7 +464,7 @@ static int session_outputs(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
     result_run *r = &s->r;
-    char err[4400], desc[1024];
+    char err[CLI_ERRLEN], desc[1024];
     r->verbose = s->o.verbose;
     int rc = cli_exit_status(r->verdict);
     if (s->o.json)
