@@ -248,8 +248,8 @@ static void test_not_etcd(void **state)
 static void test_report(void **state)
 {
     (void)state;
-    rm_run r;
-    rm_init(&r, "check", NULL);
+    result_run r;
+    result_init(&r, "check", NULL);
     liveetcd le = {.found = 1, .here = 1, .wal_locked = 1, .pid = 0};
     snprintf(le.datadir, sizeof le.datadir, "/var/lib/etcd");
     snprintf(le.how, sizeof le.how, "its WAL files in /var/lib/etcd are locked");
@@ -259,13 +259,13 @@ static void test_report(void **state)
     assert_non_null(strstr(r.details[0].text, "our figures include its load"));
     assert_int_equal(r.nexplain, 1);
     assert_string_equal(r.explain[0].rule, "shared-with-etcd");
-    rm_free(&r);
-    rm_init(&r, "check", NULL);
+    result_free(&r);
+    result_init(&r, "check", NULL);
     memset(&le, 0, sizeof le);
     liveetcd_report(&le, &r);
     assert_int_equal(r.nexplain, 0);
     assert_non_null(strstr(r.details[0].text, "none found"));
-    rm_free(&r);
+    result_free(&r);
 }
 
 int main(void)
