@@ -3,7 +3,7 @@
  * percentile as the middle of its histogram bin (stat.c plat_idx_to_val), so a p99 can stand above the
  * exact max: fio 3.39's profile.json lists the backend's p99 as 11730944 ns with a max of 11728987 ns.
  * The figure is held within [min, max] once (explain_in_range, the library's fior__job_in_range for its
- * reasons), and every writer shows that one figure: the result model (rm_job_fill, rm_job_pct), the
+ * reasons), and every writer shows that one figure: the result model (result_job_fill, result_job_pct), the
  * JSON, the Prometheus textfile, the table, the HTML report and compare's distributions. A synthetic job
  * with a p50 below its min checks the other side. */
 #include <setjmp.h>
@@ -23,27 +23,27 @@
 #define MAX     11728987ULL /* its exact max */
 
 /* A fixture's run as verdict fills it: one host, a job per fio job. */
-static void fill_from(rm_run *r, fior_report **rep, fior_result **res, const char *path)
+static void fill_from(result_run *r, fior_report **rep, fior_result **res, const char *path)
 {
     *rep = fior_report_new();
     assert_int_equal(fior_parse_file(*rep, path), FIOR_OK);
     *res = fior_judge(*rep, NULL);
     assert_non_null(*res);
-    rm_init(r, "verdict", NULL);
-    rm_host *h = rm_add_host(r);
+    result_init(r, "verdict", NULL);
+    result_host *h = result_add_host(r);
     assert_non_null(h);
     for (size_t i = 0; i < fior_report_njobs(*rep); i++)
-        rm_job_fill(rm_add_job(h), fior_report_job(*rep, i), fior_result_job(*res, i));
-    h->verdict = rm_jobs_verdict(h);
-    rm_finish(r);
+        result_job_fill(result_add_job(h), fior_report_job(*rep, i), fior_result_job(*res, i));
+    h->verdict = result_jobs_verdict(h);
+    result_finish(r);
 }
 
-static void fill(rm_run *r, fior_report **rep, fior_result **res)
+static void fill(result_run *r, fior_report **rep, fior_result **res)
 {
     fill_from(r, rep, res, TEST_FIXTURES "/fio-3.39/profile.json");
 }
 
-static const rm_job *backend(const rm_run *r)
+static const result_job *backend(const result_run *r)
 {
     for (size_t i = 0; i < r->hosts[0].njobs; i++)
         if (r->hosts[0].jobs[i].role == FIOR_ROLE_BACKEND)
@@ -75,11 +75,11 @@ static void fixture_lists_p99_above_max(void **state)
 static void model_holds_quantiles_at_max(void **state)
 {
     (void)state;
-    rm_run r;
+    result_run r;
     fior_report *rep;
     fior_result *res;
     fill(&r, &rep, &res);
-    const rm_job *b = backend(&r);
+    const result_job *b = backend(&r);
     assert_int_equal(b->max_ns, MAX);
     assert_int_equal(b->p99_ns, MAX);
     assert_int_equal(b->p999_ns, MAX);
@@ -87,15 +87,15 @@ static void model_holds_quantiles_at_max(void **state)
     assert_int_equal(b->verdict, FIOR_PASS); /* the verdict is the bin's, unchanged */
     assert_true(b->p50_ns <= MAX);
     for (size_t i = 0; i < r.hosts[0].njobs; i++) {
-        const rm_job *j = &r.hosts[0].jobs[i];
+        const result_job *j = &r.hosts[0].jobs[i];
         assert_true(j->p50_ns <= j->p99_ns && j->p99_ns <= j->p999_ns && j->p999_ns <= j->max_ns);
     }
-    rm_free(&r);
+    result_free(&r);
     fior_result_free(res);
     fior_report_free(rep);
 }
 
-static char *written(int kind, const rm_run *r)
+static char *written(int kind, const result_run *r)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -123,7 +123,7 @@ static void writers_show_the_held_figure(void **state)
     (void)state;
     static const char *const name[] = {"json", "table", "prom", "html"};
     for (int fx = 0; fx < 2; fx++) {
-        rm_run r;
+        result_run r;
         fior_report *rep;
         fior_result *res;
         fill_from(&r, &rep, &res, fx ? TEST_FIXTURES "/fio-3.23/profile.json" : TEST_FIXTURES "/fio-3.39/profile.json");
@@ -145,13 +145,13 @@ static void writers_show_the_held_figure(void **state)
                 assert_non_null(strstr(out, "etcd_fio_backend_commit_p99_seconds{"));
             free(out);
         }
-        rm_free(&r);
+        result_free(&r);
         fior_result_free(res);
         fior_report_free(rep);
     }
 }
 
-/* compare's distributions (explain_dist_from_job) and capacity's p99s (rm_job_pct) hold it too */
+/* compare's distributions (explain_dist_from_job) and capacity's p99s (result_job_pct) hold it too */
 static void compare_and_capacity_hold_it(void **state)
 {
     (void)state;
@@ -166,9 +166,9 @@ static void compare_and_capacity_hold_it(void **state)
         const explain_range *q[3] = {&d.p50, &d.p99, &d.p999};
         for (int k = 0; k < 3; k++)
             assert_true(q[k]->known && q[k]->hi <= j->max_ns && q[k]->lo >= j->min_ns);
-        assert_true(rm_job_pct(j, 99.0) <= j->max_ns);
+        assert_true(result_job_pct(j, 99.0) <= j->max_ns);
         if (j->role == FIOR_ROLE_BACKEND)
-            assert_int_equal(rm_job_pct(j, 99.0), MAX);
+            assert_int_equal(result_job_pct(j, 99.0), MAX);
     }
     fior_result_free(res);
     fior_report_free(rep);
@@ -196,9 +196,9 @@ static void min_side_and_bucketed(void **state)
     assert_int_equal(explain_in_range(&j, 5144576), 5112000);
     assert_int_equal(explain_in_range(&j, 2000000), 2000000);
     assert_int_equal(explain_in_range(&j, UINT64_MAX), UINT64_MAX);
-    rm_job o;
-    rm_job_init(&o);
-    rm_job_fill(&o, &j, NULL);
+    result_job o;
+    result_job_init(&o);
+    result_job_fill(&o, &j, NULL);
     assert_int_equal(o.p50_ns, 110000);
     assert_int_equal(o.p99_ns, 5112000);
     assert_int_equal(o.p999_ns, 5112000);
