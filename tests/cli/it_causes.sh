@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_causes.sh — a check whose fio cannot even start its jobs names the cause (issue 27): the engine's init
+# it_causes.sh — a check whose fio cannot even start its jobs names the cause: the engine's init
 # fails on ENOSPC, EROFS or EACCES (injected into fio's mkdir by the fault shim, through a fio wrapper;
 # --force because that is a preload) and the result says "no space left", "read-only filesystem" or
 # "permission denied" with the engine's own line — not only fio's "io engine etcdwal init failed" — and

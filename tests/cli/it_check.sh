@@ -225,23 +225,23 @@ refused() {  # DESCRIPTION EXPECTED-TEXT ARGS...: exit 2 at once (before fio), o
   fi
 }
 # the backend's first possible PASS: 411 commits at 10/s (fior_first_pass_samples) + 5 s of start
-refused "--max-time 3 (11.9)" "use --max-time 47 or more" --force --max-time 3 "$dir"
+refused "--max-time 3 (too short to judge)" "use --max-time 47 or more" --force --max-time 3 "$dir"
 refused "--max-time 8 with the point estimate" "use --max-time 15 or more" --force --max-time 8 --accept-point-estimate "$dir"
 for c in '#' ';'; do
   mkdir -p "$work/etcd${c}new"
-  refused "'$c' in DIR (11.5)" "cannot be given to fio" --force "$work/etcd${c}new"
+  refused "'$c' in DIR (fio would cut the name)" "cannot be given to fio" --force "$work/etcd${c}new"
 done
 # TMPDIR holds the engine's stats files, named in the job file: the same characters are refused there
 mkdir -p "$work/t#mp"
 TMPDIR="$work/t#mp" refused "'#' in TMPDIR" "TMPDIR: " --force "$dir"
 [ -z "$(ls -A "$work/t#mp")" ] || fail "a temp directory was left in TMPDIR"
-refused "--svg in a missing directory (12.5)" "/nonexistent/x.svg" --force "$dir" --svg /nonexistent/x.svg
+refused "--svg in a missing directory" "/nonexistent/x.svg" --force "$dir" --svg /nonexistent/x.svg
 echo precious > "$work/victim"
 ln -s "$work/victim" "$work/planted.prom"
-refused "--prometheus at a planted symlink (12.4)" "symbolic link" --force --prometheus "$work/planted.prom" "$dir"
+refused "--prometheus at a planted symlink" "symbolic link" --force --prometheus "$work/planted.prom" "$dir"
 [ "$(cat "$work/victim")" = precious ] || fail "the symlink's target was written"
 mkdir -m 777 "$work/open"
-refused "--keep-output writable by others (12.4)" "writable by group or others" --force --keep-output "$work/open" "$dir"
+refused "--keep-output writable by others" "writable by group or others" --force --keep-output "$work/open" "$dir"
 # a symlink planted in a kept directory: refused at the end, its target untouched (FIO=false: no run needed)
 mkdir -m 700 "$work/kept2" && ln -s "$work/victim" "$work/kept2/README"
 FIO=/bin/false "$BIN" check --force $SHORT --keep-output "$work/kept2" "$dir" > "$work/k.out" 2> "$work/k.err"; rc=$?

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh: alone
-# it_check_limits.sh — what check promises when things go wrong around it (issue 24, item 4), with the real
+# it_check_limits.sh — what check promises when things go wrong around it, with the real
 # fio and a fake etcd data directory:
 #   A. --max-time is a hard limit with fio and its jobs SIGSTOPped: check ends them, says so, unknown, and
 #      leaves nothing (nor any process) behind;

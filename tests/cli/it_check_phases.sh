@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh: alone
-# it_check_phases.sh — check's two phases (issue 15.1) end to end with the real fio, on the tree's disk:
+# it_check_phases.sh — check's two phases end to end with the real fio, on the tree's disk:
 #  1. a disk that is slow only when lightly loaded (tests/lib/faultshim.c FAULT_IDLE_MS: every fdatasync that
 #     follows more than 4 ms of quiet in its process waits 30 ms — etcd's load has such gaps, phase 1's
 #     back-to-back load has none): check must not PASS. If phase 1 passed here, the probe refused it

@@ -51,7 +51,7 @@ jqe '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[
        and .roles[0].inputs[1].max == null' "$T/p.json" >/dev/null \
   && ok "histogram p99 as the bucket (1, 2] ms" || { bad "scrape ranges"; cat "$T/p.json"; }
 
-# a run fio did not finish, a dead job process, syncs on tmpfs (issues 25, 26): unknown beside the complete
+# a run fio did not finish, a dead job process, syncs on tmpfs: unknown beside the complete
 # run, with the library's reason, in raw inputs and in a verdict result read back
 for f in fio-3.33-sigint.json fio-3.33-sigint.txt fio-3.33-timeout.txt fio-3.33-status-kill.json \
          fio-3.33-job-killed.json fio-3.33-client-job-killed.txt fio-3.33-shm.json fio-3.33-null.txt \

@@ -132,7 +132,7 @@ start_etcd "$SHMD/etcd"
 "$CLI" check $ARGS --max-time 10 --json --etcd "$EP" "$DATA" > "$T/calm.json" 2> "$T/calm.err"; rc=$?
 echo "calm: exit $rc; $(jq -c '{verdict, reason, status: .hosts[0].status}' "$T/calm.json" 2>/dev/null)"
 jq -c '.details.etcd | {before, during, guard, during_seconds}' "$T/calm.json" 2>/dev/null
-# a verdict, or (tmpfs: its syncs reach no disk, issue 26) unknown for that reason alone: never the guard's
+# a verdict, or (tmpfs: its syncs reach no disk) unknown for that reason alone: never the guard's
 if [ $rc = 0 ] || [ $rc = 1 ] || { [ $rc = 2 ] && jq -e '.reason | test("did not reach a disk")' "$T/calm.json" > /dev/null 2>&1; }; then
   ok "calm: judged (exit $rc), not stopped"
 else

@@ -70,9 +70,9 @@ bad --engine "$tmp/nonexistent.so"
 bad --engine "$SO" extra-arg
 bad --dir "$(printf 'a\nb')" --engine "$SO"
 ETCD_FIO_ENGINE=$tmp/nope.so bad
-bad --dir "$tmp/etcd#new" --engine "$SO"    # fio's job-file parser would cut the value at '#' (11.5)
+bad --dir "$tmp/etcd#new" --engine "$SO"    # fio's job-file parser would cut the value at '#'
 bad --engine "$SO" --dir "$tmp/etcd;new"    # ... and at ';'; options in any order
-# a run too short to judge: a warning naming the minimum, the job file still printed (11.9)
+# a run too short to judge: a warning naming the minimum, the job file still printed
 "$CLI" job --runtime=1 --engine "$SO" > "$tmp/short.fio" 2> "$tmp/short.err" && grep -q '^runtime=1$' "$tmp/short.fio" \
   && grep -q "use --runtime 12 or more" "$tmp/short.err" && ok "--runtime 1 warns: $(cat "$tmp/short.err")" \
   || fail "--runtime 1: $(cat "$tmp/short.err")"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_kill_stop.sh — never outlive a kill (issue 27), the cases it_kill.sh does not cover:
+# it_kill_stop.sh — never outlive a kill, the cases it_kill.sh does not cover:
 #  1. `check --classic` SIGKILLed with its whole group while the classic job (fio's sync engine, with its
 #     fdatasync slowed to 5 ms by the fault shim so that it would run ~50 s) writes: no writer and DIR clean
 #     soon after. Without the fix its job process (own session) writes on to the end and leaves

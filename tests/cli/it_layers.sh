@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh: lock=loop
-# it_layers.sh — check measures the disk, not a layer that lies (issue 27), with the real tools (root: loop
+# it_layers.sh — check measures the disk, not a layer that lies, with the real tools (root: loop
 # devices, mounts, FUSE, zram, a memory cgroup; a part the machine does not allow prints SKIP):
 #   refused before fio starts, naming the layer: ext4 on a loop device whose backing file is on tmpfs,
 #   fuse-overlayfs with -o fsync=0 and without, bindfs (plain "fuse"), a zram device, a brd RAM disk, a

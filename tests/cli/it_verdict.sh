@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # it_verdict.sh — `etcd-fio verdict` end to end on the seed fixtures and the committed fio outputs:
 # exit statuses (0 PASS, 1 FAIL, 2 cannot judge/error), the table, --json, options, stdin, bad input; runs fio
-# did not finish and syncs that reached no disk (issues 25, 26), older fio and etcd-perf logs (issue 22).
+# did not finish and syncs that reached no disk, older fio and etcd-perf logs.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/etcd-fio
@@ -38,17 +38,17 @@ expect 1 "fio-3.7 msec seed fails" -- "$SEEDS/fio-3.7-normal-msec.txt"
 has "$T/out" "159 ms" "fio-3.7 p99 with unit"
 has "$T/out" "fail: WAL p99 159 ms >= 10 ms" "fio-3.7 first line"
 head -n1 "$T/out" | grep -q "^fail: " && echo "ok: verdict is the first line" || { echo "FAIL: first line"; fails=$((fails+1)); }
-# etcd-perf prints the p99 only: without a sample count there is no proof (issue 11.3)
+# etcd-perf prints the p99 only: without a sample count there is no proof
 expect 2 "etcd-perf log (no sample count) is unknown" -- "$SEEDS/etcd-perf-container.log"
 has "$T/out" "number of sync samples is not in the input" "etcd-perf reason names the missing count"
 # a real 10-write normal output: 9 fdatasyncs counted from "issued rwts: … short=9", too few
 expect 2 "10 writes in normal output are too few" -- "$FX/fio-3.33-ten-writes.txt"
 has "$T/out" "only 9 sync samples (need 100)" "ten-writes reason"
-# [global] etcd_mode=backend does not make a sync job a backend job (issue 11.4): its 20 ms p99 fails 10 ms
+# [global] etcd_mode=backend does not make a sync job a backend job: its 20 ms p99 fails 10 ms
 expect 1 "a sync job under [global] etcd_mode=backend is judged as WAL" -- "$FX/fio-3.33-global-backend.json"
 grep -E '^ +plain .* 10 ms +fail' "$T/out" >/dev/null && echo "ok: plain job against 10 ms" \
   || { echo "FAIL: plain job not judged against 10 ms"; cat "$T/out"; fails=$((fails+1)); }
-# the input cap (issue 11.12): /dev/zero stops at the cap with the file and byte named
+# the input cap: /dev/zero stops at the cap with the file and byte named
 expect 2 "--max-input stops /dev/zero" -- --max-input 4K /dev/zero
 has "$T/err" "/dev/zero: byte 4097: input larger than the cap of 4096 bytes" "cap message names file and byte"
 expect 2 "--max-input refuses a bad size" -- --max-input 0 "$SEEDS/fio-3.23-normal-rke.txt"
@@ -131,7 +131,7 @@ expect 2 "empty input" -- "$T/empty"
 
 # No input exits 0 unless every judged job has a real p99 below its threshold, a known count of at least the
 # minimum, from a run that reached its end (proven or inferred), from fsync/fdatasync samples on an engine
-# that does I/O, without O_SYNC/O_DSYNC, with a median at or above the physical floor (issues 11, 25, 26).
+# that does I/O, without O_SYNC/O_DSYNC, with a median at or above the physical floor.
 npass=0
 for f in "$SEEDS"/*.txt "$SEEDS"/*.log "$FX"/* "$HERE"/fixtures/fio-3.*/*; do
   case "$f" in *.md) continue ;; esac
@@ -154,7 +154,7 @@ done
 [ "$npass" -ge 10 ] && echo "ok: every exit 0 ($npass inputs) carries a p99 below the threshold, enough samples, a run that ended and syncs that reached a disk" \
   || { echo "FAIL: only $npass inputs pass: the invariant would hold vacuously"; fails=$((fails+1)); }
 
-# runs fio did not finish (issue 25): unknown with what happened, in every format; their twins still judged
+# runs fio did not finish: unknown with what happened, in every format; their twins still judged
 verdict_is() { # RC FILE TEXT
   expect "$1" "$(basename "$2")" -- "$2"
   has "$T/out" "$3" "$(basename "$2"): $3"
@@ -184,7 +184,7 @@ jq -e '[.hosts[].jobs[].end] == ["stopped", "proven", "inferred"]
        and (.hosts[0].jobs[0].end_reason | startswith("fio was stopped by signal 2"))
        and .hosts[0].jobs[1].end_reason == "the job ran its runtime of 2 s"' "$T/e.json" > /dev/null \
   && echo "ok: --json says whether the end was proven or inferred" || { echo "FAIL: --json end"; cat "$T/e.json"; fails=$((fails+1)); }
-# what made the samples (issue 26): unknown with the option or sign that says so, in every format
+# what made the samples: unknown with the option or sign that says so, in every format
 verdict_is 2 "$FX/fio-3.33-null.json" "ioengine=null does no I/O"
 verdict_is 2 "$FX/fio-3.33-null.txt" "ioengine=null does no I/O"
 verdict_is 2 "$FX/fio-3.33-sfr.json" "sync_file_range only starts writeback"
@@ -202,7 +202,7 @@ verdict_is 2 "$FX/fio-3.33-shm.txt" "did not reach a disk"
 verdict_is 2 "$FX/fio-3.33-end-fsync.json" "end_fsync=1 makes one fsync when the job ends, which fio does not time"
 jq -e '.criteria.floor_ns == 5000' "$T/e.json" > /dev/null && echo "ok: the floor in --json" \
   || { echo "FAIL: criteria.floor_ns"; fails=$((fails+1)); }
-# the reader on older fio (issue 22): 3.4-3.17 JSON has no "N"; fio < 3.4 never timed syncs; etcd-perf lines
+# the reader on older fio: 3.4-3.17 JSON has no "N"; fio < 3.4 never timed syncs; etcd-perf lines
 verdict_is 0 "$HERE/fixtures/fio-3.16/fdatasync.json" "p99 4.11 ms < 10 ms"
 verdict_is 0 "$HERE/fixtures/fio-3.7/fsync.json" "p99 561 us < 10 ms"
 verdict_is 2 "$FX/hand-fio-3.1-fsync.json" "fio-3.1 does not time fsync/fdatasync"
@@ -210,7 +210,7 @@ verdict_is 2 "$FX/hand-etcdperf-trailing-blank.log" "number of sync samples is n
 verdict_is 2 "$FX/hand-etcdperf-damaged-json.log" "as its fio JSON does not read"
 verdict_is 0 "$FX/fio-3.33-etcdperf-container.log" "p99 1.04 ms < 10 ms"
 
-# two fio outputs in one file are two runs, each judged and told apart (11.2): a failing run first, then a
+# two fio outputs in one file are two runs, each judged and told apart: a failing run first, then a
 # passing one, must fail, and the table and the JSON must say which run is which
 cat "$FX/fio-3.33-global-backend.json" "$FX/fio-3.33-json.json" > "$T/both.json"
 expect 1 "fail.json + pass.json in one file fails" -- "$T/both.json"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_build.sh — the build as a distribution packages it (issue 22), in private build directories:
+# it_build.sh — the build as a distribution packages it, in private build directories:
 #  - plain `make` never installs or downloads: with a pkg-config module, the compiler or fio's source
 #    missing it stops with one line naming what is missing and `make deps`, and apt-get, apt, sudo and
 #    dpkg-source (fakes first in PATH) are never run; a FIO_SRC of another fio version is refused;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_engine_fill.sh — etcd_first_segment_fill with the real fio (issue 15.2): a WAL job whose first segment
+# it_engine_fill.sh — etcd_first_segment_fill with the real fio: a WAL job whose first segment
 # starts filled to near its end rolls over within its first Saves, its segments (history + run) decode
 # with one CRC chain and continuous raft indexes (build/tests/waldump), the stats file reports the fill
 # apart from the run, and — strace -ff, ordering only — the backend job's first commit page is written

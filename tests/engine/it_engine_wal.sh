@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_engine_wal.sh — issue 3's "must show", with the real fio: a 20 MiB, bs=2300, fdatasync=1 run with
+# it_engine_wal.sh — the WAL as etcd writes it, with the real fio: a 20 MiB, bs=2300, fdatasync=1 run with
 # 4,000,000-byte segments leaves >= 5 etcd-named segments of >= 4,000,000 bytes whose frames and CRC chain
 # decode (build/tests/waldump); strace -f shows one fallocate per segment (+ the spare made ready ahead),
 # one rename and one directory fsync per rollover (+ Create's directory fsync), and one fdatasync per

@@ -3,7 +3,7 @@
 # it_fuse_cleanup.sh — the engine on a FUSE file system (bench/labfs, the lab's passthrough, built here
 # from its source with libfuse3) leaves nothing behind: FUSE (like NFS) renames a file unlinked while
 # still open to .fuse_hiddenXXXX, which keeps the private directory from being removed ("rmdir: Directory
-# not empty"), so the engine closes every file before it unlinks it (issue 14.3). WAL run (with rollovers, so a spare is open at the end), backend run, and a SIGKILLed run whose
+# not empty"), so the engine closes every file before it unlinks it. WAL run (with rollovers, so a spare is open at the end), backend run, and a SIGKILLed run whose
 # directory the next run reaps (the lock works through FUSE).
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$ENGINE"

@@ -274,7 +274,7 @@ static void reader_table(void **state)
     assert_null(fior__reader_named("no such format"));
 }
 
-/* 11.12 for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming its byte
+/* The input cap, for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming its byte
  * cap + 1, one under the cap is not, and the stream reads the next document (a real fio output) normally. */
 static void stream_document_cap(void **state)
 {

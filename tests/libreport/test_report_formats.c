@@ -363,7 +363,7 @@ static void json_cases(void **state)
 static void etcdperf_cases(void **state)
 {
     (void)state;
-    /* the log has no sample count: never a verdict on its own (issue 11.3) */
+    /* the log has no sample count: never a verdict on its own */
     fior_report *r = parse_str("INFO: 99th percentile of fsync is 12000000 ns\n", FIOR_OK);
     assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 12000000);
