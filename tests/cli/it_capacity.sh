@@ -21,9 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/tmp"; export TMPDIR="$work/tmp"   # our fio job files live here: pgrep finds only ours
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+. "$(dirname "$0")/../lib/assert.sh"
 empty() { [ -z "$(ls -A "$1")" ]; }
 ours_running() { pgrep -f "$work/tmp/etcd-fio-capacity" >/dev/null; }
 SHORT="--clients 1,8 --step 1 --max-time 3 --force"
@@ -135,5 +133,4 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$work/small" && mount -t tmpfs -o size=64m tm
 else echo "SKIP: not root (no tmpfs to fill): the no-room refusal was not tried"; fi
 
 "$BIN" capacity --help | grep -q -- "--clients" && ok "--help" || bad "--help"
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "all ok"
+finish it_capacity

@@ -13,11 +13,7 @@ FX=$HERE/fixtures
 command -v jq >/dev/null || { echo "it_compare: skipped: jq not installed"; exit 77; }
 T=$(mktemp -d /tmp/it_compare.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
-# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
+. "$(dirname "$0")/../lib/assert.sh"
 RKE=$FX/seeds/fio-3.23-normal-rke.txt      # p50 1.16 ms, p99 2.54 ms, p99.9 27.1 ms (usec print), pass
 J33=$FX/fio/fio-3.33-json.json             # p99 5.08 ms exact, pass
 MSEC=$FX/seeds/fio-3.7-normal-msec.txt     # p99 159 ms, fail
@@ -89,5 +85,4 @@ printf '{"schema": 1, "hosts": 3}\n' > "$T/bad.json"
 "$BIN" compare "$RKE" "$T/bad.json" > /dev/null 2> "$T/e"; rc=$?
 [ $rc = 2 ] && grep -q "bad.json: a result JSON of schema 1 with a hosts array" "$T/e" && ok "malformed result JSON refused" \
   || { bad "bad.json: exit $rc"; cat "$T/e"; }
-echo "it_compare: $fails failure(s)"
-[ $fails = 0 ]
+finish it_compare

@@ -33,10 +33,6 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@" > /dev/null; }
 
 # shellcheck disable=SC2046
 ${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE $(pkg-config --cflags fuse3) -I"$TOP/bench" -o "$T/labfs" \
@@ -218,5 +214,4 @@ else
   echo "SKIP: schema validation (python3-jsonschema missing)"
 fi
 stop_etcd
-echo "it_etcd_guard: $fails failure(s)"
-[ $fails = 0 ]
+finish it_etcd_guard

@@ -43,9 +43,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 base=$((20000 + $$ % 20000))
 P_PLAIN=$(free_port $base)
@@ -317,5 +314,4 @@ fi
 
 [ -z "$(ls "$tmp/t")" ] && ok "no work directory left in TMPDIR" || fail "left in TMPDIR: $(ls "$tmp/t")"
 
-[ $fails -eq 0 ] || { echo "it_fleet: $fails failure(s)"; exit 1; }
-echo "it_fleet: all passed"
+finish it_fleet

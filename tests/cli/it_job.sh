@@ -19,9 +19,7 @@ done
 [ -r "$SO" ] && [ -x "$CLI" ] || { echo "FAIL: build $SO and $CLI first (make BUILD=... all)"; exit 1; }
 tmp=$(mktemp -d /tmp/it_job.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 "$CLI" job --help > "$tmp/help" 2>&1 && grep -q -- '--load' "$tmp/help" && grep -q -- '--ionice' "$tmp/help" \
   && ok "job --help" || fail "job --help"
@@ -91,5 +89,4 @@ else
   cat "$tmp/ex.err"; fail "fio examples/etcd.fio"
 fi
 
-[ $fails -eq 0 ] || { echo "it_job: $fails failure(s)"; exit 1; }
-echo "it_job: all passed"
+finish it_job

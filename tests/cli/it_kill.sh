@@ -16,8 +16,6 @@ WORK=$(mktemp -d "$TOP/$BUILD/it_kill.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/
 grp=""
 trap 'for g in $grp; do env kill -s KILL -- "-$g" 2>/dev/null; done; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 PLANT=etcd-fio.99999.etcd-backend.tmp-abcdef
 
 # writers DIR: pids of processes with a file or their cwd in DIR
@@ -91,5 +89,4 @@ i=0; while [ $i -lt 1500 ] && [ -n "$(writers "$d4")" ]; do sleep 0.02; i=$((i +
 [ -z "$(ours "$d4")" ] || fail "start: left in DIR after the next run: $(ours "$d4" | tr '\n' ' ')"
 [ -d "$d4/$PLANT" ] || fail "start: the planted $PLANT (not ours) was removed"
 
-[ $bad -eq 0 ] || exit 1
-echo "kill: no writer and DIR clean after SIGKILLs of the whole group; a directory we did not make stays"
+finish it_kill "kill: no writer and DIR clean after SIGKILLs of the whole group; a directory we did not make stays"

@@ -32,8 +32,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 SHORT="--faithful --max-time 7 --min-syncs 20 --accept-point-estimate"
 # the judged runs: --force, as a loop device is another device than this node's /var/lib/etcd (when it exists)
 FORCE=""; for e in /var/lib/etcd /var/lib/rancher/rke2/server/db/etcd; do [ -d "$e" ] && FORCE=--force; done
@@ -215,5 +213,4 @@ except ImportError:
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 PY
 done
-[ $bad -eq 0 ] || exit 1
-echo "layers: refused tmpfs loop, FUSE, zram/brd, no inodes, read-only; judged and explained nobarrier, btrfs, memory pressure"
+finish it_layers "layers: refused tmpfs loop, FUSE, zram/brd, no inodes, read-only; judged and explained nobarrier, btrfs, memory pressure"

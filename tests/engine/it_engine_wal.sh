@@ -17,8 +17,6 @@ else
 fi
 WORK=$(mktemp -d /tmp/it-engine-wal.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 D=$WORK/dir
 mkdir -p "$D"
@@ -128,5 +126,4 @@ sed -e "s|^ioengine=external:.*|ioengine=external:$ENGINE|" -e 's|^size=256m|siz
 grep -q "etcdwal: etcd-wal: 4 segments (3 rollovers)" "$WORK/ex.out" || fail "example: $(grep etcdwal "$WORK/ex.out")"
 [ -z "$(ls -A "$WORK/ex")" ] || fail "example left files: $(ls -A "$WORK/ex")"
 
-[ $bad -eq 0 ] && echo "engine WAL run: $nseg segments, $entries entries, chain intact, syscall counts as etcd"
-[ $bad -eq 0 ]
+finish it_engine_wal "engine WAL run: $nseg segments, $entries entries, chain intact, syscall counts as etcd"
