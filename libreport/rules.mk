@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: MIT
-# libreport/rules.mk — libfioreport: every libreport/*.c goes into build/libfioreport.{so,a}. The version
+# libreport/rules.mk — libfioreport: every .c under libreport's stage folders (base/ read/ bound/ judge/
+# monitor/, see README.md) goes into build/libfioreport.{so,a}, its object under build/libreport/STAGE/. The version
 # is the header's (FIOR_VERSION_*): the SONAME is libfioreport.so.MAJOR; the .so exports only what the
 # version script fioreport.map lists.
 FIOR_HEADER  := libreport/include/fioreport.h
 FIOR_VERSION := $(shell sed -n 's/^\#define FIOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(FIOR_HEADER) | paste -sd.)
 FIOR_SOVER   := $(firstword $(subst ., ,$(FIOR_VERSION)))
 FIOR_MAP     := libreport/fioreport.map
-FIOR_SRCS    := $(wildcard libreport/*.c)
+FIOR_STAGES  := base read bound judge monitor
+FIOR_SRCS    := $(foreach s,$(FIOR_STAGES),$(wildcard libreport/$(s)/*.c libreport/$(s)/*/*.c))
+FIOR_HDRS    := $(foreach s,$(FIOR_STAGES),$(wildcard libreport/$(s)/*.h libreport/$(s)/*/*.h))
 FIOR_OBJS    := $(patsubst libreport/%.c,$(BUILD)/libreport/%.o,$(FIOR_SRCS))
-FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport $(YAJL_CFLAGS)
+FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport $(YAJL_CFLAGS)
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
-$(BUILD)/libreport/%.o: libreport/%.c $(wildcard libreport/*.h) libreport/include/fioreport.h $(FLAGS_STAMP) | need-build
+$(BUILD)/libreport/%.o: libreport/%.c $(FIOR_HDRS) libreport/include/fioreport.h $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(FIOR_CFLAGS) -c $< -o $@
 

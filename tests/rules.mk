@@ -5,7 +5,7 @@
 # MODULE is what the test exercises (tests/README.md); tests/lib/ holds what they share.
 TEST_SRCS   := $(wildcard tests/*/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Iengine -Itools -Itests/lib $(YAJL_CFLAGS) \
+TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools -Itests/lib $(YAJL_CFLAGS) \
                -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/lib/*.h) $(FLAGS_STAMP)

@@ -5,7 +5,7 @@
 #define FIOR_MONITOR_H
 
 #include "internal.h"
-#include "seqbound.h"
+#include "bound/seqbound.h"
 
 struct fior_monitor {
     fior_criteria c;

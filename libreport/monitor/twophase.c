@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* twophase.c — the two-phase rules: phase 1 gives up or passes, the probe confirms (see seqbound.h). */
-#include "seqbound.h"
+#include "bound/seqbound.h"
 
 #include <stdio.h>
 #include <string.h>
