@@ -60,7 +60,7 @@ e1=$(jq '.details.capacity.rows[0].entries_per_save' "$work/cap.json"); e8=$(jq 
 awk -v a="$e1" -v b="$e8" 'BEGIN {exit !(a >= 1 && b > a)}' && ok "more entries per Save with more clients ($e1 -> $e8)" || bad "entries per Save $e1 -> $e8"
 if grep -Eiq '<script|<link|<iframe|<img|src=|url\(' "$work/cap.html"; then bad "HTML refers to something outside the page"
 else ok "HTML self-contained"; fi
-[ "$(grep -c '<svg ' "$work/cap.html")" -ge 2 ] && ok "HTML has the two charts" || bad "HTML charts missing"
+[ "$(grep -c '<svg ' "$work/cap.html")" -eq 2 ] && ok "HTML has the two charts" || bad "HTML charts missing"
 v=$(jq -r .verdict "$work/cap.json")
 grep -q "<h1 class=\"$v\">" "$work/cap.html" && ok "HTML banner says $v as the JSON does" || bad "HTML banner vs $v"
 CHROME=$(command -v chromium || command -v chromium-browser || true)

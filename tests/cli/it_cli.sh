@@ -18,7 +18,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 . "$(dirname "$0")/../lib/assert.sh"
 
 cmds=$("$CLI" --help | awk '/^commands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
-[ "$(echo $cmds | wc -w)" -ge 6 ] || fail "etcd-fio --help lists only: $cmds"
+[ "$(echo $cmds | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ')" = "capacity check compare fleet job verdict " ] &&
+  ok "etcd-fio --help lists the six commands" || fail "etcd-fio --help lists: $cmds"
 
 # refused CMD WHAT ARGS…: exit 2, nothing on stdout, one line on stderr of at most 400 bytes naming the command
 refused() {
