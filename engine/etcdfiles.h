@@ -2,7 +2,7 @@
 /* etcdfiles.h — the names etcd gives its files and folders, in one place for the engine (privdir.c: which
  * names in our private directory are ours to remove) and the CLI (tmpdir.c, liveetcd.c, outfile.c: which
  * directories are etcd's and never written into or emptied). Header only, no fio types, MIT so that the CLI
- * may include it (tests/test_etcdfiles.c).
+ * may include it (tests/engine/test_etcdfiles.c).
  *
  * etcd's names (server/storage/wal/util.go walName, file_pipeline.go alloc; server/etcdserver/api/snap/
  * snapshotter.go save, db.go SaveDBFrom; server/storage/backend: member/snap/db):

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# mutate.sh NAME… — the aggregation and end rules must each fail a test when loosened (issue 21): for each
+# mutate.sh NAME… — the aggregation and end rules must each fail a test when loosened: for each
 # mutation NAME (a1: result.c counts a host with nothing judged as PASS; a2: the library's rule does;
 # b: the same-jobs tolerance of text beside JSON at 10 % instead of 1 %; c: check's end drops the guard
 # where the bound and the library's judgement disagree), a scratch clone of HEAD gets the change, is built,

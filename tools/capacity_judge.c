@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
+/* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/cli/test_capacity.c), and what limits a row.
  *
  * capacity_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
  * a run (fior_look_bins: the confidence bound on the p99 from fio's json+ bins of all its samples, the bound

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check.h — `etcd-fio check`, split like the other subcommands into run (check_run.c: a phase's job file, spawn fio, read its
  * status stream into libfioreport's sequential judge, fior_monitor, and stop fio when it advises), judge
- * (check_judge.c: the library's outcome into the result model; tests/test_check_judge.c) and
+ * (check_judge.c: the library's outcome into the result model; tests/cli/test_check_judge.c) and
  * output (check_out.c: SVG, kept output, the details of the result model); cmd_check.c holds the options
  * and runs these as the steps of one session. */
 #ifndef ETCD_FIO_CHECK_H

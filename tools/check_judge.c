@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_judge.c — the judge step of `etcd-fio check`, pure (no I/O; tests/test_check_judge.c): how fio
+/* check_judge.c — the judge step of `etcd-fio check`, pure (no I/O; tests/cli/test_check_judge.c): how fio
  * ended, as the library's run facts; the library's verdict of the run (fior_monitor_end: every rule —
  * the run's end, the physical floor, the bound at the end, the point estimate — is libfioreport's,
  * libreport/monitor_end.c) into the result model. */

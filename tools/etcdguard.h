@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* etcdguard.h — the decisions of check's watch on a live etcd (etcdwatch.h), pure: scrape texts in,
- * judgements and words out, no I/O, no clock (tests/test_etcdguard.c). etcd's own WAL fsync and backend
+ * judgements and words out, no I/O, no clock (tests/cli/test_etcdguard.c). etcd's own WAL fsync and backend
  * commit histograms are read by the library's Prometheus reader and judged with its bucket rule
  * (fior_judge: PASS when the p99's bucket lies below the threshold, FAIL when it lies at or above it):
  *   before  one scrape taken before the check starts: etcd's histograms since it started;

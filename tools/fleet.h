@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet.h — `etcd-fio fleet`, split into the host list and probe replies (fleet_hosts.c, pure), running the
  * fio clients (fleet_run.c), aggregating fio's client_stats per host into the result model
- * (fleet_judge.c, pure) and the command (cmd_fleet.c). Unit tests: tests/test_fleet.c.
+ * (fleet_judge.c, pure) and the command (cmd_fleet.c). Unit tests: tests/cli/test_fleet.c.
  * The ssh transport (--ssh): the host list, the remote command and its quoting (fleet_ssh.c, pure), the ssh
  * processes (fleet_ssh_run.c), and the reading and re-proving of each remote check's JSON (fleet_remote.c,
- * fleet_proof.c, pure). Unit tests: tests/test_fleet_ssh.c. */
+ * fleet_proof.c, pure). Unit tests: tests/cli/test_fleet_ssh.c. */
 #ifndef ETCD_FIO_FLEET_H
 #define ETCD_FIO_FLEET_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet_hosts.c — the host list of `etcd-fio fleet` (--client / --clients FILE) and the reading of each
- * server's probe reply. Pure: no I/O (tests/test_fleet.c). */
+ * server's probe reply. Pure: no I/O (tests/cli/test_fleet.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_judge.c — the judge step of `etcd-fio fleet`, pure (tests/test_fleet.c): the library judges every
+/* fleet_judge.c — the judge step of `etcd-fio fleet`, pure (tests/cli/test_fleet.c): the library judges every
  * job of fio's client_stats; each job is given to its host by host name and port; a host keeps one job per
  * role (the worse one, should a server report two); a host with no WAL job is unknown with the server's own
  * message; an interrupted run, or a server that went away mid-run, leaves its hosts unknown (never a PASS

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_proof.c — fleet_remote_proof(), pure (tests/test_fleet_ssh.c): a remote check's PASS or FAIL
+/* fleet_proof.c — fleet_remote_proof(), pure (tests/cli/test_fleet_ssh.c): a remote check's PASS or FAIL
  * stands only when its own numbers prove it under this run's criteria (fleet.h says the rule); otherwise
  * the host is "unproven". fleet_remote.c reads the remote's JSON and calls it. */
 #include <math.h>

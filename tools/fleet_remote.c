@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_remote.c — the judge step of `etcd-fio fleet --ssh`, pure (tests/test_fleet_ssh.c): how one host's
+/* fleet_remote.c — the judge step of `etcd-fio fleet --ssh`, pure (tests/cli/test_fleet_ssh.c): how one host's
  * ssh ended (unreachable, key refused, no etcd-fio, an older one, a remote error, timeout, interrupted), the
  * reading of the JSON its `etcd-fio check --json` printed (doc/etcd-fio.schema.json, schema 1: exactly one
  * object, no key given twice), and then fleet_remote_proof() (fleet_proof.c): the remote's word is never a

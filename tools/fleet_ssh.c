@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet_ssh.c — the ssh transport of `etcd-fio fleet`, pure part (tests/test_fleet_ssh.c): the --ssh host
+/* fleet_ssh.c — the ssh transport of `etcd-fio fleet`, pure part (tests/cli/test_fleet_ssh.c): the --ssh host
  * list ([USER@]HOST[:DIR] on the command line or one per line of a file), the remote command and ssh's argv.
  *
  * ssh hands the remote user's shell one command string (sshd runs `$SHELL -c STRING`), so every word of it is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* out_json.c — the JSON writer of the result model (over jw.h); doc/etcd-fio.schema.json is its contract:
- * keep the two in step. tests/validate_json.py checks every command's output against it (it_check,
+ * keep the two in step. tests/lib/validate_json.py checks every command's output against it (it_check,
  * it_verdict, it_fleet, it_fleet_ssh, it_capacity, it_explain, it_layers, it_check_phases). */
 #include <math.h>
 #include <stdlib.h>

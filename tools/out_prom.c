@@ -2,7 +2,7 @@
 /* out_prom.c — the node_exporter textfile of check and fleet: ONE metric table, so both commands write the
  * same names and labels ({host, dir}; fleet's host is "HOST:PORT"). Every metric is a gauge (the values
  * describe the last run, they do not count up): none ends in _total. `promtool check metrics` passes on
- * both (tests/it_check.sh, it_fleet.sh, it_fleet_ssh.sh). The verdict series says what it rests on in its `basis` label
+ * both (tests/cli/it_check.sh, it_fleet.sh, it_fleet_ssh.sh). The verdict series says what it rests on in its `basis` label
  * ("bound", "point-estimate", "undecided", "value", "none"). */
 #include <stdlib.h>
 #include <string.h>

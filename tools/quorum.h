@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* quorum.h — `etcd-fio capacity --member` (three members): the quorum combination, pure (quorum.c,
- * tests/test_capacity_quorum.c), a quorum row from the members' runs (quorum_row.c, pure), and running
+ * tests/cli/test_capacity_quorum.c), a quorum row from the members' runs (quorum_row.c, pure), and running
  * the three members' loads at once on fio servers (quorum_members.c).
  *
  * Each member's disk runs capacity's closed-loop load at the same client count (its own WAL Saves and

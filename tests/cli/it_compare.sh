@@ -14,11 +14,7 @@ FX=$HERE/fixtures
 command -v jq >/dev/null || { echo "it_compare: skipped: jq not installed"; exit 77; }
 T=$(mktemp -d /tmp/it_compare.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
-# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
+. "$(dirname "$0")/../lib/assert.sh"
 RKE=$FX/seeds/fio-3.23-normal-rke.txt      # p50 1.16 ms, p99 2.54 ms, p99.9 27.1 ms (usec print), pass
 J33=$FX/fio/fio-3.33-json.json             # p99 5.08 ms exact, pass
 MSEC=$FX/seeds/fio-3.7-normal-msec.txt     # p99 159 ms, fail
@@ -63,7 +59,7 @@ jqe '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[
        and .roles[0].inputs[1].max == null' "$T/p.json" >/dev/null \
   && ok "histogram p99 as the bucket (1, 2] ms" || { bad "scrape ranges"; cat "$T/p.json"; }
 
-# a run fio did not finish, a dead job process, syncs on tmpfs (issues 25, 26): unknown beside the complete
+# a run fio did not finish, a dead job process, syncs on tmpfs: unknown beside the complete
 # run, with the library's reason, in raw inputs and in a verdict result read back
 for f in fio-3.33-sigint.json fio-3.33-sigint.txt fio-3.33-timeout.txt fio-3.33-status-kill.json \
          fio-3.33-job-killed.json fio-3.33-client-job-killed.txt fio-3.33-shm.json fio-3.33-null.txt \
@@ -101,5 +97,4 @@ printf '{"schema": 1, "hosts": 3}\n' > "$T/bad.json"
 "$BIN" compare "$RKE" "$T/bad.json" > /dev/null 2> "$T/e"; rc=$?
 [ $rc = 2 ] && grep -q "bad.json: a result JSON of schema 1 with a hosts array" "$T/e" && ok "malformed result JSON refused" \
   || { bad "bad.json: exit $rc"; cat "$T/e"; }
-echo "it_compare: $fails failure(s)"
-[ $fails = 0 ]
+finish it_compare

@@ -255,7 +255,7 @@ static void test_table_wraps_words_not_columns(void **s)
     while (ls > buf && ls[-1] != '\n')
         ls--;
     int at = (int)(wcol - ls);
-    int rows = 0, conts = 0;
+    int rows = 0, conts = 0, conts_of[2] = {0, 0};
     for (char *l = buf, *e; *l; l = e + 1) {
         e = strchr(l, '\n');
         assert_non_null(e);
@@ -268,13 +268,17 @@ static void test_table_wraps_words_not_columns(void **s)
             assert_true(l[at - 1] == ' ' && l[at - 2] == ' ' && l[at] != ' '); /* its words start under the header's */
             assert_true(strncmp(l + at, "unknown:", 8) == 0 || strncmp(l + at, "pass", 4) == 0);
         } else if (l > hdr) {
+            assert_true(rows >= 1 && rows <= 2); /* a continuation follows a row */
             conts++;
+            conts_of[rows - 1]++;
             for (int k = 0; k < at; k++) /* a continuation hangs under the words */
                 assert_true(l[k] == ' ');
         }
     }
     assert_int_equal(rows, 2);
-    assert_true(conts >= 1); /* the CPU row's words did not fit on its line */
+    assert_int_equal(conts_of[0], 0); /* the 1-client row's words fit on its line */
+    assert_true(conts_of[1] >= 1);    /* the CPU row's did not: they hang under themselves */
+    assert_int_equal(conts, conts_of[1]);
     free(buf);
     free_res(&res);
     fior_criteria_free(c);

@@ -314,7 +314,7 @@ static void test_own_stop_and_someone_elses(void **state)
     done(&x);
 }
 
-/* Issue 27: WAL fdatasyncs whose median is below the library's physical floor did not reach a disk, even
+/* WAL fdatasyncs whose median is below the library's physical floor did not reach a disk, even
  * when the bound decided a PASS. */
 static void test_below_the_floor(void **state)
 {
