@@ -9,6 +9,7 @@
 
 #include "quorum.h"
 #include "cli.h"
+#include "out.h"
 
 static int dup_bins(const fior_bin *b, size_t n, fior_bin **out, size_t *nout)
 {
@@ -159,31 +160,39 @@ void quorum_row_free(capacity_row *row)
     capacity_row_free(row);
 }
 
+/* The members' lines under a capacity row, each wrapped to the output's width under its own start. */
 void quorum_table(FILE *f, const capacity_row *row)
 {
     const quorum_row *q = row->q;
     if (!q)
         return;
     const fleet *fl = q->o->members;
+    int width = out_width(f);
+    const char *lead = "          ";
+    char t[1200];
     for (int i = 0; i < QUORUM_MEMBERS; i++) {
         const capacity_row *m = &q->m[i];
         char w[32], b[32];
-        if (!m->ran) {
-            fprintf(f, "%7s   member %d%s %s: %s\n", "", i + 1, i ? "" : " (leader)", fl ? fl->h[i].spec : "", m->why);
-            continue;
-        }
-        fprintf(f, "%7s   member %d%s %s: WAL p99 %s, backend p99 %s, %s%s\n", "", i + 1, i ? "" : " (leader)",
-                fl ? fl->h[i].spec : "", cli_fmt_ns(w, sizeof w, m->wal_p99_ns), cli_fmt_ns(b, sizeof b, m->be_p99_ns),
-                fior_verdict_name(m->verdict), i == q->decisive ? " (decides the row)" : "");
+        if (!m->ran)
+            cli_msg(t, sizeof t, "member %d%s %s: %s", i + 1, i ? "" : " (leader)", fl ? fl->h[i].spec : "", m->why);
+        else
+            cli_msg(t, sizeof t, "member %d%s %s: WAL p99 %s, backend p99 %s, %s%s", i + 1, i ? "" : " (leader)",
+                    fl ? fl->h[i].spec : "", cli_fmt_ns(w, sizeof w, m->wal_p99_ns),
+                    cli_fmt_ns(b, sizeof b, m->be_p99_ns), fior_verdict_name(m->verdict),
+                    i == q->decisive ? " (decides the row)" : "");
+        out_wrap(f, lead, 14, t, width);
     }
     if (row->ran) {
         uint64_t n = q->sim.by_follower[1] + q->sim.by_follower[2];
-        fprintf(f, "%7s   quorum: committed by member 2 in %.0f %%, member 3 in %.0f %%; leader's own Save later than "
-                   "the commit in %.0f %%; members paced at %.0f writes/s\n", "",
+        cli_msg(t, sizeof t, "quorum: committed by member 2 in %.0f %%, member 3 in %.0f %%; leader's own Save later "
+                "than the commit in %.0f %%; members paced at %.0f writes/s",
                 n ? 100.0 * (double)q->sim.by_follower[1] / (double)n : 0.0,
                 n ? 100.0 * (double)q->sim.by_follower[2] / (double)n : 0.0,
                 n ? 100.0 * (double)q->sim.leader_gated / (double)n : 0.0, q->paced_wps);
+        out_wrap(f, lead, 14, t, width);
     }
-    if (q->note[0])
-        fprintf(f, "%7s   note: %s\n", "", q->note);
+    if (q->note[0]) {
+        cli_msg(t, sizeof t, "note: %s", q->note);
+        out_wrap(f, lead, 14, t, width);
+    }
 }

@@ -30,6 +30,9 @@ trap 'exit 1' INT TERM HUP PIPE
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
+# j FILE: capacity's output with each wrapped line joined to the one it continues (a continuation hangs
+# deeper than the member lines' 10 spaces)
+j() { awk '/^              / && NR > 1 { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$1"; }
 empty() { [ -z "$(ls -A "$1")" ]; }
 
 mkdir -p "$tmp/t" && export TMPDIR="$tmp/t"   # capacity's job files: none may be left behind
@@ -74,9 +77,9 @@ case $rc in 1|2) ok "three members: exit $rc (no ceiling without the confirmatio
 for c in 1 4; do
   awk -v c=$c '$1 == c && $2 > 0 {f=1} END {exit !f}' "$tmp/table.txt" && ok "quorum row of $c clients" || fail "no quorum row for $c clients"
 done
-[ "$(grep -c 'member [123].*WAL p99' "$tmp/table.txt")" -ge 6 ] && ok "each member's line under each row" || fail "members' lines"
-grep -q 'member 1 (leader)' "$tmp/table.txt" && ok "the first member is the leader" || fail "no leader line"
-grep -q 'note: members 1, 2 and 3 share one filesystem' "$tmp/table.txt" && ok "says the three share one filesystem" \
+[ "$(j "$tmp/table.txt" | grep -c 'member [123].*WAL p99' )" -ge 6 ] && ok "each member's line under each row" || fail "members' lines"
+j "$tmp/table.txt" | grep -q 'member 1 (leader)'  && ok "the first member is the leader" || fail "no leader line"
+j "$tmp/table.txt" | grep -q 'note: members 1, 2 and 3 share one filesystem'  && ok "says the three share one filesystem" \
   || fail "no shared-filesystem note"
 wait_kids
 for n in 1 2 3; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR" || { fail "left in d$n:"; ls -la "$tmp/d$n"; }; done
@@ -100,7 +103,7 @@ wait_kids
   --member ip:127.0.0.1,$PNONE=$tmp/d3 > "$tmp/unr.txt" 2> "$tmp/unr.err"; rc=$?
 cat "$tmp/unr.txt"
 [ $rc = 2 ] && ok "a member unreachable: exit 2" || fail "a member unreachable: exit $rc"
-grep -q "^ *1 .*member 3 (ip:127.0.0.1,$PNONE): no results" "$tmp/unr.txt" && ok "the row names the unreachable member" \
+j "$tmp/unr.txt" | grep -q "^ *1 .*member 3 (ip:127.0.0.1,$PNONE): no results" && ok "the row names the unreachable member" \
   || fail "row does not name member 3"
 grep -q '^unknown: ' "$tmp/unr.txt" && ok "no ceiling" || fail "not unknown"
 wait_kids
@@ -118,9 +121,14 @@ child=$(pgrep -P "$srv2" | head -1)
 wait $cap; rc=$?
 cat "$tmp/kill.txt"
 [ -n "$child" ] && ok "killed member 2's server connection $child mid-run" || fail "member 2's job never started"
-[ $rc = 2 ] && ok "a member killed mid-run: exit 2" || fail "a member killed mid-run: exit $rc"
-grep -q "member 2 (ip:127.0.0.1,$P2)" "$tmp/kill.txt" && grep -q '^unknown: ' "$tmp/kill.txt" \
-  && ok "unknown, naming member 2" || fail "does not name member 2"
+if [ $rc = 1 ] && j "$tmp/kill.txt" | grep -q "member [13] .*fail (decides the row)"; then
+  # a slow disk: another member's bound failed the row (a fail needs no third member), never a pass
+  ok "a member killed mid-run: exit 1, the row failed by another member's bound"
+else
+  [ $rc = 2 ] && ok "a member killed mid-run: exit 2" || fail "a member killed mid-run: exit $rc"
+  j "$tmp/kill.txt" | grep -q "member 2 (ip:127.0.0.1,$P2)" && grep -q '^unknown: ' "$tmp/kill.txt" \
+    && ok "unknown, naming member 2" || fail "does not name member 2"
+fi
 wait_kids
 i=0; while ! { empty "$tmp/d1" && empty "$tmp/d2" && empty "$tmp/d3"; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for n in 1 2 3; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR after the kill" || { fail "left in d$n"; ls -la "$tmp/d$n"; }; done
