@@ -18,15 +18,6 @@
 #include "internal.h"
 #include "monitor.h"
 
-static char *ns(char *b, size_t n, uint64_t v)
-{
-    if (v == UINT64_MAX)
-        snprintf(b, n, "?");
-    else
-        fior_format_ns(b, n, v);
-    return b;
-}
-
 static const char *role_what(int k)
 {
     return k ? "backend commit" : "WAL fdatasync";
@@ -44,45 +35,6 @@ static const char *conf_text(char *b, size_t n, double level, double asked)
     else
         snprintf(b, n, "%.4g %%", level * 100);
     return b;
-}
-
-fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
-                               uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
-                               fior_basis *basis, char *why, size_t whylen)
-{
-    fior_basis b = FIOR_BASIS_NONE;
-    fior_verdict v = point;
-    char vv[32], lo[32], hi[32], t[32];
-    if (why && whylen)
-        why[0] = '\0';
-    if (point == FIOR_PASS || point == FIOR_FAIL) {
-        int pass_side = lo_ns != UINT64_MAX && hi_ns != UINT64_MAX && hi_ns < threshold_ns;
-        int fail_side = lo_ns != UINT64_MAX && lo_ns > threshold_ns;
-        if ((pass_side && point == FIOR_PASS) || (fail_side && point == FIOR_FAIL)) {
-            b = FIOR_BASIS_BOUND;
-        } else if (pass_side || fail_side) { /* the bound and the point disagree: no verdict */
-            v = FIOR_UNKNOWN;
-            if (why && whylen)
-                snprintf(why, whylen, "the confidence bound %s..%s says %s but the p99 %s says %s; cannot judge",
-                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), pass_side ? "pass" : "fail",
-                         ns(vv, sizeof vv, value_ns), fior_verdict_name(point));
-        } else {
-            v = accept_point ? point : FIOR_UNKNOWN;
-            b = accept_point ? FIOR_BASIS_POINT : FIOR_BASIS_UNDECIDED;
-            if (why && whylen && lo_ns == UINT64_MAX)
-                snprintf(why, whylen, "p99 %s, but there is no confidence bound on it (no latency bins)",
-                         ns(vv, sizeof vv, value_ns));
-            else if (why && whylen)
-                snprintf(why, whylen, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (bound "
-                         "%s..%s straddles %s); run longer", ns(vv, sizeof vv, value_ns),
-                         point == FIOR_PASS ? "looks fine" : "looks too slow",
-                         (unsigned long long)(samples == UINT64_MAX ? 0 : samples), confidence * 100,
-                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), ns(t, sizeof t, threshold_ns));
-        }
-    }
-    if (basis)
-        *basis = b;
-    return v;
 }
 
 /* Why the run's end cannot be trusted, or "" when it ended normally. */
@@ -121,10 +73,10 @@ static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, u
 {
     char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
-    ns(v, sizeof v, p99);
-    ns(t, sizeof t, thr);
-    ns(lo, sizeof lo, s->look_lo_ns);
-    ns(hi, sizeof hi, s->look_hi_ns);
+    fior__ns_text(v, sizeof v, p99);
+    fior__ns_text(t, sizeof t, thr);
+    fior__ns_text(lo, sizeof lo, s->look_lo_ns);
+    fior__ns_text(hi, sizeof hi, s->look_hi_ns);
     conf_text(lv, sizeof lv, s->look_confidence, conf);
     int below = p99 != UINT64_MAX && p99 < thr;
     if (samples == 0 || samples == UINT64_MAX || p99 == UINT64_MAX)

@@ -48,31 +48,6 @@ void fior__endfacts_init(fior__endfacts *f)
     memset(f, 0, sizeof *f);
 }
 
-int fior__sigline(const char *p, size_t n, size_t *len)
-{
-    static const char m[] = FIOR__SIGLINE;
-    const size_t ml = sizeof m - 1;
-    *len = 0;
-    if (memcmp(p, m, n < ml ? n : ml))
-        return 0;
-    if (n < ml)
-        return -1;
-    size_t i = ml;
-    int sig = 0;
-    while (i < n && i < ml + 3 && p[i] >= '0' && p[i] <= '9')
-        sig = sig * 10 + (p[i++] - '0');
-    if (i == n)
-        return -1;
-    if (i == ml || sig == 0)
-        return 0;
-    if (p[i] == '\r' && ++i == n)
-        return -1;
-    if (p[i] != '\n')
-        return 0;
-    *len = i + 1;
-    return sig;
-}
-
 /* ---- fio's option values (parse.c str_to_decimal, check_str_time) ---- */
 
 static size_t digits(const char *s, size_t n, uint64_t *v)

@@ -106,9 +106,7 @@ fior_status fior__nfio_says(nstate *s, const char *p, int *mine)
         s->err_lineno = s->lineno;
         return FIOR_OK; /* not *mine: a job's name could start so too */
     }
-    end = 0;
-    /* the whole line: a job may be named "fio: pid=1, got signal=9" (its header goes on after the name) */
-    if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sig, &end) == 2 && sig > 0 && !p[end]) {
+    if ((sig = fior__got_signal_line(p, &pid))) {
         *mine = 1;
         nsig *d = fior__grow(s->died, &s->diedcap, s->ndied, sizeof *d, 4);
         if (!d)
