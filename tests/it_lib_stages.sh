@@ -66,12 +66,14 @@ awk '$4 != $8 { print $4, $8 }' "$tmp/calls" | LC_ALL=C sort -u > "$tmp/edges"
 if tsort "$tmp/edges" > /dev/null 2> "$tmp/loops"; then
   echo "ok: no files call each other in a loop (a format's folder counted as one)"
 else
-  fail "files that call each other in a loop:"
-  sed -n 's/^tsort: //p' "$tmp/loops" | sed 's/^/  /'
-  # the calls that close each loop, with their symbols
-  sed -n 's/^tsort: \([^ :]*\)$/\1/p' "$tmp/loops" | while read -r n; do
-    awk -v n="$n" '$4 == n && $4 != $8 { printf "    %s -> %s: %s\n", $4, $8, $1 }' "$tmp/calls"
-  done | LC_ALL=C sort -u | head -n 60
+  fail "files that call each other in a loop (each loop, then the calls that close it):"
+  sed -n 's/^tsort: //p' "$tmp/loops" | awk '
+    /input contains a loop/ { if (line != "") print "  loop:" line; line = ""; next }
+    { line = line " " $0 }
+    END { if (line != "") print "  loop:" line }'
+  awk 'FNR == NR { if ($0 ~ /input contains a loop/) g++; else { sub(/^tsort: /, ""); m[g, $0] = 1 }; next }
+       $4 != $8 { for (i = 1; i <= g; i++) if ((i, $4) in m && (i, $8) in m) { print "    " $4 " -> " $8 ": " $1; break } }' \
+    "$tmp/loops" "$tmp/calls" | LC_ALL=C sort -u
 fi
 [ $fails -eq 0 ] || exit 1
 for s in $STAGES; do

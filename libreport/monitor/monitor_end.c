@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* monitor_end.c — the verdict at the end of a monitored run (fior_monitor_end), the two phases together
- * (fior_outcome_phases) and the one bound rule for a single look at a run's end (fior_bound_decide).
+ * (fior_outcome_phases); a single look at a run's end goes through the judge's bound rule (judge/look.c).
  *
  * No PASS without proof: the verdict is UNKNOWN whenever fio did not end normally (killed, a job process
  * died — fio 3.33 then still exits 0 and prints a final document, only its stderr says "got signal" —,
