@@ -107,3 +107,10 @@ char *fior__ns_text(char *out, size_t n, uint64_t ns)
         fior_format_ns(out, n, ns);
     return out;
 }
+
+/* A percentile as the reasons name it: "p99", "p99.9", "p90.99" */
+char *fior__pct_text(char *out, size_t n, double percent)
+{
+    snprintf(out, n, "p%.6g", percent);
+    return out;
+}

@@ -29,6 +29,10 @@ struct fior_criteria {
     int      caller_stop;                 /* fior_criteria_set_caller_stop */
 };
 void fior__criteria_default(fior_criteria *c);
+/* fior_bound_decide's rule for the criteria's percentile (judge/look.c): the reason names it */
+fior_verdict fior__bound_rule(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
+                              uint64_t samples, double percentile, double confidence, int accept_point,
+                              fior_basis *basis, char *why, size_t whylen);
 
 /* One judgement with the storage of its reason (j.reason points to reason). */
 typedef struct fior__judged {
@@ -133,6 +137,8 @@ const char *fior__line_start(const char *buf, size_t len, const char *from, cons
                              const char *blanks);
 /* fior_format_ns, or "?" for UINT64_MAX (a bound not known): base/format.c */
 char       *fior__ns_text(char *out, size_t n, uint64_t ns);
+/* A percentile as every reason names it, "p99", "p99.9" (base/format.c) */
+char       *fior__pct_text(char *out, size_t n, double percent);
 /* fio job results in text beside JSON documents (buf: the bytes outside them): dropped when they are the
  * JSON's jobs (fio's normal,json), else added to r as runs of their own; a text part that does not read is
  * an error (readers.c). */
@@ -174,6 +180,18 @@ fior_role   fior__job_role(const char *ioengine, const char *etcd_mode, int mode
 /* ---- how a run ended (run_end.c) ----
  * What a reader knows about one job's end, from its options, its counters and where its figures stand in
  * the input; fior__job_end turns it into fior_job.end and .end_reason, the same way for every reader. */
+/* Why a job's process is taken for dead (fior__endfacts.died): each sign names what a reader saw. */
+typedef enum fior__died {
+    FIOR__DIED_NO = 0,          /* no sign of it */
+    FIOR__DIED_NO_BYTES,        /* a job_runtime of 0 and no bytes beside I/Os or syncs (the print of a job
+                                 * that never got past its start: stat.c prints what the shared stats hold) */
+    FIOR__DIED_GOT_SIGNAL,      /* fio's "fio: pid=P, got signal=S" line names it (or names no job at all) */
+    FIOR__DIED_ZERO_RUNTIME,    /* I/O done in a direction whose runtime stayed 0 (only a job that died in its
+                                 * I/O loop leaves it so: backend.c update_runtime) */
+    FIOR__DIED_WRITES_UNCOUNTED,/* more writes counted as issued than the job's bytes hold */
+    FIOR__DIED_HOST_LOST,       /* fio's client lost a server it ran jobs on */
+} fior__died;
+
 typedef struct fior__endfacts {
     int      options;         /* the job's options are in the input (JSON) */
     uint64_t goal_bytes;      /* (io_size or size) × loops (× numjobs when grouped); 0 when not known */
@@ -185,9 +203,7 @@ typedef struct fior__endfacts {
     int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
                                * longest read/write runtime (ms since its I/O started) */
     uint64_t bytes, runtime_ms, ios, syncs;
-    int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
-                               * line; 3: I/O done in a direction whose runtime stayed 0; 4: more writes
-                               * counted than the bytes hold; 5: fio's client lost a server */
+    fior__died died;          /* the sign that the job's process died, FIOR__DIED_NO when none */
     int      died_signal;     /* S of "fio: pid=P, got signal=S" */
     int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
     int      after_signal;    /* these figures were printed after that line */

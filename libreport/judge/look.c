@@ -12,13 +12,14 @@
 #include "internal.h"
 #include "bound/seqbound.h"
 
-fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
-                               uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
-                               fior_basis *basis, char *why, size_t whylen)
+fior_verdict fior__bound_rule(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
+                              uint64_t samples, double percentile, double confidence, int accept_point,
+                              fior_basis *basis, char *why, size_t whylen)
 {
     fior_basis b = FIOR_BASIS_NONE;
     fior_verdict v = point;
-    char vv[32], lo[32], hi[32], t[32];
+    char vv[32], lo[32], hi[32], t[32], pn[16];
+    fior__pct_text(pn, sizeof pn, percentile);
     if (why && whylen)
         why[0] = '\0';
     if (point == FIOR_PASS || point == FIOR_FAIL) {
@@ -29,18 +30,18 @@ fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t l
         } else if (pass_side || fail_side) { /* the bound and the point disagree: no verdict */
             v = FIOR_UNKNOWN;
             if (why && whylen)
-                snprintf(why, whylen, "the confidence bound %s..%s says %s but the p99 %s says %s; cannot judge",
+                snprintf(why, whylen, "the confidence bound %s..%s says %s but the %s %s says %s; cannot judge",
                          fior__ns_text(lo, sizeof lo, lo_ns), fior__ns_text(hi, sizeof hi, hi_ns), pass_side ? "pass" : "fail",
-                         fior__ns_text(vv, sizeof vv, value_ns), fior_verdict_name(point));
+                         pn, fior__ns_text(vv, sizeof vv, value_ns), fior_verdict_name(point));
         } else {
             v = accept_point ? point : FIOR_UNKNOWN;
             b = accept_point ? FIOR_BASIS_POINT : FIOR_BASIS_UNDECIDED;
             if (why && whylen && lo_ns == UINT64_MAX)
-                snprintf(why, whylen, "p99 %s, but there is no confidence bound on it (no latency bins)",
-                         fior__ns_text(vv, sizeof vv, value_ns));
+                snprintf(why, whylen, "%s %s, but there is no confidence bound on it (no latency bins)",
+                         pn, fior__ns_text(vv, sizeof vv, value_ns));
             else if (why && whylen)
-                snprintf(why, whylen, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (bound "
-                         "%s..%s straddles %s); run longer", fior__ns_text(vv, sizeof vv, value_ns),
+                snprintf(why, whylen, "%s %s %s, but %llu samples cannot show it with %.0f %% confidence (bound "
+                         "%s..%s straddles %s); run longer", pn, fior__ns_text(vv, sizeof vv, value_ns),
                          point == FIOR_PASS ? "looks fine" : "looks too slow",
                          (unsigned long long)(samples == UINT64_MAX ? 0 : samples), confidence * 100,
                          fior__ns_text(lo, sizeof lo, lo_ns), fior__ns_text(hi, sizeof hi, hi_ns), fior__ns_text(t, sizeof t, threshold_ns));
@@ -49,6 +50,15 @@ fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t l
     if (basis)
         *basis = b;
     return v;
+}
+
+/* the public rule speaks of the p99 (fioreport.h) */
+fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
+                               uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
+                               fior_basis *basis, char *why, size_t whylen)
+{
+    return fior__bound_rule(point, value_ns, lo_ns, hi_ns, threshold_ns, samples, 99.0, confidence, accept_point,
+                            basis, why, whylen);
 }
 
 FIOR_API uint64_t fior_look_samples(const fior_criteria *c, double confidence)
@@ -91,8 +101,9 @@ FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fi
         k.point_ns = pt; /* set even when too few samples give no upper end */
     }
     if (k.samples && st != FIOR_E_INVAL && k.samples >= fior_criteria_min_samples(c))
-        k.verdict = fior_bound_decide(pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
-                                      k.samples, confidence, accept_point, &k.basis, k.why, sizeof k.why);
+        k.verdict = fior__bound_rule(pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
+                                     k.samples, fior_criteria_percentile(c), confidence, accept_point, &k.basis, k.why,
+                                     sizeof k.why);
     memcpy(out, &k, k.size);
     return FIOR_OK;
 }

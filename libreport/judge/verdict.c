@@ -11,11 +11,6 @@
 
 #include "internal.h"
 
-static void fmt_pct(char *out, size_t n, double p)
-{
-    snprintf(out, n, "p%.6g", p);
-}
-
 /* fio 3.31–3.40 time the sync of an async engine from a stale issue time: the numbers are garbage.
  * 1: libaio on an affected (or unknown) fio version. 2: the engine is not in the input (a pasted result
  * block) and the fio version does not rule the bug out, and the max sync time is implausibly long
@@ -160,13 +155,13 @@ static int pct_list_broken(const fior_job *j, fior__judged *o)
     for (size_t i = 1; i < j->npct; i++) {
         const fior_pct *a = &j->pct[i - 1], *b = &j->pct[i];
         if (fabs(a->percent - b->percent) < 1e-9 && a->ns != b->ns) {
-            fmt_pct(qs, sizeof qs, b->percent);
+            fior__pct_text(qs, sizeof qs, b->percent);
             fior__vsay(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
             return 1;
         }
         if (b->ns < a->ns) {
-            fmt_pct(qs, sizeof qs, a->percent);
-            fmt_pct(vs, sizeof vs, b->percent);
+            fior__pct_text(qs, sizeof qs, a->percent);
+            fior__pct_text(vs, sizeof vs, b->percent);
             fior__vsay(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
             return 1;
         }
@@ -212,7 +207,7 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
         o->j.value_known = 1;
         o->j.value_ns = used->ns;
         fior_format_ns(vs, sizeof vs, used->ns);
-        fmt_pct(qs, sizeof qs, used->percent);
+        fior__pct_text(qs, sizeof qs, used->percent);
     }
     if (pass == exact && pass)
         return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
@@ -246,7 +241,7 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     o->j.threshold_ns = T;
     char ts[32], ps[32], vs[32];
     fior_format_ns(ts, sizeof ts, T);
-    fmt_pct(ps, sizeof ps, c.percentile);
+    fior__pct_text(ps, sizeof ps, c.percentile);
 
     if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
         return fior__vsay(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");

@@ -7,7 +7,7 @@
  * ended before its runtime without the caller asking, or its final document is missing: the readers'
  * run-ended flag, fior_job.end), when the library cannot judge the final document (also: syncs whose
  * median is below the physical floor did not reach a disk), when the sequential bound and the library's
- * judgement of the final document disagree, and when the bound on a p99 still straddles its threshold at
+ * judgement of the final document disagree, and when the bound on the percentile still straddles its threshold at
  * the end (the point estimate is then in the reason; accept_point turns it into the verdict). */
 #include <signal.h>
 #include <stddef.h>
@@ -68,42 +68,43 @@ static void end_problem(const fior_run_facts *e, char *b, size_t n)
 }
 
 /* One side's sentence: what the data says and, when undecided, why that is not a verdict. */
-static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, uint64_t thr, const fior__seq_side *s,
-                     double conf, uint64_t min_syncs)
+static void describe(char *b, size_t n, int k, const char *pn, uint64_t value, uint64_t samples, uint64_t thr,
+                     const fior__seq_side *s, double conf, uint64_t min_syncs)
 {
     char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
-    fior__ns_text(v, sizeof v, p99);
+    fior__ns_text(v, sizeof v, value);
     fior__ns_text(t, sizeof t, thr);
     fior__ns_text(lo, sizeof lo, s->look_lo_ns);
     fior__ns_text(hi, sizeof hi, s->look_hi_ns);
     conf_text(lv, sizeof lv, s->look_confidence, conf);
-    int below = p99 != UINT64_MAX && p99 < thr;
-    if (samples == 0 || samples == UINT64_MAX || p99 == UINT64_MAX)
+    int below = value != UINT64_MAX && value < thr;
+    if (samples == 0 || samples == UINT64_MAX || value == UINT64_MAX)
         snprintf(b, n, "%s: no samples", what);
     else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
-        snprintf(b, n, "%s p99 %s %s %s (%s bound %s..%s)", what, v, below ? "<" : ">=", t, lv, lo, hi);
+        snprintf(b, n, "%s %s %s %s %s (%s bound %s..%s)", what, pn, v, below ? "<" : ">=", t, lv, lo, hi);
     else if ((s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT) && s->n == 0 && samples >= min_syncs)
-        snprintf(b, n, "%s p99 %s from %llu samples, but the output has no latency bins to bound it with (fio "
-                 "writes them with --output-format=json+)", what, v, (unsigned long long)samples);
+        snprintf(b, n, "%s %s %s from %llu samples, but the output has no latency bins to bound it with (fio "
+                 "writes them with --output-format=json+)", what, pn, v, (unsigned long long)samples);
     else if (s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT)
-        snprintf(b, n, "%s p99 %s, but only %llu samples (need %llu)", what, v, (unsigned long long)samples,
+        snprintf(b, n, "%s %s %s, but only %llu samples (need %llu)", what, pn, v, (unsigned long long)samples,
                  (unsigned long long)min_syncs);
     else
-        snprintf(b, n, "%s p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (%s bound "
-                 "%s..%s straddles %s); run longer", what, v, below ? "looks fine" : "looks too slow",
+        snprintf(b, n, "%s %s %s %s, but %llu samples cannot show it with %.0f %% confidence (%s bound "
+                 "%s..%s straddles %s); run longer", what, pn, v, below ? "looks fine" : "looks too slow",
                  (unsigned long long)samples, conf * 100, lv, lo, hi, t);
 }
 
-/* fio's listed p99 of the job, else the point estimate from its bins; UINT64_MAX when neither. */
-static uint64_t p99_of(const fior_job *j)
+/* fio's listed value of the criteria's percentile for the job, else the point estimate from its bins;
+ * UINT64_MAX when neither. */
+static uint64_t pct_of(const fior_job *j, double percent, double confidence)
 {
     for (size_t i = 0; i < j->npct; i++)
-        if (j->pct[i].percent > 99.0 - 1e-9 && j->pct[i].percent < 99.0 + 1e-9)
+        if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
             return j->pct[i].ns;
     uint64_t lo, pt = UINT64_MAX, hi;
     if (j->nbins) {
-        fior_status st = fior_quantile_bound(j->bins, j->nbins, 0.99, 0.95, &lo, &pt, &hi);
+        fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, confidence, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
             pt = UINT64_MAX;
     }
@@ -153,6 +154,8 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     if (wal_only)
         lib = o->role[0].present ? o->role[0].verdict : FIOR_UNKNOWN;
     const char *tail = wal_only ? "" : "; ";
+    char pn[16];
+    fior__pct_text(pn, sizeof pn, m->c.percentile);
     const char *ws1 = wal_only ? "" : ws[1];
     o->verdict = FIOR_UNKNOWN;
     o->basis = FIOR_BASIS_NONE;
@@ -168,8 +171,8 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
         /* stopped from outside before the bound decided: that is the reason, whatever the library says of
          * the figures fio printed after the signal */
         o->status = "interrupted";
-        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
-                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
+        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the %s was decided (point estimates: %.399s%s%.399s)",
+                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, pn, ws[0], tail, ws1);
     } else if (lib != FIOR_PASS && lib != FIOR_FAIL) {
         for (int k = 0; k < (wal_only ? 1 : 2); k++)
             if (o->role[k].verdict != FIOR_PASS && o->role[k].verdict != FIOR_FAIL) {
@@ -178,8 +181,8 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
             }
     } else if (ov == FIOR_DEC_PASS || ov == FIOR_DEC_FAIL) {
         if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {
-            snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own p99 says %s; cannot "
-                     "judge (%.399s%s%.399s)", fior_decision_name(ov), fior_verdict_name(lib), ws[0], tail, ws1);
+            snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own %s says %s; cannot "
+                     "judge (%.399s%s%.399s)", fior_decision_name(ov), pn, fior_verdict_name(lib), ws[0], tail, ws1);
         } else {
             o->verdict = lib;
             o->basis = FIOR_BASIS_BOUND;
@@ -198,8 +201,8 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     } else if (m->accept_point) {
         o->verdict = lib;
         o->basis = FIOR_BASIS_POINT;
-        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (point estimate after %.0f s, accepted by "
-                 "--accept-point-estimate)", ws[0], tail, ws1, e->duration_s);
+        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (after %.0f s, accepted as a point estimate)",
+                 ws[0], tail, ws1, e->duration_s);
     } else {
         o->basis = FIOR_BASIS_UNDECIDED;
         int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
@@ -242,10 +245,13 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
     const fior__seq_side *side[2] = {&es.wal, &es.backend};
     char ws[2][400] = {"WAL fdatasync: no results", "backend commit: no results"};
     int have[2];
+    char pn[16];
+    fior__pct_text(pn, sizeof pn, m->c.percentile);
     for (int k = 0; k < 2; k++) {
         have[k] = jobs[k] != NULL;
         if (jobs[k])
-            describe(ws[k], sizeof ws[k], k, p99_of(jobs[k]), jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
+            describe(ws[k], sizeof ws[k], k, pn, pct_of(jobs[k], m->c.percentile, m->confidence),
+                     jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
                      m->c.threshold_ns[k], side[k], m->confidence, es.p.min_syncs);
     }
     decide(o, m, &es, &e, problem, have, ws);

@@ -214,7 +214,7 @@ fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len)
     for (size_t k = 0; (sig || lost) && k < r->njobs; k++) {
         fior__endfacts f;
         fior__endfacts_init(&f);
-        f.died = sig ? 2 : 5;
+        f.died = sig ? FIOR__DIED_GOT_SIGNAL : FIOR__DIED_HOST_LOST;
         f.died_signal = sig;
         if (fior__job_end(&r->jobs[k], &f))
             return FIOR_E_NOMEM;
