@@ -7,10 +7,10 @@
 # stage or a lower one; and no files call each other in a loop, except files of one format's folder
 # (read/json/, read/normal/, read/prom/: a folder below a stage counts as one node). The list of the
 # calls that break either rule is printed, with the symbols.
-#     BUILD=build sh tests/it_lib_stages.sh            # after make (the objects must exist)
-#     sh tests/it_lib_stages.sh DIR                    # any tree of objects laid out the same way
+#     BUILD=build sh tests/libreport/it_lib_stages.sh            # after make (the objects must exist)
+#     sh tests/libreport/it_lib_stages.sh DIR                    # any tree of objects laid out the same way
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 OBJ=${1:-$BUILD/libreport}
