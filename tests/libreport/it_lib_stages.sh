@@ -31,19 +31,18 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
   if [ -f "$top/libreport/${o%.o}.c" ]; then echo "$o"; else echo "not in the library (no source): $o" >&2; fi
 done > "$tmp/objs"
 [ -s "$tmp/objs" ] || { echo "FAIL: no objects under $OBJ"; exit 1; }
-: > "$tmp/defs"; : > "$tmp/uses"
-while read -r o; do
-  stage=${o%%/*}
-  rank=-1 i=0
-  for s in $STAGES; do [ "$s" = "$stage" ] && rank=$i; i=$((i + 1)); done
-  if [ $rank -lt 0 ]; then
-    fail "$o: in no stage (the stages: $STAGES)"
-    continue
-  fi
-  case $o in */*/*) node=${o%/*}/ ;; *) node=${o%.o}.c ;; esac
-  nm --defined-only -g "$OBJ/$o" | awk -v r=$rank -v s="$stage" -v n="$node" '$3 ~ /^fior_/ { print $3, r, s, n }' >> "$tmp/defs"
-  nm -u "$OBJ/$o" | awk -v r=$rank -v s="$stage" -v n="$node" -v f="${o%.o}.c" '$2 ~ /^fior_/ { print $2, r, s, n, f }' >> "$tmp/uses"
-done < "$tmp/objs"
+# one nm over all objects (nm -A: "OBJ: value type name"), each line tagged with the object's stage, its
+# rank and its node
+(cd "$OBJ" && xargs nm -A --defined-only -g < "$tmp/objs") > "$tmp/nm.defs" || fail "nm on $OBJ"
+(cd "$OBJ" && xargs nm -A -u < "$tmp/objs") > "$tmp/nm.uses" || fail "nm on $OBJ"
+tag='BEGIN { n = split(stages, st, " "); for (i = 1; i <= n; i++) rank[st[i]] = i - 1 }
+     { o = $1; sub(/:.*$/, "", o); s = o; sub(/\/.*/, "", s)
+       node = o; if (o ~ /^[^\/]*\/[^\/]*\//) sub(/\/[^\/]*$/, "/", node); else sub(/\.o$/, ".c", node)
+       f = o; sub(/\.o$/, ".c", f); sym = $NF
+       if (!(s in rank)) { print "FAIL: " o ": in no stage (the stages: " stages ")" > "/dev/stderr"; bad = 1; next } }'
+awk -v stages="$STAGES" "$tag"' sym ~ /^fior_/ { print sym, rank[s], s, node } END { exit bad }' "$tmp/nm.defs" > "$tmp/defs" ||
+  fail "objects outside the stages"
+awk -v stages="$STAGES" "$tag"' sym ~ /^fior_/ { print sym, rank[s], s, node, f }' "$tmp/nm.uses" 2> /dev/null > "$tmp/uses"
 LC_ALL=C sort -k1,1 "$tmp/defs" > "$tmp/defs.s"
 LC_ALL=C sort -k1,1 "$tmp/uses" > "$tmp/uses.s"
 dup=$(cut -d' ' -f1 "$tmp/defs.s" | uniq -d)
