@@ -29,8 +29,24 @@ struct fior_criteria {
     int      caller_stop;                 /* fior_criteria_set_caller_stop */
 };
 void fior__criteria_default(fior_criteria *c);
+/* The evidence of one route to a verdict (judge/pass.c): below / above say the value is shown below the
+ * threshold / at or above it (point, bucket: the range a printed value or a bucket stands for; look,
+ * remote: the confidence bound; sequential: the sequential test's decision); point is the point
+ * estimate's verdict (the bound routes); accept_point takes it when the bound straddles. */
+typedef enum fior__ev_kind {
+    FIOR__EV_POINT, FIOR__EV_BUCKET, FIOR__EV_SEQUENTIAL, FIOR__EV_LOOK, FIOR__EV_REMOTE
+} fior__ev_kind;
+typedef struct fior__evidence {
+    fior__ev_kind kind;
+    fior_verdict  point;
+    int           below, above;
+    int           accept_point;
+} fior__evidence;
+/* The one rule by which evidence becomes PASS or FAIL: the verdict, and in *basis (may be NULL) what it
+ * rests on (point, bucket: VALUE; the bound routes: BOUND, POINT, UNDECIDED or NONE). */
+fior_verdict fior__pass_rule(const fior__evidence *e, fior_basis *basis);
 /* fior_bound_decide's rule for the criteria's percentile (judge/look.c): the reason names it */
-fior_verdict fior__bound_rule(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
+fior_verdict fior__bound_rule(fior__ev_kind kind, fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
                               uint64_t samples, double percentile, double confidence, int accept_point,
                               fior_basis *basis, char *why, size_t whylen);
 

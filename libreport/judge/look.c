@@ -12,30 +12,26 @@
 #include "internal.h"
 #include "bound/seqbound.h"
 
-fior_verdict fior__bound_rule(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
+fior_verdict fior__bound_rule(fior__ev_kind kind, fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
                               uint64_t samples, double percentile, double confidence, int accept_point,
                               fior_basis *basis, char *why, size_t whylen)
 {
     fior_basis b = FIOR_BASIS_NONE;
-    fior_verdict v = point;
     char vv[32], lo[32], hi[32], t[32], pn[16];
     fior__pct_text(pn, sizeof pn, percentile);
     if (why && whylen)
         why[0] = '\0';
+    int pass_side = lo_ns != UINT64_MAX && hi_ns != UINT64_MAX && hi_ns < threshold_ns;
+    int fail_side = lo_ns != UINT64_MAX && lo_ns > threshold_ns;
+    fior__evidence ev = {kind, point, pass_side, fail_side, accept_point};
+    fior_verdict v = fior__pass_rule(&ev, &b);
     if (point == FIOR_PASS || point == FIOR_FAIL) {
-        int pass_side = lo_ns != UINT64_MAX && hi_ns != UINT64_MAX && hi_ns < threshold_ns;
-        int fail_side = lo_ns != UINT64_MAX && lo_ns > threshold_ns;
-        if ((pass_side && point == FIOR_PASS) || (fail_side && point == FIOR_FAIL)) {
-            b = FIOR_BASIS_BOUND;
-        } else if (pass_side || fail_side) { /* the bound and the point disagree: no verdict */
-            v = FIOR_UNKNOWN;
+        if (b == FIOR_BASIS_NONE) { /* the bound and the point disagree: no verdict */
             if (why && whylen)
                 snprintf(why, whylen, "the confidence bound %s..%s says %s but the %s %s says %s; cannot judge",
                          fior__ns_text(lo, sizeof lo, lo_ns), fior__ns_text(hi, sizeof hi, hi_ns), pass_side ? "pass" : "fail",
                          pn, fior__ns_text(vv, sizeof vv, value_ns), fior_verdict_name(point));
-        } else {
-            v = accept_point ? point : FIOR_UNKNOWN;
-            b = accept_point ? FIOR_BASIS_POINT : FIOR_BASIS_UNDECIDED;
+        } else if (b != FIOR_BASIS_BOUND) { /* straddles: UNDECIDED, or the point estimate accepted */
             if (why && whylen && lo_ns == UINT64_MAX)
                 snprintf(why, whylen, "%s %s, but there is no confidence bound on it (no latency bins)",
                          pn, fior__ns_text(vv, sizeof vv, value_ns));
@@ -52,12 +48,13 @@ fior_verdict fior__bound_rule(fior_verdict point, uint64_t value_ns, uint64_t lo
     return v;
 }
 
-/* the public rule speaks of the p99 (fioreport.h) */
+/* the public rule speaks of the p99 (fioreport.h); its caller is fleet: a bound on a host's run, also the
+ * re-proof of a remote check's */
 fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
                                uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
                                fior_basis *basis, char *why, size_t whylen)
 {
-    return fior__bound_rule(point, value_ns, lo_ns, hi_ns, threshold_ns, samples, 99.0, confidence, accept_point,
+    return fior__bound_rule(FIOR__EV_REMOTE, point, value_ns, lo_ns, hi_ns, threshold_ns, samples, 99.0, confidence, accept_point,
                             basis, why, whylen);
 }
 
@@ -101,7 +98,7 @@ FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fi
         k.point_ns = pt; /* set even when too few samples give no upper end */
     }
     if (k.samples && st != FIOR_E_INVAL && k.samples >= fior_criteria_min_samples(c))
-        k.verdict = fior__bound_rule(pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
+        k.verdict = fior__bound_rule(FIOR__EV_LOOK, pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
                                      k.samples, fior_criteria_percentile(c), confidence, accept_point, &k.basis, k.why,
                                      sizeof k.why);
     memcpy(out, &k, k.size);

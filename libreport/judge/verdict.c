@@ -80,12 +80,14 @@ static fior_verdict judge_buckets(const fior_job *j, const fior_criteria *c, uin
                           "%llu of them), below the %s any flush to a device takes (tmpfs?)", what, when, m,
                           (unsigned long long)j->samples, fl);
     }
-    if (hi < T) {
+    fior__evidence ev = {.kind = FIOR__EV_BUCKET, .below = hi < T, .above = lo >= T};
+    fior_verdict v = fior__pass_rule(&ev, NULL);
+    if (v == FIOR_PASS) {
         o->j.value_known = 1;
         o->j.value_ns = hi;
         return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples, when);
     }
-    if (lo >= T) {
+    if (v == FIOR_FAIL) {
         o->j.value_known = 1;
         o->j.value_ns = lo;
         return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples,
@@ -200,6 +202,8 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
         fail = exact;
     else if (below && LO(below) >= T)
         fail = below;
+    fior__evidence ev = {.kind = FIOR__EV_POINT, .below = pass != NULL, .above = fail != NULL};
+    fior_verdict v = fior__pass_rule(&ev, NULL);
     if (pass && fail)
         return fior__vsay(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
     const fior_pct *used = pass ? pass : fail ? fail : exact;
@@ -209,14 +213,12 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
         fior_format_ns(vs, sizeof vs, used->ns);
         fior__pct_text(qs, sizeof qs, used->percent);
     }
-    if (pass == exact && pass)
-        return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
-    if (pass)
-        return fior__vsay(o, FIOR_PASS, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
-    if (fail == exact && fail)
-        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s)", ps, vs, ts, what);
-    if (fail)
-        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
+    if (v == FIOR_PASS)
+        return pass == exact ? fior__vsay(o, v, "%s %s < %s (%s)", ps, vs, ts, what)
+                             : fior__vsay(o, v, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
+    if (v == FIOR_FAIL)
+        return fail == exact ? fior__vsay(o, v, "%s %s >= %s (%s)", ps, vs, ts, what)
+                             : fior__vsay(o, v, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
     if (exact) {
         char span[80];
         span_str(span, sizeof span, LO(exact), HI(exact));

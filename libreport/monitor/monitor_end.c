@@ -179,13 +179,15 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
                 snprintf(o->reason, sizeof o->reason, "%s: %.500s", role_what(k), o->role[k].j.reason);
                 break;
             }
-    } else if (ov == FIOR_DEC_PASS || ov == FIOR_DEC_FAIL) {
-        if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {
+    } else {
+        /* the library's judgement of the final document against the sequential test's decision: the one
+         * PASS rule (judge/pass.c) */
+        fior__evidence ev = {FIOR__EV_SEQUENTIAL, lib, ov == FIOR_DEC_PASS, ov == FIOR_DEC_FAIL, m->accept_point};
+        o->verdict = fior__pass_rule(&ev, &o->basis);
+        if (o->basis == FIOR_BASIS_NONE) {
             snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own %s says %s; cannot "
                      "judge (%.399s%s%.399s)", fior_decision_name(ov), pn, fior_verdict_name(lib), ws[0], tail, ws1);
-        } else {
-            o->verdict = lib;
-            o->basis = FIOR_BASIS_BOUND;
+        } else if (o->basis == FIOR_BASIS_BOUND) {
             /* the samples each role's decision rested on, per role (a WAL sync is not a backend commit) */
             char cnt[96];
             uint64_t wn = es->wal.decided_n ? es->wal.decided_n : es->wal.n;
@@ -197,16 +199,13 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
                          (unsigned long long)bn);
             snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident from %s, %.0f s)", ws[0], tail,
                      ws1, m->confidence * 100, cnt, e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
+        } else if (o->basis == FIOR_BASIS_POINT) {
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (after %.0f s, accepted as a point estimate)",
+                     ws[0], tail, ws1, e->duration_s);
+        } else {
+            int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s", ws[first], tail, wal_only ? "" : ws[!first]);
         }
-    } else if (m->accept_point) {
-        o->verdict = lib;
-        o->basis = FIOR_BASIS_POINT;
-        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (after %.0f s, accepted as a point estimate)",
-                 ws[0], tail, ws1, e->duration_s);
-    } else {
-        o->basis = FIOR_BASIS_UNDECIDED;
-        int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
-        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s", ws[first], tail, wal_only ? "" : ws[!first]);
     }
 }
 
