@@ -95,20 +95,20 @@ static void describe(char *b, size_t n, int k, const char *pn, uint64_t value, u
                  (unsigned long long)samples, conf * 100, lv, lo, hi, t);
 }
 
-/* fio's listed value of the criteria's percentile for the job, else the point estimate from its bins;
- * UINT64_MAX when neither. */
+/* fio's listed value of the criteria's percentile for the job, else the point estimate from its bins,
+ * within [min, max]; UINT64_MAX when neither. */
 static uint64_t pct_of(const fior_job *j, double percent, double confidence)
 {
     for (size_t i = 0; i < j->npct; i++)
         if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
-            return j->pct[i].ns;
+            return fior__job_in_range(j, j->pct[i].ns);
     uint64_t lo, pt = UINT64_MAX, hi;
     if (j->nbins) {
         fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, confidence, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
             pt = UINT64_MAX;
     }
-    return pt;
+    return fior__job_in_range(j, pt);
 }
 
 /* Each role's job of the final report: the library's judgement and the nominal bound. */
