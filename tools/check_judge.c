@@ -99,6 +99,8 @@ void check_fill(const fior_outcome *o, const fior_report *fin, result_host *h)
     h->basis = basis_of(fior_outcome_basis(o));
     cli_msg(h->status, sizeof h->status, "%s", o ? fior_outcome_status(o) : "no-results");
     cli_msg(h->reason, sizeof h->reason, "%s", o ? fior_outcome_reason(o) : "out of memory");
+    if (h->basis == RESULT_BASIS_POINT) /* the library says it took the point estimate; the option that asked is ours */
+        cli_msg(h->reason, sizeof h->reason, "%s, as --accept-point-estimate asks", fior_outcome_reason(o));
 }
 
 void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, result_host *h)
