@@ -286,9 +286,15 @@ FZ_FN fior_status fz_json_reader(fior_report *r, const char *source, const char 
 {
     int text_jobs = -1;
     unsigned long docs = 0;
-    fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, &docs);
+    char *text;
+    size_t tlen;
+    fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, &docs, &text, &tlen);
     FZ_ASSERT(text_jobs == 0 || text_jobs == 1);
     FZ_ASSERT(st != FIOR_OK || docs > 0);
+    FZ_ASSERT(!text_jobs == !text);
+    if (text_jobs) /* as the reader table does: the text beside the documents (normal,json) */
+        st = fior__text_beside_json(r, source, text, tlen);
+    free(text);
     return st;
 }
 

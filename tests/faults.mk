@@ -12,7 +12,7 @@ TEST_HELPERS += $(FAULTSHIM_SO)
 # test_threads.c with ThreadSanitizer: the library sources compiled into the test with -fsanitize=thread
 # (the ASan archives cannot be reused: TSan and ASan do not mix). Run by tests/libreport/it_threads.sh.
 TSAN_THREADS := $(BUILD)/tsan/test_threads
-$(TSAN_THREADS): tests/libreport/test_threads.c $(FIOR_SRCS) $(wildcard libreport/*.h) libreport/include/fioreport.h
+$(TSAN_THREADS): tests/libreport/test_threads.c $(FIOR_SRCS) $(FIOR_HDRS) libreport/include/fioreport.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -O1 -g -fsanitize=thread -o $@ tests/libreport/test_threads.c $(FIOR_SRCS) \
 	  $(CMOCKA_LIBS) $(YAJL_LIBS) -lm -lpthread

@@ -3,6 +3,9 @@
 # and the engine model (built as $(BUILD)/tests/MODULE/test_*);
 # every tests/MODULE/it_*.sh is an integration test run against the built artifacts and the real fio.
 # MODULE is what the test exercises (tests/README.md); tests/lib/ holds what they share.
+# A test at tests/ top would be neither built nor run: said at once, not skipped in silence.
+$(if $(wildcard tests/test_*.c tests/it_*.sh),$(error $(wildcard tests/test_*.c tests/it_*.sh): a test goes in \
+  the folder of the module it exercises (tests/README.md)))
 TEST_SRCS   := $(wildcard tests/*/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools -Itests/lib $(YAJL_CFLAGS) \

@@ -29,6 +29,26 @@ struct fior_criteria {
     int      caller_stop;                 /* fior_criteria_set_caller_stop */
 };
 void fior__criteria_default(fior_criteria *c);
+/* The evidence of one route to a verdict (judge/pass.c): below / above say the value is shown below the
+ * threshold / at or above it (point, bucket: the range a printed value or a bucket stands for; look,
+ * remote: the confidence bound; sequential: the sequential test's decision); point is the point
+ * estimate's verdict (the bound routes); accept_point takes it when the bound straddles. */
+typedef enum fior__ev_kind {
+    FIOR__EV_POINT, FIOR__EV_BUCKET, FIOR__EV_SEQUENTIAL, FIOR__EV_LOOK, FIOR__EV_REMOTE
+} fior__ev_kind;
+typedef struct fior__evidence {
+    fior__ev_kind kind;
+    fior_verdict  point;
+    int           below, above;
+    int           accept_point;
+} fior__evidence;
+/* The one rule by which evidence becomes PASS or FAIL: the verdict, and in *basis (may be NULL) what it
+ * rests on (point, bucket: VALUE; the bound routes: BOUND, POINT, UNDECIDED or NONE). */
+fior_verdict fior__pass_rule(const fior__evidence *e, fior_basis *basis);
+/* fior_bound_decide's rule for the criteria's percentile (judge/look.c): the reason names it */
+fior_verdict fior__bound_rule(fior__ev_kind kind, fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns, uint64_t threshold_ns,
+                              uint64_t samples, double percentile, double confidence, int accept_point,
+                              fior_basis *basis, char *why, size_t whylen);
 
 /* One judgement with the storage of its reason (j.reason points to reason). */
 typedef struct fior__judged {
@@ -37,14 +57,16 @@ typedef struct fior__judged {
 } fior__judged;
 /* Judges one job (verdict.c); c NULL means the defaults. Returns o->j.verdict. */
 fior_verdict fior__judge_job(const fior_job *j, const fior_criteria *c, fior__judged *o);
-/* verdict.c and verdict_source.c (what made the samples): the reason and verdict into o (returns v); the
- * upper bound of a value printed at resolution res; the upper edge of fio's histogram bucket holding v */
+/* judge/value.c, for every verdict rule: the reason and verdict into o (returns v); the upper and lower
+ * bound of a value printed at resolution res; the edges of fio's histogram bucket holding v */
 fior_verdict fior__vsay(fior__judged *o, fior_verdict v, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 uint64_t     fior__vupper(uint64_t v, uint64_t res);
+uint64_t     fior__vlower(uint64_t v, uint64_t res);
+uint64_t     fior__vbucket_lo(uint64_t v);
 uint64_t     fior__vbucket_hi(uint64_t v);
 /* verdict_source.c: syncs that flush nothing (1 after saying so); why a job has no timed syncs; the
  * verdict as the job's end and its directory (tmpfs) allow */
@@ -52,9 +74,10 @@ int          fior__vnot_a_flush(const fior_job *j, const fior_criteria *c, fior_
 fior_verdict fior__vno_timed_syncs(const fior_job *j, fior__judged *o);
 fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__judged *o);
 fior_verdict fior__vtmpfs_rule(const fior_job *j, fior__judged *o);
-/* verdict_medium.c: what the facts a reader found (filename, disk stats, the engine's line) prove about the
- * medium, into j->medium (jobs_in_run: jobs of the run the disk stats belong to; -1 when out of memory); the
- * rule that takes a PASS away where they prove no disk; the kind of memory a block device name is, or NULL */
+/* read/medium.c: what the facts a reader found (filename, disk stats, the engine's line) prove about the
+ * medium, into j->medium (jobs_in_run: jobs of the run the disk stats belong to; -1 when out of memory);
+ * judge/verdict_medium.c: the rule that takes a PASS away where they prove no disk; read/medium.c: the
+ * kind of memory a block device name is, or NULL */
 int          fior__medium_settle(fior_job *j, size_t jobs_in_run);
 fior_verdict fior__vmedium_rule(const fior_job *j, fior__judged *o);
 const char  *fior__ram_device(const char *name);
@@ -71,6 +94,10 @@ typedef struct fior__jobb {
 } fior__jobb;
 
 void        fior__job_init(fior__jobb *b);
+/* A quantile of j as shown: held within the job's exact [min, max] when the input gives them (fio's
+ * percentiles are the middles of its histogram bins, stat.c plat_idx_to_val, so a p99 may stand above
+ * the max); as given for bucketed jobs (etcd's histograms have no exact max) and for UINT64_MAX. */
+uint64_t    fior__job_in_range(const fior_job *j, uint64_t ns);
 void        fior__job_clear(fior__jobb *b);          /* frees what the builder owns */
 int         fior__job_set(const char **field, const char *s, size_t n); /* 0 ok, -1 nomem */
 int         fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns);
@@ -125,9 +152,13 @@ fior_status fior__parse_etcdperf_lines(fior_report *r, const char *source, const
 fior_status fior__parse_prom(fior_report *r, const char *source, const char *buf, size_t len);
 fior_status fior__parse_checkperf(fior_report *r, const char *source, const char *buf, size_t len);
 /* The first occurrence of word (n bytes, the first not a blank) at or after `from` that starts a line of
- * buf, after bytes of `blanks` only; NULL when there is none (readers.c). */
+ * buf, after bytes of `blanks` only; NULL when there is none (base/format.c). */
 const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
                              const char *blanks);
+/* fior_format_ns, or "?" for UINT64_MAX (a bound not known): base/format.c */
+char       *fior__ns_text(char *out, size_t n, uint64_t ns);
+/* A percentile as every reason names it, "p99", "p99.9" (base/format.c) */
+char       *fior__pct_text(char *out, size_t n, double percent);
 /* fio job results in text beside JSON documents (buf: the bytes outside them): dropped when they are the
  * JSON's jobs (fio's normal,json), else added to r as runs of their own; a text part that does not read is
  * an error (readers.c). */
@@ -144,11 +175,12 @@ int         fior__etcdctl_noise(const char *buf, size_t len, size_t *line, const
  * fio's stat.c and Prometheus' histogram_quantile pick it). *lo_ns is its lower edge (0 for the first),
  * *hi_ns its upper edge (UINT64_MAX for +Inf). -1 when the histogram has no samples. */
 int         fior__bucket_locate(const fior_bucket *b, size_t n, double percent, uint64_t *lo_ns, uint64_t *hi_ns);
-/* Reads the JSON documents of buf into r: every run's last document (json_stream.c). *text_jobs (when not
- * NULL) says whether fio job headers of its normal output stand outside the documents (normal,json
- * output), and *ndocs the number of documents. */
+/* Reads the JSON documents of buf into r: every run's last document (json_stream.c). *text_jobs says
+ * whether fio job headers of its normal output stand outside the documents (normal,json output): then
+ * *text (the caller frees it) holds the bytes outside the documents, *text_len of them, for
+ * fior__text_beside_json; else *text is NULL. *ndocs (when not NULL): the number of documents. */
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len,
-                             int *text_jobs, unsigned long *ndocs);
+                             int *text_jobs, unsigned long *ndocs, char **text, size_t *text_len);
 /* After the last fior_json_stream_feed of a whole input: the input's first error, a document cut short or no
  * document at all is an error (message in into->err, nothing added); else the runs' jobs move into `into`. */
 fior_status fior__stream_finish(fior_json_stream *s, fior_report *into, int *text_jobs, unsigned long *ndocs);
@@ -168,6 +200,18 @@ fior_role   fior__job_role(const char *ioengine, const char *etcd_mode, int mode
 /* ---- how a run ended (run_end.c) ----
  * What a reader knows about one job's end, from its options, its counters and where its figures stand in
  * the input; fior__job_end turns it into fior_job.end and .end_reason, the same way for every reader. */
+/* Why a job's process is taken for dead (fior__endfacts.died): each sign names what a reader saw. */
+typedef enum fior__died {
+    FIOR__DIED_NO = 0,          /* no sign of it */
+    FIOR__DIED_NO_BYTES,        /* a job_runtime of 0 and no bytes beside I/Os or syncs (the print of a job
+                                 * that never got past its start: stat.c prints what the shared stats hold) */
+    FIOR__DIED_GOT_SIGNAL,      /* fio's "fio: pid=P, got signal=S" line names it (or names no job at all) */
+    FIOR__DIED_ZERO_RUNTIME,    /* I/O done in a direction whose runtime stayed 0 (only a job that died in its
+                                 * I/O loop leaves it so: backend.c update_runtime) */
+    FIOR__DIED_WRITES_UNCOUNTED,/* more writes counted as issued than the job's bytes hold */
+    FIOR__DIED_HOST_LOST,       /* fio's client lost a server it ran jobs on */
+} fior__died;
+
 typedef struct fior__endfacts {
     int      options;         /* the job's options are in the input (JSON) */
     uint64_t goal_bytes;      /* (io_size or size) × loops (× numjobs when grouped); 0 when not known */
@@ -179,9 +223,7 @@ typedef struct fior__endfacts {
     int      runtime_exact;   /* runtime_ms is job_runtime (ms since the job's epoch, backend.c), not the
                                * longest read/write runtime (ms since its I/O started) */
     uint64_t bytes, runtime_ms, ios, syncs;
-    int      died;            /* 1: job_runtime 0 / no bytes beside I/Os or syncs; 2: fio's "got signal"
-                               * line; 3: I/O done in a direction whose runtime stayed 0; 4: more writes
-                               * counted than the bytes hold; 5: fio's client lost a server */
+    fior__died died;          /* the sign that the job's process died, FIOR__DIED_NO when none */
     int      died_signal;     /* S of "fio: pid=P, got signal=S" */
     int      signal;          /* N of the run's "fio: terminating on signal N" line, 0 none */
     int      after_signal;    /* these figures were printed after that line */
@@ -204,13 +246,16 @@ int         fior__job_end(fior_job *j, const fior__endfacts *f);
 /* fio's "fio: pid=P, got signal=S" lines in the text around JSON documents (json_signal.c): every job of r
  * is then one whose process died. FIOR_E_NOMEM, else FIOR_OK. */
 fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len);
-/* fio's client's "client: host=H disconnected" (a whole line, client.c): a server it ran jobs on is gone */
+/* fio's own lines (read/fio_lines.c). fio's client's "client: host=H disconnected" (a whole line, client.c):
+ * a server it ran jobs on is gone */
 int         fior__host_lost_line(const char *line);
 /* fio's "\nfio: terminating on signal N\n" (backend.c sig_int, server.c): the text after "fio: " */
 #define FIOR__SIGLINE "fio: terminating on signal "
 /* The signal of such a line at p (n bytes, from its "fio: "), 0 when it is not one; *len: the line's length
  * with its newline (a line cut by the end of the buffer: -1 when it may still be one, with *len 0). */
 int         fior__sigline(const char *p, size_t n, size_t *len);
+/* S of a whole line "fio: pid=P, got signal=S" (a job process died; *pid = P when pid is not NULL), else 0 */
+int         fior__got_signal_line(const char *line, long *pid);
 /* fio option values, as the JSON "job options" give them (fio's parse.c): a size ("100m", "4KiB",
  * "104857600"; base 1024 unless kb1000), a time ("30", "30s", "500ms", "2m"; seconds by default), the largest
  * block size of a bs/bsrange value ("4k,8k", "4k-64k"). 0 when there is none, UINT64_MAX when the value does

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* quantile.c — distribution-free confidence bound on a quantile from binned samples (fior_quantile_bound), and
- * one look at a finished distribution with it (fior_look_bins, fior_look_samples: fleet's and capacity's).
+/* quantile.c — distribution-free confidence bound on a quantile from binned samples (fior_quantile_bound);
+ * what such a bound proves about a verdict is the judge's (judge/look.c).
  *
  * With n samples and B = #samples below the true q-quantile, B ~ Binomial(n, q) whatever the latency
  * distribution is. The k-th order statistic X(k) lies above the quantile only when B < k, so
@@ -176,53 +176,5 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
         return FIOR_E_NODATA;
     if (hi_ns)
         *hi_ns = fior__order_stat(bins, nbins, u);
-    return FIOR_OK;
-}
-
-/* ---- one look at a finished distribution (fioreport.h) ---- */
-
-FIOR_API uint64_t fior_look_samples(const fior_criteria *c, double confidence)
-{
-    double q = fior_criteria_percentile(c) / 100.0, tail = (1.0 - confidence) / 2.0;
-    uint64_t min = fior_criteria_min_samples(c);
-    if (!(confidence > 0.0 && confidence < 1.0))
-        return UINT64_MAX;
-    /* the upper end is the largest sample once P(all n below the quantile) = q^n <= tail (see above) */
-    double x = ceil(log(tail) / log(q));
-    uint64_t n = x > 1.0 ? (uint64_t)x : 1;
-    while (n > 1 && pow(q, (double)(n - 1)) <= tail)
-        n--;
-    while (pow(q, (double)n) > tail)
-        n++;
-    return n > min ? n : min;
-}
-
-FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
-                                    double confidence, int accept_point, fior_look *out)
-{
-    if (!out || out->size < offsetof(fior_look, samples) || (!bins && nbins) || !(confidence > 0.0 && confidence < 1.0))
-        return FIOR_E_INVAL;
-    fior_look k;
-    memset(&k, 0, sizeof k);
-    k.size = out->size < sizeof k ? out->size : sizeof k;
-    k.verdict = FIOR_UNKNOWN;
-    k.threshold_ns = fior_criteria_threshold(c, role);
-    k.point_ns = k.hi_ns = UINT64_MAX;
-    uint64_t pt = 0;
-    if (fior__bins_total(bins, nbins, &k.samples))
-        k.samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
-    fior_status st = FIOR_E_NODATA;
-    if (k.samples)
-        st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k.lo_ns, &pt, &k.hi_ns);
-    if (st == FIOR_E_INVAL) {
-        k.lo_ns = 0;
-        k.hi_ns = UINT64_MAX;
-    } else if (k.samples) {
-        k.point_ns = pt; /* set even when too few samples give no upper end */
-    }
-    if (k.samples && st != FIOR_E_INVAL && k.samples >= fior_criteria_min_samples(c))
-        k.verdict = fior_bound_decide(pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
-                                      k.samples, confidence, accept_point, &k.basis, k.why, sizeof k.why);
-    memcpy(out, &k, k.size);
     return FIOR_OK;
 }

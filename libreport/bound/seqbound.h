@@ -23,7 +23,7 @@
  * resolution (json+ bin values, ~1.6 % relative), which is also what fio's own percentiles use.
  */
 /* twophase.c — the decisions of `etcd-fio check`'s two phases (pure: no fio, no clock, unit-tested in
- * tests/test_twophase.c; the probe and phase-1 rules).
+ * tests/libreport/test_twophase.c; the probe and phase-1 rules).
  *
  * Phase 1 runs the heavy profile (prof_opts.heavy: the WAL without its rate limit, the backend committing
  * back to back; samples come 10-50x faster than etcd's) and looks for a PASS only: a disk that keeps its

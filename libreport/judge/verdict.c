@@ -11,47 +11,6 @@
 
 #include "internal.h"
 
-/* "2.54 ms", "159 ms", "850 us", "10 ms": three significant digits (rounded half up), trailing zeros
- * dropped. Integer arithmetic: a fleet's report formats thousands of these, and printf's float path
- * would take a quarter of `etcd-fio verdict`'s time on a 1000-job normal output (bench/parser.sh). */
-char *fior_format_ns(char *out, size_t n, uint64_t ns)
-{
-    static const struct { uint64_t div; const char *unit; } u[] = {
-        {1000000000ull, "s"}, {1000000ull, "ms"}, {1000ull, "us"}, {1, "ns"},
-    };
-    size_t k = 0;
-    while (k < 3 && ns < u[k].div)
-        k++;
-    uint64_t d = u[k].div, whole = ns / d;
-    unsigned prec = d == 1 || whole >= 100 ? 0 : whole >= 10 ? 1 : 2;
-    uint64_t scale = prec == 2 ? 100 : prec == 1 ? 10 : 1, step = d / scale;
-    uint64_t q = ns / step + (ns % step >= step - step / 2 ? 1 : 0); /* value × scale, rounded */
-    uint64_t ip = q / scale, fp = q % scale;
-    if (prec == 2 && fp % 10 == 0) {
-        fp /= 10;
-        prec = 1;
-    }
-    if (fp == 0)
-        prec = 0;
-    char num[32], *e = num + sizeof num;
-    *--e = '\0';
-    for (unsigned i = 0; i < prec; i++, fp /= 10)
-        *--e = (char)('0' + fp % 10);
-    if (prec)
-        *--e = '.';
-    do
-        *--e = (char)('0' + ip % 10);
-    while (ip /= 10);
-    if (out && n)
-        snprintf(out, n, "%s %s", e, u[k].unit);
-    return out;
-}
-
-static void fmt_pct(char *out, size_t n, double p)
-{
-    snprintf(out, n, "p%.6g", p);
-}
-
 /* fio 3.31–3.40 time the sync of an async engine from a stale issue time: the numbers are garbage.
  * 1: libaio on an affected (or unknown) fio version. 2: the engine is not in the input (a pasted result
  * block) and the fio version does not rule the bug out, and the max sync time is implausibly long
@@ -65,57 +24,6 @@ static int libaio_garbage(const fior_job *j)
     if (!j->ioengine)
         return affected && j->max_ns > FIOR__IMPLAUSIBLE_SYNC_NS ? 2 : 0;
     return !strcmp(j->ioengine, "libaio") && affected;
-}
-
-fior_verdict fior__vsay(fior__judged *o, fior_verdict v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(o->reason, sizeof o->reason, fmt, ap);
-    va_end(ap);
-    return o->j.verdict = v;
-}
-
-/* Bounds of the true value behind a printed percentile. A printed d in unit u stands for a true value in
- * ((d-1)u, d·u] when fio rounded up (3.x), or [d·u, (d+1)u) when an older fio truncated: take the hull. */
-uint64_t fior__vupper(uint64_t v, uint64_t res)
-{
-    return res <= 1 ? v : (v + res - 1 < v ? UINT64_MAX : v + res - 1);
-}
-
-static uint64_t lower(uint64_t v, uint64_t res)
-{
-    return res <= 1 ? v : (v > res ? v - res + 1 : 0);
-}
-
-/* fio keeps every latency in a log-linear histogram (stat.h: FIO_IO_U_PLAT_BITS 6: exact below 128 ns, then
- * 64 buckets per power of two) and prints a percentile as the middle of the bucket that holds the sample
- * at that rank (stat.c plat_idx_to_val, "Return the mean of the range of the bucket"): the sample itself
- * can be anywhere in the bucket, up to 1/128 of the value either way ("the maximum statistical error" in
- * fio's stat.h). So a JSON p99 of 9.95 ms may stand for 10.01 ms: these are the bucket's edges. */
-static unsigned msb(uint64_t v)
-{
-    unsigned m = 0;
-    while (v >>= 1)
-        m++;
-    return m;
-}
-
-static uint64_t fio_bucket_lo(uint64_t v)
-{
-    if (v < 128)
-        return v;
-    unsigned m = msb(v);
-    uint64_t base = 1ULL << m, w = 1ULL << (m - 6);
-    return base + (v - base) / w * w;
-}
-
-uint64_t fior__vbucket_hi(uint64_t v)
-{
-    if (v < 128)
-        return v;
-    uint64_t w = 1ULL << (msb(v) - 6), lo = fio_bucket_lo(v);
-    return lo > UINT64_MAX - (w - 1) ? UINT64_MAX : lo + w - 1;
 }
 
 /* "8 ms"/"16 ms" → "between 8 and 16 ms"; the unit once when both share it. */
@@ -172,12 +80,14 @@ static fior_verdict judge_buckets(const fior_job *j, const fior_criteria *c, uin
                           "%llu of them), below the %s any flush to a device takes (tmpfs?)", what, when, m,
                           (unsigned long long)j->samples, fl);
     }
-    if (hi < T) {
+    fior__evidence ev = {.kind = FIOR__EV_BUCKET, .below = hi < T, .above = lo >= T};
+    fior_verdict v = fior__pass_rule(&ev, NULL);
+    if (v == FIOR_PASS) {
         o->j.value_known = 1;
         o->j.value_ns = hi;
         return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples, when);
     }
-    if (lo >= T) {
+    if (v == FIOR_FAIL) {
         o->j.value_known = 1;
         o->j.value_ns = lo;
         return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s, %llu %s)", ps, span, ts, what, (unsigned long long)j->samples,
@@ -247,14 +157,36 @@ static int pct_list_broken(const fior_job *j, fior__judged *o)
     for (size_t i = 1; i < j->npct; i++) {
         const fior_pct *a = &j->pct[i - 1], *b = &j->pct[i];
         if (fabs(a->percent - b->percent) < 1e-9 && a->ns != b->ns) {
-            fmt_pct(qs, sizeof qs, b->percent);
+            fior__pct_text(qs, sizeof qs, b->percent);
             fior__vsay(o, FIOR_UNKNOWN, "percentile list gives %s twice, with different values", qs);
             return 1;
         }
         if (b->ns < a->ns) {
-            fmt_pct(qs, sizeof qs, a->percent);
-            fmt_pct(vs, sizeof vs, b->percent);
+            fior__pct_text(qs, sizeof qs, a->percent);
+            fior__pct_text(vs, sizeof vs, b->percent);
             fior__vsay(o, FIOR_UNKNOWN, "percentile list goes down (%s above %s): not fio's", qs, vs);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every sample lies at or below the max, so a percentile's histogram bucket (the whole range its printed
+ * value can stand for) starts at or below the max: one that starts above it is an edited input, and
+ * holding its figure within [min, max] (fior__job_in_range) would print a value on the other side of a
+ * threshold than the verdict. 1 after saying so. */
+static int pct_above_max(const fior_job *j, fior__judged *o)
+{
+    char qs[32], vs[32], ms[32];
+    uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
+    for (size_t i = 0; j->max_ns && i < j->npct; i++) {
+        const fior_pct *p = &j->pct[i];
+        if (fior__vbucket_lo(fior__vlower(p->ns, res)) > fior__vupper(j->max_ns, res)) {
+            fior__pct_text(qs, sizeof qs, p->percent);
+            fior_format_ns(vs, sizeof vs, p->ns);
+            fior_format_ns(ms, sizeof ms, j->max_ns);
+            fior__vsay(o, FIOR_UNKNOWN, "the %s (%s) lies above the max (%s): the input contradicts itself", qs,
+                       vs, ms);
             return 1;
         }
     }
@@ -282,7 +214,7 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
      * above T proves FAIL. Both at once means the list contradicts itself. "Below" means the whole range
      * the printed value can stand for: its print unit, then fio's histogram bucket. */
 #define HI(p) fior__vbucket_hi(fior__vupper((p)->ns, res))
-#define LO(p) fio_bucket_lo(lower((p)->ns, res))
+#define LO(p) fior__vbucket_lo(fior__vlower((p)->ns, res))
     const fior_pct *pass = NULL, *fail = NULL;
     if (exact && HI(exact) < T)
         pass = exact;
@@ -292,23 +224,24 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
         fail = exact;
     else if (below && LO(below) >= T)
         fail = below;
+    fior__evidence ev = {.kind = FIOR__EV_POINT, .below = pass != NULL, .above = fail != NULL};
+    fior_verdict v = fior__pass_rule(&ev, NULL);
     if (pass && fail)
         return fior__vsay(o, FIOR_UNKNOWN, "percentile list contradicts itself (not ascending)");
     const fior_pct *used = pass ? pass : fail ? fail : exact;
     if (used) {
         o->j.value_known = 1;
-        o->j.value_ns = used->ns;
-        fior_format_ns(vs, sizeof vs, used->ns);
-        fmt_pct(qs, sizeof qs, used->percent);
+        o->j.value_ns = fior__job_in_range(j, used->ns); /* the verdict is the bin's; the figure shown is held
+                                                         * within [min, max] */
+        fior_format_ns(vs, sizeof vs, o->j.value_ns);
+        fior__pct_text(qs, sizeof qs, used->percent);
     }
-    if (pass == exact && pass)
-        return fior__vsay(o, FIOR_PASS, "%s %s < %s (%s)", ps, vs, ts, what);
-    if (pass)
-        return fior__vsay(o, FIOR_PASS, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
-    if (fail == exact && fail)
-        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s (%s)", ps, vs, ts, what);
-    if (fail)
-        return fior__vsay(o, FIOR_FAIL, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
+    if (v == FIOR_PASS)
+        return pass == exact ? fior__vsay(o, v, "%s %s < %s (%s)", ps, vs, ts, what)
+                             : fior__vsay(o, v, "%s %s < %s proves %s < %s (%s)", qs, vs, ts, ps, ts, what);
+    if (v == FIOR_FAIL)
+        return fail == exact ? fior__vsay(o, v, "%s %s >= %s (%s)", ps, vs, ts, what)
+                             : fior__vsay(o, v, "%s %s >= %s proves %s >= %s (%s)", qs, vs, ts, ps, ts, what);
     if (exact) {
         char span[80];
         span_str(span, sizeof span, LO(exact), HI(exact));
@@ -333,7 +266,7 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
     o->j.threshold_ns = T;
     char ts[32], ps[32], vs[32];
     fior_format_ns(ts, sizeof ts, T);
-    fmt_pct(ps, sizeof ps, c.percentile);
+    fior__pct_text(ps, sizeof ps, c.percentile);
 
     if (!(c.percentile > 0 && c.percentile < 100) || T == 0)
         return fior__vsay(o, FIOR_UNKNOWN, "invalid criteria (percentile must be in (0,100), threshold > 0)");
@@ -380,7 +313,7 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
                    (unsigned long long)c.min_samples);
     if (!j->npct)
         return fior__vsay(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
-    if (pct_list_broken(j, o))
+    if (pct_list_broken(j, o) || pct_above_max(j, o))
         return o->j.verdict;
     return judge_percentile(j, c.percentile, T, o, what, ps, ts);
 }

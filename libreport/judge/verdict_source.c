@@ -135,39 +135,6 @@ fior_verdict fior__vend_rule(const fior_job *j, const fior_criteria *c, fior__ju
 
 /* /dev/shm and /run are tmpfs on Linux: whatever the latencies, their syncs reach no disk. A sign, not
  * proof of the file system: it only takes a PASS away. */
-/* path with "//", "/./" and "x/.." taken out, as the kernel resolves them without symlinks; a path too
- * long for out stays as it is */
-const char *fior__path_lexical(const char *p, char *out, size_t n)
-{
-    size_t len = strlen(p), at = 0;
-    if (len >= n || p[0] != '/')
-        return p;
-    for (size_t i = 0; i < len;) {
-        while (i < len && p[i] == '/')
-            i++;
-        size_t e = i;
-        while (e < len && p[e] != '/')
-            e++;
-        size_t cl = e - i;
-        if (cl == 0 || (cl == 1 && p[i] == '.')) {
-        } else if (cl == 2 && p[i] == '.' && p[i + 1] == '.') {
-            while (at > 0 && out[at - 1] != '/')
-                at--;
-            if (at > 0)
-                at--;
-        } else {
-            out[at++] = '/';
-            memcpy(out + at, p + i, cl);
-            at += cl;
-        }
-        i = e;
-    }
-    if (at == 0)
-        out[at++] = '/';
-    out[at] = '\0';
-    return out;
-}
-
 fior_verdict fior__vtmpfs_rule(const fior_job *j, fior__judged *o)
 {
     const char *d = j->directory ? j->directory : j->filename;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* monitor_end.c — the verdict at the end of a monitored run (fior_monitor_end), the two phases together
- * (fior_outcome_phases) and the one bound rule for a single look at a run's end (fior_bound_decide).
+ * (fior_outcome_phases); a single look at a run's end goes through the judge's bound rule (judge/look.c).
  *
  * No PASS without proof: the verdict is UNKNOWN whenever fio did not end normally (killed, a job process
  * died — fio 3.33 then still exits 0 and prints a final document, only its stderr says "got signal" —,
  * ended before its runtime without the caller asking, or its final document is missing: the readers'
  * run-ended flag, fior_job.end), when the library cannot judge the final document (also: syncs whose
  * median is below the physical floor did not reach a disk), when the sequential bound and the library's
- * judgement of the final document disagree, and when the bound on a p99 still straddles its threshold at
+ * judgement of the final document disagree, and when the bound on the percentile still straddles its threshold at
  * the end (the point estimate is then in the reason; accept_point turns it into the verdict). */
 #include <signal.h>
 #include <stddef.h>
@@ -17,15 +17,6 @@
 
 #include "internal.h"
 #include "monitor.h"
-
-static char *ns(char *b, size_t n, uint64_t v)
-{
-    if (v == UINT64_MAX)
-        snprintf(b, n, "?");
-    else
-        fior_format_ns(b, n, v);
-    return b;
-}
 
 static const char *role_what(int k)
 {
@@ -44,45 +35,6 @@ static const char *conf_text(char *b, size_t n, double level, double asked)
     else
         snprintf(b, n, "%.4g %%", level * 100);
     return b;
-}
-
-fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
-                               uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
-                               fior_basis *basis, char *why, size_t whylen)
-{
-    fior_basis b = FIOR_BASIS_NONE;
-    fior_verdict v = point;
-    char vv[32], lo[32], hi[32], t[32];
-    if (why && whylen)
-        why[0] = '\0';
-    if (point == FIOR_PASS || point == FIOR_FAIL) {
-        int pass_side = lo_ns != UINT64_MAX && hi_ns != UINT64_MAX && hi_ns < threshold_ns;
-        int fail_side = lo_ns != UINT64_MAX && lo_ns > threshold_ns;
-        if ((pass_side && point == FIOR_PASS) || (fail_side && point == FIOR_FAIL)) {
-            b = FIOR_BASIS_BOUND;
-        } else if (pass_side || fail_side) { /* the bound and the point disagree: no verdict */
-            v = FIOR_UNKNOWN;
-            if (why && whylen)
-                snprintf(why, whylen, "the confidence bound %s..%s says %s but the p99 %s says %s; cannot judge",
-                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), pass_side ? "pass" : "fail",
-                         ns(vv, sizeof vv, value_ns), fior_verdict_name(point));
-        } else {
-            v = accept_point ? point : FIOR_UNKNOWN;
-            b = accept_point ? FIOR_BASIS_POINT : FIOR_BASIS_UNDECIDED;
-            if (why && whylen && lo_ns == UINT64_MAX)
-                snprintf(why, whylen, "p99 %s, but there is no confidence bound on it (no latency bins)",
-                         ns(vv, sizeof vv, value_ns));
-            else if (why && whylen)
-                snprintf(why, whylen, "p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (bound "
-                         "%s..%s straddles %s); run longer", ns(vv, sizeof vv, value_ns),
-                         point == FIOR_PASS ? "looks fine" : "looks too slow",
-                         (unsigned long long)(samples == UINT64_MAX ? 0 : samples), confidence * 100,
-                         ns(lo, sizeof lo, lo_ns), ns(hi, sizeof hi, hi_ns), ns(t, sizeof t, threshold_ns));
-        }
-    }
-    if (basis)
-        *basis = b;
-    return v;
 }
 
 /* Why the run's end cannot be trusted, or "" when it ended normally. */
@@ -116,46 +68,47 @@ static void end_problem(const fior_run_facts *e, char *b, size_t n)
 }
 
 /* One side's sentence: what the data says and, when undecided, why that is not a verdict. */
-static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, uint64_t thr, const fior__seq_side *s,
-                     double conf, uint64_t min_syncs)
+static void describe(char *b, size_t n, int k, const char *pn, uint64_t value, uint64_t samples, uint64_t thr,
+                     const fior__seq_side *s, double conf, uint64_t min_syncs)
 {
     char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
-    ns(v, sizeof v, p99);
-    ns(t, sizeof t, thr);
-    ns(lo, sizeof lo, s->look_lo_ns);
-    ns(hi, sizeof hi, s->look_hi_ns);
+    fior__ns_text(v, sizeof v, value);
+    fior__ns_text(t, sizeof t, thr);
+    fior__ns_text(lo, sizeof lo, s->look_lo_ns);
+    fior__ns_text(hi, sizeof hi, s->look_hi_ns);
     conf_text(lv, sizeof lv, s->look_confidence, conf);
-    int below = p99 != UINT64_MAX && p99 < thr;
-    if (samples == 0 || samples == UINT64_MAX || p99 == UINT64_MAX)
+    int below = value != UINT64_MAX && value < thr;
+    if (samples == 0 || samples == UINT64_MAX || value == UINT64_MAX)
         snprintf(b, n, "%s: no samples", what);
     else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
-        snprintf(b, n, "%s p99 %s %s %s (%s bound %s..%s)", what, v, below ? "<" : ">=", t, lv, lo, hi);
+        snprintf(b, n, "%s %s %s %s %s (%s bound %s..%s)", what, pn, v, below ? "<" : ">=", t, lv, lo, hi);
     else if ((s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT) && s->n == 0 && samples >= min_syncs)
-        snprintf(b, n, "%s p99 %s from %llu samples, but the output has no latency bins to bound it with (fio "
-                 "writes them with --output-format=json+)", what, v, (unsigned long long)samples);
+        snprintf(b, n, "%s %s %s from %llu samples, but the output has no latency bins to bound it with (fio "
+                 "writes them with --output-format=json+)", what, pn, v, (unsigned long long)samples);
     else if (s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT)
-        snprintf(b, n, "%s p99 %s, but only %llu samples (need %llu)", what, v, (unsigned long long)samples,
+        snprintf(b, n, "%s %s %s, but only %llu samples (need %llu)", what, pn, v, (unsigned long long)samples,
                  (unsigned long long)min_syncs);
     else
-        snprintf(b, n, "%s p99 %s %s, but %llu samples cannot show it with %.0f %% confidence (%s bound "
-                 "%s..%s straddles %s); run longer", what, v, below ? "looks fine" : "looks too slow",
+        snprintf(b, n, "%s %s %s %s, but %llu samples cannot show it with %.0f %% confidence (%s bound "
+                 "%s..%s straddles %s); run longer", what, pn, v, below ? "looks fine" : "looks too slow",
                  (unsigned long long)samples, conf * 100, lv, lo, hi, t);
 }
 
-/* fio's listed p99 of the job, else the point estimate from its bins; UINT64_MAX when neither. */
-static uint64_t p99_of(const fior_job *j)
+/* fio's listed value of the criteria's percentile for the job, else the point estimate from its bins,
+ * within [min, max]; UINT64_MAX when neither. */
+static uint64_t pct_of(const fior_job *j, double percent, double confidence)
 {
     for (size_t i = 0; i < j->npct; i++)
-        if (j->pct[i].percent > 99.0 - 1e-9 && j->pct[i].percent < 99.0 + 1e-9)
-            return j->pct[i].ns;
+        if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
+            return fior__job_in_range(j, j->pct[i].ns);
     uint64_t lo, pt = UINT64_MAX, hi;
     if (j->nbins) {
-        fior_status st = fior_quantile_bound(j->bins, j->nbins, 0.99, 0.95, &lo, &pt, &hi);
+        fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, confidence, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
             pt = UINT64_MAX;
     }
-    return pt;
+    return fior__job_in_range(j, pt);
 }
 
 /* Each role's job of the final report: the library's judgement and the nominal bound. */
@@ -201,6 +154,8 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     if (wal_only)
         lib = o->role[0].present ? o->role[0].verdict : FIOR_UNKNOWN;
     const char *tail = wal_only ? "" : "; ";
+    char pn[16];
+    fior__pct_text(pn, sizeof pn, m->c.percentile);
     const char *ws1 = wal_only ? "" : ws[1];
     o->verdict = FIOR_UNKNOWN;
     o->basis = FIOR_BASIS_NONE;
@@ -216,21 +171,23 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
         /* stopped from outside before the bound decided: that is the reason, whatever the library says of
          * the figures fio printed after the signal */
         o->status = "interrupted";
-        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the p99 was decided (point estimates: %.399s%s%.399s)",
-                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, ws[0], tail, ws1);
+        snprintf(o->reason, sizeof o->reason, "%.200s after %.0f s before the %s was decided (point estimates: %.399s%s%.399s)",
+                 e->stop_why ? e->stop_why : "interrupted", e->duration_s, pn, ws[0], tail, ws1);
     } else if (lib != FIOR_PASS && lib != FIOR_FAIL) {
         for (int k = 0; k < (wal_only ? 1 : 2); k++)
             if (o->role[k].verdict != FIOR_PASS && o->role[k].verdict != FIOR_FAIL) {
                 snprintf(o->reason, sizeof o->reason, "%s: %.500s", role_what(k), o->role[k].j.reason);
                 break;
             }
-    } else if (ov == FIOR_DEC_PASS || ov == FIOR_DEC_FAIL) {
-        if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {
-            snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own p99 says %s; cannot "
-                     "judge (%.399s%s%.399s)", fior_decision_name(ov), fior_verdict_name(lib), ws[0], tail, ws1);
-        } else {
-            o->verdict = lib;
-            o->basis = FIOR_BASIS_BOUND;
+    } else {
+        /* the library's judgement of the final document against the sequential test's decision: the one
+         * PASS rule (judge/pass.c) */
+        fior__evidence ev = {FIOR__EV_SEQUENTIAL, lib, ov == FIOR_DEC_PASS, ov == FIOR_DEC_FAIL, m->accept_point};
+        o->verdict = fior__pass_rule(&ev, &o->basis);
+        if (o->basis == FIOR_BASIS_NONE) {
+            snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own %s says %s; cannot "
+                     "judge (%.399s%s%.399s)", fior_decision_name(ov), pn, fior_verdict_name(lib), ws[0], tail, ws1);
+        } else if (o->basis == FIOR_BASIS_BOUND) {
             /* the samples each role's decision rested on, per role (a WAL sync is not a backend commit) */
             char cnt[96];
             uint64_t wn = es->wal.decided_n ? es->wal.decided_n : es->wal.n;
@@ -242,16 +199,13 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
                          (unsigned long long)bn);
             snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident from %s, %.0f s)", ws[0], tail,
                      ws1, m->confidence * 100, cnt, e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
+        } else if (o->basis == FIOR_BASIS_POINT) {
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (after %.0f s, accepted as a point estimate)",
+                     ws[0], tail, ws1, e->duration_s);
+        } else {
+            int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s", ws[first], tail, wal_only ? "" : ws[!first]);
         }
-    } else if (m->accept_point) {
-        o->verdict = lib;
-        o->basis = FIOR_BASIS_POINT;
-        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (point estimate after %.0f s, accepted by "
-                 "--accept-point-estimate)", ws[0], tail, ws1, e->duration_s);
-    } else {
-        o->basis = FIOR_BASIS_UNDECIDED;
-        int first = !wal_only && es->wal.state == FIOR_DEC_PASS;
-        snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s", ws[first], tail, wal_only ? "" : ws[!first]);
     }
 }
 
@@ -290,10 +244,13 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
     const fior__seq_side *side[2] = {&es.wal, &es.backend};
     char ws[2][400] = {"WAL fdatasync: no results", "backend commit: no results"};
     int have[2];
+    char pn[16];
+    fior__pct_text(pn, sizeof pn, m->c.percentile);
     for (int k = 0; k < 2; k++) {
         have[k] = jobs[k] != NULL;
         if (jobs[k])
-            describe(ws[k], sizeof ws[k], k, p99_of(jobs[k]), jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
+            describe(ws[k], sizeof ws[k], k, pn, pct_of(jobs[k], m->c.percentile, m->confidence),
+                     jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
                      m->c.threshold_ns[k], side[k], m->confidence, es.p.min_syncs);
     }
     decide(o, m, &es, &e, problem, have, ws);

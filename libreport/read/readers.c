@@ -3,6 +3,7 @@
  * name) and which reader parses it. fior_parse_buffer() takes the first row whose detect() matches; the
  * fuzz harnesses run every row. A new input format is one more row here. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -11,28 +12,6 @@ static int has_bytes(const char *buf, size_t len, const char *needle)
 {
     size_t n = strlen(needle);
     return n <= len && memmem(buf, len, needle, n) != NULL;
-}
-
-/* The first occurrence of word (n bytes, its first byte not a blank) from `from` on that stands at the
- * start of a line of buf, after blank bytes only (those in `blanks`), or NULL. One memmem pass (memchr for one byte) over the input and a
- * look back over the blanks before each hit: the detectors run on every input before the reader that
- * takes it, so they must cost next to nothing per byte (not a call per line: bench/README.md). */
-const char *fior__line_start(const char *buf, size_t len, const char *from, const char *word, size_t n,
-                             const char *blanks)
-{
-    const char *end = buf + len;
-    while (from < end && (from = memmem(from, (size_t)(end - from), word, n))) {
-        const char *q = from;
-        while (q > buf && q[-1] != '\n' && q[-1] != '\0' && strchr(blanks, q[-1]))
-            q--;
-        if (q == buf || q[-1] == '\n')
-            return from;
-        /* the rest of this line cannot start it (word begins with a non-blank byte): on to the next, so
-         * that an input of nothing but that byte costs one pass, not a search per byte */
-        if (!(from = memchr(from, '\n', (size_t)(end - from))))
-            return NULL;
-    }
-    return NULL;
 }
 
 /* A JSON document can only start at a line whose first non-blank byte is '{'. */
@@ -152,7 +131,14 @@ static int etcdperf_line(const char *buf, size_t len)
 static fior_status parse_json(fior_report *r, const char *source, const char *buf, size_t len)
 {
     int text_jobs = 0;
-    fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, NULL);
+    char *text;
+    size_t tlen;
+    fior_status st = fior__parse_json(r, source, buf, len, &text_jobs, NULL, &text, &tlen);
+    if (text_jobs) { /* fio's normal,json output, or a text run beside a JSON one */
+        st = fior__text_beside_json(r, source, text, tlen);
+        text_jobs = st == FIOR_OK;
+    }
+    free(text);
     r->format = text_jobs ? FIOR_FMT_MIXED : FIOR_FMT_JSON;
     if (st == FIOR_E_PARSE && etcdperf_line(buf, len))
         return etcdperf_instead(r, source, buf, len, st);

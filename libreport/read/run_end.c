@@ -48,31 +48,6 @@ void fior__endfacts_init(fior__endfacts *f)
     memset(f, 0, sizeof *f);
 }
 
-int fior__sigline(const char *p, size_t n, size_t *len)
-{
-    static const char m[] = FIOR__SIGLINE;
-    const size_t ml = sizeof m - 1;
-    *len = 0;
-    if (memcmp(p, m, n < ml ? n : ml))
-        return 0;
-    if (n < ml)
-        return -1;
-    size_t i = ml;
-    int sig = 0;
-    while (i < n && i < ml + 3 && p[i] >= '0' && p[i] <= '9')
-        sig = sig * 10 + (p[i++] - '0');
-    if (i == n)
-        return -1;
-    if (i == ml || sig == 0)
-        return 0;
-    if (p[i] == '\r' && ++i == n)
-        return -1;
-    if (p[i] != '\n')
-        return 0;
-    *len = i + 1;
-    return sig;
-}
-
 /* ---- fio's option values (parse.c str_to_decimal, check_str_time) ---- */
 
 static size_t digits(const char *s, size_t n, uint64_t *v)
@@ -324,28 +299,37 @@ static int interim(const fior__endfacts *f, char *why, size_t n)
 /* Why a job whose process died (f->died, internal.h) did not end: one sentence into why. */
 static void died_reason(const fior__endfacts *f, char *why, size_t n)
 {
-    if (f->died == 2) {
+    uint64_t div;
+    char a[32];
+    const char *u;
+    switch (f->died) {
+    case FIOR__DIED_GOT_SIGNAL:
         snprintf(why, n, "the job's process died of signal %d%s before its end (fio: \"got signal=%d\"): fio "
                  "printed what it left; run the job again", f->died_signal, signame(f->died_signal), f->died_signal);
-    } else if (f->died == 5) {
+        break;
+    case FIOR__DIED_HOST_LOST:
         snprintf(why, n, "fio's client lost a server it ran jobs on (\"client: host=… disconnected\"): that host's "
                  "figures are missing, and the run did not end normally; run it again");
-    } else if (f->died == 4) {
-        uint64_t div;
-        char a[32];
-        const char *u = size_unit(f->bytes, &div);
+        break;
+    case FIOR__DIED_WRITES_UNCOUNTED:
+        u = size_unit(f->bytes, &div);
         num1(a, sizeof a, f->bytes, div);
         snprintf(why, n, "a job process died before its end: fio counted %llu writes (%s %s) but its figures hold "
                  "fewer bytes (a job's bytes are added when it ends; with group_reporting a dead job leaves its "
                  "syncs behind); run the job again", (unsigned long long)f->ios, a, u);
-    } else if (f->died == 3) {
+        break;
+    case FIOR__DIED_ZERO_RUNTIME:
         snprintf(why, n, "the job's process died in its I/O loop: fio printed %llu I/Os but a read/write runtime of "
                  "0 ms, which fio sets only when a job's I/O loop ends (its stderr says \"got signal\"); run the "
                  "job again", (unsigned long long)f->ios);
-    } else {
+        break;
+    case FIOR__DIED_NO_BYTES:
+    case FIOR__DIED_NO: /* not called without a sign */
+    default:
         snprintf(why, n, "the job's process died before its end: fio printed a job_runtime of 0 and no bytes beside "
                  "%llu %s (its stderr says \"got signal\"); run the job again",
                  (unsigned long long)(f->syncs ? f->syncs : f->ios), f->syncs ? "syncs" : "I/Os");
+        break;
     }
 }
 

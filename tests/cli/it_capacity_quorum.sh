@@ -27,9 +27,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+# j FILE: capacity's output with each wrapped line joined to the one it continues (a continuation hangs
+# deeper than the member lines' 10 spaces)
+j() { awk '/^              / && NR > 1 { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$1"; }
 empty() { [ -z "$(ls -A "$1")" ]; }
 
 mkdir -p "$tmp/t" && export TMPDIR="$tmp/t"   # capacity's job files: none may be left behind
@@ -74,9 +74,9 @@ case $rc in 1|2) ok "three members: exit $rc (no ceiling without the confirmatio
 for c in 1 4; do
   awk -v c=$c '$1 == c && $2 > 0 {f=1} END {exit !f}' "$tmp/table.txt" && ok "quorum row of $c clients" || fail "no quorum row for $c clients"
 done
-[ "$(grep -c 'member [123].*WAL p99' "$tmp/table.txt")" -ge 6 ] && ok "each member's line under each row" || fail "members' lines"
-grep -q 'member 1 (leader)' "$tmp/table.txt" && ok "the first member is the leader" || fail "no leader line"
-grep -q 'note: members 1, 2 and 3 share one filesystem' "$tmp/table.txt" && ok "says the three share one filesystem" \
+[ "$(j "$tmp/table.txt" | grep -c 'member [123].*WAL p99' )" -eq 6 ] && ok "each member's line under each row (3 x 2)" || fail "members' lines"
+j "$tmp/table.txt" | grep -q 'member 1 (leader)'  && ok "the first member is the leader" || fail "no leader line"
+j "$tmp/table.txt" | grep -q 'note: members 1, 2 and 3 share one filesystem'  && ok "says the three share one filesystem" \
   || fail "no shared-filesystem note"
 wait_kids
 for n in 1 2 3; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR" || { fail "left in d$n:"; ls -la "$tmp/d$n"; }; done
@@ -94,15 +94,18 @@ jq -e '.details.capacity.rtt_ms == 1000 and (.details.capacity.rows[0] | .ran an
   || { fail "--rtt 1000 JSON (exit $rc)"; head -c 3000 "$tmp/cap.json"; cat "$tmp/cap.err"; }
 wait_kids
 
-# 4. one member unreachable: the rows are unknown and name it, no ceiling
+# 4. one member unreachable: the rows are unknown and name it (read with the wrapped lines joined), no ceiling;
+# every line within 80 columns
 # shellcheck disable=SC2086
 "$BIN" capacity $SHORT --member ip:127.0.0.1,$P1=$tmp/d1 --member ip:127.0.0.1,$P2=$tmp/d2 \
   --member ip:127.0.0.1,$PNONE=$tmp/d3 > "$tmp/unr.txt" 2> "$tmp/unr.err"; rc=$?
 cat "$tmp/unr.txt"
 [ $rc = 2 ] && ok "a member unreachable: exit 2" || fail "a member unreachable: exit $rc"
-grep -q "^ *1 .*member 3 (ip:127.0.0.1,$PNONE): no results" "$tmp/unr.txt" && ok "the row names the unreachable member" \
+j "$tmp/unr.txt" | grep -q "^ *1 .*member 3 (ip:127.0.0.1,$PNONE): no results" && ok "the row names the unreachable member" \
   || fail "row does not name member 3"
 grep -q '^unknown: ' "$tmp/unr.txt" && ok "no ceiling" || fail "not unknown"
+awk 'length > 80 { exit 1 }' "$tmp/unr.txt" "$tmp/table.txt" && ok "rows and member lines within 80 columns" ||
+  fail "lines over 80 columns"
 wait_kids
 for n in 1 2; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR" || fail "left in d$n"; done
 
@@ -118,9 +121,14 @@ child=$(pgrep -P "$srv2" | head -1)
 wait $cap; rc=$?
 cat "$tmp/kill.txt"
 [ -n "$child" ] && ok "killed member 2's server connection $child mid-run" || fail "member 2's job never started"
-[ $rc = 2 ] && ok "a member killed mid-run: exit 2" || fail "a member killed mid-run: exit $rc"
-grep -q "member 2 (ip:127.0.0.1,$P2)" "$tmp/kill.txt" && grep -q '^unknown: ' "$tmp/kill.txt" \
-  && ok "unknown, naming member 2" || fail "does not name member 2"
+if [ $rc = 1 ] && j "$tmp/kill.txt" | grep -q "member [13] .*fail (decides the row)"; then
+  # a slow disk: another member's bound failed the row (a fail needs no third member), never a pass
+  ok "a member killed mid-run: exit 1, the row failed by another member's bound"
+else
+  [ $rc = 2 ] && ok "a member killed mid-run: exit 2" || fail "a member killed mid-run: exit $rc"
+  j "$tmp/kill.txt" | grep -q "member 2 (ip:127.0.0.1,$P2)" && grep -q '^unknown: ' "$tmp/kill.txt" \
+    && ok "unknown, naming member 2" || fail "does not name member 2"
+fi
 wait_kids
 i=0; while ! { empty "$tmp/d1" && empty "$tmp/d2" && empty "$tmp/d3"; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for n in 1 2 3; do empty "$tmp/d$n" && ok "nothing left in member $n's DIR after the kill" || { fail "left in d$n"; ls -la "$tmp/d$n"; }; done
@@ -143,4 +151,4 @@ for sig in INT KILL; do
   rm -rf "$tmp/t"/*
 done
 
-[ $fails = 0 ] && echo "PASS it_capacity_quorum" || { echo "FAIL it_capacity_quorum: $fails"; exit 1; }
+finish it_capacity_quorum

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_causes.sh — a check whose fio cannot even start its jobs names the cause (issue 27): the engine's init
+# it_causes.sh — a check whose fio cannot even start its jobs names the cause: the engine's init
 # fails on ENOSPC, EROFS or EACCES (injected into fio's mkdir by the fault shim, through a fio wrapper;
 # --force because that is a preload) and the result says "no space left", "read-only filesystem" or
 # "permission denied" with the engine's own line — not only fio's "io engine etcdwal init failed" — and
@@ -12,8 +12,6 @@ command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
 WORK=$(mktemp -d "$TOP/$BUILD/it_causes.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/it_causes.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 mkdir -p "$WORK/bin"
 printf '#!/bin/sh\nLD_PRELOAD="%s${LD_PRELOAD:+ $LD_PRELOAD}" FAULT_PATH_SUBSTR=etcd-fio. FAULT_CALL=mkdir exec "%s" "$@"\n' \
   "$SHIM" "$(command -v "$FIO")" > "$WORK/bin/fio"
@@ -32,5 +30,4 @@ for c in "ENOSPC:no space left" "EROFS:read-only filesystem" "EACCES:permission 
     fail "$e: run.end is '$(jq -r .details.run.end "$WORK/$e.json")', want 'fio-failed'"
   [ -z "$(ls -A "$WORK/$e")" ] || fail "$e: left behind: $(ls -A "$WORK/$e")"
 done
-[ $bad -eq 0 ] || exit 1
-echo "causes: ENOSPC, EROFS and EACCES in the engine's init named in check's result"
+finish it_causes "causes: ENOSPC, EROFS and EACCES in the engine's init named in check's result"

@@ -19,7 +19,8 @@ bg=""   # checks running in the background: stopped (they clean up) before $work
 trap 'for p in $bg; do kill "$p" 2>/dev/null; done; wait; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
 dir="$work/dir"; mkdir -p "$dir"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/assert.sh"
+fail() { echo "FAIL: $*"; exit 1; }   # here a failure ends the test: what follows builds on it
 
 # 1. text output; 2. --json, --prometheus, --svg, --keep-output, --classic, --ionice: the two runs at once, in
 # two directories, and 4 (fio killed) while 2's classic job runs: what each asserts holds whatever the
@@ -77,7 +78,7 @@ for k in segv kill; do
   [ $k = segv ] && want='signal 11|fio exited with status [1-9]' || want='fio was killed by signal 9'
   if [ "$r" = 2 ] && jq -e --arg w "$want" '.verdict == "unknown" and .basis == "none" and (.reason | test($w))
         and all(.hosts[0].jobs[]; .verdict == "unknown")' "$work/$k.json" > /dev/null; then
-    echo "ok: fio $k mid-run: unknown: $(jq -r .reason "$work/$k.json")"
+    ok "fio $k mid-run: unknown: $(jq -r .reason "$work/$k.json")"
   else
     cat "$work/$k.json" "$work/$k.err"; fail "fio $k mid-run: exit $r"
   fi
@@ -92,7 +93,7 @@ done
 jq -e '.details.phases.phase2.orphans_ended | type == "boolean"' "$work/kill.json" > /dev/null ||
   fail "fio kill: orphans_ended missing"
 left=$(ls -A "$work/kill" 2>/dev/null)
-[ -z "$left" ] && echo "ok: fio kill: its orphaned jobs were ended and removed their files" ||
+[ -z "$left" ] && ok "fio kill: its orphaned jobs were ended and removed their files" ||
   fail "fio kill: left in DIR when check returned: $left"
 
 # 4b. etcd-fio itself SIGKILLed (OOM killer, kubelet): its fio gets SIGTERM (pdeathsig) and ends its jobs,
@@ -111,7 +112,7 @@ else
   left=$(ls -A "$work/self" 2>/dev/null)
   if kill -0 "$fself" 2>/dev/null; then fail "etcd-fio killed: its fio $fself still runs after 60 s"; kill -INT "$fself"
   elif [ -n "$left" ]; then fail "etcd-fio killed: left in DIR: $left"
-  else echo "ok: etcd-fio SIGKILLed: its fio and jobs ended and removed their files"; fi
+  else ok "etcd-fio SIGKILLed: its fio and jobs ended and removed their files"; fi
 fi
 
 # 2. (ran beside 1 and 4)
@@ -179,13 +180,13 @@ fstype=$(stat -f -c %T "$dir")
 case $fstype in ext2/ext3|ext4|xfs|btrfs)
   jq -e '[.hosts[0].jobs[] | select(.verdict == "pass" or .verdict == "fail")] |
          length > 0 and all(.medium == "disk" and (.medium_reason | test(" on ")))' "$work/out.json" > /dev/null &&
-    echo "ok: check names the medium it found ($fstype): disk" || fail "check's jobs: medium not disk on $fstype" ;;
+    ok "check names the medium it found ($fstype): disk" || fail "check's jobs: medium not disk on $fstype" ;;
 *) echo "SKIP: medium of check's jobs: DIR is on $fstype" ;;
 esac
-/usr/bin/python3 "$(dirname "$0")/../lib/validate_json.py" "$work/out.json" && echo "ok: check --json matches the schema" \
+/usr/bin/python3 "$(dirname "$0")/../lib/validate_json.py" "$work/out.json" && ok "check --json matches the schema" \
   || fail "check --json does not match doc/etcd-fio.schema.json"
 command -v promtool >/dev/null || fail "promtool missing (make deps-test)"
-promtool check metrics < "$work/etcd.prom" && echo "ok: promtool check metrics" || fail "promtool check metrics"
+promtool check metrics < "$work/etcd.prom" && ok "promtool check metrics" || fail "promtool check metrics"
 grep -q '^prioclass=2' "$work/kept/etcd-profile.fio" || fail "--ionice: no prioclass=2 in the kept job file"
 [ -s "$work/kept/fio-output.json" ] || fail "--keep-output: no fio-output.json"
 grep -q 'etcd-fio verdict --min-samples 50 ' "$work/kept/README" || fail "--keep-output: README lacks the re-judge command"
@@ -218,37 +219,37 @@ refused() {  # DESCRIPTION EXPECTED-TEXT ARGS...: exit 2 at once (before fio), o
   FIO="$work/fio-mark" "$BIN" check "$@" > "$work/r.out" 2> "$work/r.err"; rc=$?
   if [ $rc = 2 ] && grep -qF -- "$want" "$work/r.err" && [ "$(wc -l < "$work/r.err")" = 1 ] \
      && [ ! -e "$work/fio-started" ] && [ ! -s "$work/r.out" ]; then
-    echo "ok: refused: $what: $(cat "$work/r.err")"
+    ok "refused: $what: $(cat "$work/r.err")"
   else
     cat "$work/r.out" "$work/r.err"
     fail "$what: exit $rc$([ -e "$work/fio-started" ] && echo ', fio was started')"
   fi
 }
 # the backend's first possible PASS: 411 commits at 10/s (fior_first_pass_samples) + 5 s of start
-refused "--max-time 3 (11.9)" "use --max-time 47 or more" --force --max-time 3 "$dir"
+refused "--max-time 3 (too short to judge)" "use --max-time 47 or more" --force --max-time 3 "$dir"
 refused "--max-time 8 with the point estimate" "use --max-time 15 or more" --force --max-time 8 --accept-point-estimate "$dir"
 for c in '#' ';'; do
   mkdir -p "$work/etcd${c}new"
-  refused "'$c' in DIR (11.5)" "cannot be given to fio" --force "$work/etcd${c}new"
+  refused "'$c' in DIR (fio would cut the name)" "cannot be given to fio" --force "$work/etcd${c}new"
 done
 # TMPDIR holds the engine's stats files, named in the job file: the same characters are refused there
 mkdir -p "$work/t#mp"
 TMPDIR="$work/t#mp" refused "'#' in TMPDIR" "TMPDIR: " --force "$dir"
 [ -z "$(ls -A "$work/t#mp")" ] || fail "a temp directory was left in TMPDIR"
-refused "--svg in a missing directory (12.5)" "/nonexistent/x.svg" --force "$dir" --svg /nonexistent/x.svg
+refused "--svg in a missing directory" "/nonexistent/x.svg" --force "$dir" --svg /nonexistent/x.svg
 echo precious > "$work/victim"
 ln -s "$work/victim" "$work/planted.prom"
-refused "--prometheus at a planted symlink (12.4)" "symbolic link" --force --prometheus "$work/planted.prom" "$dir"
+refused "--prometheus at a planted symlink" "symbolic link" --force --prometheus "$work/planted.prom" "$dir"
 [ "$(cat "$work/victim")" = precious ] || fail "the symlink's target was written"
 mkdir -m 777 "$work/open"
-refused "--keep-output writable by others (12.4)" "writable by group or others" --force --keep-output "$work/open" "$dir"
+refused "--keep-output writable by others" "writable by group or others" --force --keep-output "$work/open" "$dir"
 # a symlink planted in a kept directory: refused at the end, its target untouched (FIO=false: no run needed)
 mkdir -m 700 "$work/kept2" && ln -s "$work/victim" "$work/kept2/README"
 FIO=/bin/false "$BIN" check --force $SHORT --keep-output "$work/kept2" "$dir" > "$work/k.out" 2> "$work/k.err"; rc=$?
 [ $rc = 2 ] && grep -q "kept2.*README.*symbolic link" "$work/k.err" && [ "$(cat "$work/victim")" = precious ] \
-  && echo "ok: planted README symlink refused, victim untouched" || { cat "$work/k.out" "$work/k.err"; fail "planted README: exit $rc"; }
+  && ok "planted README symlink refused, victim untouched" || { cat "$work/k.out" "$work/k.err"; fail "planted README: exit $rc"; }
 head -n1 "$work/k.out" | grep -q '^unknown: ' || fail "fio that does not run: not UNKNOWN"
 left=$(ls -A "$dir")
 [ -z "$left" ] || fail "left behind in DIR after the refusals: $left"
 
-echo "ok: etcd-fio check end to end"
+finish it_check "it_check: etcd-fio check end to end"

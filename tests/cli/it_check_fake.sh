@@ -23,8 +23,6 @@ WORK=$(mktemp -d "$B/it-check-fake.XXXXXX") || exit 1
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 FAKE=$TOP/tests/lib/fake-fio.py
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 # run NAME MODE CHECK-OPTIONS…: check with the fake in $WORK/NAME.d, JSON in NAME.json, exit in $rc
 run() {
   n=$1; m=$2; shift 2
@@ -39,7 +37,7 @@ want() { # NAME RC VERDICT REASON-SUBSTRING
     fail "$1: exit $rc verdict '$v' (want $2 $3): $r"; tail -3 "$WORK/$1.err"; return 1
   fi
   case $r in *"$4"*) ;; *) fail "$1: reason '$r' lacks '$4'"; return 1 ;; esac
-  echo "ok: $1: $v ($4)"
+  ok "$1: $v ($4)"
 }
 
 # 5 first: the fake passes when nothing goes wrong
@@ -104,7 +102,7 @@ want cutend 2 unknown "the input ends with an interim --status-interval report"
 "$CLI" verdict "$WORK/kept/fio-output.json" > "$WORK/v.out" 2>&1
 vrc=$?
 [ $vrc -eq 2 ] && grep -q "interim --status-interval report" "$WORK/v.out" &&
-  echo "ok: verdict on the cut stream check kept: unknown, interim" ||
+  ok "verdict on the cut stream check kept: unknown, interim" ||
   { fail "verdict on the cut stream: exit $vrc"; cat "$WORK/v.out"; }
 
 # 5. check decides on fio's final document and stops a fio that is still ending: the run ran its runtime,
@@ -112,7 +110,7 @@ vrc=$?
 run latefinal late-final --max-time 15 --accept-point-estimate
 want latefinal 0 pass "WAL fdatasync p99"
 [ "$(jq -r .details.run.end "$WORK/latefinal.json")" != null ] &&
-  echo "ok: latefinal: run end $(jq -r .details.run.end "$WORK/latefinal.json")"
+  ok "latefinal: run end $(jq -r .details.run.end "$WORK/latefinal.json")"
 
 # every unknown ends with the command to run next, on the directory measured; a pass is explained by no
 # failing or unknown rule
@@ -121,7 +119,7 @@ for j in "$WORK"/*.json; do
   case $(jq -r .verdict "$j") in
     unknown)
       jq -e --arg d "$WORK/$n.d" '.explain[-1].next | startswith("etcd-fio check ") and endswith($d)' "$j" > /dev/null &&
-        echo "ok: $n: unknown ends with: $(jq -r '.explain[-1].next' "$j" | sed "s|$WORK/||")" ||
+        ok "$n: unknown ends with: $(jq -r '.explain[-1].next' "$j" | sed "s|$WORK/||")" ||
         { fail "$n: unknown without the next command"; jq .explain "$j"; } ;;
     pass)
       jq -e '[.explain[].rule] - ["headroom", "thin-margin", "stalls", "rollover", "unsafe-mount"] | length == 0' "$j" \
@@ -132,5 +130,4 @@ done
 for d in "$WORK"/*.d; do
   [ -z "$(ls -A "$d")" ] || fail "left behind in $d: $(ls -A "$d")"
 done
-[ $bad -eq 0 ] && echo "ok: it_check_fake"
-exit $((bad > 0))
+finish it_check_fake

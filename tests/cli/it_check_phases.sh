@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh: alone
-# it_check_phases.sh — check's two phases (issue 15.1) end to end with the real fio, on the tree's disk:
+# it_check_phases.sh — check's two phases end to end with the real fio, on the tree's disk:
 #  1. a disk that is slow only when lightly loaded (tests/lib/faultshim.c FAULT_IDLE_MS: every fdatasync that
 #     follows more than 4 ms of quiet in its process waits 30 ms — etcd's load has such gaps, phase 1's
 #     back-to-back load has none): check must not PASS. If phase 1 passed here, the probe refused it
@@ -23,8 +23,6 @@ WORK=$(mktemp -d "$B/it-check-phases.XXXXXX") || exit 1
 bg=""   # checks in the background: stopped (they clean up) before $WORK goes
 trap 'for p in $bg; do kill "$p" 2>/dev/null; done; wait; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 phase() { jq -r ".details.phases.$1" "$WORK/$2.json" 2>/dev/null; }
 nothing_left() { # DIR LABEL
   left=$(ls -A "$1" 2>/dev/null)
@@ -75,7 +73,7 @@ else
   # in it_check.sh), so the field is asserted present and the end state (nothing left in DIR) below
   [ "$(phase phase1.orphans_ended kill)" = true ] || [ "$(phase phase1.orphans_ended kill)" = false ] ||
     fail "killed phase 1: orphans_ended is '$(phase phase1.orphans_ended kill)'"
-  echo "ok: fio SIGKILLed in phase 1 (pid $killed): phase 2 decided ($(jq -r .verdict "$WORK/kill.json"), exit $rc)"
+  ok "fio SIGKILLed in phase 1 (pid $killed): phase 2 decided ($(jq -r .verdict "$WORK/kill.json"), exit $rc)"
 fi
 nothing_left "$WORK/d2" "fio killed in phase 1"
 
@@ -92,7 +90,7 @@ rc=$?
 [ "$(jq -r .verdict "$WORK/int.json")" = unknown ] || fail "Ctrl-C in phase 1: verdict $(jq -r .verdict "$WORK/int.json")"
 if [ "$(phase phase1.end int)" = interrupted ]; then
   [ "$(phase phase2 int)" = null ] || fail "Ctrl-C in phase 1: phase 2 ran anyway"
-  echo "ok: Ctrl-C in phase 1: unknown, exit 2, no phase 2"
+  ok "Ctrl-C in phase 1: unknown, exit 2, no phase 2"
 else
   echo "SKIP: Ctrl-C arrived after phase 1 ($(phase phase1.end int)): the stop in phase 1 was not tried"
 fi
@@ -107,7 +105,7 @@ grep -q 'fdatasync .* -> delay' "$WORK/shim.log" 2>/dev/null || fail "idle-slow:
 [ "$(phase decided_by idle)" = 2 ] || fail "idle-slow: decided by $(phase decided_by idle)"
 if [ "$(phase phase1.end idle)" = decided ]; then
   [ "$(phase probe.ok idle)" = false ] || fail "idle-slow: phase 1 passed and the probe did not refuse it"
-  echo "ok: idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
+  ok "idle-slow disk: phase 1 passed under its heavy load, the probe refused it ($(phase probe idle | tr -d ' \n'))"
 else
   echo "SKIP: idle-slow disk: phase 1 ended '$(phase phase1.end idle)' here (the probe was not needed)"
 fi
@@ -139,5 +137,4 @@ PY
   fi
 done
 
-[ $bad -eq 0 ] && echo "ok: it_check_phases"
-exit $((bad > 0))
+finish it_check_phases

@@ -41,7 +41,7 @@ echo "$majmin 60" > "$cg/blkio.throttle.write_iops_device" || skip "cannot set w
 "$BIN" check --force --max-time 3000 "$mnt" > /dev/null 2> "$work/e1"; r1=$?
 cat "$work/e1"
 [ $r1 = 2 ] && grep -q "MiB free on ext4 on $loop" "$work/e1" || { echo "FAIL: space refusal: exit $r1"; exit 1; }
-# The reserve a live etcd needs (11.11): a run that would leave less than 2 x 64 MB + 5 % of the filesystem
+# The reserve a live etcd needs: a run that would leave less than 2 x 64 MB + 5 % of the filesystem
 # free is refused before anything is written (here: ~480 MiB free, the run needs ~380 MiB).
 "$BIN" check --max-time 200 "$mnt" > /dev/null 2> "$work/e3"; r3=$?
 cat "$work/e3"

@@ -15,12 +15,11 @@ CLI=$BUILD/etcd-fio
 command -v python3 >/dev/null || { echo "skip: python3 not installed (mk/deps.sh installs it)"; exit 77; }
 tmp=$(mktemp -d /tmp/it_cli.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 cmds=$("$CLI" --help | awk '/^commands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
-[ "$(echo $cmds | wc -w)" -ge 6 ] || fail "etcd-fio --help lists only: $cmds"
+[ "$(echo $cmds | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ')" = "capacity check compare fleet job verdict " ] &&
+  ok "etcd-fio --help lists the six commands" || fail "etcd-fio --help lists: $cmds"
 
 # refused CMD WHAT ARGS…: exit 2, nothing on stdout, one line on stderr of at most 400 bytes naming the command
 refused() {
@@ -100,5 +99,4 @@ else
   grep -q 'my?\[2Jjob? ?? "q" é' "$tmp/odd.txt" && ok "odd strings: the table shows them as '?', é kept" ||
     fail "odd strings in the table: $(grep -m1 'job' "$tmp/odd.txt")"
 fi
-echo "it_cli: $fails failure(s)"
-[ $fails = 0 ]
+finish it_cli

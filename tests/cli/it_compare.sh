@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_compare.sh — `etcd-fio compare` on committed inputs: the p50..max columns and ratios of two fio runs
-# (values read by hand from the fixtures), a result JSON read back the same as its raw input, etcd's
-# histogram as bucket ranges, differing verdicts flagged, the exit status (worst verdict) and bad input; runs
-# fio did not finish and syncs that reached no disk are unknown there as in verdict.
+# it_compare.sh — `etcd-fio compare` on committed inputs: the first line (the verdict and each input's p99
+# against its threshold, within 80 columns), the p50..max columns and ratios of two fio runs (values read by
+# hand from the fixtures), a result JSON read back the same as its raw input, etcd's histogram as bucket
+# ranges, differing verdicts flagged, the exit status (worst verdict) and bad input; runs fio did not finish
+# and syncs that reached no disk are unknown there as in verdict.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/etcd-fio
@@ -13,11 +14,7 @@ FX=$HERE/fixtures
 command -v jq >/dev/null || { echo "it_compare: skipped: jq not installed"; exit 77; }
 T=$(mktemp -d /tmp/it_compare.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
-# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
+. "$(dirname "$0")/../lib/assert.sh"
 RKE=$FX/seeds/fio-3.23-normal-rke.txt      # p50 1.16 ms, p99 2.54 ms, p99.9 27.1 ms (usec print), pass
 J33=$FX/fio/fio-3.33-json.json             # p99 5.08 ms exact, pass
 MSEC=$FX/seeds/fio-3.7-normal-msec.txt     # p99 159 ms, fail
@@ -27,6 +24,17 @@ PROM=$FX/etcd-metrics/etcd-3.4.23-after-puts.prom
 [ $rc = 0 ] && ok "two passing runs: exit 0" || bad "two passing runs: exit $rc"
 grep -Eq '^ +p99 +2\.54 ms +5\.08 ms +2x *$' "$T/t.txt" && ok "p99 row with the ratio 2x" || { bad "p99 row"; cat "$T/t.txt"; }
 grep -q "differ" "$T/t.txt" && bad "nothing differs, yet 'differ' printed" || ok "no verdict differs"
+# the answer first: the worst verdict and each input's p99 against its threshold, within 80 columns
+[ "$(head -1 "$T/t.txt")" = "pass: WAL p99 A 2.54 ms < 10 ms, B 5.08 ms < 10 ms" ] &&
+  ok "first line: the verdict and both p99s" || bad "first line: $(head -1 "$T/t.txt")"
+F23=$FX/fio-3.23
+"$BIN" compare "$F23/profile.json" "$F23/classic.json" "$FX/fio-3.39/profile.json" > "$T/three.txt"
+first=$(head -1 "$T/three.txt")
+[ "$first" = "fail: worst WAL p99 A 11.7 ms >= 10 ms; backend A 31.3 ms >= 25 ms" ] &&
+  ok "three inputs: the worst p99 of each role within 80 columns" || bad "three inputs' first line: $first"
+first=$(COLUMNS=40 "$BIN" compare "$RKE" "$J33" | head -1)
+[ "$first" = "pass: worst WAL p99 B 5.08 ms < 10 ms" ] && ok "40 columns: the worst p99 alone" ||
+  bad "40-column first line: $first"
 
 "$BIN" compare --json "$RKE" "$MSEC" > "$T/d.json"; rc=$?
 [ $rc = 1 ] && ok "a failing input: exit 1" || bad "failing input: exit $rc"
@@ -51,7 +59,7 @@ jqe '.roles[0].inputs[1].p99 == {"lo_ns": 1000000, "hi_ns": 2000000} and .roles[
        and .roles[0].inputs[1].max == null' "$T/p.json" >/dev/null \
   && ok "histogram p99 as the bucket (1, 2] ms" || { bad "scrape ranges"; cat "$T/p.json"; }
 
-# a run fio did not finish, a dead job process, syncs on tmpfs (issues 25, 26): unknown beside the complete
+# a run fio did not finish, a dead job process, syncs on tmpfs: unknown beside the complete
 # run, with the library's reason, in raw inputs and in a verdict result read back
 for f in fio-3.33-sigint.json fio-3.33-sigint.txt fio-3.33-timeout.txt fio-3.33-status-kill.json \
          fio-3.33-job-killed.json fio-3.33-client-job-killed.txt fio-3.33-shm.json fio-3.33-null.txt \
@@ -89,5 +97,4 @@ printf '{"schema": 1, "hosts": 3}\n' > "$T/bad.json"
 "$BIN" compare "$RKE" "$T/bad.json" > /dev/null 2> "$T/e"; rc=$?
 [ $rc = 2 ] && grep -q "bad.json: a result JSON of schema 1 with a hosts array" "$T/e" && ok "malformed result JSON refused" \
   || { bad "bad.json: exit $rc"; cat "$T/e"; }
-echo "it_compare: $fails failure(s)"
-[ $fails = 0 ]
+finish it_compare

@@ -21,11 +21,7 @@ T=$(mktemp -d /tmp/it_etcd_metrics.XXXXXX)
 EPID=""
 stop_etcd() { [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; EPID=""; }
 trap 'stop_etcd; rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
-# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 # two free loopback ports (both sockets open at once, so they differ)
 set -- $(python3 -c 'import socket
@@ -203,5 +199,4 @@ if [ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -qF
 else
   bad "a stopped etcd: exit $rc"; cat "$T/out" "$T/err"
 fi
-echo "it_etcd_metrics: $fails failure(s)"
-[ $fails = 0 ]
+finish it_etcd_metrics

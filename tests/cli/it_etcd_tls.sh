@@ -15,9 +15,7 @@ done
 T=$(mktemp -d /tmp/it_etcd_tls.XXXXXX)
 EPID=""
 trap '[ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+. "$(dirname "$0")/../lib/assert.sh"
 cd "$T" || exit 1
 printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > ext.cnf
 { openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=it-ca \
@@ -74,5 +72,4 @@ if [ $rc = 2 ] && jq -e --arg u "$URL" '.details.etcd.url == $u and .details.etc
 else
   bad "check --etcd https: exit $rc"; cat err; jq .details.etcd out.json
 fi
-echo "it_etcd_tls: $fails failure(s)"
-[ $fails = 0 ]
+finish it_etcd_tls

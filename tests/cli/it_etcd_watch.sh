@@ -19,9 +19,6 @@ T=$(mktemp -d /tmp/it_etcd_watch.XXXXXX) || exit 1
 SPID=""
 cleanup() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
 
 # the fake: its behaviour is the word in $T/mode (ok, hang, redirect, junk), read on every request
 echo ok > "$T/mode"
@@ -99,5 +96,4 @@ fi
 sec=$(jq -r .details.run.seconds "$T/B.json" 2>/dev/null)
 echo "B: the run lasted ${sec:-?} s of its --max-time 60"
 nothing_left && ok "B: nothing of ours left" || bad "B: left: $(ls -A "$T/dir" "$T/tmp")"
-echo "it_etcd_watch: $fails failure(s)"
-[ $fails = 0 ]
+finish it_etcd_watch

@@ -14,11 +14,7 @@ FX=$HERE/fixtures
 command -v jq >/dev/null || { echo "it_explain: skipped: jq not installed"; exit 77; }
 T=$(mktemp -d /tmp/it_explain.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
-# `jq -e` succeeds on an empty file (jq 1.6): an output that is missing must fail the check
-jqe() { for last; do :; done; [ -s "$last" ] && jq -e "$@"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 RKE=$FX/seeds/fio-3.23-normal-rke.txt
 CPF=$FX/etcd-metrics/hand-check-perf-fail.txt
@@ -96,5 +92,4 @@ if command -v script >/dev/null; then
 else
   echo "SKIP: script(1) missing (util-linux): the colours on a terminal were not checked"
 fi
-echo "it_explain: $fails failure(s)"
-[ $fails = 0 ]
+finish it_explain

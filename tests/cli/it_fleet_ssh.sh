@@ -31,8 +31,7 @@ PY=python3
 tmp=$(mktemp -d /tmp/it_fleet_ssh.XXXXXX) || exit 1
 chmod 755 "$tmp"
 sshd_pid=""; bg=""; fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 ours() {  # processes started for this test: their command line names $tmp (fio, checks, fakes, ssh); the
   # pattern is written so that grep's own command line does not match it
   grep -lsE "${tmp%.*}[.]${tmp##*.}" /proc/[0-9]*/cmdline 2>/dev/null | while IFS=/ read -r _ _ p _; do
@@ -258,5 +257,4 @@ fi
 
 dot_after=$(ls -la --time-style=full-iso "$home/.ssh" 2>&1)
 [ "$dot_before" = "$dot_after" ] && ok "$home/.ssh untouched" || fail "$home/.ssh changed: $dot_before -> $dot_after"
-[ $fails -eq 0 ] || { echo "it_fleet_ssh: $fails failure(s)"; exit 1; }
-echo "it_fleet_ssh: all passed"
+finish it_fleet_ssh

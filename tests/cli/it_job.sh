@@ -19,9 +19,7 @@ done
 [ -r "$SO" ] && [ -x "$CLI" ] || { echo "FAIL: build $SO and $CLI first (make BUILD=... all)"; exit 1; }
 tmp=$(mktemp -d /tmp/it_job.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 "$CLI" job --help > "$tmp/help" 2>&1 && grep -q -- '--load' "$tmp/help" && grep -q -- '--ionice' "$tmp/help" \
   && ok "job --help" || fail "job --help"
@@ -70,9 +68,9 @@ bad --engine "$tmp/nonexistent.so"
 bad --engine "$SO" extra-arg
 bad --dir "$(printf 'a\nb')" --engine "$SO"
 ETCD_FIO_ENGINE=$tmp/nope.so bad
-bad --dir "$tmp/etcd#new" --engine "$SO"    # fio's job-file parser would cut the value at '#' (11.5)
+bad --dir "$tmp/etcd#new" --engine "$SO"    # fio's job-file parser would cut the value at '#'
 bad --engine "$SO" --dir "$tmp/etcd;new"    # ... and at ';'; options in any order
-# a run too short to judge: a warning naming the minimum, the job file still printed (11.9)
+# a run too short to judge: a warning naming the minimum, the job file still printed
 "$CLI" job --runtime=1 --engine "$SO" > "$tmp/short.fio" 2> "$tmp/short.err" && grep -q '^runtime=1$' "$tmp/short.fio" \
   && grep -q "use --runtime 12 or more" "$tmp/short.err" && ok "--runtime 1 warns: $(cat "$tmp/short.err")" \
   || fail "--runtime 1: $(cat "$tmp/short.err")"
@@ -91,5 +89,4 @@ else
   cat "$tmp/ex.err"; fail "fio examples/etcd.fio"
 fi
 
-[ $fails -eq 0 ] || { echo "it_job: $fails failure(s)"; exit 1; }
-echo "it_job: all passed"
+finish it_job

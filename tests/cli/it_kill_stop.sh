@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_kill_stop.sh — never outlive a kill (issue 27), the cases it_kill.sh does not cover:
+# it_kill_stop.sh — never outlive a kill, the cases it_kill.sh does not cover:
 #  1. `check --classic` SIGKILLed with its whole group while the classic job (fio's sync engine, with its
 #     fdatasync slowed to 5 ms by the fault shim so that it would run ~50 s) writes: no writer and DIR clean
 #     soon after. Without the fix its job process (own session) writes on to the end and leaves
@@ -33,8 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 PLANTS="etcd-fio.99999.etcd-wal.tmp-abcdef etcd-fio-classic.abcdef"
 
 # writers DIR: pids of processes with a file or their cwd in DIR; procs DIR: processes whose command line
@@ -56,14 +54,14 @@ settle() {
   done
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   w=$(writers "$2"); [ -n "${3:-}" ] && w="$w $(procs "$2")"
-  b0=$bad
+  b0=$fails
   for p in $w; do
     fail "$1: still running after $POLL_S s: $p $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
     kill -KILL "$p" 2>/dev/null
   done
   [ -z "$(ours "$2")" ] || fail "$1: left in DIR after $POLL_S s: $(ours "$2" | tr '\n' ' ')"
   for p in $PLANTS; do [ -d "$2/$p" ] || fail "$1: the planted $p (not ours) was removed"; done
-  if [ $bad = $b0 ]; then echo "$1: no writer ${mw} ms, DIR clean ${ms} ms after the kill"
+  if [ $fails = $b0 ]; then echo "$1: no writer ${mw} ms, DIR clean ${ms} ms after the kill"
   elif [ -n "$mw" ]; then echo "$1: no writer ${mw} ms after the kill, but DIR not clean"; fi
   for x in $(ours "$2"); do rm -rf "${2:?}/$x"; done  # the next case in DIR starts clean
 }
@@ -178,6 +176,5 @@ if [ -n "${k3:-}" ]; then
   for p in $PLANTS; do [ -d "$d3/$p" ] || fail "oom: the planted $p (not ours) was removed"; done
 fi
 
-[ $bad -eq 0 ] || exit 1
-echo "kill: no writer and DIR clean after a group kill during --classic, a kill of etcd-fio beside a stopped fio," \
+finish it_kill_stop "kill: no writer and DIR clean after a group kill during --classic, a kill of etcd-fio beside a stopped fio," \
   "early kills of fio, and one job's SIGKILL; directories we did not make stay"

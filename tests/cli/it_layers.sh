@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh: lock=loop
-# it_layers.sh — check measures the disk, not a layer that lies (issue 27), with the real tools (root: loop
+# it_layers.sh — check measures the disk, not a layer that lies, with the real tools (root: loop
 # devices, mounts, FUSE, zram, a memory cgroup; a part the machine does not allow prints SKIP):
 #   refused before fio starts, naming the layer: ext4 on a loop device whose backing file is on tmpfs,
 #   fuse-overlayfs with -o fsync=0 and without, bindfs (plain "fuse"), a zram device, a brd RAM disk, a
@@ -32,8 +32,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 SHORT="--faithful --max-time 7 --min-syncs 20 --accept-point-estimate"
 # the judged runs: --force, as a loop device is another device than this node's /var/lib/etcd (when it exists)
 FORCE=""; for e in /var/lib/etcd /var/lib/rancher/rke2/server/db/etcd; do [ -d "$e" ] && FORCE=--force; done
@@ -215,5 +213,4 @@ except ImportError:
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 PY
 done
-[ $bad -eq 0 ] || exit 1
-echo "layers: refused tmpfs loop, FUSE, zram/brd, no inodes, read-only; judged and explained nobarrier, btrfs, memory pressure"
+finish it_layers "layers: refused tmpfs loop, FUSE, zram/brd, no inodes, read-only; judged and explained nobarrier, btrfs, memory pressure"

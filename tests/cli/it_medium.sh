@@ -26,7 +26,6 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 C="--rw=write --bs=2300 --size=512k --fdatasync=1"
 
 # judged NAME OUT: verdict of fio's output OUT is not pass (exit 2 or 1), and its JSON's first job's medium
@@ -36,7 +35,7 @@ judged() {
   head -1 "$W/v.txt" | grep -q '^pass' && fail "$1: pass"
   "$CLI" verdict --json "$2" > "$W/v.json" 2>/dev/null
   medium=$(jq -r '.hosts[0].jobs[0].medium' "$W/v.json")
-  echo "ok: $1: $(head -1 "$W/v.txt" | cut -c1-40) (exit $rc, medium $medium)"
+  ok "$1: $(head -1 "$W/v.txt" | cut -c1-40) (exit $rc, medium $medium)"
 }
 
 mkdir -p "$T" "$W/disk" "$W/loopmnt"
@@ -51,7 +50,7 @@ if mount -t tmpfs -o size=600m none "$T"; then
   "$FIO" --name=e --ioengine="external:$ENGINE" --directory="$T" $C > "$W/e.txt" 2>&1
   grep -q "medium not a disk: .* is on tmpfs" "$W/e.txt" || fail "engine on tmpfs: no refusal line: $(grep etcdwal "$W/e.txt")"
   "$CLI" verdict "$W/e.txt" > /dev/null 2>&1 && fail "engine on tmpfs: verdict exit 0"
-  echo "ok: the engine refuses tmpfs"
+  ok "the engine refuses tmpfs"
   if command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null && truncate -s 300m "$T/img" &&
      loop=$(losetup -f --show "$T/img") && mkfs.ext4 -q "$loop" && mount "$loop" "$W/loopmnt"; then
     "$FIO" --output-format=json --name=t --directory="$W/loopmnt" $C --ioengine=sync > "$W/d.json" 2>/dev/null &&
@@ -86,8 +85,8 @@ grep -q "^etcdwal: e: pid=[0-9]*: medium " "$W/g.txt" || fail "engine on the dis
 if grep -q "medium disk:" "$W/g.txt"; then
   "$CLI" verdict --json "$W/g.txt" > "$W/g.json" 2>/dev/null
   [ "$(jq -r '.hosts[0].jobs[0].medium' "$W/g.json")" = disk ] || fail "engine on the disk: medium not disk"
-  echo "ok: the engine names its disk: $(grep -o 'medium disk: .*' "$W/g.txt" | cut -c1-60)"
+  ok "the engine names its disk: $(grep -o 'medium disk: .*' "$W/g.txt" | cut -c1-60)"
 else
   echo "SKIP: $W is not on a plain disk here: $(grep -o 'medium .*' "$W/g.txt" | cut -c1-60)"
 fi
-[ $fails = 0 ]
+finish it_medium

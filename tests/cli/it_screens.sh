@@ -23,9 +23,6 @@ SOCK=it-screens-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 SCREENS=$TOP/tests/screens
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
-ok() { echo "ok: $*"; }
 
 # the fio every command starts: the real one, its arguments logged
 REALFIO=$(command -v "$FIO")
@@ -51,7 +48,7 @@ screen() {
 # what every screen must be; check, for the checks
 assert_screen() {
   name=$1 f=$WORK/$1.txt
-  python3 "$TOP/tests/lib/screens.py" check "$f" "$name" || bad=$((bad + 1))
+  python3 "$TOP/tests/lib/screens.py" check "$f" "$name" || fails=$((fails + 1))
 }
 
 # shape NAME: each line's kind, one letter, against tests/screens/NAME.shape
@@ -67,7 +64,7 @@ assert_shape() {
 
 # one bound string per role: the table's cell is the one the HTML report's reason of that role cites
 same_bound() {
-  python3 "$TOP/tests/lib/screens.py" bound "$WORK/$1.txt" "$WORK/$1.html" "$1" || bad=$((bad + 1))
+  python3 "$TOP/tests/lib/screens.py" bound "$WORK/$1.txt" "$WORK/$1.html" "$1" || fails=$((fails + 1))
 }
 
 mkdir -p "$WORK/d"
@@ -115,5 +112,4 @@ while IFS= read -r args; do
 done < "$WORK/fio-args.log"
 [ $n -ge 4 ] && ok "$n fio runs, each with --eta=never" || fail "only $n fio runs logged"
 
-[ $bad = 0 ] && echo "it_screens: all ok" && exit 0
-echo "it_screens: $bad failure(s)"; exit 1
+finish it_screens

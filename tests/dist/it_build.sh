@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_build.sh — the build as a distribution packages it (issue 22), in private build directories:
+# it_build.sh — the build as a distribution packages it, in private build directories:
 #  - plain `make` never installs or downloads: with a pkg-config module, the compiler or fio's source
 #    missing it stops with one line naming what is missing and `make deps`, and apt-get, apt, sudo and
 #    dpkg-source (fakes first in PATH) are never run; a FIO_SRC of another fio version is refused;
@@ -18,9 +18,6 @@ SRC=$(sed -n 1p "$B/fio-src.path")
 command -v readelf >/dev/null 2>&1 || { echo "skip: readelf (binutils) not installed"; exit 77; }
 WORK=$(mktemp -d /tmp/it-build.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
-ok() { echo "ok: $*"; }
 # make in this tree, not make check's (its MAKEFLAGS, DEVELOPER and BUILD stay out)
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u CFLAGS -u CPPFLAGS -u LDFLAGS \
          make --no-print-directory -C "$TOP" "$@"; }
@@ -142,5 +139,4 @@ if [ "$("$OTHER" --version)" = fio-9.99 ]; then
 else
   echo "SKIP: cannot make a fio with another version string from $real: refusal not tested"
 fi
-[ $bad -eq 0 ] && echo "it_build: all passed"
-[ $bad -eq 0 ]
+finish it_build

@@ -19,9 +19,6 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$TOP/tests/lib/podman_lib.sh"
 trap podman_cleanup EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
-ok() { echo "ok: $*"; }
 privdirs() { ls -A "$1" | grep -E '^etcd-fio' ; }
 word() { case $1 in 0) echo pass ;; 1) echo fail ;; *) echo unknown ;; esac; }
 
@@ -161,5 +158,4 @@ else
   echo "SKIP: ctr -n k8s.io images import: containerd not installed (make deps-image)"
 fi
 
-[ $bad -eq 0 ] || { echo "it_image: $bad problems"; exit 1; }
-echo "it_image: the image runs in podman: verdict first, exit status, SIGTERM/SIGKILL cleanup, read-only root"
+finish it_image "it_image: the image runs in podman: verdict first, exit status, SIGTERM/SIGKILL cleanup, read-only root"

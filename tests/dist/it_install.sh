@@ -80,7 +80,7 @@ cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $(echo "$stat
 if [ -x "$tmp/embed" ]; then
   lib=$(LD_LIBRARY_PATH="$D$P/lib" ldd "$tmp/embed" | awk '/libfioreport/ {print $3}')
   [ "$lib" = "$D$P/lib/libfioreport.so.$vmaj" ] || fail "embed resolves libfioreport to '$lib'"
-  # Seed fixtures (issue 2): fio 3.23 run passes (p99 2.54 ms), fio 3.7 msec run fails (p99 159 ms).
+  # Seed fixtures: fio 3.23 run passes (p99 2.54 ms), fio 3.7 msec run fails (p99 159 ms).
   out=$(LD_LIBRARY_PATH="$D$P/lib" "$tmp/embed" "$seeds/fio-3.23-normal-rke.txt"); rc=$?
   echo "$out"
   [ $rc -eq 0 ] && echo "$out" | grep -q "p99 2.5[0-9]* ms" && echo "$out" | grep -q "overall: pass" \

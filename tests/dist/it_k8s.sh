@@ -24,20 +24,20 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY" ] || { echo "skip: no python3 with the yaml module (Debian: python3-yaml)"; exit 77; }
 [ -x "$BUILD/etcd-fio" ] || { echo "FAIL: $BUILD/etcd-fio not built"; exit 1; }
-fails=0
+. "$(dirname "$0")/../lib/assert.sh"
 version=$("$BUILD/etcd-fio" --version | sed -n '1s/^etcd-fio \([0-9][0-9.]*\).*/\1/p')
 T=$(mktemp -d /tmp/it-k8s.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 
 yamllint -s -d "{extends: default, rules: {line-length: {max: 110}}}" "$K"/*/*.yaml \
-  && echo "ok: yamllint -s" || { echo "FAIL: yamllint"; fails=$((fails + 1)); }
+  && ok "yamllint -s" || { fail "yamllint"; }
 "$PY" "$K/render" "$version" "localhost/etcd-fio:$version" "$T/r" &&
   (cd "$T/r" && find . -name '*.yaml' | sort) > "$T/rendered" &&
   (cd "$K" && find . -mindepth 2 -name '*.yaml' | sort) > "$T/committed" &&
   cmp -s "$T/rendered" "$T/committed" &&
   (while read -r f; do cmp -s "$T/r/$f" "$K/$f" || exit 1; done < "$T/rendered") &&
-  echo "ok: the committed manifests are template.yaml rendered for $version ($(tr '\n' ' ' < "$T/rendered"))" ||
-  { echo "FAIL: examples/k8s/*/ differ from the render of template.yaml for $version (make manifests)"; fails=$((fails + 1)); }
+  ok "the committed manifests are template.yaml rendered for $version ($(tr '\n' ' ' < "$T/rendered"))" ||
+  { fail "examples/k8s/*/ differ from the render of template.yaml for $version (make manifests)"; }
 
 help=$("$BUILD/etcd-fio" check --help 2>&1)
 HELP="$help" VERSION="$version" "$PY" - "$K" <<'EOF' || fails=$((fails + 1))
@@ -178,5 +178,4 @@ check(not (installed & test_pkgs), 'Containerfile: installs no test tool (%s)' %
 sys.exit(1 if bad else 0)
 EOF
 
-[ $fails -eq 0 ] || { echo "it_k8s: $fails failure(s)"; exit 1; }
-echo "it_k8s: all passed"
+finish it_k8s

@@ -25,9 +25,6 @@ EPID=""
 SHM=/dev/shm/it-k8s-image.$$
 stop_etcd() { [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; EPID=""; rm -rf "$SHM"; }
 trap 'stop_etcd; podman_cleanup' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
-ok() { echo "ok: $*"; }
 word() { case $1 in 0) echo pass ;; 1) echo fail ;; *) echo unknown ;; esac; }
 NODE=it-node-1
 PY=/usr/bin/python3
@@ -222,5 +219,4 @@ for dist in rke2 kubeadm openshift; do
   stop_etcd
 done
 
-[ $bad -eq 0 ] || { echo "it_k8s_image: $bad problems"; exit 1; }
-echo "it_k8s_image: rke2, kubeadm and OpenShift pods run by podman beside a real etcd: the guard watches"
+finish it_k8s_image "it_k8s_image: rke2, kubeadm and OpenShift pods run by podman beside a real etcd: the guard watches"

@@ -37,8 +37,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 NODE=test-node-$$
 
 # ---- the node's host paths ----
@@ -142,7 +140,7 @@ first_line_ok() {  # OUT RC LABEL: the first verdict line names the verdict that
   l=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$1")
   case $2 in 0) w=pass ;; 1) w=fail ;; *) w=unknown ;; esac
   case $l in
-    "$w on node $NODE "*) echo "ok: $3: verdict line: $l" ;;
+    "$w on node $NODE "*) ok "$3: verdict line: $l" ;;
     *) fail "$3: exit $2 but the verdict line is: $l" ;;
   esac
 }
@@ -160,7 +158,7 @@ first_line_ok "$WORK/nomember.out" $rc "no member/"
 # ---- 1b. --help (in ETCD_FIO_ARGS): the help, exit 0, and no verdict line: a help is no PASS ----
 pod Job "$WORK/help.out" "ETCD_FIO_ARGS=--help"; wait "$POD"; rc=$?; POD=""
 if [ $rc = 0 ] && grep -q '^usage: etcd-fio check' "$WORK/help.out" && ! grep -qE '^(pass|fail|unknown) on node' "$WORK/help.out"; then
-  echo "ok: --help: the help of etcd-fio check, no verdict line"
+  ok "--help: the help of etcd-fio check, no verdict line"
 else
   fail "--help: exit $rc: $(head -n 2 "$WORK/help.out")"
 fi
@@ -173,7 +171,7 @@ first_line_ok "$WORK/job.out" $rc "Job"
 if [ -f "$TF" ]; then
   tv=$(sed -n 's/^etcd_fio_verdict{.*} \([0-9]\)$/\1/p' "$TF")
   [ "$tv" = "$rc" ] || fail "Job: textfile says etcd_fio_verdict $tv, the exit status is $rc"
-  echo "ok: Job: textfile $(basename "$TF"): etcd_fio_verdict $tv"
+  ok "Job: textfile $(basename "$TF"): etcd_fio_verdict $tv"
 else
   fail "Job: no Prometheus textfile in the textfile hostPath"
 fi
@@ -200,7 +198,7 @@ for kind in Job DaemonSet; do
   fi
   wait "$POD"; rc=$?; POD=""
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  echo "ok: $kind: SIGTERM to PID 1 -> pod gone after $ms ms (grace ${GRACE} s), exit $rc"
+  ok "$kind: SIGTERM to PID 1 -> pod gone after $ms ms (grace ${GRACE} s), exit $rc"
   # the Job exits with the check's status; the DaemonSet, stopped, with 0: compare with the line's own
   lrc=$(grep -m 1 -E '^(pass|fail|unknown) on node ' "$WORK/term-$kind.out" | sed -n 's/.*: exit \([0-9]*\).*/\1/p')
   [ $kind = Job ] && [ "$lrc" != "$rc" ] && fail "Job: exit $rc, but its verdict line says exit $lrc"
@@ -210,5 +208,4 @@ for kind in Job DaemonSet; do
   unchanged "$kind SIGTERM"
 done
 
-[ $bad -eq 0 ] || { echo "it_k8s_run: $bad problems"; exit 1; }
-echo "it_k8s_run: manifests run as pods: verdict line, textfile, SIGTERM cleanup within the grace period"
+finish it_k8s_run "it_k8s_run: manifests run as pods: verdict line, textfile, SIGTERM cleanup within the grace period"

@@ -24,9 +24,7 @@ done
 [ -r "$SO" ] && [ -x "$CLI" ] || { echo "FAIL: build $SO and $CLI first (make BUILD=... all)"; exit 1; }
 tmp=$(mktemp -d /tmp/it_backend.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 
 # --- 1. the per-commit syscall sequence ------------------------------------------------------------------
 # 25 MiB of 4 KiB pages, a commit every 10 pages: ~640 commits; at the default 67 % appends the high-water
@@ -181,5 +179,4 @@ for tb in 12 6; do
   fi
 done
 
-[ $fails -eq 0 ] || { echo "it_backend: $fails failure(s)"; exit 1; }
-echo "it_backend: all passed"
+finish it_backend

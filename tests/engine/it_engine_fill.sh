@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_engine_fill.sh — etcd_first_segment_fill with the real fio (issue 15.2): a WAL job whose first segment
+# it_engine_fill.sh — etcd_first_segment_fill with the real fio: a WAL job whose first segment
 # starts filled to near its end rolls over within its first Saves, its segments (history + run) decode
 # with one CRC chain and continuous raft indexes (build/tests/waldump), the stats file reports the fill
 # apart from the run, and — strace -ff, ordering only — the backend job's first commit page is written
@@ -11,8 +11,6 @@ command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed (make deps)"; ex
 need_built "$ENGINE" "$WALDUMP"
 WORK=$(mktemp -d /tmp/it-engine-fill.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 STRACE=""
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
   STRACE="strace -ff -qq -ttt -e trace=write,pwrite64,fdatasync -e signal=none -o $WORK/trace"
@@ -118,5 +116,4 @@ for refused in --rw=read --verify=crc32c; do
 done
 [ -z "$(ls -A "$D3")" ] || fail "left behind: $(ls -A "$D3")"
 
-[ $bad -eq 0 ] && echo "ok: it_engine_fill"
-exit $((bad > 0))
+finish it_engine_fill

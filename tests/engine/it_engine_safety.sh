@@ -10,8 +10,6 @@ FX=$TOP/tests/fixtures/etcd-wal
 need_built "$ENGINE"
 WORK=$(mktemp -d /tmp/it-engine-safety.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 D=$WORK/etcd
 mkdir -p "$D/member/wal" "$D/member/snap"
@@ -80,5 +78,4 @@ head -c 1000 /dev/zero > "$D/member/etcd-fio.$$.wal.1/0.tmp"
 rm -rf "$D/member/etcd-fio-kept.$$.wal.0" "$D/member/etcd-fio.$$.wal.1"
 check "run after a crash"
 
-[ $bad -eq 0 ] && echo "etcd data dir untouched: 2 runs, SIGINT, SIGTERM, stale reaping"
-[ $bad -eq 0 ]
+finish it_engine_safety "etcd data dir untouched: 2 runs, SIGINT, SIGTERM, stale reaping"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_engine_wal.sh — issue 3's "must show", with the real fio: a 20 MiB, bs=2300, fdatasync=1 run with
+# it_engine_wal.sh — the WAL as etcd writes it, with the real fio: a 20 MiB, bs=2300, fdatasync=1 run with
 # 4,000,000-byte segments leaves >= 5 etcd-named segments of >= 4,000,000 bytes whose frames and CRC chain
 # decode (build/tests/waldump); strace -f shows one fallocate per segment (+ the spare made ready ahead),
 # one rename and one directory fsync per rollover (+ Create's directory fsync), and one fdatasync per
@@ -17,8 +17,6 @@ else
 fi
 WORK=$(mktemp -d /tmp/it-engine-wal.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 D=$WORK/dir
 mkdir -p "$D"
@@ -128,5 +126,4 @@ sed -e "s|^ioengine=external:.*|ioengine=external:$ENGINE|" -e 's|^size=256m|siz
 grep -q "etcdwal: etcd-wal: 4 segments (3 rollovers)" "$WORK/ex.out" || fail "example: $(grep etcdwal "$WORK/ex.out")"
 [ -z "$(ls -A "$WORK/ex")" ] || fail "example left files: $(ls -A "$WORK/ex")"
 
-[ $bad -eq 0 ] && echo "engine WAL run: $nseg segments, $entries entries, chain intact, syscall counts as etcd"
-[ $bad -eq 0 ]
+finish it_engine_wal "engine WAL run: $nseg segments, $entries entries, chain intact, syscall counts as etcd"

@@ -9,11 +9,9 @@
 need_built "$ENGINE" "$SHIM"
 WORK=$(mktemp -d /tmp/it-faults-engine.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
 cases=0
 fail() {
-  echo "FAIL: $*"
-  bad=$((bad + 1))
+  fail "$*"
   [ -f "$out" ] && sed 's/^/    | /' "$out" | grep -vE 'percentiles|\|  |th=\[' | head -n 12
 }
 
@@ -85,6 +83,5 @@ fi
 left=$(ls -A "$dir")
 [ -z "$left" ] || fail "$name: left behind in DIR: $left"
 
-[ $bad -eq 0 ] || { echo "$bad of $cases fault cases failed"; exit 1; }
-echo "engine faults: $cases cases passed (WAL: fdatasync, dir fsync, fallocate, write, rename, open, mkdir;" \
+finish it_faults_engine "engine faults: $cases cases passed (WAL: fdatasync, dir fsync, fallocate, write, rename, open, mkdir;" \
   "backend: fdatasync, pwrite, ftruncate, fsync; fallocate EOPNOTSUPP fallback)"

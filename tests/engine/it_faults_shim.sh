@@ -9,8 +9,6 @@ command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed"; exit 77; }
 need_built "$SHIM"
 WORK=$(mktemp -d /tmp/it-faults-shim.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 # fio run under the shim: fio_run NAME "FAULT ENV" FIO-ARGS… (output in $WORK/NAME.out, shim log in .log)
 fio_run() {
@@ -69,5 +67,5 @@ n=$(jq '.jobs[0].sync.lat_ns.N' "$WORK/slow.json" 2>/dev/null)
 LD_PRELOAD="$SHIM" FAULT_CALL=fdatasyncc /bin/true 2>"$WORK/typo.err"
 [ $? -eq 111 ] && grep -q "faultshim: bad FAULT_CALL 'fdatasyncc'" "$WORK/typo.err" || fail "bad FAULT_CALL not rejected"
 
-[ $bad -eq 0 ] || { for f in "$WORK"/*.out; do echo "--- $f"; tail -n 5 "$f"; done; exit 1; }
-echo "fault shim: 8 checks passed against fio's sync/psync engines"
+[ $fails -eq 0 ] || for f in "$WORK"/*.out; do echo "--- $f"; tail -n 5 "$f"; done
+finish it_faults_shim "fault shim: 8 checks passed against fio's sync/psync engines"

@@ -11,8 +11,6 @@ need_built "$ENGINE" "$SHIM" "$CLI"
 # On the tree's own disk, like `make demo` (check may refuse tmpfs).
 WORK=$(mktemp -d "$B/it-faults-slow.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 SLOW="FAULT_CALL=fdatasync FAULT_DELAY_MS=15 FAULT_PATH_SUBSTR=etcd-fio."
 
 # 1. fio + engine, WAL and backend jobs side by side (as in the etcd profile), every fdatasync 15 ms late.
@@ -58,5 +56,5 @@ grep -q 'fdatasync .* -> delay' "$WORK/check-shim.log" 2>/dev/null || fail "etcd
 left=$(ls -A "$WORK/c")
 [ -z "$left" ] || fail "etcd-fio check left behind: $left"
 
-[ $bad -eq 0 ] || { cat "$WORK/verdict.json" 2>/dev/null; exit 1; }
-echo "slow fdatasync (15 ms) is caught: verdict FAIL for WAL and backend"
+[ $fails -eq 0 ] || cat "$WORK/verdict.json" 2>/dev/null
+finish it_faults_slow "slow fdatasync (15 ms) is caught: verdict FAIL for WAL and backend"

@@ -22,8 +22,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 D=$WORK/etcd
 state() { etcd_state "$D"; }
@@ -152,5 +150,4 @@ for next in host ns; do
 done
 [ -z "$(privdirs)" ] || fail "left behind at the end: $(privdirs)"
 
-[ $bad -eq 0 ] || { echo "it_pidns: $bad problems"; exit 1; }
-echo "it_pidns: host + namespace, two namespaces, SIGKILLed namespaces reaped on the host and in a namespace; etcd's files untouched"
+finish it_pidns "it_pidns: host + namespace, two namespaces, SIGKILLed namespaces reaped on the host and in a namespace; etcd's files untouched"

@@ -19,8 +19,6 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 WORK=$(mktemp -d "$TOP/$BUILD/it_preload.XXXXXX" 2>/dev/null || mktemp -d /var/tmp/it_preload.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM HUP
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 SHORT="--faithful --max-time 7 --min-syncs 20 --accept-point-estimate"
 
 # 1. strace counts the fdatasync system calls: fio's sync engine has none under eatmydata, ours one per Save
@@ -107,5 +105,4 @@ else
 fi
 [ -z "$(ls -A "$WORK/d6")" ] || fail "d6: left behind: $(ls -A "$WORK/d6")"
 
-[ $bad -eq 0 ] || exit 1
-echo "preload: eatmydata cannot fake the engine's syncs; refused in check's environment, /etc/ld.so.preload and a fio wrapper; --force shown"
+finish it_preload "preload: eatmydata cannot fake the engine's syncs; refused in check's environment, /etc/ld.so.preload and a fio wrapper; --force shown"

@@ -28,8 +28,6 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
 # ---- the fake data dir ----
 D=$WORK/etcd
@@ -207,5 +205,4 @@ start_long backend "$D" && {
   check_unchanged "backend run after SIGKILL"
 }
 
-[ $bad -eq 0 ] || { echo "data safety: $bad problems"; exit 1; }
-echo "data safety: $runs traced runs, SIGINT/SIGTERM (wal, backend), SIGKILL + reaping (wal, backend): etcd's files untouched"
+finish it_safety "data safety: $runs traced runs, SIGINT/SIGTERM (wal, backend), SIGKILL + reaping (wal, backend): etcd's files untouched"

@@ -250,7 +250,7 @@ static void test_reap(void **state)
     snprintf(empty, sizeof empty, "%s/etcd-fio.%ld.legacy.1", parent, (long)dead);
     assert_int_equal(mkdir(empty, 0700), 0);
     assert_int_equal(chmod(empty, 01700), 0); /* emptied by a killed reaper: our creation mark */
-    /* empty, our names, but not made by us (no mark): a name is never enough (issue 27) */
+    /* empty, our names, but not made by us (no mark): a name is never enough */
     char unmarked[PATHMAX], unmarked_stage[PATHMAX];
     snprintf(unmarked, sizeof unmarked, "%s/etcd-fio.%ld.legacy.2", parent, (long)dead);
     assert_int_equal(mkdir(unmarked, 0700), 0);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # gen-fixtures-ends.sh — real fio outputs of runs that did not end normally, and of syncs that never reached
-# a disk (issues 25, 26, 21), made with the fio given (default: the installed one) into tests/fixtures/fio/.
+# a disk, made with the fio given (default: the installed one) into tests/fixtures/fio/.
 # The tests read the committed files and never run this script (outputs vary run to run, and it sleeps to
 # let fio run a few seconds before it is signalled). Rerun by hand, then re-check the values asserted in
 # tests/libreport/test_run_end.c, tests/cli/it_verdict.sh and tests/cli/it_compare.sh:
@@ -56,7 +56,7 @@ job_killed_after() { # OUTFILE SECONDS MODE FIO-ARGS... : the job processes (fio
   clean; echo "wrote $f (job processes killed after $s s)"
 }
 
-# ---- issue 25: runs fio did not finish, and their complete twins ----
+# ---- runs fio did not finish, and their complete twins ----
 if want ends; then
 signal_after "$V-sigint.json"        INT 3 json $C --size=100m --output-format=json
 signal_after "$V-sigint-jsonplus.json" INT 3 json $C --size=100m --output-format=json+
@@ -81,7 +81,7 @@ signal_after "$V-status-sigint.txt"  INT 3.5 text $C --size=100m --runtime=30 --
 
 fi
 
-# ---- issue 26: what made the sync samples ----
+# ---- what made the sync samples ----
 if want samples || want null; then
 run "$V-null.txt"                    --name=mytest --directory="$WORK" --rw=write --ioengine=null --fdatasync=1 \
     --bs=2300 --size=4m

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# gen-fixtures-old.sh — real outputs of an older fio into tests/fixtures/fio-3.N/ (issue 22: the reader on the
-# fio versions operators have). FIO is a fio binary built from fio's own git tag fio-3.N (for example the
+# gen-fixtures-old.sh — real outputs of an older fio into tests/fixtures/fio-3.N/ (the reader on the fio
+# versions operators have). FIO is a fio binary built from fio's own git tag fio-3.N (for example the
 # lead's /work/fio-builds/fio-3.16/fio); N is taken from its --version. The tests read the committed files
-# and never run this script; rerun it by hand, then re-check tests/test_fio_versions.c:
+# and never run this script; rerun it by hand, then re-check tests/cli/it_verdict.sh and tests/libreport/it_fio_matrix.sh:
 #     FIO=/work/fio-builds/fio-3.16/fio sh tests/gen/gen-fixtures-old.sh
 # The classic job throughout (rw=write ioengine=sync bs=2300, 2 MiB, in a /tmp directory), with fdatasync=1
 # and with fsync=1 (fio 3.4–3.17 count the two differently: see fmt_json.c), in json, json+ and normal

@@ -63,9 +63,9 @@ run "$V-client2.json" --output-format=json --client=ip:127.0.0.1,$PORT "$WORK/cl
 run "$V-client2.txt" --client=ip:127.0.0.1,$PORT "$WORK/client.fio" --client=ip:127.0.0.1,$PORT "$WORK/client.fio"
 fx_server_stop
 
-# 10 writes in normal output: 9 fdatasyncs, a count fio prints only in "issued rwts: … short=9" (11.3)
+# 10 writes in normal output: 9 fdatasyncs, a count fio prints only in "issued rwts: … short=9" (the sample count)
 run "$V-ten-writes.txt"    --name=ten $COMMON --size=23000
-# [global] etcd_mode=backend beside a job of another engine (11.4): a [global] section naming the etcd-fio
+# [global] etcd_mode=backend beside a job of another engine (the job's role): a [global] section naming the etcd-fio
 # engine and etcd_mode=backend, a job of the engine and one with ioengine=sync. Needs the built engine and
 # fault shim (make tests); on tmpfs (fdatasync costs nothing there) the sync job's fdatasyncs are slowed to
 # 12 ms (its files only), so that its p99 lies between the WAL (10 ms) and the backend (25 ms) threshold.

@@ -2,8 +2,10 @@
 # lib.sh — what the integration tests share (sourced, not run): where the tree and the build are, which fio,
 # the artifacts and a check that they were built; a fake etcd data dir and a stand-in for its WAL lock; a fio
 # with the fault shim; fio servers on loopback (start, wait, stop by pid). Exit 77 means skipped (run.sh).
+# The checks and the final summary (ok, fail, has, jqe, finish …) are assert.sh's, sourced here.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/lib/assert.sh"
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
 FIO=${FIO:-fio}

@@ -13,9 +13,7 @@ case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 SO=$BUILD/libfioreport.so
 HDR=$top/libreport/include/fioreport.h
 MAP=$top/libreport/fioreport.map
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../lib/assert.sh"
 for t in nm objdump cc; do
   command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
 done
@@ -99,5 +97,4 @@ else
   cat "$tmp/cc.err"; fail "cannot build a program against $SO"
 fi
 
-[ $fails -eq 0 ] || { echo "it_abi: $fails failure(s)"; exit 1; }
-echo "it_abi: all passed"
+finish it_abi

@@ -15,8 +15,6 @@ need_built "$ENGINE" "$CLI" "$B/libfioreport.a"
 WORK=$(mktemp -d "$B/it-embed-monitor.XXXXXX") || exit 1
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 EMBED=$WORK/embed
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$TOP/libreport/include" "$TOP/examples/embed.c" \
   "$B/libfioreport.a" -lyajl -lm -o "$EMBED" || { echo "FAIL: examples/embed.c does not build"; exit 1; }
@@ -31,13 +29,13 @@ for m in none cut-runout; do
   cv=$(jq -r .verdict "$WORK/$m.json")
   "$EMBED" --live --accept-point-estimate < "$WORK/$m.kept/fio-output.json" > "$WORK/$m.mon" 2> "$WORK/$m.mon.err"
   mv=$(word $?)
-  [ "$cv" = "$mv" ] && echo "ok: $m: the example on check's kept output says $mv, as check does" ||
+  [ "$cv" = "$mv" ] && ok "$m: the example on check's kept output says $mv, as check does" ||
     fail "$m: check says $cv, the example $mv: $(cat "$WORK/$m.mon")"
   printf 'runtime=4\n' > "$WORK/$m.fio"
   FAKE_FIO=$m python3 "$FAKE" --output-format=json+ --status-interval=1 "$WORK/$m.fio" |
     "$EMBED" --live --accept-point-estimate > "$WORK/$m.live" 2> "$WORK/$m.live.err"
   lv=$(word $?)
-  [ "$lv" = "$cv" ] && echo "ok: $m: the example on the live stream says $lv" ||
+  [ "$lv" = "$cv" ] && ok "$m: the example on the live stream says $lv" ||
     fail "$m live: the example says $lv, check $cv: $(cat "$WORK/$m.live")"
 done
 grep -q "WAL fdatasync: pass" "$WORK/none.live.err" || fail "the live stream's WAL was not answered on its way"
@@ -51,13 +49,12 @@ mv=$(word $?)
 rm -f "$WORK"/classic.0.0
 "$CLI" verdict "$fio_out" > "$WORK/classic.v" 2>&1
 vv=$(word $?)
-[ "$mv" = "$vv" ] && echo "ok: classic job live: the example says $mv, as verdict does ($(cut -c1-80 "$WORK/classic.mon"))" ||
+[ "$mv" = "$vv" ] && ok "classic job live: the example says $mv, as verdict does ($(cut -c1-80 "$WORK/classic.mon"))" ||
   fail "classic job live: the example says $mv, verdict $vv: $(cat "$WORK/classic.mon")"
 # and on the finished output, file mode: the library's verdict, as verdict gives it
 "$EMBED" "$fio_out" > "$WORK/classic.file" 2>&1
 fv=$(word $?)
-[ "$fv" = "$vv" ] && echo "ok: classic job output: the example's file mode says $fv, as verdict does" ||
+[ "$fv" = "$vv" ] && ok "classic job output: the example's file mode says $fv, as verdict does" ||
   fail "classic job output: the example's file mode says $fv, verdict $vv: $(cat "$WORK/classic.file")"
 
-[ $bad -eq 0 ] && echo "ok: it_embed_monitor"
-exit $((bad > 0))
+finish it_embed_monitor

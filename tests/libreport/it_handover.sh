@@ -14,9 +14,7 @@ FX=$(cd "$(dirname "$0")/.." && pwd)/fixtures/handover
 command -v jq >/dev/null || { echo "it_handover: skipped: jq not installed"; exit 77; }
 T=$(mktemp -d /tmp/it_handover.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fails=$((fails+1)); }
+. "$(dirname "$0")/../lib/assert.sh"
 
 # verdict FILE: exit status in $rc, JSON in $T/out.json
 verdict() { "$BIN" verdict --json "$1" > "$T/out.json" 2> "$T/err"; rc=$?; }
@@ -78,5 +76,4 @@ done
 "$BIN" verdict "$FX/fio-3.33-libaio-null-error.txt" > /dev/null 2> "$T/err"; rc=$?
 if [ $rc = 2 ] && grep -q "fio-3.33-libaio-null-error.txt:6: fio stopped the job on its error before any result: .*error=Invalid argument" "$T/err"
 then ok "libaio on /dev/null: fio's error line"; else bad "libaio on /dev/null: exit $rc: $(cat "$T/err")"; fi
-[ $fails = 0 ] || { echo "it_handover: $fails failed"; exit 1; }
-echo "it_handover: all ok"
+finish it_handover

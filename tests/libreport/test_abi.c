@@ -201,40 +201,80 @@ static void input_cap(void **state)
     fior_report_free(r);
 }
 
-/* Detection goes through the reader table: each row recognises its own format and reads it. */
+/* Detection goes through the reader table: its rows in detection order (etcdctl's output before JSON, since
+ * etcdctl's own log lines are JSON objects), each found by its name, each recognising a real input of its
+ * format first, and fior_parse_buffer reading that input with that row: its status, its format, its jobs. */
 static void reader_table(void **state)
 {
     (void)state;
     size_t n = 0;
     const fior__reader *rd = fior__readers(&n);
-    assert_true(n >= 3);
-    static const struct { const char *name; fior_format fmt; const char *text; } cases[] = {
-        {"json", FIOR_FMT_JSON, "{\"jobs\":[]}\n"},
-        {"normal", FIOR_FMT_NORMAL, "wal: (groupid=0, jobs=1): err= 0: pid=1: Mon Jan  1 00:00:00 2024\n"},
-        {"etcd-perf", FIOR_FMT_ETCD_PERF, "INFO: 99th percentile of fsync is 1000000 ns\n"},
+    static const struct { const char *name; fior_format fmt; } rows[] = {
+        {"check-perf", FIOR_FMT_CHECK_PERF}, {"prometheus", FIOR_FMT_PROM}, {"etcdctl-noise", FIOR_FMT_UNKNOWN},
+        {"json", FIOR_FMT_JSON},             {"normal", FIOR_FMT_NORMAL},   {"etcd-perf", FIOR_FMT_ETCD_PERF},
     };
+    assert_int_equal(n, sizeof rows / sizeof rows[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(rd[i].name, rows[i].name);
+        assert_int_equal(rd[i].format, rows[i].fmt);
+        assert_non_null(rd[i].detect);
+        assert_non_null(rd[i].parse);
+        assert_ptr_equal(fior__reader_named(rows[i].name), &rd[i]);
+    }
+    /* one real input per row and the jobs read from it (check perf: its one verdict; a scrape: WAL fsync and
+     * backend commit; fio 3.33's classic job: one job; the etcd-perf log: its two runs); etcdctl's other
+     * output is refused, naming what it is */
+    static const struct {
+        const char *file, *name;
+        fior_status st;
+        fior_format fmt;
+        int njobs;
+    } cases[] = {
+        {"/etcd-metrics/hand-check-perf-pass.txt", "check-perf", FIOR_OK, FIOR_FMT_CHECK_PERF, 1},
+        {"/etcd-metrics/etcd-3.4.23-after-puts.prom", "prometheus", FIOR_OK, FIOR_FMT_PROM, 2},
+        {NULL, "etcdctl-noise", FIOR_E_FORMAT, FIOR_FMT_UNKNOWN, 0},
+        {"/fio/fio-3.33-json.json", "json", FIOR_OK, FIOR_FMT_JSON, 1},
+        {"/fio/fio-3.33-normal.txt", "normal", FIOR_OK, FIOR_FMT_NORMAL, 1},
+        {"/seeds/etcd-perf-container.log", "etcd-perf", FIOR_OK, FIOR_FMT_ETCD_PERF, 2},
+    };
+    static const char status_table[] = "+------------------+------------------+---------+---------+-----------+\n"
+                                       "|     ENDPOINT     |        ID        | VERSION | DB SIZE | IS LEADER |\n"
+                                       "+------------------+------------------+---------+---------+-----------+\n"
+                                       "| 127.0.0.1:2379   | 8e9e05c52164694d |  3.4.23 |   20 kB |      true |\n";
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const fior__reader *r1 = fior__reader_named(cases[i].name);
-        assert_non_null(r1);
-        assert_true(r1 >= rd && r1 < rd + n);
-        assert_int_equal(r1->format, cases[i].fmt);
-        assert_true(r1->detect(cases[i].text, strlen(cases[i].text)));
-        /* the first row that says yes is the one fior_parse_buffer used */
-        const fior__reader *first = NULL;
-        for (size_t k = 0; k < n && !first; k++)
-            if (rd[k].detect(cases[i].text, strlen(cases[i].text)))
+        size_t len = 0;
+        char *text = NULL;
+        char path[512];
+        if (cases[i].file) {
+            snprintf(path, sizeof path, "%s%s", TEST_FIXTURES, cases[i].file);
+            text = slurp(path, &len);
+        } else {
+            len = strlen(status_table);
+            text = strdup(status_table);
+            assert_non_null(text);
+        }
+        const fior__reader *row = fior__reader_named(cases[i].name), *first = NULL;
+        assert_non_null(row);
+        for (size_t k = 0; k < n && !first; k++) /* the first row that says yes reads the input */
+            if (rd[k].detect(text, len))
                 first = &rd[k];
-        assert_ptr_equal(first, r1);
+        assert_ptr_equal(first, row);
         fior_report *r = fior_report_new();
-        fior_parse_buffer(r, "t", cases[i].text, strlen(cases[i].text));
-        if (fior_report_error(r)[0] == '\0')
+        assert_int_equal(fior_parse_buffer(r, "t", text, len), cases[i].st);
+        assert_int_equal(fior_report_njobs(r), cases[i].njobs);
+        if (cases[i].st == FIOR_OK) {
+            assert_string_equal(fior_report_error(r), "");
             assert_int_equal(fior_report_format(r), cases[i].fmt);
+        } else {
+            assert_non_null(strstr(fior_report_error(r), "t:2: this is `etcdctl endpoint status` output"));
+        }
         fior_report_free(r);
+        free(text);
     }
     assert_null(fior__reader_named("no such format"));
 }
 
-/* 11.12 for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming its byte
+/* The input cap, for streams: a document still open past the cap is dropped with FIOR_E_TOOBIG naming its byte
  * cap + 1, one under the cap is not, and the stream reads the next document (a real fio output) normally. */
 static void stream_document_cap(void **state)
 {

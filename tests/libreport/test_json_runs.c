@@ -3,7 +3,7 @@
  * one input are separate runs and every run is judged (real fio outputs concatenated, JSON and normal);
  * a --status-interval stream is one run; JSON that contradicts itself or leaves out what fio always
  * writes is UNKNOWN with a reason naming the key and its byte; files read in chunks, streams split
- * anywhere and whole buffers read the same (issues 11.2, 11.7, 17.1). */
+ * anywhere and whole buffers read the same. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,7 +76,7 @@ static uint64_t p99(const fior_job *j)
     return 0;
 }
 
-/* ---- 11.2: several runs in one input ---- */
+/* ---- several runs in one input ---- */
 
 /* fio-3.33-json.json (p99 5.08 ms) and fio-3.33-jsonplus.json (p99 494 us), two real runs: against 1 ms the
  * first fails and the second passes. In either order the file is a FAIL: the last run does not hide the
@@ -212,7 +212,7 @@ static void concatenated_normal_runs(void **state)
     free(b);
 }
 
-/* ---- 11.7: JSON that contradicts itself or leaves out what fio always writes ---- */
+/* ---- JSON that contradicts itself or leaves out what fio always writes ---- */
 
 #define JOB(body) "{\"jobs\": [{\"jobname\": \"w\", " body "}]}\n"
 #define LAT(extra) "\"sync\": {\"lat_ns\": {" extra "\"min\": 1000, \"max\": 9000000, \"mean\": 10000.0, " \
@@ -335,7 +335,7 @@ static void jobs_and_client_stats_and_all_clients(void **state)
     free(c2);
 }
 
-/* ---- 17.1: chunked reading never changes what is read ---- */
+/* ---- chunked reading never changes what is read ---- */
 
 static void same_jobs(const fior_report *a, const fior_report *b)
 {

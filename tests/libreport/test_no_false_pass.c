@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* test_no_false_pass.c — regression cases of issue 11 ("no PASS without proof") in the library, each on
- * real fio output where one exists (tests/fixtures/fio, made by tests/gen/gen-fixtures.sh):
- *   11.3  normal output without a sample count: the count is derived from "issued rwts" (fio 3.4–3.42
- *         count fdatasyncs in short[0]), unknown otherwise, and an unknown count is never a PASS;
- *   11.4  [global] etcd_mode=backend does not make a job of another engine a backend job;
- *   11.6  etcd-perf percentiles with decimals ("90.99th", "99.9th") are read whole;
- * and the same class of defect found beyond the list (a later or duplicate value winning, "no syncs"
- * beside sync latencies, a percentile list that goes down, fio's aggregate name on a real job, a value
- * taken as exact that fio only knows to its histogram bucket, counts that wrap in the quantile bound). */
+/* test_no_false_pass.c — "no PASS without proof" in the library: each way an input could pass without
+ * the evidence for it, on real fio output where one exists (tests/fixtures/fio, made by
+ * tests/gen/gen-fixtures.sh), one section each:
+ *   the sample count    normal output carries none: it is derived from "issued rwts" (fio 3.4–3.42 count
+ *                       fdatasyncs in short[0]), unknown otherwise, and an unknown count is never a PASS;
+ *   the job's role      [global] etcd_mode=backend does not make a job of another engine a backend job, and
+ *                       the engine's lines mark the job they name;
+ *   the percentile      etcd-perf percentiles with decimals ("90.99th", "99.9th") are read whole;
+ *   one value per field a later or duplicate value never wins, "no syncs" beside sync latencies, fio's
+ *                       aggregate name on a real job;
+ *   the value's precision a value fio only knows to its histogram bucket is not taken as exact, counts
+ *                       that wrap in the quantile bound are refused;
+ *   where the syncs went tmpfs, zram, a loop device over tmpfs, /dev/null: never a PASS (fio's output and
+ *                       etcd's /metrics). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,9 +58,9 @@ static char *edit(const char *text, const char *from, const char *to)
     return out;
 }
 
-/* ---- 11.3 ---- */
+/* ---- the sample count ---- */
 
-static void ten_writes_normal_output(void **state)
+static void count_from_issued_rwts(void **state)
 {
     (void)state;
     size_t len;
@@ -108,7 +113,7 @@ static void ten_writes_normal_output(void **state)
 
 /* The real 2 MiB run: the count from "issued rwts" is what the same fio version's JSON calls N, and the
  * normal,json output of a run takes the JSON's count. */
-static void count_matches_json(void **state)
+static void issued_count_is_json_n(void **state)
 {
     (void)state;
     fior_report *r = fior_report_new();
@@ -125,9 +130,9 @@ static void count_matches_json(void **state)
     fior_report_free(r);
 }
 
-/* ---- 11.4 ---- */
+/* ---- the job's role ---- */
 
-static void global_backend_does_not_leak(void **state)
+static void global_backend_marks_only_our_engine(void **state)
 {
     (void)state;
     fior_report *r = fior_report_new();
@@ -162,6 +167,51 @@ static void global_backend_does_not_leak(void **state)
         if (fior__job_role(cases[i].engine, cases[i].mode, cases[i].own) != cases[i].role)
             fail_msg("case %zu: %s/%s/%d", i, cases[i].engine ? cases[i].engine : "(null)",
                      cases[i].mode ? cases[i].mode : "(null)", cases[i].own);
+}
+
+/* The engine's lines name the job by name and pid: a backend line marks that job only, never a WAL job
+ * of the same name; an older line without a pid marks a name two jobs share for neither. */
+static void engine_marker_by_pid(void **state)
+{
+    (void)state;
+    size_t tlen;
+    char *text = slurp(TEST_FIXTURES "/medium/profile-disk-same-name.txt", &tlen);
+    assert_non_null(text);
+    fior_report *r = parse("same-name", text, FIOR_OK);
+    assert_int_equal(fior_report_njobs(r), 2);
+    int backends = 0;
+    for (size_t i = 0; i < 2; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        assert_string_equal(j->name, "etcd");
+        backends += j->role == FIOR_ROLE_BACKEND;
+        assert_int_equal(j->medium, FIOR_MEDIUM_DISK);
+        assert_non_null(strstr(j->medium_reason, "ext4"));
+    }
+    assert_int_equal(backends, 1);
+    fior_report_free(r);
+    /* the same output as an engine without pid= writes it */
+    char *old = strdup(text), *p = old;
+    assert_non_null(old);
+    while ((p = strstr(p, ": pid="))) {
+        char *e = p + 6;
+        while (*e >= '0' && *e <= '9')
+            e++;
+        if (!strncmp(e, ": backend ", 10))
+            memmove(p, e, strlen(e) + 1);
+        else
+            p = e;
+    }
+    r = parse("same-name-old", old, FIOR_OK);
+    for (size_t i = 0; i < 2; i++) {
+        const fior_job *j = fior_report_job(r, i);
+        assert_int_equal(j->role, FIOR_ROLE_WAL);
+        assert_non_null(j->defect);
+        assert_non_null(strstr(j->defect, "two jobs of this name"));
+    }
+    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
+    fior_report_free(r);
+    free(old);
+    free(text);
 }
 
 /* ---- where the syncs went (tests/fixtures/medium, made by tests/gen/gen-fixtures-medium.sh) ----
@@ -213,51 +263,6 @@ static void medium_fixtures(void **state)
         fior_result_free(res);
         fior_report_free(r);
     }
-}
-
-/* The engine's lines name the job by name and pid: a backend line marks that job only, never a WAL job
- * of the same name; an older line without a pid marks a name two jobs share for neither. */
-static void engine_marker_by_pid(void **state)
-{
-    (void)state;
-    size_t tlen;
-    char *text = slurp(TEST_FIXTURES "/medium/profile-disk-same-name.txt", &tlen);
-    assert_non_null(text);
-    fior_report *r = parse("same-name", text, FIOR_OK);
-    assert_int_equal(fior_report_njobs(r), 2);
-    int backends = 0;
-    for (size_t i = 0; i < 2; i++) {
-        const fior_job *j = fior_report_job(r, i);
-        assert_string_equal(j->name, "etcd");
-        backends += j->role == FIOR_ROLE_BACKEND;
-        assert_int_equal(j->medium, FIOR_MEDIUM_DISK);
-        assert_non_null(strstr(j->medium_reason, "ext4"));
-    }
-    assert_int_equal(backends, 1);
-    fior_report_free(r);
-    /* the same output as an engine without pid= writes it */
-    char *old = strdup(text), *p = old;
-    assert_non_null(old);
-    while ((p = strstr(p, ": pid="))) {
-        char *e = p + 6;
-        while (*e >= '0' && *e <= '9')
-            e++;
-        if (!strncmp(e, ": backend ", 10))
-            memmove(p, e, strlen(e) + 1);
-        else
-            p = e;
-    }
-    r = parse("same-name-old", old, FIOR_OK);
-    for (size_t i = 0; i < 2; i++) {
-        const fior_job *j = fior_report_job(r, i);
-        assert_int_equal(j->role, FIOR_ROLE_WAL);
-        assert_non_null(j->defect);
-        assert_non_null(strstr(j->defect, "two jobs of this name"));
-    }
-    assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
-    fior_report_free(r);
-    free(old);
-    free(text);
 }
 
 /* etcd's /metrics: _sum/_count as evidence (tests/fixtures/etcd-metrics, real etcd 3.4.23 with its data dir
@@ -312,9 +317,9 @@ static void metrics_medium(void **state)
     fior_report_free(r);
 }
 
-/* ---- 11.6 ---- */
+/* ---- the percentile, read whole ---- */
 
-static void etcdperf_decimal_percentiles(void **state)
+static void decimal_percentile_read_whole(void **state)
 {
     (void)state;
     fior_report *r = parse("log", "INFO: 90.99th percentile of fsync is 5000000 ns\n"
@@ -346,7 +351,7 @@ static void etcdperf_decimal_percentiles(void **state)
     fior_report_free(r);
 }
 
-/* ---- beyond the list ---- */
+/* ---- one value per field ---- */
 
 #define NJOB(sync_block, issued)                                                                            \
     "fio-3.33\njob: (groupid=0, jobs=1): err= 0: pid=7: Mon\n  fsync/fdatasync/sync_file_range:\n" sync_block \
@@ -422,6 +427,8 @@ static void real_job_named_all_clients(void **state)
     fior_report_free(r);
 }
 
+/* ---- the value's precision ---- */
+
 /* fio prints a percentile as the middle of its histogram bucket; the sample may be anywhere in it. With a
  * 10.05 ms threshold, fio's 10027008 (bucket 9961472..10092543) would have passed. */
 static void fio_histogram_bucket(void **state)
@@ -453,18 +460,18 @@ static void quantile_counts_that_wrap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ten_writes_normal_output),
-        cmocka_unit_test(count_matches_json),
-        cmocka_unit_test(global_backend_does_not_leak),
-        cmocka_unit_test(etcdperf_decimal_percentiles),
+        cmocka_unit_test(count_from_issued_rwts),
+        cmocka_unit_test(issued_count_is_json_n),
+        cmocka_unit_test(global_backend_marks_only_our_engine),
+        cmocka_unit_test(engine_marker_by_pid),
+        cmocka_unit_test(medium_fixtures),
+        cmocka_unit_test(metrics_medium),
+        cmocka_unit_test(decimal_percentile_read_whole),
         cmocka_unit_test(later_value_never_wins),
         cmocka_unit_test(no_syncs_beside_latencies),
         cmocka_unit_test(real_job_named_all_clients),
         cmocka_unit_test(fio_histogram_bucket),
         cmocka_unit_test(quantile_counts_that_wrap),
-        cmocka_unit_test(medium_fixtures),
-        cmocka_unit_test(engine_marker_by_pid),
-        cmocka_unit_test(metrics_medium),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static fior_verdict judge(const fior_report *r)
     return tj_judge(r, NULL);
 }
 
-/* ---- the seeds the issue names ---- */
+/* ---- the seeds: fio 3.23 (rke2) passes, fio 3.7 (msec) fails, an etcd-perf log is unknown ---- */
 
 static void seed_fio323_pass(void **state)
 {
@@ -97,7 +97,7 @@ static void seed_fio37_msec_fail(void **state)
     fior_report_free(r);
 }
 
-/* etcd-perf prints the p99 and nothing else: no sample count, so no PASS (issue 11.3) */
+/* etcd-perf prints the p99 and nothing else: no sample count, so no PASS */
 static void seed_etcdperf_unknown(void **state)
 {
     (void)state;

@@ -335,8 +335,8 @@ static void json_cases(void **state)
     /* client_stats with the "All clients" aggregate (fio's client.c adds it as the last entry after two or
      * more, without job options) and no percentiles in it */
 #define CLIENT(h) "{\"jobname\": \"w\", \"error\": 0, \"hostname\": \"" h "\", \"port\": 8765, \"sync\": {\"lat_ns\": " \
-                  "{\"N\": 300, \"max\": 5, \"percentile\": {\"99.000000\": 4000000}}}},\n"
-#define ALLCLIENTS "{\"jobname\": \"All clients\", \"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 300, \"max\": 5}}}\n"
+                  "{\"N\": 300, \"max\": 5000000, \"percentile\": {\"99.000000\": 4000000}}}},\n"
+#define ALLCLIENTS "{\"jobname\": \"All clients\", \"error\": 0, \"sync\": {\"lat_ns\": {\"N\": 300, \"max\": 5000000}}}\n"
     r = parse_str("{\"client_stats\": [\n" CLIENT("h1") CLIENT("h2") ALLCLIENTS "]}\n", FIOR_OK);
     assert_int_equal(fior_report_njobs(r), 2);
     assert_string_equal(fior_report_job(r, 0)->host, "h1");
@@ -363,7 +363,7 @@ static void json_cases(void **state)
 static void etcdperf_cases(void **state)
 {
     (void)state;
-    /* the log has no sample count: never a verdict on its own (issue 11.3) */
+    /* the log has no sample count: never a verdict on its own */
     fior_report *r = parse_str("INFO: 99th percentile of fsync is 12000000 ns\n", FIOR_OK);
     assert_int_equal(tj_judge(r, NULL), FIOR_UNKNOWN);
     assert_int_equal(pct_of(fior_report_job(r, 0), 99.0), 12000000);

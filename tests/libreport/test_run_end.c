@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test_run_end.c — no PASS without proof of a finished run and of syncs that reached a disk (issues 25, 26,
- * the run-ended flag of 21), on real fio outputs made by fio here (tests/gen/gen-fixtures-ends.sh): runs stopped
- * by SIGINT/SIGTERM/timeout, a time_based run cut short, --io_size, status-interval streams killed after an
- * interim document or interrupted, killed job processes (also grouped and client/server), ioengine=null,
+/* test_run_end.c — no PASS without proof of a finished run and of syncs that reached a disk, on real fio
+ * outputs made by fio here (tests/gen/gen-fixtures-ends.sh): runs stopped by SIGINT/SIGTERM/timeout, a
+ * time_based run cut short, --io_size, status-interval streams killed after an interim document or
+ * interrupted, killed job processes (also grouped and client/server), ioengine=null,
  * sync_file_range, O_SYNC/O_DSYNC, /dev/shm, end_fsync; each beside the complete twin that is still judged.
  * Also: fio's signal line wherever it stands (inside a document, split across feeds, between concatenated
  * runs), a stream cut at every byte of its last document, jobs named like fio's own lines, the criteria. */
@@ -63,7 +63,7 @@ static void one(const char *path, fior_end end, fior_verdict v, const char *why)
     fior_report_free(r);
 }
 
-/* ---- issue 25: a run fio did not finish ---- */
+/* ---- a run fio did not finish ---- */
 
 static void stopped_by_a_signal(void **state)
 {
@@ -284,7 +284,7 @@ static void the_callers_own_stop(void **state)
     fior_criteria_free(c);
 }
 
-/* ---- issue 26: what made the samples ---- */
+/* ---- what made the samples ---- */
 
 static void job_processes_that_died(void **state)
 {
@@ -460,7 +460,7 @@ static void the_physical_floor(void **state)
     fior_criteria_free(c);
 }
 
-/* ---- issue 22: old fio, end_fsync, etcd-perf ---- */
+/* ---- old fio, end_fsync, etcd-perf ---- */
 
 static void what_old_fio_and_end_fsync_did(void **state)
 {

@@ -383,13 +383,14 @@ static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
     f->syncs = j->samples_known ? j->samples : 0;
     /* a job process that died: its figures never got past the start (stat.c prints what the shared
      * thread_stat holds; io_bytes and job_runtime are only filled in when the job ends) */
-    f->died = x->has_bytes && x->bytes == 0 && (x->ios > 0 || f->syncs > 0) && (!x->has_runtime || !x->runtime_ms);
+    f->died = x->has_bytes && x->bytes == 0 && (x->ios > 0 || f->syncs > 0) && (!x->has_runtime || !x->runtime_ms)
+              ? FIOR__DIED_NO_BYTES : FIOR__DIED_NO;
     /* ... or a direction with bytes and a runtime of 0: backend.c's update_runtime() sets it to at least 1 ms
      * (rounded up) once a job's I/O loop ends, and stat.c's interim reports add the running time; only a job
      * process that died in its loop leaves it 0 */
     for (int dd = 0; dd < 3 && !f->died; dd++)
         if (x->ddir_bytes[dd] > 0 && x->has_ddir_rt[dd] && x->ddir_rt[dd] == 0)
-            f->died = 3;
+            f->died = FIOR__DIED_ZERO_RUNTIME;
     f->runtime_exact = x->has_runtime;
     /* writes counted as issued (live, in the shared statistics) whose bytes are not in the figures (a job
      * process's bytes are added when it ends): with group_reporting, a job of the group that died leaves
@@ -398,7 +399,7 @@ static void job_end_facts(const jdoc *d, fior_job *j, jjob *x)
     uint64_t wbs = opt_or(x->o_bs, g->o_bs);
     if (!f->died && !x->o_bs_var && !g->o_bs_var && wbs && wbs != UINT64_MAX && x->writes > x->short_w &&
         mul(x->writes - x->short_w, wbs) / 100 * 99 > x->ddir_bytes[D_WRITE] + mul(wbs, FIOR__INFLIGHT)) {
-        f->died = 4;
+        f->died = FIOR__DIED_WRITES_UNCOUNTED;
         f->ios = x->writes;
         f->bytes = mul(x->writes - x->short_w, wbs);
     }

@@ -186,14 +186,6 @@ fior_status fior__flush_held(fior_json_stream *s)
  * "client: host=H disconnected" (client.c): a server that was asked for is gone, its jobs' figures with it. JSON carries no
  * job pid, so every job of the input is taken as the dead one's. A line may follow fio's eta display after
  * a '\r'. The whole line must be fio's (a job may be named like it, but a job name is never a line). */
-int fior__host_lost_line(const char *p)
-{
-    size_t n = strlen(p);
-    static const char pre[] = "client: host=", suf[] = " disconnected";
-    return n > sizeof pre + sizeof suf - 2 && !strncmp(p, pre, sizeof pre - 1) &&
-           !strcmp(p + n - (sizeof suf - 1), suf) && !memchr(p + sizeof pre - 1, ' ', n - (sizeof pre - 1) - (sizeof suf - 1));
-}
-
 fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len)
 {
     int sig = 0, lost = 0;
@@ -211,9 +203,8 @@ fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len)
                 const char *e = strstr(p, "> ");
                 p = e && !memchr(p, ' ', (size_t)(e - p)) ? e + 2 : p;
             }
-            long pid;
-            int sg, end = 0;
-            if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sg, &end) == 2 && sg > 0 && !p[end])
+            int sg = fior__got_signal_line(p, NULL);
+            if (sg)
                 sig = sg;
             else if (fior__host_lost_line(p))
                 lost = 1;
@@ -223,7 +214,7 @@ fior_status fior__json_died_lines(fior_report *r, const char *gap, size_t len)
     for (size_t k = 0; (sig || lost) && k < r->njobs; k++) {
         fior__endfacts f;
         fior__endfacts_init(&f);
-        f.died = sig ? 2 : 5;
+        f.died = sig ? FIOR__DIED_GOT_SIGNAL : FIOR__DIED_HOST_LOST;
         f.died_signal = sig;
         if (fior__job_end(&r->jobs[k], &f))
             return FIOR_E_NOMEM;

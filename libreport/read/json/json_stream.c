@@ -454,13 +454,14 @@ fior_status fior__stream_finish(fior_json_stream *s, fior_report *into, int *tex
 }
 
 fior_status fior__parse_json(fior_report *r, const char *source, const char *buf, size_t len, int *text_jobs,
-                             unsigned long *ndocs)
+                             unsigned long *ndocs, char **text, size_t *text_len)
 {
+    *text = NULL;
+    *text_len = 0;
     fior_json_stream *s = fior_json_stream_new(source);
     if (!s) {
         fior__seterr(r, "%s: out of memory", source);
-        if (text_jobs)
-            *text_jobs = 0;
+        *text_jobs = 0;
         if (ndocs)
             *ndocs = 0;
         return FIOR_E_NOMEM;
@@ -470,15 +471,17 @@ fior_status fior__parse_json(fior_report *r, const char *source, const char *buf
     fior__feed_raw(s, buf, len);
     int tj = 0;
     fior_status st = fior__stream_finish(s, r, &tj, ndocs);
-    if (st == FIOR_OK && tj) {
-        size_t glen;
-        const char *gap = fior__stream_gaps(s, &glen);
-        st = gap ? fior__text_beside_json(r, source, gap, glen) : FIOR_E_NOMEM;
-        if (!gap)
+    if (st == FIOR_OK && tj) { /* the text outside the documents goes to the caller (the reader table) */
+        if (s->keep_gaps < 0 || !(*text = s->gap ? s->gap : calloc(1, 1))) {
             fior__seterr(r, "%s: out of memory", source);
+            st = FIOR_E_NOMEM;
+        } else {
+            *text_len = s->gaplen;
+            s->gap = NULL;
+            s->gaplen = s->gapcap = 0;
+        }
     }
-    if (text_jobs)
-        *text_jobs = st == FIOR_OK && tj;
+    *text_jobs = st == FIOR_OK && tj;
     fior_json_stream_free(s);
     return st;
 }

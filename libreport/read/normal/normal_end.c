@@ -106,9 +106,7 @@ fior_status fior__nfio_says(nstate *s, const char *p, int *mine)
         s->err_lineno = s->lineno;
         return FIOR_OK; /* not *mine: a job's name could start so too */
     }
-    end = 0;
-    /* the whole line: a job may be named "fio: pid=1, got signal=9" (its header goes on after the name) */
-    if (sscanf(p, "fio: pid=%ld, got signal=%d%n", &pid, &sig, &end) == 2 && sig > 0 && !p[end]) {
+    if ((sig = fior__got_signal_line(p, &pid))) {
         *mine = 1;
         nsig *d = fior__grow(s->died, &s->diedcap, s->ndied, sizeof *d, 4);
         if (!d)
@@ -155,7 +153,8 @@ fior_status fior__nrun_ends(nstate *s)
          * an idle cpu line, or a cpu line (a whole print, not a pasted excerpt) and reads/writes that its
          * "issued rwts:" line counts */
         int noddir = j->has_sync && !n->has_ddir;
-        f.died = noddir && n->cpu_idle ? 1 : noddir && n->has_cpu && n->issued_rw ? 3 : 0;
+        f.died = noddir && n->cpu_idle                     ? FIOR__DIED_NO_BYTES
+               : noddir && n->has_cpu && n->issued_rw ? FIOR__DIED_ZERO_RUNTIME : FIOR__DIED_NO;
         f.ios = n->issued_rw ? n->issued_rw : f.ios;
         /* writes fio counted as issued (live, in the shared statistics) whose bytes are not in the job's
          * figures (a job process's bytes are added when it ends): with group_reporting, a job of the group
@@ -168,19 +167,19 @@ fior_status fior__nrun_ends(nstate *s)
         if (!f.died && bs && n->has_wbytes && n->issued_w > n->short_w &&
             (double)n->wbytes + (double)n->wquant + (double)bs * FIOR__INFLIGHT <
                 0.99 * (double)(n->issued_w - n->short_w) * (double)bs) {
-            f.died = 4;
+            f.died = FIOR__DIED_WRITES_UNCOUNTED;
             f.ios = n->issued_w;
             f.bytes = (uint64_t)((double)(n->issued_w - n->short_w) * (double)bs);
         }
         for (size_t d = 0; d < s->ndied; d++)
             if (j->pid == s->died[d].pid) {
-                f.died = 2;
+                f.died = FIOR__DIED_GOT_SIGNAL;
                 f.died_signal = s->died[d].sig;
             }
         if (s->host_lost && !f.died)
-            f.died = 5;
-        if (unmatched && f.died != 2) { /* which job a "got signal" pid was is not in the output */
-            f.died = 2;
+            f.died = FIOR__DIED_HOST_LOST;
+        if (unmatched && f.died != FIOR__DIED_GOT_SIGNAL) { /* which job a "got signal" pid was is not in the output */
+            f.died = FIOR__DIED_GOT_SIGNAL;
             f.died_signal = usig;
         }
         f.cut_inside = i + 1 == s->r->njobs && n->has_ddir && !n->has_cpu && !n->has_issued;
