@@ -13,9 +13,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "seqbound.h"
 
 /* log of the Binomial(n, q) probability mass at k */
@@ -179,7 +180,7 @@ FIOR_API fior_status fior_quantile_bound(const fior_bin *bins, size_t nbins, dou
     return FIOR_OK;
 }
 
-/* ---- one look at a finished distribution (fioreport.h) ---- */
+/* ---- one look at a finished distribution (fioreport_monitor.h) ---- */
 
 FIOR_API uint64_t fior_look_samples(const fior_criteria *c, double confidence)
 {
@@ -197,32 +198,50 @@ FIOR_API uint64_t fior_look_samples(const fior_criteria *c, double confidence)
     return n > min ? n : min;
 }
 
-FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
-                                    double confidence, int accept_point, fior_look *out)
-{
-    if (!out || out->size < offsetof(fior_look, samples) || (!bins && nbins) || !(confidence > 0.0 && confidence < 1.0))
-        return FIOR_E_INVAL;
+/* A look and the storage of its line (why points into it). */
+typedef struct look_box {
     fior_look k;
-    memset(&k, 0, sizeof k);
-    k.size = out->size < sizeof k ? out->size : sizeof k;
-    k.verdict = FIOR_UNKNOWN;
-    k.threshold_ns = fior_criteria_threshold(c, role);
-    k.point_ns = k.hi_ns = UINT64_MAX;
+    char      why[320];
+} look_box;
+
+FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
+                                    double confidence, int accept_point, fior_look **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (!bins && nbins) || !(confidence > 0.0 && confidence < 1.0))
+        return FIOR_E_INVAL;
+    look_box *b = calloc(1, sizeof *b);
+    if (!b)
+        return FIOR_E_NOMEM;
+    fior_look *k = &b->k;
+    k->size = sizeof *k;
+    k->why = b->why;
+    k->verdict = FIOR_UNKNOWN;
+    k->threshold_ns = fior_criteria_threshold(c, role);
+    k->point_ns = k->hi_ns = UINT64_MAX;
     uint64_t pt = 0;
-    if (fior__bins_total(bins, nbins, &k.samples))
-        k.samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
+    if (fior__bins_total(bins, nbins, &k->samples))
+        k->samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
     fior_status st = FIOR_E_NODATA;
-    if (k.samples)
-        st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k.lo_ns, &pt, &k.hi_ns);
+    if (k->samples)
+        st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k->lo_ns, &pt,
+                                 &k->hi_ns);
     if (st == FIOR_E_INVAL) {
-        k.lo_ns = 0;
-        k.hi_ns = UINT64_MAX;
-    } else if (k.samples) {
-        k.point_ns = pt; /* set even when too few samples give no upper end */
+        k->lo_ns = 0;
+        k->hi_ns = UINT64_MAX;
+    } else if (k->samples) {
+        k->point_ns = pt; /* set even when too few samples give no upper end */
     }
-    if (k.samples && st != FIOR_E_INVAL && k.samples >= fior_criteria_min_samples(c))
-        k.verdict = fior_bound_decide(pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
-                                      k.samples, confidence, accept_point, &k.basis, k.why, sizeof k.why);
-    memcpy(out, &k, k.size);
+    if (k->samples && st != FIOR_E_INVAL && k->samples >= fior_criteria_min_samples(c))
+        k->verdict = fior__bound_decide(pt < k->threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k->lo_ns, k->hi_ns,
+                                        k->threshold_ns, k->samples, confidence, accept_point, &k->basis, b->why,
+                                        sizeof b->why);
+    *out = k;
     return FIOR_OK;
+}
+
+FIOR_API void fior_look_free(fior_look *k)
+{
+    free(k); /* k is the first member of its look_box */
 }
