@@ -4,6 +4,8 @@
 # is the header's (FIOR_VERSION_*): the SONAME is libfioreport.so.MAJOR; the .so exports only what the
 # version script fioreport.map lists.
 FIOR_HEADER  := libreport/include/fioreport.h
+# the public headers (installed) and the CLI's own one (fioreport_cli.h: not installed, nothing exported)
+FIOR_PUBLIC_HDRS := libreport/include/fioreport.h libreport/include/fioreport_monitor.h libreport/fioreport_cli.h
 FIOR_VERSION := $(shell sed -n 's/^\#define FIOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(FIOR_HEADER) | paste -sd.)
 FIOR_SOVER   := $(firstword $(subst ., ,$(FIOR_VERSION)))
 FIOR_MAP     := libreport/fioreport.map
@@ -15,7 +17,7 @@ FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport 
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
-$(BUILD)/libreport/%.o: libreport/%.c $(FIOR_HDRS) libreport/include/fioreport.h $(FLAGS_STAMP) | need-build
+$(BUILD)/libreport/%.o: libreport/%.c $(FIOR_HDRS) $(FIOR_PUBLIC_HDRS) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(FIOR_CFLAGS) -c $< -o $@
 
