@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fioreport.h"
+#include "fioreport_monitor.h"
 #include "internal.h" /* the reader table (fior__readers), so each format is fuzzed without the detector in front */
 
 #ifndef FZ_ASSERT

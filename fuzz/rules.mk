@@ -22,7 +22,7 @@ endif
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
 FUZZ_MAX_LEN ?= 32768
 
-$(FUZZ_DIR)/obj/libreport/%.o: libreport/%.c $(FIOR_HDRS) libreport/include/fioreport.h
+$(FUZZ_DIR)/obj/libreport/%.o: libreport/%.c $(FIOR_HDRS) $(FIOR_PUBLIC_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/obj/engine/%.o: engine/%.c $(wildcard engine/*.h)

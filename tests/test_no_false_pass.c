@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "internal.h"
 #include "tjudge.h"
 #include "tslurp.h"
