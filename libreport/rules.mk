@@ -13,7 +13,9 @@ FIOR_STAGES  := base read bound judge monitor
 FIOR_SRCS    := $(foreach s,$(FIOR_STAGES),$(wildcard libreport/$(s)/*.c libreport/$(s)/*/*.c))
 FIOR_HDRS    := $(foreach s,$(FIOR_STAGES),$(wildcard libreport/$(s)/*.h libreport/$(s)/*/*.h))
 FIOR_OBJS    := $(patsubst libreport/%.c,$(BUILD)/libreport/%.o,$(FIOR_SRCS))
-FIOR_CFLAGS  := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport $(YAJL_CFLAGS)
+# the readers' private facts end fior_job in every build of the library (base/job_private.h)
+FIOR_PRIVATE := -include libreport/base/job_private.h
+FIOR_CFLAGS  := $(CFLAGS_BASE) $(FIOR_PRIVATE) -Ilibreport/include -Ilibreport/base -Ilibreport $(YAJL_CFLAGS)
 FIOR_SO      := $(BUILD)/libfioreport.so
 FIOR_A       := $(BUILD)/libfioreport.a
 
