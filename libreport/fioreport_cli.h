@@ -80,6 +80,10 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *final, const
 fior_outcome *fior__outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed);
 int           fior__outcome_phase(const fior_outcome *o);   /* 1, 2; 0 for a single run */
 
+/* The resolution job j's percentiles were printed at (1000 for usec in normal output; 1 when not rounded,
+ * or for NULL): explain's ranges of what a printed value stands for. */
+uint64_t fior__job_print_resolution(const fior_job *j);
+
 /* The bound rule at the end of a run, one look (fleet's remote proof; fior_look_bins and the monitor's
  * end): the point verdict `point` (PASS/FAIL of fior_judge) stands when the bound [lo_ns, hi_ns] on the
  * percentile is clear of threshold_ns on the same side (PASS: hi < thr; FAIL: lo > thr) — basis BOUND; a

@@ -72,6 +72,10 @@ grep -q 'FIOR_PHASE1\|FIOR_PROBE\|fior_run_facts\|set_heavy\|fior_bound_decide' 
 # strings in the public structs are pointers, never arrays of the caller's size
 arr=$(sed -n '/^typedef struct/,/^}/p' "$HDR" "$MHDR" | grep -n 'char  *[a-z_]*\[')
 [ -z "$arr" ] && ok "no fixed char array in a public struct" || fail "fixed char arrays in public structs: $arr"
+# the readers' own facts are not part of the job a program sees
+priv=$(sed -n '/^typedef struct fior_job {/,/^} fior_job;/p' "$HDR" | grep -E '^ +[a-z0-9_ ]+[ *](pid|pct_resolution_ns|check_verdict);')
+[ -z "$priv" ] && ok "fior_job as a program sees it has no pid, print resolution or etcdctl verdict" \
+  || fail "reader internals in the public fior_job: $priv"
 
 # SONAME from the header's major version
 soname=$(objdump -p "$SO" | awk '/SONAME/ {print $2}')

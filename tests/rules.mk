@@ -4,7 +4,7 @@
 # every tests/it_*.sh is an integration test run against the built artifacts and the real fio.
 TEST_SRCS   := $(wildcard tests/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools $(YAJL_CFLAGS) \
+TEST_CFLAGS := $(CFLAGS_BASE) $(FIOR_PRIVATE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools $(YAJL_CFLAGS) \
                -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/*.h) $(FLAGS_STAMP)

@@ -204,14 +204,10 @@ typedef struct fior_job {
     double      write_bw_bytes;   /* bytes per second */
     double      write_clat_mean_ns;
 
-    /* how the samples were taken and printed */
-    uint64_t    pct_resolution_ns; /* pct values were printed rounded to this unit (normal output: 1000 for
-                                    * usec, 1000000 for msec); 1 when not rounded (JSON). Either way
-                                    * each value is the middle of a fio histogram bucket (1/64 of a power
-                                    * of two wide), which the verdict allows for */
+    /* how the samples were taken (each percentile is the middle of a fio histogram bucket, 1/64 of a power
+     * of two wide, printed at the input's resolution: the verdict allows for both) */
     int         latency_untimed;   /* the job's options turn latency timing off (gtod_reduce=1) */
     int         sync_requested;    /* the job's options ask for fsync/fdatasync (JSON job options) */
-    long        pid;               /* normal output: pid= of the job header, else -1 */
 
     /* etcd's own metrics (Prometheus scrapes, `etcdctl check perf`) */
     int         bucketed;          /* 1: the latencies are only known to lie between the bucket edges below
@@ -226,8 +222,6 @@ typedef struct fior_job {
     const char *etcd_member;       /* scrape: etcd_server_id's server_id label, or NULL */
     double      process_start_s;   /* scrape: process_start_time_seconds, 0 when absent */
     int         window;            /* 1: the buckets are the difference of two scrapes (fior_report_window) */
-    int         check_verdict;     /* etcdctl check perf: FIOR_PASS / FIOR_FAIL as etcdctl printed it,
-                                    * FIOR_UNKNOWN when its final PASS/FAIL line is missing; else -1 */
     const char *summary;           /* etcdctl check perf: "throughput 974 writes/s, slowest request 468 ms,
                                     * stddev 28.2 ms" (the failing checks marked), or NULL */
 
@@ -260,6 +254,11 @@ typedef struct fior_job {
     const char *disk_name;         /* fio's disk stats of the job's run: the first device, or NULL when the
                                     * input has none (JSON "disk_util", text "Disk stats (read/write):") */
     uint64_t    disk_write_ios;    /* the write I/Os of those devices together */
+    /* New public fields go above this line. The library's own builds append the readers' private facts
+     * here; fior_job.size stops before them, so FIOR_HAS never reaches them. */
+#ifdef FIOR__JOB_PRIVATE_FIELDS
+    FIOR__JOB_PRIVATE_FIELDS
+#endif
 } fior_job;
 
 /* ---- reports: parsing inputs ---- */
