@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # fio_versions.sh — the fio version matrix (issue 22): for each fio release tag, build that fio from fio's
 # own git repository, build the engine against that tree, and run with that fio the WAL format check
-# (tests/it_engine_wal.sh), the backend shape check (tests/it_backend.sh), a short `etcd-fio check`, and
+# (tests/engine/it_engine_wal.sh), the backend shape check (tests/engine/it_backend.sh), a short `etcd-fio check`, and
 # at the end each engine loaded into another version's fio (refused in one line of its own, never a crash).
 # Prints one table row per version (also OUT/matrix.md); every step's log is kept under OUT/fio-3.N/.
 #
@@ -12,8 +12,8 @@
 #                                                    Debian 13: 3.39; the newest release: 3.42)
 #   env: OUT (default ${TMPDIR:-/tmp}/etcd-fio-versions; fio builds are cached there, never in this tree),
 #        JOBS (make -j, default 2), CHECK_ARGS (default: the shortest check that decides, as
-#        tests/it_html.sh runs it: --max-time 15 --min-syncs 20 --accept-point-estimate),
-#        FIXTURES=1 also regenerates tests/fixtures/fio-3.N/ with each build (tests/gen-fio-matrix.sh).
+#        tests/cli/it_html.sh runs it: --max-time 15 --min-syncs 20 --accept-point-estimate),
+#        FIXTURES=1 also regenerates tests/fixtures/fio-3.N/ with each build (tests/gen/gen-fio-matrix.sh).
 # fio's code is only ever extracted (git archive) under OUT, outside both repositories.
 #
 # Old fio on a current Debian needs two things that are not fio's fault, both supplied here (never by the
@@ -94,10 +94,10 @@ for tag in $TAGS; do
     "$B/libetcdwal.so" "$B/etcd-fio" "$B/tests/waldump" > "$d/engine-build.log" 2>&1 || eng="FAILS: $(grep -m1 -E 'error|etcd-fio|fio-src' "$d/engine-build.log")"
   wal=-; backend=-; judged=-; chk=-
   if [ "$eng" = ok ]; then
-    BUILD=$B FIO=$d/fio sh "$TOP/tests/it_engine_wal.sh" > "$d/wal.log" 2>&1 && wal=pass || wal="FAIL (wal.log)"
+    BUILD=$B FIO=$d/fio sh "$TOP/tests/engine/it_engine_wal.sh" > "$d/wal.log" 2>&1 && wal=pass || wal="FAIL (wal.log)"
     [ "$wal" = pass ] && wal="pass: $(sed -n 's/^waldump: OK segments=\([0-9]*\) .*/\1 segments, chain intact/p' "$d/wal.log")"
     # it_backend.sh part 1 is the engine's syscall shape; part 2 judges the profile's fio JSON (the reader)
-    BUILD=$B FIO=$d/fio sh "$TOP/tests/it_backend.sh" > "$d/backend.log" 2>&1
+    BUILD=$B FIO=$d/fio sh "$TOP/tests/engine/it_backend.sh" > "$d/backend.log" 2>&1
     n=$(sed -n 's/^ok: \([0-9]*\) commits, each: .*/\1/p' "$d/backend.log")
     if [ -n "$n" ] && grep -q '^ok: 2 growths' "$d/backend.log" && grep -q '^ok: append share' "$d/backend.log"; then
       backend="pass: $n commits as bbolt's"
@@ -119,7 +119,7 @@ for tag in $TAGS; do
   fi
   if [ "${FIXTURES:-}" = 1 ] && [ "$eng" = ok ]; then
     log "$tag: fixtures"
-    FIO=$d/fio ENGINE=$B/libetcdwal.so CLI=$B/etcd-fio sh "$TOP/tests/gen-fio-matrix.sh" > "$d/fixtures.log" 2>&1 ||
+    FIO=$d/fio ENGINE=$B/libetcdwal.so CLI=$B/etcd-fio sh "$TOP/tests/gen/gen-fio-matrix.sh" > "$d/fixtures.log" 2>&1 ||
       log "$tag: fixture generation failed (see $d/fixtures.log)"
   fi
   printf '%s\n' "$V" "$(ioops "$tag")" "$eng" "$wal" "$backend" "$judged" "$chk" > "$d/row"

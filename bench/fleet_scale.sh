@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # fleet_scale.sh — `etcd-fio fleet` at scale on this one machine (issue 20): NFIO real `fio --server`s on
-# 127.0.0.2.. (one address each) and NSSH ssh hosts (a private sshd on the next addresses, tests/sshd_lib.sh,
+# 127.0.0.2.. (one address each) and NSSH ssh hosts (a private sshd on the next addresses, tests/lib/sshd_lib.sh,
 # each running this build's `etcd-fio check`) judged in ONE fleet run, every host with its own DIR.
 # The fio servers run --runtime R, the remote checks --full --max-time R (phase 2 only), so R is "the run's
 # time" for both. Run A: nothing disturbed. Run B: at R/2 one fio server's connection process and one ssh
@@ -13,7 +13,7 @@
 set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
-. "$TOP/tests/sshd_lib.sh"
+. "$TOP/tests/lib/sshd_lib.sh"
 R=${R:-60}; NFIO=${NFIO:-50}; NSSH=${NSSH:-12}
 OUT=${1:-$BUILD/bench/fleet_scale}
 mkdir -p "$OUT"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* labdev.c — the slow-disk lab's simulated device: one FIFO server for every sync, lognormal service
  * times plus a per-byte cost, periodic stalls (see labdev.h). Pure arithmetic on times the caller passes
- * in, so it is unit-tested without clocks (tests/test_labdev.c) and the FUSE glue (labfs.c) stays thin. */
+ * in, so it is unit-tested without clocks (tests/bench/test_labdev.c) and the FUSE glue (labfs.c) stays thin. */
 #include "labdev.h"
 
 #include <math.h>

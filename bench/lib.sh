@@ -97,7 +97,7 @@ bench_limit() {
   case "$1" in nan|"") echo "-" ;; *) $PY -c 'import sys; print("PASS" if float(sys.argv[1].lstrip(">"))<float(sys.argv[2]) and not sys.argv[1].startswith(">") else "FAIL")' "$1" "$2" ;; esac
 }
 
-# ---- a disk throttled to 60 write IOPS (time_to_verdict.sh, wal_only.sh; as tests/it_check_throttled.sh):
+# ---- a disk throttled to 60 write IOPS (time_to_verdict.sh, wal_only.sh; as tests/cli/it_check_throttled.sh):
 # a 512 MiB ext4 image in DIR, loop-mounted at DIR/mnt, and a cgroup v1 blkio group CG whose processes'
 # writes to it are throttled. Needs root, loop devices, mkfs.ext4 and blkio. ----
 # bench_throttle DIR CG: sets THROTTLED_MNT (the mount point) and BENCH_WHY ("" when ready, else why not);

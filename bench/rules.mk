@@ -8,7 +8,7 @@ bench: deps-bench
 	BUILD=$(BUILD) BENCH_QUICK=$(BENCH_QUICK) sh bench/run.sh $(BENCH_OUT)
 
 # The slow-disk lab (bench/lab.sh, `make lab`): labfs is a FUSE passthrough whose syncs are served by the
-# simulated device of labdev.c. labdev.c has no FUSE in it and is unit-tested (tests/test_labdev.c, part of
+# simulated device of labdev.c. labdev.c has no FUSE in it and is unit-tested (tests/bench/test_labdev.c, part of
 # make check); labfs itself needs libfuse3 (a bench dep) and is built only by `make lab`.
 LABDEV_O := $(BUILD)/bench/labdev.o
 LABFS    := $(BUILD)/bench/labfs
@@ -18,7 +18,7 @@ $(LABDEV_O): bench/labdev.c bench/labdev.h $(FLAGS_STAMP) | need-build
 $(LABFS): bench/labfs.c $(LABDEV_O)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $$(pkg-config --cflags fuse3) -o $@ $< $(LABDEV_O) $$(pkg-config --libs fuse3) -lpthread -lm
-$(BUILD)/tests/test_labdev: tests/test_labdev.c $(LABDEV_O)
+$(BUILD)/tests/bench/test_labdev: tests/bench/test_labdev.c $(LABDEV_O)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Ibench -o $@ $< $(LABDEV_O) $(CMOCKA_LIBS) -lm
 

@@ -6,7 +6,7 @@
 # seconds and projected to its 10,029 syncs when capped). Wall-clock seconds of each, from start to
 # verdict, with the classic job's fdatasync median (the bar: --wal-only <= classic wherever that
 # median is >= 0.2 ms) and the 1-minute load average. Disks: the tree's; a loop ext4 throttled to 60 write
-# IOPS (root, cgroup v1 blkio; as tests/it_check_throttled.sh); the lab's 0.5, 2 and 4 ms devices (labfs,
+# IOPS (root, cgroup v1 blkio; as tests/cli/it_check_throttled.sh); the lab's 0.5, 2 and 4 ms devices (labfs,
 # bench/lab_lib.sh; needs `make build/bench/labfs` and /dev/fuse). Also the full check's time on the tree's
 # disk against the floor the backend needs: its first possible PASS (fior_first_pass_samples, 411 commits at
 # 95 %; build/bench/seq_replay --first-pass) at etcd's 10/s (bench/full_check.sh measures it in more runs).

@@ -7,7 +7,7 @@
  * no-op, and a disk that fails etcd's 10 ms then "passes" with a 90 us p99. The engine therefore reaches
  * the kernel through syscall(SYS_…) (one libc entry point, which eatmydata does not replace), so that what
  * it times is what the kernel did. A library that replaces syscall() itself is seen by sys_interposers()
- * and refused by `etcd-fio check`; the test fault shim (tests/faultshim.c) hooks syscall() on purpose.
+ * and refused by `etcd-fio check`; the test fault shim (tests/lib/faultshim.c) hooks syscall() on purpose.
  *
  * Same contract as libc: 0 on success, -1 with errno set. */
 #ifndef ETCDWAL_SYS_H

@@ -7,7 +7,7 @@
  *   fio --output-format=json+ --status-interval=1 JOB | ./embed --live [--wal-only] [--accept-point-estimate]
  *       the sequential judge over fio's live stream, as `etcd-fio check` decides: each JSON document is fed
  *       to the monitor (fior_json_stream, fior_monitor), each role's answer is printed the moment it is
- *       decided, and the verdict when the stream ends (tests/it_embed_monitor.sh: the verdict check gives
+ *       decided, and the verdict when the stream ends (tests/libreport/it_embed_monitor.sh: the verdict check gives
  *       on the same output).
  *
  * Exit 0 PASS, 1 FAIL, 2 cannot judge. Build against an installed libfioreport:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_assert.h — how the libFuzzer harnesses report a broken invariant: abort, so libFuzzer saves the
- * input. (tests/test_fuzz_regress.c defines FZ_ASSERT as a cmocka failure instead, before including the
+ * input. (tests/fuzz/test_fuzz_regress.c defines FZ_ASSERT as a cmocka failure instead, before including the
  * same harness bodies.) Harness programs only: the library itself never aborts. */
 #ifndef FUZZ_ASSERT_H
 #define FUZZ_ASSERT_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_targets.h — the bodies of the libFuzzer harnesses, shared with tests/test_fuzz_regress.c, which
+/* fuzz_targets.h — the bodies of the libFuzzer harnesses, shared with tests/fuzz/test_fuzz_regress.c, which
  * replays every input under tests/regress/<harness>/ through the same body in the normal (gcc) build, so a
  * crash once found stays covered even where clang's fuzzer runtime is missing.
  *

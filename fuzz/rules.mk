@@ -3,7 +3,7 @@
 #   make fuzz FUZZ_SECONDS=N      build with clang -fsanitize=fuzzer,address,undefined, run each harness N s
 #   make fuzz-build               only build them
 # Everything (objects, corpora copied from the seeds, crash artifacts) stays under $(BUILD)/fuzz; the
-# source tree is only read. tests/it_fuzz.sh runs a short `make fuzz` inside `make check`.
+# source tree is only read. tests/fuzz/it_fuzz.sh runs a short `make fuzz` inside `make check`.
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

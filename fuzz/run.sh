@@ -4,10 +4,10 @@
 # tests/fixtures/ (copied into the build dir), plus tests/regress/<harness>/ (the
 # crashes found so far, loaded first), and prints one line per harness with its exec count.
 # Usage: sh fuzz/run.sh FUZZ_DIR SECONDS MAX_LEN HARNESS...   (from the top of the tree)
-# FUZZ_SEED=N in the environment fixes libFuzzer's -seed (tests/it_fuzz.sh: a repeatable run); unset, each
+# FUZZ_SEED=N in the environment fixes libFuzzer's -seed (tests/fuzz/it_fuzz.sh: a repeatable run); unset, each
 # run draws its own (printed in the log as "INFO: Seed:").
 # Exit 0 when no harness found anything; 1 otherwise (the crash input's path is printed: copy it into
-# tests/regress/<harness>/ so tests/test_fuzz_regress.c replays it from then on).
+# tests/regress/<harness>/ so tests/fuzz/test_fuzz_regress.c replays it from then on).
 set -u
 DIR=$1 SECS=$2 MAXLEN=$3
 shift 3

@@ -4,16 +4,16 @@
 #                   with dpkg-buildpackage (debian/) from a copy of the tree against the configured source of
 #                   the installed fio (as `make`: FIO_SRC, or the one `make deps` fetched), then lintian
 #                   (errors and warnings fail). Installs nothing: missing tools are one line (make deps-deb).
-#   make check-deb  deps-deb, make deb, then tests/deb_chroot.sh: the .debs installed into a fresh Debian
+#   make check-deb  deps-deb, make deb, then tests/dist/deb_chroot.sh: the .debs installed into a fresh Debian
 #                   chroot (mmdebstrap), `etcd-fio verdict` and a short `etcd-fio check` run there.
 #   make image      the container image from those .debs (buildah, mk/image.sh), tagged $(IMAGE), and its
 #                   archive $(IMAGE_ARCHIVE) (docker-archive: podman load, docker load, ctr images import).
-#   make check-image deps-image, make image, then the tests that run that archive in podman (tests/it_image.sh,
-#                   tests/it_k8s_image.sh); under plain `make check` they say SKIP when there is no archive.
+#   make check-image deps-image, make image, then the tests that run that archive in podman (tests/dist/it_image.sh,
+#                   tests/dist/it_k8s_image.sh); under plain `make check` they say SKIP when there is no archive.
 #   make manifests  the Kubernetes manifests of examples/k8s/{rke2,kubeadm,openshift}/ rendered from
 #                   examples/k8s/template.yaml (examples/k8s/render) for this version and $(IMAGE), the name
 #                   the archive loads as (IMAGE=REGISTRY/etcd-fio:VERSION for a registry of yours). The
-#                   committed files are the render with the default IMAGE (tests/it_k8s.sh).
+#                   committed files are the render with the default IMAGE (tests/dist/it_k8s.sh).
 DEB_DIR     := $(BUILD)/deb
 DEB_VERSION := $(shell sed -n '1{s/^[^ ]* .//;s/. .*//;p;}' debian/changelog 2>/dev/null)
 IMAGE       ?= localhost/etcd-fio:$(FIOR_VERSION)
@@ -44,7 +44,7 @@ deb: need-deb $(FIO_SRC_PATH)
 
 check-deb: deps-deb
 	$(MAKE) deb
-	sh tests/deb_chroot.sh $(DEB_DIR)
+	sh tests/dist/deb_chroot.sh $(DEB_DIR)
 
 image: deb
 	sh mk/image.sh $(DEB_DIR) $(IMAGE) $(IMAGE_ARCHIVE)
@@ -52,7 +52,7 @@ image: deb
 check-image: deps-image
 	$(MAKE) DEVELOPER=1 tests
 	$(MAKE) image
-	BUILD=$(BUILD) DEVELOPER=1 bash tests/run.sh tests/it_image.sh tests/it_k8s_image.sh
+	BUILD=$(BUILD) DEVELOPER=1 bash tests/run.sh tests/dist/it_image.sh tests/dist/it_k8s_image.sh
 
 manifests:
 	python3 examples/k8s/render $(FIOR_VERSION) $(IMAGE) examples/k8s

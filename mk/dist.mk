@@ -5,7 +5,7 @@
 #                    test roots of make check-dist (bullseye, bookworm, trixie with its fio), all cached
 #                    under build/dist
 #   make dist        offline: build/dist/out/etcd-fio-VERSION-linux-{x86_64,aarch64}.tar.gz and .sha256
-#   make check-dist  tests/dist_roots.sh (the x86-64 tarball in the three roots) and tests/dist_arm64.sh
+#   make check-dist  tests/dist/dist_roots.sh (the x86-64 tarball in the three roots) and tests/dist/dist_arm64.sh
 #                    (the aarch64 tarball under qemu-user-static)
 DIST_DIR    := build/dist
 DIST_ARCHES ?= x86_64 aarch64
@@ -28,8 +28,8 @@ $(addprefix dist-,$(DIST_ARCHES)):
 DIST_TAR = $(DIST_DIR)/out/etcd-fio-$(FIOR_VERSION)-linux-$(1).tar.gz
 check-dist: dist $(WALDUMP)
 	@start=$$(date +%s); rc=0; \
-	sh tests/dist_roots.sh $(call DIST_TAR,x86_64) $(DIST_DIR)/roots || rc=1; \
-	sh tests/dist_arm64.sh $(call DIST_TAR,aarch64) $(call DIST_TAR,x86_64) $(DIST_DIR)/roots/arm64-bullseye-sysroot \
+	sh tests/dist/dist_roots.sh $(call DIST_TAR,x86_64) $(DIST_DIR)/roots || rc=1; \
+	sh tests/dist/dist_arm64.sh $(call DIST_TAR,aarch64) $(call DIST_TAR,x86_64) $(DIST_DIR)/roots/arm64-bullseye-sysroot \
 	  $(WALDUMP) || rc=1; \
 	echo "check-dist: $$(($$(date +%s) - start)) s"; exit $$rc
 

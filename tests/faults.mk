@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: MIT
-# tests/faults.mk — the LD_PRELOAD fault shim used by tests/it_faults*.sh and tests/it_safety*.sh, and the
-# ThreadSanitizer build of tests/test_threads.c (run by tests/it_threads.sh).
+# tests/faults.mk — the LD_PRELOAD fault shim used by tests/engine/it_faults*.sh and tests/engine/it_safety*.sh,
+# and the ThreadSanitizer build of tests/libreport/test_threads.c (run by tests/libreport/it_threads.sh).
 # The shim is built without $(SAN): it must load into an uninstrumented fio (check-asan preloads libasan
 # in front of it where the engine is instrumented).
 FAULTSHIM_SO := $(BUILD)/tests/faultshim.so
-$(FAULTSHIM_SO): tests/faultshim.c
+$(FAULTSHIM_SO): tests/lib/faultshim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -g -D_GNU_SOURCE -fPIC -fvisibility=hidden -shared -o $@ $< -ldl
 TEST_HELPERS += $(FAULTSHIM_SO)
 
 # test_threads.c with ThreadSanitizer: the library sources compiled into the test with -fsanitize=thread
-# (the ASan archives cannot be reused: TSan and ASan do not mix). Run by tests/it_threads.sh.
+# (the ASan archives cannot be reused: TSan and ASan do not mix). Run by tests/libreport/it_threads.sh.
 TSAN_THREADS := $(BUILD)/tsan/test_threads
-$(TSAN_THREADS): tests/test_threads.c $(FIOR_SRCS) $(wildcard libreport/*.h) libreport/include/fioreport.h
+$(TSAN_THREADS): tests/libreport/test_threads.c $(FIOR_SRCS) $(wildcard libreport/*.h) libreport/include/fioreport.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -O1 -g -fsanitize=thread -o $@ tests/test_threads.c $(FIOR_SRCS) \
+	$(CC) $(TEST_CFLAGS) -O1 -g -fsanitize=thread -o $@ tests/libreport/test_threads.c $(FIOR_SRCS) \
 	  $(CMOCKA_LIBS) $(YAJL_LIBS) -lm -lpthread
 .PHONY: tsan-threads
 tsan-threads: $(TSAN_THREADS)
@@ -39,4 +39,4 @@ $(ASAN_FIO): tests/faults.mk
 asan-fio: $(ASAN_FIO)
 
 # The regression replay test compiles the fuzz harness bodies in.
-$(BUILD)/tests/test_fuzz_regress: fuzz/fuzz_targets.h fuzz/fuzz_waldec_body.h
+$(BUILD)/tests/fuzz/test_fuzz_regress: fuzz/fuzz_targets.h fuzz/fuzz_waldec_body.h

@@ -37,7 +37,7 @@ c) sed -i 's/if ((ov == FIOR_DEC_PASS) != (lib == FIOR_PASS)) {/if (0) {/' libre
 esac
 make -j2 ${FIO_SRC:+FIO_SRC=$FIO_SRC} tests > "$W/build.log" 2>&1 || { echo "$m: build failed"; tail -5 "$W/build.log"; exit 1; }
 failed=""
-for t in $(ls build/tests/test_* | grep -v '\.d$'); do $t > /dev/null 2>&1 || failed="$failed $(basename $t)"; done
-for t in it_verdict it_compare; do BUILD=build sh tests/$t.sh > /dev/null 2>&1 || failed="$failed $t"; done
+for t in $(ls build/tests/*/test_* | grep -v '\.d$'); do $t > /dev/null 2>&1 || failed="$failed $(basename $t)"; done
+for t in it_verdict it_compare; do BUILD=build sh tests/cli/$t.sh > /dev/null 2>&1 || failed="$failed $t"; done
 echo "mutation $m: failing:$failed"
 done

@@ -374,12 +374,13 @@ static int session_decide(check_session *s)
     cli_msg(h->dir, sizeof h->dir, "%s", s->fi.path);
     const fior_report *fin = fior_json_stream_report(s->dr->stream);
     check_fill(s->od, fin, h);
-    /* fio's JSON has no disk stats for an external engine, so the library can only infer the medium; check
-     * looked at the directory itself before the run (preflight_check: statfs, mountinfo, sysfs) */
+    /* fio's JSON has no disk stats for an external engine, so the library can only infer the medium (on a
+     * pass) or say nothing of it (on a fail); check looked at the directory itself before the run
+     * (preflight_check: statfs, mountinfo, sysfs), whatever the verdict */
     char why[2048];
     if (!fsinfo_layer_reason(&s->fi, why, sizeof why))
         for (size_t k = 0; k < h->njobs; k++)
-            if (h->jobs[k].medium && !strcmp(h->jobs[k].medium, "inferred")) {
+            if (!h->jobs[k].medium || !strcmp(h->jobs[k].medium, "inferred")) {
                 h->jobs[k].medium = "disk";
                 fsinfo_describe(&s->fi, why, sizeof why);
                 cli_msg(h->jobs[k].medium_reason, sizeof h->jobs[k].medium_reason, "%s", why);

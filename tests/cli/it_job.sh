@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# it_job.sh — `etcd-fio job` as a user meets it: --help; every load level (with --ionice) gives a job file
+# the real fio accepts (fio --parse-only loads the engine and checks every option, etcd_* included);
+# defaults (load s, 60 s, the current directory as an absolute path); bad options and values give one
+# line on stderr, nothing on stdout and exit 2; and examples/etcd.fio, with its engine path and runtime
+# replaced as its comments tell, runs through fio with a WAL job and a backend job that both have sync
+# percentiles.
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
+FIO=${FIO:-fio}
+SO=$BUILD/libetcdwal.so
+CLI=$BUILD/etcd-fio
+for t in jq "$FIO"; do
+  command -v "$t" >/dev/null 2>&1 || { echo "skip: $t not installed (mk/deps.sh installs it)"; exit 77; }
+done
+[ -r "$SO" ] && [ -x "$CLI" ] || { echo "FAIL: build $SO and $CLI first (make BUILD=... all)"; exit 1; }
+tmp=$(mktemp -d /tmp/it_job.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+"$CLI" job --help > "$tmp/help" 2>&1 && grep -q -- '--load' "$tmp/help" && grep -q -- '--ionice' "$tmp/help" \
+  && ok "job --help" || fail "job --help"
+
+for l in s m l xl; do
+  if "$CLI" job --load "$l" --ionice --engine "$SO" --dir "$tmp" > "$tmp/$l.fio" 2>"$tmp/$l.err" \
+     && "$FIO" --parse-only "$tmp/$l.fio" > "$tmp/$l.parse" 2>&1; then
+    ok "load $l: fio accepts the job file ($(grep -c '^\[' "$tmp/$l.fio") sections)"
+  else
+    cat "$tmp/$l.err" "$tmp/$l.parse"; fail "load $l: job file rejected"
+  fi
+  grep -q '^prioclass=2$' "$tmp/$l.fio" && grep -q '^prio=0$' "$tmp/$l.fio" || fail "load $l: --ionice lines missing"
+done
+# the four levels differ where etcd's load does: the WAL byte rate and the pages per commit
+rates=$(for l in s m l xl; do sed -n 's/^rate=//p' "$tmp/$l.fio"; done | tr '\n' ' ')
+[ "$rates" = "201600 1344000 10752000 20160000 " ] && ok "WAL byte rates: $rates" || fail "WAL byte rates: $rates"
+pages=$(for l in s m l xl; do sed -n '/\[etcd-backend\]/,$ s/^fdatasync=//p' "$tmp/$l.fio"; done | tr '\n' ' ')
+[ "$pages" = "12 54 407 760 " ] && ok "backend pages per commit: $pages" || fail "backend pages per commit: $pages"
+
+# defaults: load s, runtime 60, the current directory made absolute
+mkdir "$tmp/here"
+(cd "$tmp/here" && "$CLI" job --engine "$SO") > "$tmp/def.fio" || fail "job with defaults"
+grep -q "^directory=$tmp/here\$" "$tmp/def.fio" && grep -q '^runtime=60$' "$tmp/def.fio" \
+  && grep -q '^rate=201600$' "$tmp/def.fio" && ! grep -q '^prioclass' "$tmp/def.fio" \
+  && ok "defaults: load s, 60 s, cwd as absolute directory, no ionice" || fail "defaults"
+# the engine is found beside the CLI when not given
+"$CLI" job > "$tmp/found.fio" 2>"$tmp/found.err" && grep -q "^ioengine=external:.*libetcdwal.so\$" "$tmp/found.fio" \
+  && ok "engine found without --engine" || { cat "$tmp/found.err"; fail "engine not found beside the CLI"; }
+
+# bad input: one line on stderr, nothing on stdout, exit 2
+bad() {
+  "$CLI" job "$@" > "$tmp/bad.out" 2> "$tmp/bad.err"
+  rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/bad.out" ] && [ "$(wc -l < "$tmp/bad.err")" -eq 1 ]; then
+    ok "rejected ($*): $(cat "$tmp/bad.err")"
+  else
+    fail "job $* gave exit $rc, stdout $(wc -c < "$tmp/bad.out") bytes, stderr: $(cat "$tmp/bad.err")"
+  fi
+}
+bad --load xxl --engine "$SO"
+bad --bogus
+bad --runtime 0 --engine "$SO"
+bad --runtime 12abc --engine "$SO"
+bad --runtime --engine "$SO"
+bad --engine "$tmp/nonexistent.so"
+bad --engine "$SO" extra-arg
+bad --dir "$(printf 'a\nb')" --engine "$SO"
+ETCD_FIO_ENGINE=$tmp/nope.so bad
+bad --dir "$tmp/etcd#new" --engine "$SO"    # fio's job-file parser would cut the value at '#' (11.5)
+bad --engine "$SO" --dir "$tmp/etcd;new"    # ... and at ';'; options in any order
+# a run too short to judge: a warning naming the minimum, the job file still printed (11.9)
+"$CLI" job --runtime=1 --engine "$SO" > "$tmp/short.fio" 2> "$tmp/short.err" && grep -q '^runtime=1$' "$tmp/short.fio" \
+  && grep -q "use --runtime 12 or more" "$tmp/short.err" && ok "--runtime 1 warns: $(cat "$tmp/short.err")" \
+  || fail "--runtime 1: $(cat "$tmp/short.err")"
+
+# examples/etcd.fio, edited as its comments say (engine path; a short runtime for the test)
+mkdir "$tmp/ex"
+sed -e "s|^ioengine=external:.*|ioengine=external:$SO|" -e 's/^runtime=.*/runtime=2/' \
+  "$top/examples/etcd.fio" > "$tmp/ex.fio"
+if (cd "$tmp/ex" && timeout 60 "$FIO" "$tmp/ex.fio" --output-format=json > "$tmp/ex.json" 2>"$tmp/ex.err"); then
+  n=$(jq '[.jobs[] | select((.sync.lat_ns.percentile["99.000000"] // 0) > 0)] | length' "$tmp/ex.json")
+  modes=$(jq -r '[.jobs[]."job options".etcd_mode] | join(",")' "$tmp/ex.json")
+  [ "$n" = 2 ] && [ "$modes" = "wal,backend" ] && ok "examples/etcd.fio: jobs $modes, both with sync percentiles" \
+    || fail "examples/etcd.fio: $n jobs with sync percentiles, modes '$modes'"
+  [ -z "$(ls -A "$tmp/ex")" ] && ok "examples/etcd.fio leaves nothing behind" || fail "files left: $(ls -A "$tmp/ex")"
+else
+  cat "$tmp/ex.err"; fail "fio examples/etcd.fio"
+fi
+
+[ $fails -eq 0 ] || { echo "it_job: $fails failure(s)"; exit 1; }
+echo "it_job: all passed"
