@@ -3,7 +3,7 @@
 # fast_lab.sh — check's two phases on the slow-disk lab (issue 15): at every lab point (labfs, labdev.h
 # models; bench/lab.sh's points by default), alternating, RUNS times:
 #   profiles: the heavy profile (check's phase 1: the job of `etcd-fio job` without the WAL's rate= and
-#             the backend's thinktime, as prof_opts.heavy renders it) for HEAVY_S seconds and the faithful
+#             the backend's thinktime, as profile_opts.heavy renders it) for HEAVY_S seconds and the faithful
 #             profile for FAITHFUL_S seconds; fio's own p99 of the WAL fdatasyncs and backend commits of
 #             each, and phase 1's time view of the same bins (es_time_share_above: the wait a sync issued at a random
 #             moment exceeds in 1 % of the time);

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "waldec.h"
+#include "etcdfiles.h"
 #include "sys.h"
 
 #define PD_PREFIX "etcd-fio."
@@ -216,7 +217,8 @@ int privdir_own_file(const char *name)
     uint64_t a, b;
     if (waldec_parse_name(name, &a, &b) == 0)
         return 1;
-    if (!strcmp(name, "0.tmp") || !strcmp(name, "1.tmp") || !strcmp(name, "db"))
+    etcdfiles_kind k = etcdfiles_kind_of(name);
+    if (k == ETCDFILES_WAL_TMP || k == ETCDFILES_DB)
         return 1;
     /* etcd-fio check's write probe (tools/fsinfo.c), made in a staging directory of its own */
     if (strncmp(name, PRIVDIR_PROBE_PREFIX, strlen(PRIVDIR_PROBE_PREFIX)))

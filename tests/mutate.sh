@@ -16,10 +16,10 @@ cd "$W/t" && git checkout -q -- . || exit 1
 case $m in
 a1) python3 - <<'PY'
 p='tools/result.c'; s=open(p).read()
-old='''fior_verdict rm_jobs_verdict(const rm_host *h)
+old='''fior_verdict result_jobs_verdict(const result_host *h)
 {
 '''
-new='''fior_verdict rm_jobs_verdict(const rm_host *h)
+new='''fior_verdict result_jobs_verdict(const result_host *h)
 {
     int judged = 0;
     for (size_t i = 0; i < h->njobs; i++)

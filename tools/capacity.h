@@ -2,7 +2,7 @@
 /* capacity.h — `etcd-fio capacity DIR`: how many puts a second this disk lets etcd do at N closed-loop
  * clients. One fio run per client count (the engine's closed-loop load, engine/load.h: a WAL job whose
  * writes are raft Readys and a backend job committing etcd's batches), each read into a row; then one
- * decision (cap_decide, the only place a verdict is made, from libfioreport's judgement and quantile
+ * decision (capacity_decide, the only place a verdict is made, from libfioreport's judgement and quantile
  * bound) gives the ceiling: the highest write rate whose WAL fdatasync p99 and backend commit p99 are both
  * below their thresholds with confidence. Split as check is: capacity_run.c (job file, fio, reading a
  * row), capacity_judge.c (the decision, the limit of a row), capacity_out.c (table, JSON, HTML). */
@@ -17,15 +17,15 @@
 #include "proc.h"
 #include "result.h"
 
-#define CAP_MAX_COUNTS 16
-#define CAP_MAX_CLIENTS 100000u   /* the engine's LD_MAX_CLIENTS */
+#define CAPACITY_MAX_COUNTS 16
+#define CAPACITY_MAX_CLIENTS 100000u   /* the engine's LD_MAX_CLIENTS */
 
 struct fleet;
-struct capq_row;
+struct quorum_row;
 
-typedef struct cap_opts {
+typedef struct capacity_opts {
     const char *dir, *html;
-    unsigned    clients[CAP_MAX_COUNTS];
+    unsigned    clients[CAPACITY_MAX_COUNTS];
     size_t      ncounts;
     unsigned    key_bytes, val_bytes;
     double      step_s;           /* seconds per client count in the sweep */
@@ -33,16 +33,16 @@ typedef struct cap_opts {
     double      confidence;
     double      client_us, apply_us, cpu_us; /* the model's client turnaround, apply and raft-loop cost per put */
     int         json, force, accept_point, verbose;
-    struct fleet *members;        /* --member: three fio servers (capq.h), the first one the leader; NULL: this
+    struct fleet *members;        /* --member: three fio servers (quorum.h), the first one the leader; NULL: this
                                    * machine's DIR, one member */
     double      rtt_ms;           /* --rtt: leader -> follower -> leader */
     double      ready_us;         /* --ready-us: each member's work per Ready (the quorum replay) */
     int         shared_core;      /* --shared-core: the members' raft-loop work takes turns on one core */
     uint64_t    put_gap_ns;       /* the job's etcd_put_gap_ns (0: none): a member paced at the cluster's rate */
-} cap_opts;
+} capacity_opts;
 
-/* What one client count's run gave. Numbers unknown are RM_UNKNOWN (0 for rates). */
-typedef struct cap_row {
+/* What one client count's run gave. Numbers unknown are RESULT_UNKNOWN (0 for rates). */
+typedef struct capacity_row {
     unsigned    clients;
     int         ran;              /* fio ran and both jobs' results were read */
     char        why[512];         /* when not: what happened */
@@ -56,70 +56,71 @@ typedef struct cap_row {
                                                                                  * time, what was not fdatasync */
     int         excluded;         /* its confirmation run did not pass: no candidate again */
     fior_bin   *wal_bins, *be_bins; /* fio's json+ bins of the WAL Saves and the backend commits (owned); of a
-                                   * quorum row, those of the member that decides its verdict (capq.h) */
+                                   * quorum row, those of the member that decides its verdict (quorum.h) */
     size_t      nwal, nbe;
     uint64_t    wal_n, be_n;
     uint64_t    wal_p99_ns, be_p99_ns;
-    /* filled by cap_decide */
+    /* filled by capacity_decide */
     fior_verdict verdict;         /* pass: both p99 bounds below their thresholds; fail: one above */
-    rm_basis    basis;
+    result_basis    basis;
     uint64_t    wal_lo_ns, wal_hi_ns, be_lo_ns, be_hi_ns;
     char        reason[512];
-    struct capq_row *q;           /* three members' runs and their combination (owned), or NULL */
-} cap_row;
+    struct quorum_row *q;           /* three members' runs and their combination (owned), or NULL */
+} capacity_row;
 
-typedef struct cap_result {
-    cap_row     rows[CAP_MAX_COUNTS + 2]; /* the sweep, then its confirmation runs */
+typedef struct capacity_result {
+    capacity_row     rows[CAPACITY_MAX_COUNTS + 2]; /* the sweep, then its confirmation runs */
     size_t      nrows, nsweep;
     int         ceiling;          /* index of the row that gives the ceiling, -1 when none */
     fior_verdict verdict;
-    rm_basis    basis;
+    result_basis    basis;
     char        reason[1024];     /* the one-line answer */
     double      seconds;
     int         interrupted;
     int         confirm_skipped;  /* the confirmation run would not have fitted in --max-time */
-} cap_result;
+} capacity_result;
 
 /* capacity_run.c */
-extern volatile int cap_interrupted;
+extern volatile int capacity_interrupted;
 /* Runs one client count for `seconds` in a private temp dir (job, stderr, stats files) on fi_path; fills row.
  * 0, or -1 when fio could not be started (message in err). */
-int  cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
-                 cap_row *row, char *err, size_t errlen);
+int  capacity_run_row(const capacity_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
+                 capacity_row *row, char *err, size_t errlen);
 /* The job file of one run (two jobs sharing the closed loop). 0 or -1. */
-int  cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
+int  capacity_job_write(FILE *f, const capacity_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
                    const char *wal_stats, const char *be_stats, char *err, size_t errlen);
 /* Reads fio's json+ output and the two stats files into row (pure but for the file reads). */
-void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, const char *be_stats);
+void capacity_read_row(capacity_row *row, const char *fio_json, const char *wal_stats, const char *be_stats);
 /* Adds b's samples to a (the same client count run again: one row from both). */
-void cap_row_merge(cap_row *a, const cap_row *b);
+void capacity_row_merge(capacity_row *a, const capacity_row *b);
 /* A row of `clients` that has not run: every figure unknown. */
-void cap_row_init(cap_row *row, unsigned clients);
-/* Frees the row's bins (the row then has none); cap_row_free also frees its quorum part. */
-void cap_row_drop_bins(cap_row *row);
-void cap_row_free(cap_row *row);
+void capacity_row_init(capacity_row *row, unsigned clients);
+/* Frees a disk's row's bins (the row then has none); a row that may be a quorum row is freed (and merged)
+ * by quorum_row_free (quorum_row_merge), which frees its members too. */
+void capacity_row_drop_bins(capacity_row *row);
+void capacity_row_free(capacity_row *row);
 
 /* capacity_judge.c: pure */
 /* Judges every row and picks the ceiling (the only decision of capacity: it asks libfioreport). */
-void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point);
+void capacity_decide(capacity_result *res, const fior_criteria *c, double confidence, int accept_point);
 /* The sweep row a confirmation run should repeat (the backend's p99 is what a short step cannot bound; the
  * WAL's thousands of Saves usually can): the fastest whose WAL bound is already below its threshold and
  * whose backend point estimate is, else the fastest whose point estimates both are; never an excluded row
- * or one a bound failed; -1 when none. Call after cap_decide. */
-int  cap_candidate(const cap_result *res, const fior_criteria *c, double confidence);
+ * or one a bound failed; -1 when none. Call after capacity_decide. */
+int  capacity_candidate(const capacity_result *res, const fior_criteria *c, double confidence);
 /* Backend commits a bound at `confidence` needs before it can say PASS on a p99 (libfioreport's bound). */
-uint64_t cap_samples_needed(double confidence);
+uint64_t capacity_samples_needed(double confidence);
 /* What limits a row, from the model's shares: "fdatasync latency", "disk bandwidth", "backend commits",
  * "CPU (etcd's work per put): not the disk", "the clients' round trip: not the disk". */
-const char *cap_limit(const cap_row *row);
-/* 1 when cap_limit says the disk is not the limit. */
-int  cap_limit_not_disk(const cap_row *row);
+const char *capacity_limit(const capacity_row *row);
+/* 1 when capacity_limit says the disk is not the limit. */
+int  capacity_limit_not_disk(const capacity_row *row);
 
 /* capacity_out.c */
-void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose);
+void capacity_table(FILE *f, const capacity_result *res, const fior_criteria *c, int verbose);
 /* The result model (result.h) of the run, for the JSON writer: one host with the ceiling row's jobs, the
  * rows in details.capacity. */
-int  cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir);
-int  cap_html(const char *path, const rm_run *r, const cap_result *res, char *err, size_t errlen);
+int  capacity_model(result_run *r, const capacity_result *res, const capacity_opts *o, const fior_criteria *c, const char *dir);
+int  capacity_html(const char *path, const result_run *r, const capacity_result *res, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* capacity_judge.c — the decision of `etcd-fio capacity` (pure; tests/test_capacity.c), and what limits a row.
  *
- * cap_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
+ * capacity_decide makes the run's verdict from its rows; each row's side is libfioreport's one look at the end of
  * a run (fior_look_bins: the confidence bound on the p99 from fio's json+ bins of all its samples, the bound
  * rule on it, at least the criteria's minimum of samples), and the sides make the row by the library's
  * rule (fior_verdict_combine: it fails when one bound lies above its threshold, passes when both lie below);
@@ -23,13 +23,13 @@ static fior_verdict side(const fior_bin *b, size_t n, const fior_criteria *c, fi
     if (fior_look_bins(b, n, c, role, confidence, accept_point, &lk) != FIOR_OK) { /* bins the library refuses */
         *lo = 0;
         *hi = UINT64_MAX;
-        *point = RM_UNKNOWN;
+        *point = RESULT_UNKNOWN;
         *bound_clear = 0;
         return FIOR_UNKNOWN;
     }
     *lo = lk->lo_ns;
     *hi = lk->hi_ns;
-    *point = lk->point_ns == UINT64_MAX ? RM_UNKNOWN : lk->point_ns;
+    *point = lk->point_ns == UINT64_MAX ? RESULT_UNKNOWN : lk->point_ns;
     *bound_clear = lk->basis == FIOR_BASIS_BOUND;
     fior_verdict v = lk->verdict;
     fior_look_free(lk);
@@ -44,18 +44,18 @@ static uint64_t point_p99(const fior_bin *b, size_t n, const fior_criteria *c, d
     return p;
 }
 
-uint64_t cap_samples_needed(double confidence)
+uint64_t capacity_samples_needed(double confidence)
 {
     return fior_look_samples(NULL, confidence); /* the smallest sample whose bound on the p99 can be finite */
 }
 
-static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int accept_point)
+static void judge_row(capacity_row *r, const fior_criteria *c, double confidence, int accept_point)
 {
     uint64_t min = fior_criteria_min_samples(c);
     char a[32], b[32];
     if (!r->ran) {
         r->verdict = FIOR_UNKNOWN;
-        r->basis = RM_BASIS_NONE;
+        r->basis = RESULT_BASIS_NONE;
         cli_msg(r->reason, sizeof r->reason, "%s", r->why[0] ? r->why : "no result");
         return;
     }
@@ -65,17 +65,18 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
     v[0] = side(r->wal_bins, r->nwal, c, FIOR_ROLE_WAL, confidence, 0, &r->wal_lo_ns, &r->wal_hi_ns, &wp, &wc);
     v[1] = side(r->be_bins, r->nbe, c, FIOR_ROLE_BACKEND, confidence, 0, &r->be_lo_ns, &r->be_hi_ns, &bp, &bc);
     /* the row shows the p99 its bound brackets: the library's point estimate from the same bins */
-    if (wp != RM_UNKNOWN)
+    if (wp != RESULT_UNKNOWN)
         r->wal_p99_ns = wp;
-    if (bp != RM_UNKNOWN)
+    if (bp != RESULT_UNKNOWN)
         r->be_p99_ns = bp;
     fior_verdict rv = fior_verdict_combine(v, 2); /* the library's rule: any FAIL fails, both PASS pass */
     if (rv == FIOR_FAIL || rv == FIOR_PASS) {
         r->verdict = rv;
-        r->basis = RM_BASIS_BOUND;
+        r->basis = RESULT_BASIS_BOUND;
         if (rv == FIOR_FAIL)
             cli_msg(r->reason, sizeof r->reason, "%s p99 above its threshold with %g confidence",
-                    v[0] == FIOR_FAIL ? "WAL fdatasync" : "backend commit", confidence);
+                    explain_role_label(EXPLAIN_DISK_TEST, v[0] == FIOR_FAIL ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND),
+                    confidence);
         else
             cli_msg(r->reason, sizeof r->reason, "both p99s below their thresholds with %g confidence", confidence);
         return;
@@ -94,25 +95,25 @@ static void judge_row(cap_row *r, const fior_criteria *c, double confidence, int
             few ? "too few samples" : "a p99 bound straddles its threshold", a, b, (unsigned long long)r->wal_n,
             (unsigned long long)r->be_n);
     r->verdict = accept_point && !few ? pv : FIOR_UNKNOWN;
-    r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
+    r->basis = accept_point && !few && pv != FIOR_UNKNOWN ? RESULT_BASIS_POINT : RESULT_BASIS_UNDECIDED;
 }
 
-void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int accept_point)
+void capacity_decide(capacity_result *res, const fior_criteria *c, double confidence, int accept_point)
 {
     res->ceiling = -1;
     int any_fail_low = 0, undecided = 0;
     unsigned lowest = UINT32_MAX;
     for (size_t i = 0; i < res->nrows; i++) {
         judge_row(&res->rows[i], c, confidence, accept_point);
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         if (r->verdict == FIOR_PASS && (res->ceiling < 0 || r->writes_per_s > res->rows[res->ceiling].writes_per_s))
             res->ceiling = (int)i;
         if (r->clients < lowest)
             lowest = r->clients;
     }
     for (size_t i = 0; i < res->nrows; i++) {
-        const cap_row *r = &res->rows[i];
-        if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND)
+        const capacity_row *r = &res->rows[i];
+        if (r->clients == lowest && r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND)
             any_fail_low = 1;
         if (r->verdict == FIOR_UNKNOWN)
             undecided = 1;
@@ -120,10 +121,10 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
     char wl[32], wh[32], bl[32], bh[32];
     if (res->interrupted) {
         res->verdict = FIOR_UNKNOWN;
-        res->basis = RM_BASIS_NONE;
+        res->basis = RESULT_BASIS_NONE;
         cli_msg(res->reason, sizeof res->reason, "interrupted: no ceiling");
     } else if (res->ceiling >= 0) {
-        const cap_row *r = &res->rows[res->ceiling];
+        const capacity_row *r = &res->rows[res->ceiling];
         res->verdict = FIOR_PASS;
         res->basis = r->basis;
         cli_fmt_ns(wl, sizeof wl, r->wal_lo_ns);
@@ -139,14 +140,14 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
                 "%s (bound %s..%s), backend p99 %s (bound %s..%s), %.4g %% confidence%s%s",
                 r->writes_per_s, r->clients, r->clients == 1 ? "" : "s",
                 res->ceiling >= (int)res->nsweep ? " (confirmation)" : "", wp, wl, wh, bp, bl, bh, confidence * 100,
-                r->basis == RM_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
-                cap_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
+                r->basis == RESULT_BASIS_POINT ? " (bounds straddle: point estimate accepted)" : "",
+                capacity_limit_not_disk(r) ? "; the disk is not what limits it there" : "");
     } else if (any_fail_low) {
         res->verdict = FIOR_FAIL;
-        res->basis = RM_BASIS_BOUND;
-        const cap_row *fr = NULL; /* the row that shows it: its own reason */
+        res->basis = RESULT_BASIS_BOUND;
+        const capacity_row *fr = NULL; /* the row that shows it: its own reason */
         for (size_t i = 0; i < res->nrows && !fr; i++)
-            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RM_BASIS_BOUND)
+            if (res->rows[i].clients == lowest && res->rows[i].verdict == FIOR_FAIL && res->rows[i].basis == RESULT_BASIS_BOUND)
                 fr = &res->rows[i];
         cli_msg(res->reason, sizeof res->reason,
                 "even at %u client%s this disk does not keep etcd within its thresholds (the row of %u client%s%s: "
@@ -154,22 +155,22 @@ void cap_decide(cap_result *res, const fior_criteria *c, double confidence, int 
                 fr && fr >= &res->rows[res->nsweep] ? ", confirmation" : "", fr ? fr->reason : "");
     } else {
         res->verdict = FIOR_UNKNOWN;
-        res->basis = RM_BASIS_UNDECIDED;
+        res->basis = RESULT_BASIS_UNDECIDED;
         cli_msg(res->reason, sizeof res->reason, "no client count decided%s%s", undecided ? " (see the rows)" : "",
                 res->confirm_skipped ? "; the confirmation run that could decide it did not fit in --max-time" : "");
     }
 }
 
-int cap_candidate(const cap_result *res, const fior_criteria *c, double confidence)
+int capacity_candidate(const capacity_result *res, const fior_criteria *c, double confidence)
 {
     uint64_t wt = fior_criteria_threshold(c, FIOR_ROLE_WAL), bt = fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     int best[2] = {-1, -1}; /* [0]: the WAL's bound already below its threshold; [1]: its point estimate only */
     for (size_t i = 0; i < res->nsweep; i++) {
-        const cap_row *r = &res->rows[i];
-        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RM_BASIS_BOUND))
+        const capacity_row *r = &res->rows[i];
+        if (!r->ran || r->excluded || (r->verdict == FIOR_FAIL && r->basis == RESULT_BASIS_BOUND))
             continue;
         uint64_t wp = point_p99(r->wal_bins, r->nwal, c, confidence), bp = point_p99(r->be_bins, r->nbe, c, confidence);
-        if (wp == RM_UNKNOWN || bp == RM_UNKNOWN || wp >= wt || bp >= bt)
+        if (wp == RESULT_UNKNOWN || bp == RESULT_UNKNOWN || wp >= wt || bp >= bt)
             continue;
         int k = r->wal_hi_ns < wt ? 0 : 1;
         if (best[k] < 0 || r->writes_per_s > res->rows[best[k]].writes_per_s)
@@ -178,17 +179,17 @@ int cap_candidate(const cap_result *res, const fior_criteria *c, double confiden
     return best[0] >= 0 ? best[0] : best[1];
 }
 
-static int cpu_bound(const cap_row *r)
+static int cpu_bound(const capacity_row *r)
 {
     return r->cpu_share >= r->save_share || r->apply_share >= 0.8;
 }
 
-int cap_limit_not_disk(const cap_row *r)
+int capacity_limit_not_disk(const capacity_row *r)
 {
     return r->ran && r->blocked_share < 0.15 && (cpu_bound(r) || r->save_share + r->cpu_share < 0.5);
 }
 
-const char *cap_limit(const cap_row *r)
+const char *capacity_limit(const capacity_row *r)
 {
     if (!r->ran)
         return "-";

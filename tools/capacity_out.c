@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "capacity.h"
-#include "capq.h"
+#include "quorum.h"
 #include "cli.h"
 #include "jw.h"
 #include "out.h"
@@ -20,9 +20,9 @@ static const char *fmt(char *b, size_t n, uint64_t ns)
 
 /* Why a row is what it is, in a few words: the ceiling, or why it is not (a pass with fewer writes/s, the
  * side that failed, what left it unknown), and what limits it when that is not the disk. */
-static void row_word(char *b, size_t n, const cap_result *res, size_t i, const fior_criteria *c)
+static void row_word(char *b, size_t n, const capacity_result *res, size_t i, const fior_criteria *c)
 {
-    const cap_row *r = &res->rows[i];
+    const capacity_row *r = &res->rows[i];
     char t[32];
     if (!r->ran) {
         cli_msg(b, n, "unknown: did not run");
@@ -37,7 +37,7 @@ static void row_word(char *b, size_t n, const cap_result *res, size_t i, const f
     else if (r->verdict == FIOR_PASS)
         cli_msg(b, n, "pass, fewer writes/s");
     else if (r->verdict == FIOR_FAIL) {
-        int wal = r->wal_lo_ns != RM_UNKNOWN && r->wal_lo_ns > fior_criteria_threshold(c, FIOR_ROLE_WAL);
+        int wal = r->wal_lo_ns != RESULT_UNKNOWN && r->wal_lo_ns > fior_criteria_threshold(c, FIOR_ROLE_WAL);
         cli_fmt_ns(t, sizeof t, fior_criteria_threshold(c, wal ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND));
         cli_msg(b, n, "fail: %s p99 over %s", wal ? "WAL" : "backend", t);
     } else if (confirmed_below)
@@ -46,8 +46,8 @@ static void row_word(char *b, size_t n, const cap_result *res, size_t i, const f
         cli_msg(b, n, "unknown: not confirmed");
     else
         cli_msg(b, n, "unknown: %s", few ? "too few samples" : "bound straddles");
-    if (cap_limit_not_disk(r) && strlen(b) + 24 < n) { /* "the clients' round trip: not the disk" */
-        const char *l = cap_limit(r);
+    if (capacity_limit_not_disk(r) && strlen(b) + 24 < n) { /* "the clients' round trip: not the disk" */
+        const char *l = capacity_limit(r);
         const char *colon = strchr(l, ':');
         size_t len = colon ? (size_t)(colon - l) : strlen(l);
         size_t at = strlen(b);
@@ -55,7 +55,7 @@ static void row_word(char *b, size_t n, const cap_result *res, size_t i, const f
     }
 }
 
-void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbose)
+void capacity_table(FILE *f, const capacity_result *res, const fior_criteria *c, int verbose)
 {
     int width = out_width(f);
     /* the answer first, then the rows it comes from */
@@ -69,7 +69,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbo
         fprintf(f, "%7s %8s %8s %8s %11s  %s\n", "clients", "writes/s", "lat p99", "WAL p99", "backend p99",
                 "verdict, why");
     for (size_t i = 0; i < res->nrows; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         char a[32], b[32], d[32], w[32], k[32], word[160], rest[400];
         row_word(word, sizeof word, res, i, c);
         if (!r->ran) {
@@ -77,7 +77,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbo
             cli_msg(cols, sizeof cols, "%7u %8s  ", r->clients, "-");
             cli_msg(rest, sizeof rest, "%s: %s", word, r->why);
             out_wrap(f, cols, 18, rest, width);
-            capq_table(f, r);
+            quorum_table(f, r);
             continue;
         }
         if (i >= res->nsweep && strlen(word) + 16 < sizeof word)
@@ -88,7 +88,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbo
             cli_msg(cols, sizeof cols, "%7u %8.0f %8s %8s %8s %8s %8s %5.1f  ", r->clients, r->writes_per_s,
                     fmt(a, sizeof a, r->lat_p50_ns), fmt(b, sizeof b, r->lat_p90_ns), fmt(d, sizeof d, r->lat_p99_ns),
                     fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns), r->entries_per_save);
-            cli_msg(rest, sizeof rest, "%s; limit: %s", word, cap_limit(r));
+            cli_msg(rest, sizeof rest, "%s; limit: %s", word, capacity_limit(r));
         } else {
             cli_msg(cols, sizeof cols, "%7u %8.0f %8s %8s %11s  ", r->clients, r->writes_per_s,
                     fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns));
@@ -100,7 +100,7 @@ void cap_table(FILE *f, const cap_result *res, const fior_criteria *c, int verbo
             cli_msg(rest, sizeof rest, "        %s", r->reason);
             out_wrap(f, "", 10, rest, width);
         }
-        capq_table(f, r);
+        quorum_table(f, r);
     }
 }
 
@@ -113,12 +113,12 @@ static void bound(yajl_gen g, const char *key, int ran, uint64_t lo, uint64_t hi
 {
     jw_key(g, key);
     jw_aopen(g);
-    jw_u64(g, ran ? lo : RM_UNKNOWN);
-    jw_u64(g, ran ? hi : RM_UNKNOWN);
+    jw_u64(g, ran ? lo : RESULT_UNKNOWN);
+    jw_u64(g, ran ? hi : RESULT_UNKNOWN);
     jw_aclose(g);
 }
 
-static void row_json(yajl_gen o, const cap_row *r, int confirm)
+static void row_json(yajl_gen o, const capacity_row *r, int confirm)
 {
     jw_open(o);
     jw_ku64(o, "clients", r->clients);
@@ -136,21 +136,21 @@ static void row_json(yajl_gen o, const cap_row *r, int confirm)
     jw_ku64(o, "wal_samples", r->wal_n);
     jw_ku64(o, "backend_samples", r->be_n);
     dbl(o, "entries_per_save", r->ran ? r->entries_per_save : NAN);
-    jw_kstr(o, "limit", cap_limit(r));
-    jw_kbool(o, "disk_is_the_limit", r->ran && !cap_limit_not_disk(r));
+    jw_kstr(o, "limit", capacity_limit(r));
+    jw_kbool(o, "disk_is_the_limit", r->ran && !capacity_limit_not_disk(r));
     jw_kstr(o, "verdict", fior_verdict_name(r->verdict));
-    jw_kstr(o, "basis", rm_basis_name(r->basis));
+    jw_kstr(o, "basis", result_basis_name(r->basis));
     jw_kstr(o, "reason", r->reason);
     if (r->q) {
         jw_key(o, "members");
-        capq_json(o, r);
+        quorum_json(o, r);
     }
     jw_close(o);
 }
 
-static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_criteria *c)
+static void add_job(result_host *h, const capacity_row *r, fior_role role, const fior_criteria *c)
 {
-    rm_job *j = rm_add_job(h);
+    result_job *j = result_add_job(h);
     if (!j)
         return;
     int wal = role == FIOR_ROLE_WAL;
@@ -161,7 +161,7 @@ static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_cri
     j->bound_lo_ns = wal ? r->wal_lo_ns : r->be_lo_ns;
     j->bound_hi_ns = wal ? r->wal_hi_ns : r->be_hi_ns;
     if (j->bound_hi_ns == UINT64_MAX)
-        j->bound_hi_ns = RM_UNKNOWN;
+        j->bound_hi_ns = RESULT_UNKNOWN;
     j->threshold_ns = fior_criteria_threshold(c, role);
     j->verdict = r->verdict;
     j->bins = wal ? r->wal_bins : r->be_bins;
@@ -169,17 +169,17 @@ static void add_job(rm_host *h, const cap_row *r, fior_role role, const fior_cri
     cli_msg(j->reason, sizeof j->reason, "%u clients: %s", r->clients, r->reason);
 }
 
-int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_criteria *c, const char *dir)
+int capacity_model(result_run *r, const capacity_result *res, const capacity_opts *o, const fior_criteria *c, const char *dir)
 {
-    rm_init(r, "capacity", c);
+    result_init(r, "capacity", c);
     r->confidence = o->confidence;
-    rm_host *h = rm_add_host(r);
+    result_host *h = result_add_host(r);
     if (!h)
         return -1;
     cli_hostname(h->host, sizeof h->host);
     cli_msg(h->dir, sizeof h->dir, "%s", dir);
     h->duration_s = res->seconds;
-    const cap_row *shown = res->ceiling >= 0 ? &res->rows[res->ceiling] : res->nrows ? &res->rows[0] : NULL;
+    const capacity_row *shown = res->ceiling >= 0 ? &res->rows[res->ceiling] : res->nrows ? &res->rows[0] : NULL;
     if (shown && shown->ran) {
         add_job(h, shown, FIOR_ROLE_WAL, c);
         add_job(h, shown, FIOR_ROLE_BACKEND, c);
@@ -216,10 +216,10 @@ int cap_model(rm_run *r, const cap_result *res, const cap_opts *o, const fior_cr
         jw_null(d);
     }
     jw_close(d);
-    rm_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
+    result_add_detail(r, "capacity", "capacity", d, "%zu client counts, %s", res->nsweep,
                   res->ceiling >= 0 ? "ceiling found" : "no ceiling");
     r->basis = res->basis;
-    rm_finish(r);
+    result_finish(r);
     r->verdict = res->verdict;
     cli_msg(r->reason, sizeof r->reason, "%s", res->reason);
     return 0;
@@ -267,18 +267,18 @@ static void axes(FILE *f, double xlo, double xhi, double ylo, double yhi, const 
             H - 6);
     fprintf(f, "<text x=\"14\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">",
             H / 2, H / 2);
-    html_text(f, ylabel);
+    out_html_text(f, ylabel);
     fputs("</text>\n", f);
 }
 
-static void series(FILE *f, const cap_result *res, double xlo, double xhi, double ylo, double yhi, int which,
+static void series(FILE *f, const capacity_result *res, double xlo, double xhi, double ylo, double yhi, int which,
                    const char *colour, const char *name, int legend_row)
 {
     fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
     for (size_t i = 0; i < res->nsweep; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         double v = which == 0 ? r->writes_per_s : (double)(which == 1 ? r->lat_p50_ns : which == 2 ? r->lat_p90_ns : r->lat_p99_ns);
-        if (r->ran && v > 0 && (which == 0 || v < (double)RM_UNKNOWN))
+        if (r->ran && v > 0 && (which == 0 || v < (double)RESULT_UNKNOWN))
             fprintf(f, "%.1f,%.1f ", lx(r->clients, xlo, xhi), ly(v, ylo, yhi));
     }
     fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%s</text>\n", ML + 10, MT + 16 + 14 * legend_row,
@@ -287,10 +287,10 @@ static void series(FILE *f, const cap_result *res, double xlo, double xhi, doubl
 
 static int picture(FILE *f, const void *ctx)
 {
-    const cap_result *res = ctx;
+    const capacity_result *res = ctx;
     double cmin = 1e9, cmax = 0, wmin = 1e12, wmax = 0, lmin = 1e18, lmax = 0;
     for (size_t i = 0; i < res->nsweep; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         if (!r->ran)
             continue;
         cmin = fmin(cmin, r->clients);
@@ -301,7 +301,7 @@ static int picture(FILE *f, const void *ctx)
         }
         uint64_t l[3] = {r->lat_p50_ns, r->lat_p90_ns, r->lat_p99_ns};
         for (int k = 0; k < 3; k++)
-            if (l[k] && l[k] != RM_UNKNOWN) {
+            if (l[k] && l[k] != RESULT_UNKNOWN) {
                 lmin = fmin(lmin, (double)l[k]);
                 lmax = fmax(lmax, (double)l[k]);
             }
@@ -329,12 +329,12 @@ static int picture(FILE *f, const void *ctx)
           "<th>p99</th><th>WAL fdatasync p99</th><th>backend commit p99</th><th>entries per Save</th><th>verdict</th>"
           "<th>limit</th></tr>\n", f);
     for (size_t i = 0; i < res->nrows; i++) {
-        const cap_row *r = &res->rows[i];
+        const capacity_row *r = &res->rows[i];
         char a[32], b[32], d[32], w[32], k[32];
         fprintf(f, "<tr><td>%u%s</td>", r->clients, i >= res->nsweep ? " (confirmation)" : "");
         if (!r->ran) {
             fputs("<td colspan=\"9\">", f);
-            html_text(f, r->why);
+            out_html_text(f, r->why);
             fputs("</td></tr>\n", f);
             continue;
         }
@@ -343,14 +343,14 @@ static int picture(FILE *f, const void *ctx)
                 fmt(d, sizeof d, r->lat_p99_ns), fmt(w, sizeof w, r->wal_p99_ns), fmt(k, sizeof k, r->be_p99_ns),
                 r->entries_per_save, r->verdict == FIOR_PASS ? "pass" : r->verdict == FIOR_FAIL ? "fail" : "unknown",
                 fior_verdict_name(r->verdict));
-        html_text(f, cap_limit(r));
+        out_html_text(f, capacity_limit(r));
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
     return ferror(f) ? -1 : 0;
 }
 
-int cap_html(const char *path, const rm_run *r, const cap_result *res, char *err, size_t errlen)
+int capacity_html(const char *path, const result_run *r, const capacity_result *res, char *err, size_t errlen)
 {
     return out_html_file(path, r, picture, res, err, errlen);
 }

@@ -11,28 +11,27 @@
 #include <unistd.h>
 
 #include "capacity.h"
-#include "capq.h"
 #include "check.h"
 #include "cli.h"
 #include "jr.h"
 #include "profile.h"
 
-volatile int cap_interrupted;
+volatile int capacity_interrupted;
 
 #define TIME_NET_S   30.0  /* past runtime + this, fio is stopped */
 #define STOP_GRACE_S 10.0
 
-int cap_job_write(FILE *f, const cap_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
+int capacity_job_write(FILE *f, const capacity_opts *o, const char *dir, const char *engine, unsigned clients, double seconds,
                   const char *wal_stats, const char *be_stats, char *err, size_t errlen)
 {
-    if (prof_value_bad(dir) || prof_value_bad(engine) || (wal_stats && prof_value_bad(wal_stats)) ||
-        (be_stats && prof_value_bad(be_stats))) {
+    if (profile_value_bad(dir) || profile_value_bad(engine) || (wal_stats && profile_value_bad(wal_stats)) ||
+        (be_stats && profile_value_bad(be_stats))) {
         cli_msg(err, errlen, "a path for the job file is empty or has control characters or edge blanks");
         return -1;
     }
     fprintf(f, "; etcd-fio capacity: %u closed-loop clients, key %u B, value %u B (engine/load.h)\n[global]\n",
             clients, o->key_bytes, o->val_bytes);
-    prof_put_dir(f, dir);
+    profile_put_dir(f, dir);
     fprintf(f, "time_based=1\nruntime=%.0fms\nsize=1g\n", seconds * 1000);
     const char *mode[2] = {"wal", "backend"}, *stats[2] = {wal_stats, be_stats};
     for (int i = 0; i < 2; i++) {
@@ -81,7 +80,7 @@ static int copy_bins(const fior_job *j, fior_bin **out, size_t *n)
     return 0;
 }
 
-void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, const char *be_stats)
+void capacity_read_row(capacity_row *row, const char *fio_json, const char *wal_stats, const char *be_stats)
 {
     fior_report *r = fior_report_new();
     if (!r) {
@@ -107,16 +106,16 @@ void cap_read_row(cap_row *row, const char *fio_json, const char *wal_stats, con
         row->ran = 1;
         row->wal_n = wj->samples;
         row->be_n = bj->samples;
-        row->wal_p99_ns = rm_job_pct(wj, 99.0);
-        row->be_p99_ns = rm_job_pct(bj, 99.0);
+        row->wal_p99_ns = result_job_pct(wj, 99.0);
+        row->be_p99_ns = result_job_pct(bj, 99.0);
         row->puts = jget(load, "puts");
         row->saves = jget(load, "saves");
         row->commits = jget(bload, "commits");
         double span = (double)jget(load, "span_ns");
         row->writes_per_s = span > 0 ? (double)row->puts / span * 1e9 : 0;
-        row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RM_UNKNOWN;
-        row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RM_UNKNOWN;
-        row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RM_UNKNOWN;
+        row->lat_p50_ns = row->puts ? jget(load, "latency_p50_ns") : RESULT_UNKNOWN;
+        row->lat_p90_ns = row->puts ? jget(load, "latency_p90_ns") : RESULT_UNKNOWN;
+        row->lat_p99_ns = row->puts ? jget(load, "latency_p99_ns") : RESULT_UNKNOWN;
         yajl_val eps = jr_obj(jr_obj(load, "hist"), "entries_per_save");
         row->entries_per_save = jget(eps, "count") ? (double)jget(eps, "sum") / (double)jget(eps, "count") : 0;
         if (span > 0) {
@@ -156,12 +155,8 @@ static int merge_bins(fior_bin **a, size_t *na, const fior_bin *b, size_t nb)
     return 0;
 }
 
-void cap_row_merge(cap_row *a, const cap_row *b)
+void capacity_row_merge(capacity_row *a, const capacity_row *b)
 {
-    if (a->q || b->q) {
-        capq_row_merge(a, b); /* the members' samples pooled, then combined again */
-        return;
-    }
     if (!b->ran || !a->ran)
         return;
     if (merge_bins(&a->wal_bins, &a->nwal, b->wal_bins, b->nwal) ||
@@ -174,16 +169,16 @@ void cap_row_merge(cap_row *a, const cap_row *b)
     a->be_n += b->be_n;
 }
 
-void cap_row_init(cap_row *row, unsigned clients)
+void capacity_row_init(capacity_row *row, unsigned clients)
 {
     memset(row, 0, sizeof *row);
     row->clients = clients;
-    row->lat_p50_ns = row->lat_p90_ns = row->lat_p99_ns = RM_UNKNOWN;
-    row->wal_p99_ns = row->be_p99_ns = RM_UNKNOWN;
+    row->lat_p50_ns = row->lat_p90_ns = row->lat_p99_ns = RESULT_UNKNOWN;
+    row->wal_p99_ns = row->be_p99_ns = RESULT_UNKNOWN;
     row->verdict = FIOR_UNKNOWN;
 }
 
-void cap_row_drop_bins(cap_row *row)
+void capacity_row_drop_bins(capacity_row *row)
 {
     free(row->wal_bins);
     free(row->be_bins);
@@ -191,16 +186,15 @@ void cap_row_drop_bins(cap_row *row)
     row->nwal = row->nbe = 0;
 }
 
-void cap_row_free(cap_row *row)
+void capacity_row_free(capacity_row *row)
 {
-    capq_row_free(row);
-    cap_row_drop_bins(row);
+    capacity_row_drop_bins(row);
 }
 
-int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
-                cap_row *row, char *err, size_t errlen)
+int capacity_run_row(const capacity_opts *o, const char *fi_path, const char *engine, unsigned clients, double seconds,
+                capacity_row *row, char *err, size_t errlen)
 {
-    cap_row_init(row, clients);
+    capacity_row_init(row, clients);
     char tmp[4096], job[4200], out[4200], ferr[4200], ws[4200], bs[4200];
     if (cli_tmpdir("capacity", tmp, sizeof tmp, err, errlen))
         return -1;
@@ -219,7 +213,7 @@ int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsi
         cli_msg(err, errlen, "%s: %s", job, strerror(errno));
         goto out;
     }
-    rc = cap_job_write(jf, o, fi_path, engine, clients, seconds, ws, bs, err, errlen);
+    rc = capacity_job_write(jf, o, fi_path, engine, clients, seconds, ws, bs, err, errlen);
     if (fclose(jf) != 0 && !rc) {
         cli_msg(err, errlen, "%s: %s", job, strerror(errno));
         rc = -1;
@@ -235,7 +229,7 @@ int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsi
         goto out;
     double t0 = proc_now();
     while (!proc_wait(&p, 250)) {
-        if (cap_interrupted || proc_now() - t0 > seconds + TIME_NET_S)
+        if (capacity_interrupted || proc_now() - t0 > seconds + TIME_NET_S)
             proc_stop_step(&p, STOP_GRACE_S);
     }
     /* a job process that outlived a killed fio writes on until its runtime: end it (proc.h) */
@@ -246,7 +240,7 @@ int cap_run_row(const cap_opts *o, const char *fi_path, const char *engine, unsi
     proc_describe(&p, how, sizeof how);
     int sig = check_job_signal(ferr);
     if (p.state == PROC_EXITED && p.code == 0 && !p.stop_level && !sig && !orphans)
-        cap_read_row(row, out, ws, bs);
+        capacity_read_row(row, out, ws, bs);
     else
         cli_msg(row->why, sizeof row->why, "fio %s%s%s%s", p.stop_level ? "was stopped" : how,
                 sig ? " (a job died of a signal)" : "", said[0] ? ": " : "", said);

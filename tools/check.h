@@ -80,7 +80,7 @@ typedef struct check_files {
 } check_files;
 void check_files_in(check_files *f, const char *dir);
 /* The profile po as f->job, its stats files f's; 0, or -1 with "PATH: why" in err. */
-int  check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen);
+int  check_write_job(const check_files *f, profile_opts *po, char *err, size_t errlen);
 typedef struct check_run_out {
     char        *raw;           /* fio's stdout, all of it */
     size_t       rawlen;
@@ -113,9 +113,9 @@ void check_facts(const check_end *e, fior__run_facts *f);
 /* The library's verdict of one phase's run (fior__monitor_end over its final document); NULL: no memory. */
 fior_outcome *check_outcome(const check_run_out *r);
 /* The host h (jobs WAL then backend) from the library's outcome o and the final document fin. */
-void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h);
+void check_fill(const fior_outcome *o, const fior_report *fin, result_host *h);
 /* Both: judges the final document `fin` (NULL when there is none) with monitor m and how fio ended, into h. */
-void check_judge(const fior_report *fin, fior_monitor *m, const check_end *end, rm_host *h);
+void check_judge(const fior_report *fin, fior_monitor *m, const check_end *end, result_host *h);
 
 /* check_classic.c: the classic fio job (sync, fdatasync=1, bs=2300, 22 MiB) in a private directory. */
 typedef struct classic_out {
@@ -128,12 +128,12 @@ typedef struct classic_out {
 void check_classic(const char *dir, const char *tmp, const fior_criteria *c, classic_out *out);
 
 /* check_out.c */
-void check_details(rm_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
+void check_details(result_run *r, const check_opts *o, const check_end *end, const engine_stats *wal,
                    const engine_stats *be, const classic_out *classic, const fsinfo *fi);
 /* The "phases" detail: what phase 1 (r1, NULL when it did not run) and phase 2 (r2, NULL when it did not
  * run; ph2 its probe) did, and which one the verdict comes from. */
-void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1);
-int  check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
+void check_phases_detail(result_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1);
+int  check_svg(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 /* What the progress line says of the phase running: its name (long and short; "" for a single run), whether
  * a pass in it can still be withdrawn (phase 1: "provisional"), the samples the first look that can pass
  * needs (fior_first_pass_samples; 0: none to count to) and --wal-only. */
@@ -147,15 +147,15 @@ typedef struct check_progress_ctx {
 void check_progress_fmt(char *out, size_t n, const fior_monitor *m, const check_progress_ctx *c, double elapsed,
                         int width);
 /* The same picture into a stream (for --html); 0 or -1. */
-int  check_svg_write(FILE *f, const rm_run *r, const char *fsdesc);
+int  check_svg_write(FILE *f, const result_run *r, const char *fsdesc);
 /* The HTML report (out_html) with that picture inline. */
-int  check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
+int  check_html(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen);
 int  check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw, size_t rawlen, char *err,
                 size_t errlen);
 /* The filesystem's weak mount options and the memory pressure seen during the run, as details and
  * explain lines (explain.h "unsafe-mount", "memory-pressure"); mp may be NULL. */
-struct mp_result;
-void check_env_details(rm_run *r, const fsinfo *fi, const struct mp_result *mp);
+struct mempress_result;
+void check_env_details(result_run *r, const fsinfo *fi, const struct mempress_result *mp);
 
 /* check_env.c: preloaded libraries, and the refusals --force overrode (check_forced: preflight.h; shown in
  * the result). */
@@ -165,11 +165,11 @@ int  check_env_preload(char *out, size_t n, const char *ld_so_preload);
 /* The engine's report of what could replace file/sync calls inside fio (its stats file's "interposers"). */
 int check_env_interposers(const char *stats_json, char *out, size_t n);
 void check_forced_add(check_forced *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void check_forced_detail(rm_run *r, const check_forced *f);
+void check_forced_detail(result_run *r, const check_forced *f);
 /* The engine inside fio saw a library that can replace file and sync calls there (a wrapper that preloads
  * it only into fio: not visible before the run), or its stats files (wal_stats, backend_stats) do not say:
  * h's PASS is refused (unknown, "refused"), or with force the run goes on and forced says so. */
-void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, result_host *h,
                              check_forced *forced);
 /* Why fio's run failed, named from what the engine said on fio's stderr (errpath) — "no free inodes",
  * "read-only filesystem", … — into out; "" when the engine said nothing. */

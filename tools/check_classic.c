@@ -66,7 +66,7 @@ void check_classic(const char *dir, const char *tmp, const fior_criteria *c, cla
     fior_result *r = fior_judge(rep, c);
     const fior_job *j = fior_report_job(rep, 0);
     out->verdict = r ? fior_result_job(r, 0)->verdict : FIOR_UNKNOWN;
-    out->p99 = rm_job_pct(j, 99.0);
+    out->p99 = result_job_pct(j, 99.0);
     out->syncs = j->samples_known ? j->samples : 0;
     out->ok = 1;
     fior_result_free(r);

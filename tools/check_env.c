@@ -34,14 +34,14 @@ static void add_list(char *out, size_t n, const char *label, const char *list)
     for (char *t = copy ? strtok_r(copy, " :\t\n", &save) : NULL; t; t = strtok_r(NULL, " :\t\n", &save)) {
         if (sanitizer(t))
             continue;
-        sb_addsep(&names, " ");
-        sb_adds(&names, t);
+        strbuf_addsep(&names, " ");
+        strbuf_adds(&names, t);
     }
     free(copy);
     size_t l = strlen(out);
     if (names.len)
         snprintf(out + l, n > l ? n - l : 0, "%s%s%s", l ? "; " : "", label, names.buf);
-    sb_release(&names);
+    strbuf_release(&names);
 }
 
 int check_env_preload(char *out, size_t n, const char *ld_so_preload)
@@ -85,7 +85,7 @@ void check_forced_add(check_forced *f, const char *fmt, ...)
     f->n++;
 }
 
-void check_forced_detail(rm_run *r, const check_forced *f)
+void check_forced_detail(result_run *r, const check_forced *f)
 {
     if (!f->n)
         return;
@@ -94,12 +94,12 @@ void check_forced_detail(rm_run *r, const check_forced *f)
     jw_aopen(a);
     for (size_t i = 0; i < f->n; i++) {
         jw_str(a, f->what[i]);
-        sb_addsep(&text, "; ");
-        sb_adds(&text, f->what[i]);
+        strbuf_addsep(&text, "; ");
+        strbuf_adds(&text, f->what[i]);
     }
     jw_aclose(a);
-    rm_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
-    sb_release(&text);
+    result_add_detail(r, "forced", "--force", a, "ran although: %s", text.buf);
+    strbuf_release(&text);
 }
 
 void check_engine_cause(const char *errpath, const char *dir, char *out, size_t n)
@@ -131,12 +131,12 @@ void check_engine_cause(const char *errpath, const char *dir, char *out, size_t 
 
 /* h's verdict withheld: unknown, status "refused", the reason; its jobs' PASSes too (every job's verdict
  * when all_jobs). */
-static void refuse(rm_host *h, int all_jobs, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void refuse(rm_host *h, int all_jobs, const char *fmt, ...)
+static void refuse(result_host *h, int all_jobs, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(result_host *h, int all_jobs, const char *fmt, ...)
 {
     va_list ap;
     h->verdict = FIOR_UNKNOWN;
-    h->basis = RM_BASIS_NONE;
+    h->basis = RESULT_BASIS_NONE;
     cli_msg(h->status, sizeof h->status, "refused");
     va_start(ap, fmt);
     vsnprintf(h->reason, sizeof h->reason, fmt, ap);
@@ -146,7 +146,7 @@ static void refuse(rm_host *h, int all_jobs, const char *fmt, ...)
             h->jobs[i].verdict = FIOR_UNKNOWN;
 }
 
-void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, rm_host *h,
+void check_refuse_interposed(const char *wal_stats, const char *backend_stats, int force, result_host *h,
                              check_forced *forced)
 {
     char seen[1100] = "", err[64];

@@ -66,30 +66,30 @@ fior_outcome *check_outcome(const check_run_out *r)
     return fior__monitor_end(r->mon, fior_json_stream_report(r->stream), &f);
 }
 
-static rm_basis basis_of(fior_basis b)
+static result_basis basis_of(fior_basis b)
 {
     switch (b) {
-    case FIOR_BASIS_VALUE: return RM_BASIS_VALUE;
-    case FIOR_BASIS_BOUND: return RM_BASIS_BOUND;
-    case FIOR_BASIS_POINT: return RM_BASIS_POINT;
-    case FIOR_BASIS_UNDECIDED: return RM_BASIS_UNDECIDED;
-    default: return RM_BASIS_NONE;
+    case FIOR_BASIS_VALUE: return RESULT_BASIS_VALUE;
+    case FIOR_BASIS_BOUND: return RESULT_BASIS_BOUND;
+    case FIOR_BASIS_POINT: return RESULT_BASIS_POINT;
+    case FIOR_BASIS_UNDECIDED: return RESULT_BASIS_UNDECIDED;
+    default: return RESULT_BASIS_NONE;
     }
 }
 
-void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h)
+void check_fill(const fior_outcome *o, const fior_report *fin, result_host *h)
 {
     static const fior_role roles[2] = {FIOR_ROLE_WAL, FIOR_ROLE_BACKEND};
     for (int k = 0; k < 2; k++) {
         const fior_job *j = fior_outcome_judgement(o, roles[k]) ? check_find_job(fin, roles[k]) : NULL;
-        rm_job *oj = j ? rm_add_job(h) : NULL;
+        result_job *oj = j ? result_add_job(h) : NULL;
         if (!oj)
             continue;
-        rm_job_fill(oj, j, fior_outcome_judgement(o, roles[k]));
+        result_job_fill(oj, j, fior_outcome_judgement(o, roles[k]));
         uint64_t lo = 0, hi = UINT64_MAX;
         if (j->nbins && fior_outcome_bound(o, roles[k], &lo, &hi) == FIOR_OK) {
             oj->bound_lo_ns = lo;
-            oj->bound_hi_ns = hi == UINT64_MAX ? RM_UNKNOWN : hi;
+            oj->bound_hi_ns = hi == UINT64_MAX ? RESULT_UNKNOWN : hi;
             oj->bound_confidence = fior_outcome_bound_confidence(o, roles[k]);
         }
         oj->verdict = fior_outcome_role_verdict(o, roles[k]);
@@ -101,7 +101,7 @@ void check_fill(const fior_outcome *o, const fior_report *fin, rm_host *h)
     cli_msg(h->reason, sizeof h->reason, "%s", o ? fior_outcome_reason(o) : "out of memory");
 }
 
-void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, rm_host *h)
+void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, result_host *h)
 {
     fior__run_facts f;
     check_facts(e, &f);
@@ -112,7 +112,7 @@ void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, rm
         char old[sizeof h->reason];
         cli_msg(old, sizeof old, "%s", h->reason);
         h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
+        h->basis = RESULT_BASIS_NONE;
         cli_msg(h->status, sizeof h->status, "etcd-guard");
         cli_msg(h->reason, sizeof h->reason, "%s; not judged (%s)",
                 e->guard_why[0] ? e->guard_why : "stopped to protect the live etcd", old);

@@ -15,11 +15,11 @@
 #include "svg.h"
 
 /* "WAL rollovers": the engine's segments, its worst rollover and the segment preallocation. */
-static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats *bs)
+static void engine_detail(result_run *r, const engine_stats *ws, const engine_stats *bs)
 {
     char a[32], b[32];
     if (!ws->present) {
-        rm_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
+        result_add_detail(r, "engine", "WAL rollovers", NULL, "unknown (no engine stats)");
         return;
     }
     yajl_gen j = jw_new(0);
@@ -35,7 +35,7 @@ static void engine_detail(rm_run *r, const engine_stats *ws, const engine_stats 
     cli_fmt_ns(b, sizeof b, ws->prealloc_mean_ns);
     /* the preallocation only when one was measured (a zero is no finding) */
     int pre = ws->prealloc_count && ws->prealloc_mean_ns;
-    rm_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s%s%s%s%s", (unsigned long long)ws->rollovers,
+    result_add_detail(r, "engine", "WAL rollovers", j, "%llu%s%s%s%s%s%s", (unsigned long long)ws->rollovers,
                   ws->rollovers ? ", worst " : " (the run did not reach the end of a segment)", ws->rollovers ? a : "",
                   pre ? "; segment prealloc " : "", pre ? b : "", pre ? " per segment" : "",
                   ws->io_errors + bs->io_errors ? "; ENGINE I/O ERRORS (see fio's output)" : "");
@@ -72,7 +72,7 @@ static end_kind end_of(const check_end *e, int full, int phase)
 }
 
 /* "duration": how long fio ran and how it ended. */
-static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
+static void run_detail(result_run *r, const check_opts *o, const check_end *e)
 {
     end_kind k = end_of(e, o->full, 0);
     yajl_gen d = jw_new(0);
@@ -81,11 +81,11 @@ static void run_detail(rm_run *r, const check_opts *o, const check_end *e)
     jw_kstr(d, "end", k.word);
     jw_ku64(d, "syncs_at_decision", e->decided_syncs ? e->decided_syncs : JW_UNKNOWN);
     jw_close(d);
-    rm_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, k.text);
+    result_add_detail(r, "run", "duration", d, "%.1f s (%s)", e->duration_s, k.text);
 }
 
 /* "classic fio job": its p99 beside ours, or why it failed. */
-static void classic_detail(rm_run *r, const classic_out *cl)
+static void classic_detail(result_run *r, const classic_out *cl)
 {
     char a[32];
     yajl_gen c = jw_new(0);
@@ -97,18 +97,18 @@ static void classic_detail(rm_run *r, const classic_out *cl)
         jw_kstr(c, "verdict", fior_verdict_name(cl->verdict));
         jw_knum(c, "duration_s", cl->seconds);
         jw_close(c);
-        rm_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
+        result_add_detail(r, "classic", "classic fio job", c, "p99 %s over %llu fdatasyncs in %.1f s: %s",
                       cli_fmt_ns(a, sizeof a, cl->p99), (unsigned long long)cl->syncs, cl->seconds,
                       fior_verdict_name(cl->verdict));
     } else {
         jw_kstr(c, "error", cl->err);
         jw_close(c);
-        rm_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
+        result_add_detail(r, "classic", "classic fio job", c, "failed: %s", cl->err);
     }
 }
 
 /* "filesystem": what the run was on. */
-static void fs_detail(rm_run *r, const fsinfo *fi)
+static void fs_detail(result_run *r, const fsinfo *fi)
 {
     yajl_gen fs = jw_new(0);
     char mm[32], desc[1024];
@@ -129,24 +129,24 @@ static void fs_detail(rm_run *r, const fsinfo *fi)
     jw_kstr_or_null(fs, "write_cache", fi->write_cache);
     jw_close(fs);
     fsinfo_describe(fi, desc, sizeof desc);
-    rm_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
+    result_add_detail(r, "filesystem", "filesystem", fs, "%s (%s)", desc, fi->path);
 }
 
-void check_details(rm_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
+void check_details(result_run *r, const check_opts *o, const check_end *e, const engine_stats *ws,
                    const engine_stats *bs, const classic_out *cl, const fsinfo *fi)
 {
     engine_detail(r, ws, bs);
     run_detail(r, o, e);
     yajl_gen io = jw_new(0);
     jw_bool(io, o->ionice);
-    rm_add_detail(r, "ionice", "ionice", io, "%s",
+    result_add_detail(r, "ionice", "ionice", io, "%s",
                   o->ionice ? "WAL job at best-effort level 0 (prioclass=2 prio=0)" : "not used");
     if (cl->ran)
         classic_detail(r, cl);
     fs_detail(r, fi);
 }
 
-void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
+void check_env_details(result_run *r, const fsinfo *fi, const mempress_result *mp)
 {
     char weak[256], shortdesc[400];
     int nweak = fsinfo_weak_options(fi, weak, sizeof weak);
@@ -163,7 +163,7 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
         jw_aclose(j);
         jw_kstr_or_null(j, "write_cache", fi->write_cache);
         jw_close(j);
-        rm_add_detail(r, "mount_options", "mount options", j, "%s mounted %s: weakens fdatasync (see why:)", shortdesc,
+        result_add_detail(r, "mount_options", "mount options", j, "%s mounted %s: weakens fdatasync (see why:)", shortdesc,
                       weak);
     }
     if (mp) {
@@ -176,17 +176,17 @@ void check_env_details(rm_run *r, const fsinfo *fi, const mp_result *mp)
         jw_knum(j, "psi_some_pct", mp->psi_some_pct < 0 ? NAN : mp->psi_some_pct);
         jw_knum(j, "psi_full_pct", mp->psi_full_pct < 0 ? NAN : mp->psi_full_pct);
         jw_close(j);
-        rm_add_detail(r, "memory", "memory", j, "%s", mp->text);
+        result_add_detail(r, "memory", "memory", j, "%s", mp->text);
     }
     explain_env env = {shortdesc, weak, fi->write_cache, mp && mp->pressure, mp ? mp->what : NULL};
-    rm_explain_env(r, &env);
+    result_explain_env(r, &env);
 }
 
 static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
 {
     const fior_report *fin = fior_json_stream_report(x->stream);
     const fior_job *w = check_find_job(fin, FIOR_ROLE_WAL), *b = check_find_job(fin, FIOR_ROLE_BACKEND);
-    uint64_t wp = w ? rm_job_pct(w, 99.0) : RM_UNKNOWN, bp = b ? rm_job_pct(b, 99.0) : RM_UNKNOWN;
+    uint64_t wp = w ? result_job_pct(w, 99.0) : RESULT_UNKNOWN, bp = b ? result_job_pct(b, 99.0) : RESULT_UNKNOWN;
     fior_answer aw = {.size = sizeof aw}, ab = {.size = sizeof ab};
     fior_monitor_answer(x->mon, FIOR_ROLE_WAL, &aw);
     fior_monitor_answer(x->mon, FIOR_ROLE_BACKEND, &ab);
@@ -203,11 +203,11 @@ static void phase_json(yajl_gen j, const check_run_out *x, char *txt, size_t n)
     char a[32], b2[32];
     cli_msg(txt, n, "%s after %.1f s (%llu WAL syncs, %llu backend commits; WAL p99 %s, backend p99 %s)", k.text,
             x->end.duration_s, (unsigned long long)aw.samples, (unsigned long long)ab.samples,
-            cli_fmt_ns(a, sizeof a, wp == RM_UNKNOWN ? CLI_NS_UNKNOWN : wp),
-            cli_fmt_ns(b2, sizeof b2, bp == RM_UNKNOWN ? CLI_NS_UNKNOWN : bp));
+            cli_fmt_ns(a, sizeof a, wp == RESULT_UNKNOWN ? CLI_NS_UNKNOWN : wp),
+            cli_fmt_ns(b2, sizeof b2, bp == RESULT_UNKNOWN ? CLI_NS_UNKNOWN : bp));
 }
 
-void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1)
+void check_phases_detail(result_run *r, const check_run_out *r1, const check_run_out *r2, int by_phase1)
 {
     yajl_gen d = jw_new(0);
     char t1[300] = "", t2[300] = "", tp[400] = "";
@@ -240,13 +240,13 @@ void check_phases_detail(rm_run *r, const check_run_out *r1, const check_run_out
         jw_null(d);
     }
     jw_close(d);
-    rm_add_detail(r, "phases", "phases", d, "%s%s%s%s%s%s; verdict from phase %d", r1 ? "phase 1 (heavier than etcd) " : "no phase 1",
+    result_add_detail(r, "phases", "phases", d, "%s%s%s%s%s%s; verdict from phase %d", r1 ? "phase 1 (heavier than etcd) " : "no phase 1",
                   t1, r2 ? "; phase 2 (etcd's load) " : "", t2, tp, "", by_phase1 ? 1 : 2);
 }
 
-int check_svg_write(FILE *f, const rm_run *r, const char *fsdesc)
+int check_svg_write(FILE *f, const result_run *r, const char *fsdesc)
 {
-    const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
+    const result_host *h = r->nhosts ? &r->hosts[0] : NULL;
     svg_series s[2];
     char lab[2][128], p99[2][32], title[1024], sub[1300];
     size_t ns = 0;
@@ -254,29 +254,31 @@ int check_svg_write(FILE *f, const rm_run *r, const char *fsdesc)
     cli_msg(p99[1], 32, "-");
     static const char *const colour[2] = {"#1f77b4", "#ff7f0e"};
     for (size_t i = 0; h && i < h->njobs && ns < 2; i++) {
-        const rm_job *j = &h->jobs[i];
+        const result_job *j = &h->jobs[i];
         int k = j->role == FIOR_ROLE_BACKEND;
         cli_fmt_ns(p99[k], 32, j->p99_ns);
-        cli_msg(lab[ns], sizeof lab[ns], "%s: p99 %s over %llu", k ? "backend commit" : "WAL fdatasync", p99[k],
-                (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples));
+        cli_msg(lab[ns], sizeof lab[ns], "%s: p99 %s over %llu", explain_role_label(EXPLAIN_DISK_TEST, j->role), p99[k],
+                (unsigned long long)(j->samples == RESULT_UNKNOWN ? 0 : j->samples));
         if (j->nbins)
             s[ns] = (svg_series){lab[ns], colour[k], j->bins, j->nbins}, ns++;
     }
     char wt[32], bt[32], wl[64], bl[64];
     cli_fmt_ns(wt, sizeof wt, r->wal_threshold_ns);
     cli_fmt_ns(bt, sizeof bt, r->backend_threshold_ns);
-    cli_msg(wl, sizeof wl, "%s: WAL fdatasync p99 limit", wt);
-    cli_msg(bl, sizeof bl, "%s: backend commit p99 limit", bt);
+    const char *wal = explain_role_label(EXPLAIN_DISK_TEST, FIOR_ROLE_WAL);
+    const char *be = explain_role_label(EXPLAIN_DISK_TEST, FIOR_ROLE_BACKEND);
+    cli_msg(wl, sizeof wl, "%s: %s p99 limit", wt, wal);
+    cli_msg(bl, sizeof bl, "%s: %s p99 limit", bt, be);
     svg_vline v[2] = {{wl, r->wal_threshold_ns, "#d62728"}, {bl, r->backend_threshold_ns, "#9467bd"}};
-    cli_msg(title, sizeof title, "%s — WAL fdatasync p99 %s, backend commit p99 %s", fior_verdict_name(r->verdict),
-            p99[0], p99[1]);
+    cli_msg(title, sizeof title, "%s — %s p99 %s, %s p99 %s", fior_verdict_name(r->verdict), wal, p99[0], be,
+            p99[1]);
     cli_msg(sub, sizeof sub, "etcd-fio check %.600s — %.600s", h ? h->dir : "", fsdesc);
     svg_plot p = {title, sub, s, ns, v, 2};
     return svg_write(f, &p);
 }
 
 typedef struct svg_ctx {
-    const rm_run *r;
+    const result_run *r;
     const char   *fsdesc;
 } svg_ctx;
 
@@ -286,13 +288,13 @@ static int render_svg(FILE *f, const void *ctx)
     return check_svg_write(f, c->r, c->fsdesc);
 }
 
-int check_svg(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+int check_svg(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
 {
     svg_ctx c = {r, fsdesc};
-    return of_write_with(path, render_svg, &c, err, errlen);
+    return outfile_write_with(path, render_svg, &c, err, errlen);
 }
 
-int check_html(const rm_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
+int check_html(const result_run *r, const char *path, const char *fsdesc, char *err, size_t errlen)
 {
     svg_ctx c = {r, fsdesc};
     return out_html_file(path, r, render_svg, &c, err, errlen);
@@ -302,7 +304,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
                size_t errlen)
 {
     static const char *const files[] = {"etcd-profile.fio", "fio.stderr", "wal-stats.json", "backend-stats.json"};
-    if (of_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
+    if (outfile_write_at(dirfd, o->keep, "fio-output.json", raw ? raw : "", rawlen, err, errlen))
         return -1;
     char readme[1024];
     /* the criteria check used, so the re-judged verdict is the same one */
@@ -313,7 +315,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
             "Re-judge: etcd-fio verdict --min-samples %llu fio-output.json\n",
             o->load, o->confidence, (unsigned long long)o->min_syncs,
             (unsigned long long)(o->min_syncs < 100 ? o->min_syncs : 100));
-    if (of_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
+    if (outfile_write_at(dirfd, o->keep, "README", readme, strlen(readme), err, errlen))
         return -1;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char src[4200], e2[64];
@@ -322,7 +324,7 @@ int check_keep(int dirfd, const check_opts *o, const char *tmp, const char *raw,
         char *d = cli_read_file(src, 256 << 20, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = of_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
+        int rc = outfile_write_at(dirfd, o->keep, files[i], d, n, err, errlen);
         free(d);
         if (rc)
             return -1;

@@ -40,13 +40,13 @@ void check_files_in(check_files *f, const char *dir)
     cli_msg(f->bs, sizeof f->bs, "%s/backend-stats.json", dir);
 }
 
-int check_write_job(const check_files *f, prof_opts *po, char *err, size_t errlen)
+int check_write_job(const check_files *f, profile_opts *po, char *err, size_t errlen)
 {
     char why[512];
     po->wal_stats_file = f->ws;
     po->backend_stats_file = f->bs;
     FILE *jf = fopen(f->job, "wx");
-    if (!jf || prof_write(jf, po, why, sizeof why) != 0) {
+    if (!jf || profile_write(jf, po, why, sizeof why) != 0) {
         cli_msg(err, errlen, "%s: %s", f->job, jf ? why : strerror(errno));
         if (jf)
             fclose(jf);

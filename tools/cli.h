@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cli.h — what every etcd-fio subcommand shares (as git's builtins share parse-options): the command table
- * entry, the option table that parses and writes --help (cli_opt.c), value parsers, one file reader, one
+ * entry, the option table that parses and writes --help and the value parsers (cli_opt.c), one file reader, one
  * private temp directory, the verdict -> exit status mapping, the latency formatter, and the directory
  * check for fio job files. Messages are one line, prefixed
  * "etcd-fio CMD: ". */
@@ -14,6 +14,10 @@
 #include <stdio.h>
 
 #include "fioreport.h"
+
+/* Room for the one-line message a failing call writes into (err, errlen): a path of up to PATH_MAX (4096)
+ * bytes and what is wrong with it. Text made of several unbounded parts is built in a strbuf instead. */
+#define CLI_ERRLEN 4400
 
 /* One version number for the CLI, the library and its .pc: the library's (FIOR_VERSION). */
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* cli_opt.c — the option table of the subcommands (cli.h): the getopt_long loop over it and the --help
- * text written from it. */
+/* cli_opt.c — the option table of the subcommands (cli.h): the getopt_long loop over it, the --help
+ * text written from it, and the parsers of option values (numbers, byte counts, the judging criteria). */
 #include "cli.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,4 +198,70 @@ int cli_next(cli_parse *p)
 const char *cli_optname(const cli_parse *p)
 {
     return p->optname[0] ? p->optname : "option";
+}
+
+int cli_double(const cli_parse *p, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(p->arg, &end);
+    if (errno || end == p->arg || *end || !isfinite(v) || v < lo || v > hi) {
+        cli_err(p->cmd, "%s %.100s: expected a number from %g to %g", cli_optname(p), p->arg, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_uint(const cli_parse *p, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p->arg, &end, 10);
+    if (errno || end == p->arg || *end || !isdigit((unsigned char)p->arg[0]) || v < lo || v > hi) {
+        cli_err(p->cmd, "%s %.100s: expected a whole number from %llu to %llu", cli_optname(p), p->arg,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_bytes(const cli_parse *p, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long b = isdigit((unsigned char)p->arg[0]) ? strtoull(p->arg, &end, 10) : 0;
+    int shift = !end ? -1 : !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
+    if (errno || shift < 0 || b == 0 || b > (UINT64_MAX >> shift)) {
+        cli_err(p->cmd, "%s %.100s: expected a byte count > 0 (K, M, G allowed)", cli_optname(p), p->arg);
+        return -1;
+    }
+    *out = (uint64_t)b << shift;
+    return 0;
+}
+
+int cli_criteria_opt(const cli_parse *p, int id, fior_criteria *c)
+{
+    double v;
+    uint64_t n;
+    switch (id) {
+    case 'p':
+        if (cli_double(p, 1e-9, 100 - 1e-9, &v))
+            return -1;
+        fior_criteria_set_percentile(c, v);
+        return 1;
+    case 'w':
+    case 'b':
+        if (cli_double(p, 1e-6, 1e9, &v))
+            return -1;
+        fior_criteria_set_threshold(c, id == 'w' ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND, (uint64_t)(v * 1e6 + 0.5));
+        return 1;
+    case 'n':
+        if (cli_uint(p, 0, UINT64_MAX - 1, &n))
+            return -1;
+        fior_criteria_set_min_samples(c, n);
+        return 1;
+    }
+    return 0;
 }

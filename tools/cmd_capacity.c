@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "capacity.h"
-#include "capq.h"
+#include "quorum.h"
 #include "cli.h"
 #include "term.h"
 #include "engine_path.h"
@@ -68,23 +68,23 @@ const cli_cmd cmd_capacity_def = {"capacity", run, "the disk's etcd write ceilin
                                   options, outro};
 
 /* "1,16,64": ascending, no repeats. 0 or -1 after the message. */
-static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
+static int parse_clients(const cli_cmd *cmd, const char *s, capacity_opts *o)
 {
     o->ncounts = 0;
     const char *p = s;
     for (;;) {
         char *end;
         if (*p < '0' || *p > '9') {
-            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAPACITY_MAX_CLIENTS);
             return -1;
         }
         unsigned long v = strtoul(p, &end, 10);
-        if (v < 1 || v > CAP_MAX_CLIENTS || (*end && *end != ',') || end - p > 6) {
-            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAP_MAX_CLIENTS);
+        if (v < 1 || v > CAPACITY_MAX_CLIENTS || (*end && *end != ',') || end - p > 6) {
+            cli_err(cmd, "--clients %.100s: expected client counts 1..%u separated by commas", s, CAPACITY_MAX_CLIENTS);
             return -1;
         }
-        if (o->ncounts == CAP_MAX_COUNTS) {
-            cli_err(cmd, "--clients %.100s: at most %d client counts", s, CAP_MAX_COUNTS);
+        if (o->ncounts == CAPACITY_MAX_COUNTS) {
+            cli_err(cmd, "--clients %.100s: at most %d client counts", s, CAPACITY_MAX_COUNTS);
             return -1;
         }
         if (o->ncounts && v <= o->clients[o->ncounts - 1]) {
@@ -101,7 +101,7 @@ static int parse_clients(const cli_cmd *cmd, const char *s, cap_opts *o)
 /* --members FILE: fleet's --clients syntax */
 static int members_file(const cli_cmd *cmd, const char *path, fleet *f)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     size_t len = 0;
     char *text = cli_read_file(path, 1 << 20, &len, err, sizeof err);
     int rc = text ? fleet_parse_clients(f, path, text, len, err, sizeof err) : -1;
@@ -111,7 +111,7 @@ static int members_file(const cli_cmd *cmd, const char *path, fleet *f)
     return rc;
 }
 
-static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fleet *members)
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, capacity_opts *o, fleet *members)
 {
     memset(o, 0, sizeof *o);
     o->dir = ".";
@@ -127,7 +127,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
     o->apply_us = 5;
     o->cpu_us = 33;
     o->rtt_ms = 0.2;
-    char err[4400];
+    char err[CLI_ERRLEN];
     const char *quorum_only = NULL; /* an option of the quorum replay given without --member */
     cli_parse p;
     cli_parse_init(&p, cmd, argc, argv);
@@ -147,14 +147,14 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         case 'A': if (cli_double(&p, 0, 1e6, &o->apply_us)) return -1; break;
         case 'U': if (cli_double(&p, 0, 1e6, &o->cpu_us)) return -1; break;
         case 'm':
-            if (capq_add_member(members, p.arg, err, sizeof err)) {
+            if (quorum_add_member(members, p.arg, err, sizeof err)) {
                 cli_err(cmd, "%s", err);
                 return -1;
             }
             o->members = members;
             break;
         case 'M': if (members_file(cmd, p.arg, members)) return -1; o->members = members; break;
-        case 'r': if (cli_double(&p, 0, CAPQ_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; quorum_only = "--rtt"; break;
+        case 'r': if (cli_double(&p, 0, QUORUM_MAX_RTT_NS / 1e6, &o->rtt_ms)) return -1; quorum_only = "--rtt"; break;
         case 'R': if (cli_double(&p, 0, 1e6, &o->ready_us)) return -1; quorum_only = "--ready-us"; break;
         case 'S': o->shared_core = 1; quorum_only = "--shared-core"; break;
         case 'j': o->json = 1; break;
@@ -178,7 +178,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
         cli_err(cmd, "%s: only with three --member (the quorum of a 3-member run)", quorum_only);
         return -1;
     }
-    if (o->members && capq_members_ok(o->members, o->dir, err, sizeof err)) {
+    if (o->members && quorum_members_ok(o->members, o->dir, err, sizeof err)) {
         cli_err(cmd, "%s", err);
         return -1;
     }
@@ -186,9 +186,9 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, cap_opts *o, fl
 }
 
 /* Seconds of a confirmation run: the backend commits (10 a second) the bound still needs, and a margin. */
-static double confirm_seconds(const cap_opts *o, const cap_row *r)
+static double confirm_seconds(const capacity_opts *o, const capacity_row *r)
 {
-    uint64_t need = cap_samples_needed(o->confidence), have = r->be_n;
+    uint64_t need = capacity_samples_needed(o->confidence), have = r->be_n;
     double s = need > have ? ceil((double)(need - have) * 1.1 / 10.0) + 1 : o->step_s;
     return s < o->step_s ? o->step_s : s;
 }
@@ -196,19 +196,19 @@ static double confirm_seconds(const cap_opts *o, const cap_row *r)
 /* Room: three WAL segments (the tail, the spare, one rolled over to) and what the load writes — WAL frames
  * and bbolt pages, at most ~32 MB/s at the model's fastest (50,000 puts/s of 300-byte puts, twice) — for
  * the sweep and two confirmation runs. */
-static uint64_t space_needed(const cap_opts *o)
+static uint64_t space_needed(const capacity_opts *o)
 {
     double per_put = 2.0 * (double)(o->key_bytes + o->val_bytes + 64);
     double rate = o->cpu_us > 0 ? 1e6 / o->cpu_us : 1e6;
     if (rate > 200000)
         rate = 200000;
-    double secs = (double)o->ncounts * o->step_s + 2 * (cap_samples_needed(o->confidence) / 10.0 + 2);
+    double secs = (double)o->ncounts * o->step_s + 2 * (capacity_samples_needed(o->confidence) / 10.0 + 2);
     if (secs > o->max_time)
         secs = o->max_time;
     return (uint64_t)(3.0 * PREFLIGHT_SEGMENT_BYTES + 16.0 * 1048576 + per_put * rate * secs);
 }
 
-static void progress(const cap_opts *o, const char *what, const cap_row *r, double el)
+static void progress(const capacity_opts *o, const char *what, const capacity_row *r, double el)
 {
     if (o->json || !isatty(2))
         return;
@@ -231,20 +231,20 @@ static void progress(const cap_opts *o, const char *what, const cap_row *r, doub
 /* The sweep, then up to two confirmation runs: at the fastest row whose point estimates pass, and if its
  * bound says no, at the next one below. */
 /* One client count: on this machine's DIR, or on the three members */
-static int run_row(const cap_opts *o, const char *dir, const char *engine, const fior_criteria *crit, unsigned clients,
-                   double secs, cap_row *row, char *err, size_t errlen)
+static int run_row(const capacity_opts *o, const char *dir, const char *engine, const fior_criteria *crit, unsigned clients,
+                   double secs, capacity_row *row, char *err, size_t errlen)
 {
     if (o->members)
-        return capq_run_row(o, crit, engine, clients, secs, row, err, errlen);
-    return cap_run_row(o, dir, engine, clients, secs, row, err, errlen);
+        return quorum_run_row(o, crit, engine, clients, secs, row, err, errlen);
+    return capacity_run_row(o, dir, engine, clients, secs, row, err, errlen);
 }
 
-static int measure(const cap_opts *o, const char *dir, const char *engine, const fior_criteria *crit, cap_result *res,
+static int measure(const capacity_opts *o, const char *dir, const char *engine, const fior_criteria *crit, capacity_result *res,
                    char *err, size_t errlen)
 {
     double t0 = proc_now();
     char what[64];
-    for (size_t i = 0; i < o->ncounts && !cap_interrupted; i++) {
+    for (size_t i = 0; i < o->ncounts && !capacity_interrupted; i++) {
         cli_msg(what, sizeof what, "%u client%s (%zu/%zu)", o->clients[i], o->clients[i] == 1 ? "" : "s", i + 1,
                 o->ncounts);
         progress(o, what, NULL, proc_now() - t0);
@@ -254,12 +254,12 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
         res->nrows++;
     }
     res->nsweep = res->nrows;
-    for (int tries = 0; tries < 2 && !cap_interrupted; tries++) {
-        cap_decide(res, crit, o->confidence, 0);
-        int ci = cap_candidate(res, crit, o->confidence);
+    for (int tries = 0; tries < 2 && !capacity_interrupted; tries++) {
+        capacity_decide(res, crit, o->confidence, 0);
+        int ci = capacity_candidate(res, crit, o->confidence);
         if (ci < 0 || res->rows[ci].verdict == FIOR_PASS)
             break; /* nothing to confirm, or it is decided already */
-        cap_row *cand = &res->rows[ci], *c = &res->rows[res->nrows];
+        capacity_row *cand = &res->rows[ci], *c = &res->rows[res->nrows];
         double secs = confirm_seconds(o, cand);
         if (proc_now() - t0 + secs + 2 > o->max_time) {
             res->confirm_skipped = 1;
@@ -271,23 +271,23 @@ static int measure(const cap_opts *o, const char *dir, const char *engine, const
         if (run_row(o, dir, engine, crit, cand->clients, secs, c, err, errlen))
             return -1;
         progress(o, what, c, proc_now() - t0);
-        cap_row_merge(c, cand); /* the same load: the sweep's samples count too */
+        quorum_row_merge(c, cand); /* the same load: the sweep's samples count too */
         res->nrows++;
         /* a confirmation that does not pass takes its sweep row out of the candidates */
-        cap_decide(res, crit, o->confidence, 0);
+        capacity_decide(res, crit, o->confidence, 0);
         if (c->verdict == FIOR_PASS)
             break;
         cand->excluded = 1;
     }
-    res->interrupted = cap_interrupted;
-    cap_decide(res, crit, o->confidence, o->accept_point);
+    res->interrupted = capacity_interrupted;
+    capacity_decide(res, crit, o->confidence, o->accept_point);
     res->seconds = proc_now() - t0;
     return 0;
 }
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    cap_opts o;
+    capacity_opts o;
     fleet members;
     memset(&members, 0, sizeof members);
     int prc = parse_opts(cmd, argc, argv, &o, &members);
@@ -307,7 +307,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     } else if (preflight(cmd, o.dir, space_needed(&o), o.force, outs, 1, &fi, &forced)) {
         return 2;
     }
-    char engine[PATH_MAX], err[4400];
+    char engine[PATH_MAX], err[CLI_ERRLEN];
     if (engine_path_find(engine, sizeof engine) != 0) {
         cli_err(cmd, "%s", engine);
         return 2;
@@ -317,7 +317,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return 2;
     }
     fior_criteria *crit = fior_criteria_new();
-    cap_result *res = calloc(1, sizeof *res);
+    capacity_result *res = calloc(1, sizeof *res);
     if (!crit || !res) {
         cli_err(cmd, "out of memory");
         fior_criteria_free(crit);
@@ -325,16 +325,16 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         return 2;
     }
     proc_adopt_orphans();
-    cli_stop_on_signals(&cap_interrupted, CLI_STOP_NOPIPE, NULL);
+    cli_stop_on_signals(&capacity_interrupted, CLI_STOP_NOPIPE, NULL);
     int rc = 2;
     if (measure(&o, fi.path, engine, crit, res, err, sizeof err)) {
         cli_err(cmd, "%s", err);
         goto out;
     }
-    rm_run r;
-    if (cap_model(&r, res, &o, crit, fi.path)) {
+    result_run r;
+    if (capacity_model(&r, res, &o, crit, fi.path)) {
         cli_err(cmd, "out of memory");
-        rm_free(&r);
+        result_free(&r);
         goto out;
     }
     check_forced_detail(&r, &forced);
@@ -344,16 +344,16 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     if (o.json)
         out_json(stdout, &r);
     else
-        cap_table(stdout, res, crit, o.verbose);
+        capacity_table(stdout, res, crit, o.verbose);
     fflush(stdout);
-    if (o.html && cap_html(o.html, &r, res, err, sizeof err) != 0) {
+    if (o.html && capacity_html(o.html, &r, res, err, sizeof err) != 0) {
         cli_err(cmd, "--html %s", err);
         rc = 2;
     }
-    rm_free(&r);
+    result_free(&r);
 out:
     for (size_t i = 0; i < res->nrows; i++)
-        cap_row_free(&res->rows[i]);
+        quorum_row_free(&res->rows[i]);
     free(res);
     fior_criteria_free(crit);
     free(members.h);

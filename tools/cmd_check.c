@@ -95,7 +95,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
     while ((c = cli_next(&p)) > 0) {
         switch (c) {
         case 'l':
-            if (!prof_load_valid(p.arg)) {
+            if (!profile_load_valid(p.arg)) {
                 cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
                 return -1;
             }
@@ -172,12 +172,12 @@ static uint64_t space_needed(const check_opts *o)
 static int preflight_check(const cli_cmd *cmd, const check_opts *o, fsinfo *fi, int *keepfd,
                            check_forced *forced)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     const preflight_out outs[] = {{"prometheus", o->prom}, {"svg", o->svg}, {"html", o->html}};
     if (preflight(cmd, o->dir, space_needed(o), o->force, outs, sizeof outs / sizeof outs[0], fi,
                   forced))
         return 2;
-    if (o->keep && (*keepfd = of_dir_open(o->keep, err, sizeof err)) < 0) {
+    if (o->keep && (*keepfd = outfile_dir_open(o->keep, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         return 2;
     }
@@ -195,7 +195,7 @@ typedef struct check_session {
     fsinfo         fi;
     check_forced   forced;          /* what --force let through */
     int            keepfd;          /* --keep-output's directory, -1 */
-    mp_snap        mem0, mem1;      /* memory pressure before and after the profile's run */
+    mempress_snap        mem0, mem1;      /* memory pressure before and after the profile's run */
     liveetcd       le;
     etcdwatch     *watch;           /* --etcd */
     char           engine[PATH_MAX];
@@ -209,9 +209,9 @@ typedef struct check_session {
     const check_run_out *dr;        /* the deciding run, its files and temp dir */
     const check_files   *df;
     const char          *dtmp;
-    rm_run         r;
+    result_run         r;
     int            have_r;
-    rm_host       *h;
+    result_host       *h;
     engine_stats   ws, bs;          /* the deciding run's engine stats: WAL, backend */
 } check_session;
 
@@ -219,7 +219,7 @@ static int session_preflight(check_session *s)
 {
     if (preflight_check(s->cmd, &s->o, &s->fi, &s->keepfd, &s->forced))
         return 2;
-    mp_read(&s->mem0);
+    mempress_read(&s->mem0);
     /* live etcd (liveetcd.h, etcdwatch.h): who shares this filesystem, and --etcd's watch on it */
     liveetcd_find(s->fi.path, s->fi.dev_major, s->fi.dev_minor, &s->le);
     if (s->le.found && !s->o.etcd_url)
@@ -231,7 +231,7 @@ static int session_preflight(check_session *s)
 static int session_prepare(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
-    char err[4400];
+    char err[CLI_ERRLEN];
     if (engine_path_find(s->engine, sizeof s->engine) != 0) {
         cli_err(cmd, "%s", s->engine);
         return 2;
@@ -276,8 +276,8 @@ static int session_prepare(check_session *s)
 static int run_phase(check_session *s, const check_files *f, const check_opts *o, const check_phase *ph,
                      check_run_out *out)
 {
-    char err[4400] = "";
-    prof_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
+    char err[CLI_ERRLEN] = "";
+    profile_opts po = {.load = s->o.load, .dir = s->fi.path, .engine_path = s->engine, .ionice = s->o.ionice,
                     .heavy = ph->heavy, .runtime_s = ph->runtime_s};
     if (check_write_job(f, &po, err, sizeof err) || check_run(o, s->crit, f->job, f->err, ph, out, err, sizeof err)) {
         if (err[0])
@@ -290,7 +290,7 @@ static int run_phase(check_session *s, const check_files *f, const check_opts *o
 /* phase 1 (fioreport_cli.h "two phases"): the heavy profile in a temp dir of its own, at most FIOR_PHASE1_MAX_S */
 static int session_phase1(check_session *s)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     if (cli_tmpdir("check-phase1", s->tmp1, sizeof s->tmp1, err, sizeof err)) {
         cli_err(s->cmd, "%s", err);
         return 2;
@@ -351,7 +351,7 @@ static int session_phases(check_session *s)
 
 static void read_engine_stats(const char *path, engine_stats *st)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     char *t = cli_read_file(path, 1 << 20, NULL, err, sizeof err);
     engine_stats_parse(t, st);
     free(t);
@@ -361,11 +361,11 @@ static void read_engine_stats(const char *path, engine_stats *st)
  * (a preloaded library in fio). */
 static int session_decide(check_session *s)
 {
-    rm_init(&s->r, "check", s->crit);
+    result_init(&s->r, "check", s->crit);
     s->have_r = 1;
     s->r.confidence = s->o.confidence;
     s->r.load = s->o.load;
-    rm_host *h = s->h = rm_add_host(&s->r);
+    result_host *h = s->h = result_add_host(&s->r);
     if (!h || !s->od) {
         cli_err(s->cmd, "out of memory");
         return 2;
@@ -402,7 +402,7 @@ static int session_decide(check_session *s)
                 fs[0] && se[0] ? "; " : "", se, fs[0] || se[0] ? ")" : "");
     }
     s->r.basis = h->basis;
-    rm_finish(&s->r);
+    result_finish(&s->r);
     cli_msg(s->r.reason, sizeof s->r.reason, "%s", h->reason);
     return 0;
 }
@@ -412,10 +412,10 @@ static int session_decide(check_session *s)
 static void next_command(const check_session *s, char *out, size_t n)
 {
     char opts[128] = "";
-    const rm_host *h = s->h;
-    int short_of_samples = h->basis == RM_BASIS_UNDECIDED;
+    const result_host *h = s->h;
+    int short_of_samples = h->basis == RESULT_BASIS_UNDECIDED;
     for (size_t i = 0; i < h->njobs; i++)
-        short_of_samples |= h->jobs[i].verdict == FIOR_UNKNOWN && h->jobs[i].samples != RM_UNKNOWN &&
+        short_of_samples |= h->jobs[i].verdict == FIOR_UNKNOWN && h->jobs[i].samples != RESULT_UNKNOWN &&
                             h->jobs[i].samples < s->r.min_samples;
     if (s->o.wal_only)
         cli_msg(opts + strlen(opts), sizeof opts - strlen(opts), "--wal-only ");
@@ -432,8 +432,8 @@ static void next_command(const check_session *s, char *out, size_t n)
  * --force, the phases, the environment, and the live etcd (whose guard stop makes the verdict unknown). */
 static void session_explain(check_session *s)
 {
-    rm_run *r = &s->r;
-    mp_read(&s->mem1); /* the profile's run only, not the classic job's */
+    result_run *r = &s->r;
+    mempress_read(&s->mem1); /* the profile's run only, not the classic job's */
     classic_out cl = {0};
     if (s->o.classic && !check_interrupted && !etcdwatch_tripped()) {
         if (isatty(2))
@@ -441,30 +441,30 @@ static void session_explain(check_session *s)
         check_classic(s->fi.path, s->tmp, s->crit, &cl);
     }
     check_details(r, &s->o, &s->dr->end, &s->ws, &s->bs, &cl, &s->fi);
-    mp_result mem;
-    mp_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
+    mempress_result mem;
+    mempress_diff(&s->mem0, &s->mem1, s->h->duration_s, &mem);
     check_forced_detail(r, &s->forced);
     check_phases_detail(r, s->p1 ? &s->r1 : NULL, s->ran2 ? &s->r2 : NULL, s->dr == &s->r1 && s->p1);
     char next[EXPLAIN_NEXT_MAX];
     next_command(s, next, sizeof next);
-    rm_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RM_UNKNOWN, s->fi.fstype, next);
+    result_explain_jobs(r, s->ws.present && s->ws.rollovers ? s->ws.cut_max_ns : RESULT_UNKNOWN, s->fi.fstype, next);
     check_env_details(r, &s->fi, &mem); /* after the jobs' lines: the environment's explain them */
     liveetcd_report(&s->le, r); /* live etcd: what was found; what the watch saw (a guard stop: unknown) */
     if (s->watch) {
         etcdwatch_report(s->watch, r, s->h);
         r->basis = s->h->basis;
-        rm_finish(r);
+        result_finish(r);
         cli_msg(r->reason, sizeof r->reason, "%s", s->h->reason);
     }
-    rm_explain_finish(r, 1, next);
+    result_explain_finish(r, 1, next);
 }
 
 /* The result on stdout, then the files asked for; the exit status (2 when a file could not be written). */
 static int session_outputs(check_session *s)
 {
     const cli_cmd *cmd = s->cmd;
-    rm_run *r = &s->r;
-    char err[4400], desc[1024];
+    result_run *r = &s->r;
+    char err[CLI_ERRLEN], desc[1024];
     r->verbose = s->o.verbose;
     int rc = cli_exit_status(r->verdict);
     if (s->o.json)
@@ -497,7 +497,7 @@ static int session_outputs(check_session *s)
 static void session_end(check_session *s)
 {
     if (s->have_r)
-        rm_free(&s->r);
+        result_free(&s->r);
     fior_outcome_free(s->od);
     fior_outcome_free(s->out1);
     fior_outcome_free(s->out2);

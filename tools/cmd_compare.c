@@ -42,7 +42,7 @@ const cli_cmd cmd_compare_def = {"compare", run, "results side by side (disks, b
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
     fior_criteria *crit = fior_criteria_new();
-    cmp_input *in = NULL;
+    compare_input *in = NULL;
     uint64_t max_input = 1ULL << 30;
     int json = 0, rc = 2, c;
     const char *html = NULL;
@@ -76,7 +76,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     char err[1024];
-    if (html && of_check(html, err, sizeof err)) {
+    if (html && outfile_check(html, err, sizeof err)) {
         cli_err(cmd, "--html %s", err);
         goto out;
     }
@@ -86,20 +86,20 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         goto out;
     }
     for (int i = 0; i < n; i++)
-        if (cmp_load(&in[i], argv[p.optind + i], crit, (size_t)max_input, err, sizeof err)) {
+        if (compare_load(&in[i], argv[p.optind + i], crit, (size_t)max_input, err, sizeof err)) {
             cli_err(cmd, "%s", err);
             goto out;
         }
     if (json) {
-        if (cmp_json(stdout, in, (size_t)n)) {
+        if (compare_json(stdout, in, (size_t)n)) {
             cli_err(cmd, "out of memory");
             goto out;
         }
     } else {
-        cmp_table(stdout, in, (size_t)n);
+        compare_table(stdout, in, (size_t)n);
     }
-    rc = cli_exit_status(cmp_worst(in, (size_t)n));
-    if (html && cmp_html_file(html, in, (size_t)n, err, sizeof err)) {
+    rc = cli_exit_status(compare_worst(in, (size_t)n));
+    if (html && compare_html_file(html, in, (size_t)n, err, sizeof err)) {
         cli_err(cmd, "--html %s", err);
         rc = 2;
     }

@@ -110,7 +110,7 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
     }
     /* the backend commits 10 times a second; a PASS needs the upper bound on its p99 (one look at the end:
      * fior_look_samples), or, with the point estimate accepted, the library's 100 samples */
-    unsigned min = f->accept_point ? PROF_MIN_RUNTIME_S
+    unsigned min = f->accept_point ? PROFILE_MIN_RUNTIME_S
                                    : (unsigned)ceil((double)fior_look_samples(NULL, f->confidence) / 10.0) + 5;
     if (f->n && f->runtime_s && f->runtime_s < min) {
         cli_msg(err, errlen, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
@@ -162,7 +162,7 @@ static int path_opt(fleet *f, int c, const char *arg, char *err, size_t errlen)
         cli_msg(f->engine, sizeof f->engine, "%s", arg);
         return 0;
     case 'l':
-        if (!prof_load_valid(arg)) {
+        if (!profile_load_valid(arg)) {
             cli_msg(err, errlen, "--load %s: unknown load level (s, m, l, xl)", arg);
             return -1;
         }
@@ -247,7 +247,7 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char *d = cli_read_file(src, 1 << 30, &n, e2, sizeof e2);
         if (!d)
             continue;
-        int rc = of_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
+        int rc = outfile_write_at(dirfd, f->keep_dir, name, d, n, err, errlen);
         free(d);
         if (rc)
             return -1;
@@ -257,13 +257,13 @@ static int keep(const fleet *f, int dirfd, const char *raw_path, char *err, size
         char dest[400];
         cli_msg(dest, sizeof dest, "%s%s%s\n", s->dest, s->dir[0] ? ":" : "", s->dir);
         cli_msg(name, sizeof name, "ssh-%zu.host", i);
-        if (of_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, dest, strlen(dest), err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.json", i);
-        if (of_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, s->out ? s->out : "", s->outlen, err, errlen))
             return -1;
         cli_msg(name, sizeof name, "ssh-%zu.stderr", i);
-        if (of_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
+        if (outfile_write_at(dirfd, f->keep_dir, name, s->err, s->errlen, err, errlen))
             return -1;
     }
     return 0;
@@ -338,20 +338,20 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
                   int interrupted, const char *why, int keepfd, const char *raw_path)
 {
     char err[PATH_MAX + 1024];
-    rm_run r;
-    rm_init(&r, "fleet", crit);
+    result_run r;
+    result_init(&r, "fleet", crit);
     r.load = f->load;
     r.confidence = f->confidence;
     cli_msg(r.fio_version, sizeof r.fio_version, "%s", f->local_version);
     for (size_t i = 0; i < f->ns; i++) {
-        rm_host *h = rm_add_host(&r);
+        result_host *h = result_add_host(&r);
         if (h)
             fleet_ssh_judge(f, crit, &f->s[i], fleet_stop_requested, h);
     }
     fleet_judge(f, rep, raw, crit, interrupted || fleet_stop_requested,
                 interrupted ? why : "interrupted: the run was cut short", &r);
-    rm_explain_jobs(&r, RM_UNKNOWN, NULL, NULL);
-    rm_explain_finish(&r, 0, NULL);
+    result_explain_jobs(&r, RESULT_UNKNOWN, NULL, NULL);
+    result_explain_finish(&r, 0, NULL);
     r.verbose = f->verbose;
     if (f->json)
         out_json(stdout, &r);
@@ -367,7 +367,7 @@ static int report(const cli_cmd *cmd, fleet *f, const fior_criteria *crit, const
         cli_err(cmd, "--keep-output %s", err);
         rc = 2;
     }
-    rm_free(&r);
+    result_free(&r);
     return rc;
 }
 
@@ -398,11 +398,11 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
     if (f.min_syncs && f.min_syncs < fior_criteria_min_samples(crit)) /* as check sets its criteria */
         fior_criteria_set_min_samples(crit, f.min_syncs);
-    if (f.prom_file && of_check(f.prom_file, err, sizeof err)) {
+    if (f.prom_file && outfile_check(f.prom_file, err, sizeof err)) {
         cli_err(cmd, "--prometheus %s", err);
         goto out;
     }
-    if (f.keep_dir && (keepfd = of_dir_open(f.keep_dir, err, sizeof err)) < 0) {
+    if (f.keep_dir && (keepfd = outfile_dir_open(f.keep_dir, err, sizeof err)) < 0) {
         cli_err(cmd, "--keep-output %s", err);
         goto out;
     }

@@ -23,7 +23,7 @@ static const cli_opt options[] = {
     CLI_OPT("dir", 'd', "DIR", "directory to test (default: the current directory); the engine works in a "
             "private subdirectory it removes at the end. No '#', ';' or newline (fio's job-file parser cuts the "
             "value there)"),
-    CLI_OPT("runtime", 'r', "S", "seconds (default 60, as etcdctl check perf; below " PROF_MIN_RUNTIME_STR
+    CLI_OPT("runtime", 'r', "S", "seconds (default 60, as etcdctl check perf; below " PROFILE_MIN_RUNTIME_STR
             " it warns: the backend commits 10 times a second and a verdict needs 100 samples)"),
     CLI_OPT("ionice", 'i', NULL, "run the WAL job at prioclass=2 prio=0 (ionice -c2 -n0), as etcd is tuned"),
     CLI_OPT("engine", 'e', "PATH", "libetcdwal.so to use (default: found beside etcd-fio or installed)"),
@@ -38,7 +38,7 @@ const cli_cmd cmd_job_def = {"job", run, "print the etcd profile as a fio job fi
 
 /* The options into o (its load, runtime, ionice), *dir and *engine (as given): 0, 1 after --help, -1 after
  * the message. */
-static int parse_opts(const cli_cmd *cmd, int argc, char **argv, prof_opts *o, const char **dir,
+static int parse_opts(const cli_cmd *cmd, int argc, char **argv, profile_opts *o, const char **dir,
                       const char **engine)
 {
     char err[PATH_MAX + 256];
@@ -50,7 +50,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, prof_opts *o, c
         switch (c) {
         case 'l':
             o->load = p.arg;
-            if (!prof_load_valid(p.arg)) {
+            if (!profile_load_valid(p.arg)) {
                 cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
                 return -1;
             }
@@ -66,10 +66,10 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, prof_opts *o, c
             if (cli_uint(&p, 1, 86400, &v))
                 return -1;
             /* a warning, not a refusal: the job file has uses besides a verdict (a quick look at the engine) */
-            if (v < PROF_MIN_RUNTIME_S)
+            if (v < PROFILE_MIN_RUNTIME_S)
                 cli_err(cmd, "warning: --runtime %s is too short to judge: the backend job commits 10 times a second "
                         "and the verdict needs 100 samples; use --runtime %u or more for a verdict", p.arg,
-                        PROF_MIN_RUNTIME_S);
+                        PROFILE_MIN_RUNTIME_S);
             o->runtime_s = (unsigned)v;
             break;
         case 'i': o->ionice = 1; break;
@@ -107,7 +107,7 @@ static int engine_abs(const cli_cmd *cmd, const char *engine, char *buf, size_t 
 
 static int run(const cli_cmd *cmd, int argc, char **argv)
 {
-    prof_opts o = {.load = "s"};
+    profile_opts o = {.load = "s"};
     const char *dir = ".", *engine = NULL;
     char err[PATH_MAX + 256];
     int prc = parse_opts(cmd, argc, argv, &o, &dir, &engine);
@@ -128,7 +128,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "%s", err);
         return 2;
     }
-    if (prof_write(stdout, &o, err, sizeof err) != 0) {
+    if (profile_write(stdout, &o, err, sizeof err) != 0) {
         cli_err(cmd, "%s", err);
         return 2;
     }

@@ -58,18 +58,18 @@ const cli_cmd cmd_verdict_def = {"verdict", run, "judge existing fio outputs / e
                                  outro};
 
 /* The host entry of the model for a job's host:port (jobs without one share the entry with host ""). */
-static rm_host *host_for(rm_run *r, const fior_job *j)
+static result_host *host_for(result_run *r, const fior_job *j)
 {
     const char *h = j->host ? j->host : "";
     int port = j->host ? j->port : -1;
     for (size_t i = 0; i < r->nhosts; i++)
         if (!strcmp(r->hosts[i].host, h) && r->hosts[i].port == port)
             return &r->hosts[i];
-    rm_host *nh = rm_add_host(r);
+    result_host *nh = result_add_host(r);
     if (nh) {
         snprintf(nh->host, sizeof nh->host, "%s", h);
         nh->port = port;
-        nh->basis = RM_BASIS_VALUE;
+        nh->basis = RESULT_BASIS_VALUE;
     }
     return nh;
 }
@@ -120,34 +120,34 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, fior_criteria *
 
 /* The result model: each job under its host (host_for), each host's verdict with its worst job's reason;
  * count gets the jobs by rank (fail, unknown, not judged, pass). 0, or -1 when out of memory. */
-static int fill_model(rm_run *r, const fior_report *rep, const fior_result *res, size_t count[4])
+static int fill_model(result_run *r, const fior_report *rep, const fior_result *res, size_t count[4])
 {
     for (size_t i = 0; i < fior_report_njobs(rep); i++) {
         const fior_job *j = fior_report_job(rep, i);
-        rm_host *h = host_for(r, j);
-        rm_job *o = h ? rm_add_job(h) : NULL;
+        result_host *h = host_for(r, j);
+        result_job *o = h ? result_add_job(h) : NULL;
         if (!o)
             return -1;
-        rm_job_fill(o, j, fior_result_job(res, i));
+        result_job_fill(o, j, fior_result_job(res, i));
         if (j->fio_version && !r->fio_version[0])
             snprintf(r->fio_version, sizeof r->fio_version, "%s", j->fio_version);
         if (j->fio_version && !h->fio_version[0])
             snprintf(h->fio_version, sizeof h->fio_version, "%s", j->fio_version);
     }
     for (size_t i = 0; i < r->nhosts; i++) {
-        rm_host *h = &r->hosts[i];
-        h->verdict = rm_jobs_verdict(h);
+        result_host *h = &r->hosts[i];
+        h->verdict = result_jobs_verdict(h);
         for (size_t k = 0; k < h->njobs; k++)
-            count[rm_rank(h->jobs[k].verdict)]++;
-        const rm_job *worst = NULL;
+            count[result_rank(h->jobs[k].verdict)]++;
+        const result_job *worst = NULL;
         for (size_t k = 0; k < h->njobs; k++)
-            if (!worst || rm_rank(h->jobs[k].verdict) < rm_rank(worst->verdict))
+            if (!worst || result_rank(h->jobs[k].verdict) < result_rank(worst->verdict))
                 worst = &h->jobs[k];
         cli_msg(h->reason, sizeof h->reason, "%s%s%s", worst ? worst->name : "no jobs", worst ? ": " : "",
                 worst ? worst->reason : "");
     }
-    rm_finish(r);
-    r->basis = r->nhosts ? RM_BASIS_VALUE : RM_BASIS_NONE;
+    result_finish(r);
+    r->basis = r->nhosts ? RESULT_BASIS_VALUE : RESULT_BASIS_NONE;
     return 0;
 }
 
@@ -156,7 +156,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     fior_criteria *crit = fior_criteria_new();
     fior_report *rep = fior_report_new();
     fior_result *res = NULL;
-    rm_run r;
+    result_run r;
     int rc = 2, inited = 0;
     verdict_opts o;
     char err[1024];
@@ -178,16 +178,16 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
         cli_err(cmd, "out of memory");
         goto out;
     }
-    rm_init(&r, "verdict", crit);
+    result_init(&r, "verdict", crit);
     inited = 1;
     size_t count[4] = {0, 0, 0, 0};
-    if (fill_model(&r, rep, res, count) || rm_explain_report(&r, rep, res, crit)) {
+    if (fill_model(&r, rep, res, count) || result_explain_report(&r, rep, res, crit)) {
         cli_err(cmd, "out of memory");
         goto out;
     }
     cli_msg(r.reason, sizeof r.reason, "%zu job%s: %zu fail, %zu unknown, %zu not judged, %zu pass",
             fior_report_njobs(rep), fior_report_njobs(rep) == 1 ? "" : "s", count[0], count[1], count[2], count[3]);
-    rm_explain_finish(&r, 0, NULL);
+    result_explain_finish(&r, 0, NULL);
     r.verbose = o.verbose;
     if (o.json)
         rc = out_json(stdout, &r) ? 2 : cli_exit_status(r.verdict);
@@ -197,7 +197,7 @@ static int run(const cli_cmd *cmd, int argc, char **argv)
     }
 out:
     if (inited)
-        rm_free(&r);
+        result_free(&r);
     fior_result_free(res);
     fior_report_free(rep);
     fior_criteria_free(crit);

@@ -14,17 +14,17 @@
 #include "result.h"
 #include "scrape.h"
 
-static const char *const ROLE_NAMES[CMP_NROLES] = {"wal", "backend", "check-perf"};
+static const char *const ROLE_NAMES[COMPARE_NROLES] = {"wal", "backend", "check-perf"};
 
 /* Keeps e when it is worse than the entry already there: fail, unknown, not judged, pass; then a higher p99. */
-static void keep_worst(cmp_input *in, const cmp_entry *e)
+static void keep_worst(compare_input *in, const compare_entry *e)
 {
     int r = (int)e->d.role;
-    if (r < 0 || r >= CMP_NROLES)
+    if (r < 0 || r >= COMPARE_NROLES)
         return;
-    cmp_entry *o = &in->role[r];
-    int worse = !o->present || rm_rank(e->d.verdict) < rm_rank(o->d.verdict) ||
-                (rm_rank(e->d.verdict) == rm_rank(o->d.verdict) && e->d.p99.known &&
+    compare_entry *o = &in->role[r];
+    int worse = !o->present || result_rank(e->d.verdict) < result_rank(o->d.verdict) ||
+                (result_rank(e->d.verdict) == result_rank(o->d.verdict) && e->d.p99.known &&
                  (!o->d.p99.known || e->d.p99.hi > o->d.p99.hi));
     if (worse) {
         *o = *e;
@@ -53,7 +53,7 @@ static fior_verdict verdict_of(const char *s)
 
 /* A result JSON of check, fleet or verdict (doc/etcd-fio.schema.json). 1 when it is one, 0 when not,
  * -1 when it claims to be one and is malformed. */
-static int load_result(cmp_input *in, const char *path, const char *buf, size_t len, char *err, size_t errlen)
+static int load_result(compare_input *in, const char *path, const char *buf, size_t len, char *err, size_t errlen)
 {
     (void)len; /* buf is NUL-terminated (cli_read_file) */
     yajl_val root = jr_parse(buf, NULL, 0), hosts = jr_arr(root, "hosts");
@@ -62,8 +62,8 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
         yajl_tree_free(root);
         return 0;
     }
-    if (!jr_int(jr_get(root, "schema"), &schema) || schema != RM_SCHEMA || !hosts) {
-        cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RM_SCHEMA);
+    if (!jr_int(jr_get(root, "schema"), &schema) || schema != RESULT_SCHEMA || !hosts) {
+        cli_msg(err, errlen, "%s: a result JSON of schema %d with a hosts array was expected", path, RESULT_SCHEMA);
         yajl_tree_free(root);
         return -1;
     }
@@ -79,7 +79,7 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
         for (size_t k = 0; k < jr_len(jobs); k++) {
             yajl_val job = jr_at(jobs, k);
             const char *role = jr_str(job, "role"), *name = jr_str(job, "name"), *reason = jr_str(job, "reason");
-            cmp_entry e;
+            compare_entry e;
             memset(&e, 0, sizeof e);
             e.present = 1;
             e.d.role = role && !strcmp(role, "backend") ? FIOR_ROLE_BACKEND
@@ -111,7 +111,7 @@ static int load_result(cmp_input *in, const char *path, const char *buf, size_t 
     return 1;
 }
 
-int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen)
+int compare_load(compare_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     in->path = path;
@@ -146,7 +146,7 @@ int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t 
     for (size_t i = 0; i < fior_report_njobs(rep); i++) {
         const fior_job *j = fior_report_job(rep, i);
         const fior_judgement *jd = fior_result_job(res, i);
-        cmp_entry e;
+        compare_entry e;
         memset(&e, 0, sizeof e);
         e.present = 1;
         explain_dist_from_job(&e.d, j, jd, fior_criteria_min_samples(crit));
@@ -170,14 +170,14 @@ out:
     return rc;
 }
 
-fior_verdict cmp_worst(const cmp_input *in, size_t n)
+fior_verdict compare_worst(const compare_input *in, size_t n)
 {
-    fior_verdict small[32] = {FIOR_PASS}, *v = n * CMP_NROLES <= 32 ? small : calloc(n * CMP_NROLES, sizeof *v);
+    fior_verdict small[32] = {FIOR_PASS}, *v = n * COMPARE_NROLES <= 32 ? small : calloc(n * COMPARE_NROLES, sizeof *v);
     size_t k = 0;
     if (!v)
         return FIOR_UNKNOWN;
     for (size_t i = 0; i < n; i++)
-        for (int r = 0; r < CMP_NROLES; r++)
+        for (int r = 0; r < COMPARE_NROLES; r++)
             if (in[i].role[r].present)
                 v[k++] = in[i].role[r].d.verdict;
     fior_verdict w = fior_verdict_combine(v, k); /* the library's rule: nothing judged is unknown */
@@ -186,11 +186,11 @@ fior_verdict cmp_worst(const cmp_input *in, size_t n)
     return w;
 }
 
-int cmp_differ(const cmp_input *in, size_t n, int r)
+int compare_differ(const compare_input *in, size_t n, int r)
 {
-    const cmp_entry *first = NULL;
+    const compare_entry *first = NULL;
     for (size_t i = 0; i < n; i++) {
-        const cmp_entry *e = &in[i].role[r];
+        const compare_entry *e = &in[i].role[r];
         if (!e->present)
             continue;
         if (first && e->d.verdict != first->d.verdict)
@@ -201,7 +201,7 @@ int cmp_differ(const cmp_input *in, size_t n, int r)
     return 0;
 }
 
-void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_range *b)
+void compare_ratio(char *out, size_t len, const explain_range *a, const explain_range *b)
 {
     if (!a->known || !b->known || a->hi == 0 || a->hi == UINT64_MAX || b->hi == UINT64_MAX || (a->lo == 0 && a->lo != a->hi)) {
         cli_msg(out, len, "?");
@@ -222,7 +222,7 @@ void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_rang
 static const char *const VALUE_NAMES[] = {"samples", "p50", "p99", "p99.9", "max", "verdict"};
 #define NVAL (sizeof VALUE_NAMES / sizeof VALUE_NAMES[0])
 
-static const explain_range *value_range(const cmp_entry *e, size_t v)
+static const explain_range *value_range(const compare_entry *e, size_t v)
 {
     switch (v) {
     case 1: return &e->d.p50;
@@ -233,7 +233,7 @@ static const explain_range *value_range(const cmp_entry *e, size_t v)
     return NULL;
 }
 
-static void cell(char *out, size_t len, const cmp_entry *e, size_t v)
+static void cell(char *out, size_t len, const compare_entry *e, size_t v)
 {
     if (!e->present)
         cli_msg(out, len, "-");
@@ -246,54 +246,54 @@ static void cell(char *out, size_t len, const cmp_entry *e, size_t v)
 }
 
 /* One row: role, value, a cell per input, a ratio per input after the first. */
-#define CMP_COLS 16
-#define CMP_CELL 48
-typedef struct cmp_row {
-    char c[2 + 2 * CMP_COLS][CMP_CELL];
-} cmp_row;
+#define COMPARE_COLS 16
+#define COMPARE_CELL 48
+typedef struct compare_row {
+    char c[2 + 2 * COMPARE_COLS][COMPARE_CELL];
+} compare_row;
 
-void cmp_table(FILE *f, const cmp_input *in, size_t n)
+void compare_table(FILE *f, const compare_input *in, size_t n)
 {
-    size_t cols = n < CMP_COLS ? n : CMP_COLS, ncell = 2 + cols + (cols - 1);
-    cmp_row *rows = calloc(1 + CMP_NROLES * NVAL, sizeof *rows);
+    size_t cols = n < COMPARE_COLS ? n : COMPARE_COLS, ncell = 2 + cols + (cols - 1);
+    compare_row *rows = calloc(1 + COMPARE_NROLES * NVAL, sizeof *rows);
     if (!rows)
         return;
     size_t nr = 0;
-    cli_msg(rows[0].c[0], CMP_CELL, "ROLE");
-    cli_msg(rows[0].c[1], CMP_CELL, "VALUE");
+    cli_msg(rows[0].c[0], COMPARE_CELL, "ROLE");
+    cli_msg(rows[0].c[1], COMPARE_CELL, "VALUE");
     for (size_t i = 0; i < cols; i++)
-        cli_msg(rows[0].c[2 + i], CMP_CELL, "%c", (int)('A' + i));
+        cli_msg(rows[0].c[2 + i], COMPARE_CELL, "%c", (int)('A' + i));
     for (size_t i = 1; i < cols; i++)
-        cli_msg(rows[0].c[2 + cols + i - 1], CMP_CELL, "%c/A", (int)('A' + i));
+        cli_msg(rows[0].c[2 + cols + i - 1], COMPARE_CELL, "%c/A", (int)('A' + i));
     nr = 1;
-    for (int r = 0; r < CMP_NROLES; r++) {
+    for (int r = 0; r < COMPARE_NROLES; r++) {
         int any = 0;
         for (size_t i = 0; i < cols; i++)
             any |= in[i].role[r].present;
         for (size_t v = 0; any && v < NVAL; v++, nr++) {
-            cmp_row *w = &rows[nr];
-            cli_msg(w->c[0], CMP_CELL, "%s", v ? "" : ROLE_NAMES[r]);
-            cli_msg(w->c[1], CMP_CELL, "%s", VALUE_NAMES[v]);
+            compare_row *w = &rows[nr];
+            cli_msg(w->c[0], COMPARE_CELL, "%s", v ? "" : ROLE_NAMES[r]);
+            cli_msg(w->c[1], COMPARE_CELL, "%s", VALUE_NAMES[v]);
             for (size_t i = 0; i < cols; i++)
-                cell(w->c[2 + i], CMP_CELL, &in[i].role[r], v);
+                cell(w->c[2 + i], COMPARE_CELL, &in[i].role[r], v);
             for (size_t i = 1; i < cols; i++) {
                 char *c = w->c[2 + cols + i - 1];
-                const cmp_entry *a = &in[0].role[r], *b = &in[i].role[r];
+                const compare_entry *a = &in[0].role[r], *b = &in[i].role[r];
                 if (v == NVAL - 1)
-                    cli_msg(c, CMP_CELL, "%s", a->present && b->present && a->d.verdict != b->d.verdict ? "differs" : "");
+                    cli_msg(c, COMPARE_CELL, "%s", a->present && b->present && a->d.verdict != b->d.verdict ? "differs" : "");
                 else if (v && a->present && b->present)
-                    cmp_ratio(c, CMP_CELL, value_range(a, v), value_range(b, v));
+                    compare_ratio(c, COMPARE_CELL, value_range(a, v), value_range(b, v));
             }
         }
     }
-    int wd[2 + 2 * CMP_COLS] = {0};
+    int wd[2 + 2 * COMPARE_COLS] = {0};
     for (size_t k = 0; k < nr; k++)
         for (size_t c = 0; c < ncell; c++)
             if ((int)strlen(rows[k].c[c]) > wd[c])
                 wd[c] = (int)strlen(rows[k].c[c]);
     int width = out_width(f);
     char line[2048];
-    fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(cmp_worst(in, n)), n);
+    fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(compare_worst(in, n)), n);
     for (size_t i = 0; i < cols; i++) {
         cli_msg(line, sizeof line, "%c = %s (%s)", (int)('A' + i), in[i].path, in[i].kind);
         out_wrap(f, "  ", 6, line, width);
@@ -311,14 +311,14 @@ void cmp_table(FILE *f, const cmp_input *in, size_t n)
     }
     free(rows);
     for (size_t i = 0; i < cols; i++)
-        for (int r = 0; r < CMP_NROLES; r++)
+        for (int r = 0; r < COMPARE_NROLES; r++)
             if (in[i].role[r].present) {
                 cli_msg(line, sizeof line, "%c %s %s: %s: %s", (int)('A' + i), ROLE_NAMES[r], in[i].role[r].what,
                         fior_verdict_name(in[i].role[r].d.verdict), in[i].role[r].reason);
                 out_wrap(f, "  ", 4, line, width);
             }
-    for (int r = 0; r < CMP_NROLES; r++)
-        if (cmp_differ(in, n, r))
+    for (int r = 0; r < COMPARE_NROLES; r++)
+        if (compare_differ(in, n, r))
             fprintf(f, "  the %s verdicts differ\n", ROLE_NAMES[r]);
     if (n > cols)
         fprintf(f, "  (%zu more inputs only in --json)\n", n - cols);
@@ -338,9 +338,9 @@ static void range_json(yajl_gen g, const char *key, const explain_range *r)
 }
 
 /* Input i's entry for role r, null when it has none. */
-static void role_input_json(yajl_gen g, const cmp_input *in, size_t i, int r)
+static void role_input_json(yajl_gen g, const compare_input *in, size_t i, int r)
 {
-    const cmp_entry *e = &in[i].role[r];
+    const compare_entry *e = &in[i].role[r];
     if (!e->present) {
         jw_null(g);
         return;
@@ -356,13 +356,13 @@ static void role_input_json(yajl_gen g, const cmp_input *in, size_t i, int r)
     jw_kstr(g, "reason", e->reason);
     if (i > 0 && in[0].role[r].present) {
         char c[64];
-        cmp_ratio(c, sizeof c, &in[0].role[r].d.p99, &e->d.p99);
+        compare_ratio(c, sizeof c, &in[0].role[r].d.p99, &e->d.p99);
         jw_kstr(g, "p99_ratio_to_first", c);
     }
     jw_close(g);
 }
 
-int cmp_json(FILE *f, const cmp_input *in, size_t n)
+int compare_json(FILE *f, const compare_input *in, size_t n)
 {
     yajl_gen g = jw_new(1);
     if (!g)
@@ -370,7 +370,7 @@ int cmp_json(FILE *f, const cmp_input *in, size_t n)
     jw_open(g);
     jw_kstr(g, "command", "compare");
     jw_kstr(g, "tool_version", fior_version());
-    jw_kstr(g, "verdict", fior_verdict_name(cmp_worst(in, n)));
+    jw_kstr(g, "verdict", fior_verdict_name(compare_worst(in, n)));
     jw_key(g, "inputs");
     jw_aopen(g);
     for (size_t i = 0; i < n; i++) {
@@ -382,7 +382,7 @@ int cmp_json(FILE *f, const cmp_input *in, size_t n)
     jw_aclose(g);
     jw_key(g, "roles");
     jw_aopen(g);
-    for (int r = 0; r < CMP_NROLES; r++) {
+    for (int r = 0; r < COMPARE_NROLES; r++) {
         int any = 0;
         for (size_t i = 0; i < n; i++)
             any |= in[i].role[r].present;
@@ -390,7 +390,7 @@ int cmp_json(FILE *f, const cmp_input *in, size_t n)
             continue;
         jw_open(g);
         jw_kstr(g, "role", ROLE_NAMES[r]);
-        jw_kbool(g, "verdicts_differ", cmp_differ(in, n, r));
+        jw_kbool(g, "verdicts_differ", compare_differ(in, n, r));
         jw_key(g, "inputs");
         jw_aopen(g);
         for (size_t i = 0; i < n; i++)
@@ -408,7 +408,7 @@ int cmp_json(FILE *f, const cmp_input *in, size_t n)
 static void html_cell(FILE *f, const char *tag, const char *cls, const char *text)
 {
     fprintf(f, "<%s%s%s%s>", tag, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-    html_text(f, text);
+    out_html_text(f, text);
     fprintf(f, "</%s>", tag);
 }
 
@@ -417,18 +417,18 @@ static const char *vclass(fior_verdict v)
     return v == FIOR_PASS ? "pass" : v == FIOR_FAIL ? "fail" : "unknown";
 }
 
-int cmp_html(FILE *f, const cmp_input *in, size_t n)
+int compare_html(FILE *f, const compare_input *in, size_t n)
 {
     char head[256], c[64];
-    fior_verdict w = cmp_worst(in, n);
+    fior_verdict w = compare_worst(in, n);
     cli_msg(head, sizeof head, "%s: compare %zu inputs", fior_verdict_name(w), n);
-    html_begin(f, "etcd-fio compare", w, head);
+    out_html_begin(f, "etcd-fio compare", w, head);
     fputs("<ul>\n", f);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "<li><b>%c</b> = ", (int)('A' + (i < 26 ? i : 25)));
-        html_text(f, in[i].path);
+        out_html_text(f, in[i].path);
         fputs(" (", f);
-        html_text(f, in[i].kind);
+        out_html_text(f, in[i].kind);
         fputs(")</li>\n", f);
     }
     fputs("</ul>\n<table><tr><th>role</th><th>value</th>", f);
@@ -437,7 +437,7 @@ int cmp_html(FILE *f, const cmp_input *in, size_t n)
     for (size_t i = 1; i < n; i++)
         fprintf(f, "<th>%c/A</th>", (int)('A' + (i < 26 ? i : 25)));
     fputs("</tr>\n", f);
-    for (int r = 0; r < CMP_NROLES; r++) {
+    for (int r = 0; r < COMPARE_NROLES; r++) {
         int any = 0;
         for (size_t i = 0; i < n; i++)
             any |= in[i].role[r].present;
@@ -450,12 +450,12 @@ int cmp_html(FILE *f, const cmp_input *in, size_t n)
                 html_cell(f, "td", v == NVAL - 1 && in[i].role[r].present ? vclass(in[i].role[r].d.verdict) : NULL, c);
             }
             for (size_t i = 1; i < n; i++) {
-                const cmp_entry *a = &in[0].role[r], *b = &in[i].role[r];
+                const compare_entry *a = &in[0].role[r], *b = &in[i].role[r];
                 c[0] = '\0';
                 if (v == NVAL - 1)
                     cli_msg(c, sizeof c, "%s", a->present && b->present && a->d.verdict != b->d.verdict ? "differs" : "");
                 else if (v && a->present && b->present)
-                    cmp_ratio(c, sizeof c, value_range(a, v), value_range(b, v));
+                    compare_ratio(c, sizeof c, value_range(a, v), value_range(b, v));
                 html_cell(f, "td", NULL, c);
             }
             fputs("</tr>\n", f);
@@ -463,7 +463,7 @@ int cmp_html(FILE *f, const cmp_input *in, size_t n)
     }
     fputs("</table>\n<h2>Verdicts</h2>\n<table>\n", f);
     for (size_t i = 0; i < n; i++)
-        for (int r = 0; r < CMP_NROLES; r++)
+        for (int r = 0; r < COMPARE_NROLES; r++)
             if (in[i].role[r].present) {
                 char who[300];
                 cli_msg(who, sizeof who, "%c %s %s", (int)('A' + (i < 26 ? i : 25)), ROLE_NAMES[r], in[i].role[r].what);
@@ -474,38 +474,38 @@ int cmp_html(FILE *f, const cmp_input *in, size_t n)
                 fputs("</tr>\n", f);
             }
     fputs("</table>\n", f);
-    for (int r = 0; r < CMP_NROLES; r++)
-        if (cmp_differ(in, n, r))
+    for (int r = 0; r < COMPARE_NROLES; r++)
+        if (compare_differ(in, n, r))
             fprintf(f, "<p><b>The %s verdicts differ.</b></p>\n", ROLE_NAMES[r]);
     /* what the rules say about all inputs together (e.g. not-the-disk: etcd's metrics vs a disk test) */
-    explain_dist d[CMP_NROLES * 16];
+    explain_dist d[COMPARE_NROLES * 16];
     size_t nd = 0;
-    for (size_t i = 0; i < n && nd + CMP_NROLES <= sizeof d / sizeof d[0]; i++)
-        for (int r = 0; r < CMP_NROLES; r++)
+    for (size_t i = 0; i < n && nd + COMPARE_NROLES <= sizeof d / sizeof d[0]; i++)
+        for (int r = 0; r < COMPARE_NROLES; r++)
             if (in[i].role[r].present)
                 d[nd++] = in[i].role[r].d;
     explain_line lines[EXPLAIN_MAX_LINES];
     explain_facts fx = {d, nd, 0, 0, 0, 0, NULL};
-    html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
+    out_html_explain(f, lines, explain(&fx, lines, EXPLAIN_MAX_LINES));
     char host[256] = "";
     cli_hostname(host, sizeof host);
-    html_end(f, fior_version(), NULL, host, time(NULL));
+    out_html_end(f, fior_version(), NULL, host, time(NULL));
     return ferror(f) ? -1 : 0;
 }
 
 typedef struct html_ctx {
-    const cmp_input *in;
+    const compare_input *in;
     size_t n;
 } html_ctx;
 
 static int render_html(FILE *f, const void *ctx)
 {
     const html_ctx *c = ctx;
-    return cmp_html(f, c->in, c->n);
+    return compare_html(f, c->in, c->n);
 }
 
-int cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen)
+int compare_html_file(const char *path, const compare_input *in, size_t n, char *err, size_t errlen)
 {
     html_ctx c = {in, n};
-    return of_write_with(path, render_html, &c, err, errlen);
+    return outfile_write_with(path, render_html, &c, err, errlen);
 }

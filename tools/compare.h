@@ -10,37 +10,37 @@
 #include "explain.h"
 #include "fioreport.h"
 
-#define CMP_NROLES 3 /* wal, backend, check-perf */
+#define COMPARE_NROLES 3 /* wal, backend, check-perf */
 
-typedef struct cmp_entry {
+typedef struct compare_entry {
     int          present;
     explain_dist d;            /* ranges, verdict, role, origin (its label/reason point into `what`/`reason`) */
     uint64_t     samples;      /* UINT64_MAX: unknown */
     char         what[200];    /* which job: "[host ]name" */
     char         reason[320];
-} cmp_entry;
+} compare_entry;
 
-typedef struct cmp_input {
+typedef struct compare_input {
     const char  *path;
     char         kind[32];     /* "check result", "fleet result", "verdict result", "fio/etcd input" */
-    cmp_entry    role[CMP_NROLES];
-} cmp_input;
+    compare_entry    role[COMPARE_NROLES];
+} compare_input;
 
 /* Reads one input: a result JSON (schema 1) or a raw input judged with `crit` (windows of two scrapes in
  * the same file are not formed: give scrapes to `verdict`). 0, or -1 with a one-line message in err. */
-int cmp_load(cmp_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen);
+int compare_load(compare_input *in, const char *path, const fior_criteria *crit, size_t max_input, char *err, size_t errlen);
 
 /* The worst verdict over every input's entries (fail > unknown > pass; nothing present: unknown). */
-fior_verdict cmp_worst(const cmp_input *in, size_t n);
+fior_verdict compare_worst(const compare_input *in, size_t n);
 /* Whether the present entries of role r disagree on the verdict. */
-int cmp_differ(const cmp_input *in, size_t n, int r);
+int compare_differ(const compare_input *in, size_t n, int r);
 /* "1.23x", "0.5-2x" (ranges), "?" (unknown), of b against a. */
-void cmp_ratio(char *out, size_t len, const explain_range *a, const explain_range *b);
+void compare_ratio(char *out, size_t len, const explain_range *a, const explain_range *b);
 
-void cmp_table(FILE *f, const cmp_input *in, size_t n);
-int  cmp_json(FILE *f, const cmp_input *in, size_t n);
+void compare_table(FILE *f, const compare_input *in, size_t n);
+int  compare_json(FILE *f, const compare_input *in, size_t n);
 /* One self-contained HTML page: the table, the verdicts, the explain lines over all inputs together. */
-int  cmp_html(FILE *f, const cmp_input *in, size_t n);
-int  cmp_html_file(const char *path, const cmp_input *in, size_t n, char *err, size_t errlen);
+int  compare_html(FILE *f, const compare_input *in, size_t n);
+int  compare_html_file(const char *path, const compare_input *in, size_t n, char *err, size_t errlen);
 
 #endif

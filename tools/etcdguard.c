@@ -9,9 +9,9 @@
 
 #include "cli.h"
 
-const char *eg_role_words(int role)
+const char *etcdguard_role_words(int role)
 {
-    return role == EG_BACKEND ? "backend commit" : "WAL fsync";
+    return role == ETCDGUARD_BACKEND ? "backend commit" : "WAL fsync";
 }
 
 /* The last bucketed job of a role (with two scrapes that did not pair: the later one's). */
@@ -28,7 +28,7 @@ static const fior_job *role_job(const fior_report *r, fior_role role, size_t *id
     return best;
 }
 
-static void judge_report(const fior_report *r, const fior_criteria *c, eg_view *out)
+static void judge_report(const fior_report *r, const fior_criteria *c, etcdguard_view *out)
 {
     fior_result *res = fior_judge(r, c);
     if (!res) {
@@ -36,14 +36,14 @@ static void judge_report(const fior_report *r, const fior_criteria *c, eg_view *
         return;
     }
     for (int k = 0; k < 2; k++) {
-        eg_side *s = &out->side[k];
+        etcdguard_side *s = &out->side[k];
         size_t i = 0;
-        const fior_job *j = role_job(r, k == EG_BACKEND ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &i);
+        const fior_job *j = role_job(r, k == ETCDGUARD_BACKEND ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &i);
         const fior_judgement *jd = j ? fior_result_job(res, i) : NULL;
         s->verdict = FIOR_UNKNOWN;
         s->hi_ns = UINT64_MAX;
         if (!j || !jd) {
-            cli_msg(s->reason, sizeof s->reason, "no %s histogram in etcd's metrics", eg_role_words(k));
+            cli_msg(s->reason, sizeof s->reason, "no %s histogram in etcd's metrics", etcdguard_role_words(k));
             continue;
         }
         s->present = 1;
@@ -63,7 +63,7 @@ static void judge_report(const fior_report *r, const fior_criteria *c, eg_view *
 }
 
 /* Parses the texts into a new report; NULL with out->err set. */
-static fior_report *parse(const char *const *text, const size_t *len, int n, eg_view *out)
+static fior_report *parse(const char *const *text, const size_t *len, int n, etcdguard_view *out)
 {
     fior_report *r = fior_report_new();
     if (!r) {
@@ -82,25 +82,25 @@ static fior_report *parse(const char *const *text, const size_t *len, int n, eg_
     return r;
 }
 
-void eg_judge_one(const char *text, size_t len, const fior_criteria *c, eg_view *out)
+void etcdguard_judge_one(const char *text, size_t len, const fior_criteria *c, etcdguard_view *out)
 {
     memset(out, 0, sizeof *out);
     fior_report *r = parse(&text, &len, 1, out);
     if (!r)
         return;
     judge_report(r, c, out);
-    out->ok = out->side[EG_WAL].present || out->side[EG_BACKEND].present;
+    out->ok = out->side[ETCDGUARD_WAL].present || out->side[ETCDGUARD_BACKEND].present;
     if (!out->ok && !out->err[0])
         cli_msg(out->err, sizeof out->err, "no etcd_disk_wal_fsync_duration_seconds or "
                 "etcd_disk_backend_commit_duration_seconds histogram in it: not etcd's /metrics");
     fior_report_free(r);
 }
 
-void eg_judge_window(const char *a, size_t alen, const char *b, size_t blen, const fior_criteria *c, eg_view *out)
+void etcdguard_judge_window(const char *a, size_t alen, const char *b, size_t blen, const fior_criteria *c, etcdguard_view *out)
 {
-    eg_view va, vb;
-    eg_judge_one(a, alen, c, &va);
-    eg_judge_one(b, blen, c, &vb);
+    etcdguard_view va, vb;
+    etcdguard_judge_one(a, alen, c, &va);
+    etcdguard_judge_one(b, blen, c, &vb);
     memset(out, 0, sizeof *out);
     if (!va.ok || !vb.ok) {
         cli_msg(out->err, sizeof out->err, "%s", !vb.ok ? vb.err : va.err);
@@ -135,38 +135,38 @@ void eg_judge_window(const char *a, size_t alen, const char *b, size_t blen, con
             out->side[k].present = 0;
             out->side[k].verdict = FIOR_UNKNOWN;
             cli_msg(out->side[k].reason, sizeof out->side[k].reason, "the %s histogram is not in both scrapes",
-                    eg_role_words(k));
+                    etcdguard_role_words(k));
         }
     out->start_s = vb.start_s;
     fior_report_free(r);
 }
 
-int eg_crossed(const eg_side *before, const eg_side *window)
+int etcdguard_crossed(const etcdguard_side *before, const etcdguard_side *window)
 {
     return before->present && window->present && window->window && before->verdict == FIOR_PASS &&
            window->verdict == FIOR_FAIL;
 }
 
-void eg_range(char *out, size_t n, const eg_side *s)
+void etcdguard_range(char *out, size_t n, const etcdguard_side *s)
 {
     explain_range r = {s->present && s->bucket_known, s->lo_ns, s->hi_ns};
     explain_fmt_range(out, n, &r);
 }
 
-void eg_crossing_words(char *out, size_t n, int role, const eg_side *before, const eg_side *window)
+void etcdguard_crossing_words(char *out, size_t n, int role, const etcdguard_side *before, const etcdguard_side *window)
 {
     char a[64], b[64];
-    eg_range(a, sizeof a, before);
-    eg_range(b, sizeof b, window);
-    cli_msg(out, n, "its %s p99 rose from %s to %s during the check", eg_role_words(role), a, b);
+    etcdguard_range(a, sizeof a, before);
+    etcdguard_range(b, sizeof b, window);
+    cli_msg(out, n, "its %s p99 rose from %s to %s during the check", etcdguard_role_words(role), a, b);
 }
 
-static explain_line *next_line(rm_run *r)
+static explain_line *next_line(result_run *r)
 {
     return r->nexplain < sizeof r->explain / sizeof r->explain[0] ? &r->explain[r->nexplain++] : NULL;
 }
 
-void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const char *guard_why)
+void etcdguard_explain(result_run *r, const etcdguard_view *before, const etcdguard_view *during, const char *guard_why)
 {
     explain_line *l;
     if (guard_why && guard_why[0] && (l = next_line(r))) {
@@ -176,30 +176,30 @@ void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const c
                     "or this one while etcd is stopped or idle (a lighter --load is gentler but proves less)";
     }
     for (int k = 0; before && during && before->ok && during->ok && k < 2; k++) {
-        const eg_side *b = &before->side[k], *d = &during->side[k];
+        const etcdguard_side *b = &before->side[k], *d = &during->side[k];
         if (!b->present || !d->present || !b->bucket_known || !d->bucket_known || d->lo_ns < b->hi_ns ||
-            b->hi_ns == UINT64_MAX || eg_crossed(b, d))
+            b->hi_ns == UINT64_MAX || etcdguard_crossed(b, d))
             continue; /* only a bucket wholly above the one before is proven slower; a crossing is etcd-guard */
         char x[64], y[64];
-        eg_range(x, sizeof x, b);
-        eg_range(y, sizeof y, d);
+        etcdguard_range(x, sizeof x, b);
+        etcdguard_range(y, sizeof y, d);
         if ((l = next_line(r))) {
             l->rule = "etcd-slowed";
             cli_msg(l->why, sizeof l->why, "etcd's own %s p99 went from %s before the check to %s during it: this "
-                    "disk's room beyond etcd's load is small", eg_role_words(k), x, y);
+                    "disk's room beyond etcd's load is small", etcdguard_role_words(k), x, y);
             l->advice = "keep other I/O off etcd's disk; check that etcd's p99 stays well below its threshold at "
                         "the cluster's busiest time";
         }
     }
     /* not-the-disk, explain.h's rule: etcd failed before the check, the disk test of that role passes */
-    const rm_host *h = r->nhosts ? &r->hosts[0] : NULL;
+    const result_host *h = r->nhosts ? &r->hosts[0] : NULL;
     if (!before || !before->ok || !h)
         return;
     explain_dist d[4];
     size_t n = 0;
     for (size_t i = 0; i < h->njobs && n < 2; i++) {
         memset(&d[n], 0, sizeof d[n]);
-        d[n].label = h->jobs[i].role == FIOR_ROLE_BACKEND ? "backend commit" : "WAL fdatasync";
+        d[n].label = explain_role_label(EXPLAIN_DISK_TEST, h->jobs[i].role);
         d[n].role = h->jobs[i].role;
         d[n].origin = EXPLAIN_DISK_TEST;
         d[n].verdict = h->jobs[i].verdict;
@@ -208,15 +208,15 @@ void eg_explain(rm_run *r, const eg_view *before, const eg_view *during, const c
     }
     static const char *const lab[2] = {"etcd's WAL fsync before the check", "etcd's backend commit before the check"};
     for (int k = 0; k < 2; k++) {
-        const eg_side *b = &before->side[k];
+        const etcdguard_side *b = &before->side[k];
         if (!b->present)
             continue;
         memset(&d[n], 0, sizeof d[n]);
         d[n].label = lab[k];
-        d[n].role = k == EG_BACKEND ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL;
+        d[n].role = k == ETCDGUARD_BACKEND ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL;
         d[n].origin = EXPLAIN_ETCD_METRICS;
         d[n].verdict = b->verdict;
-        d[n].threshold_ns = k == EG_BACKEND ? r->backend_threshold_ns : r->wal_threshold_ns;
+        d[n].threshold_ns = k == ETCDGUARD_BACKEND ? r->backend_threshold_ns : r->wal_threshold_ns;
         d[n].p99 = (explain_range){b->bucket_known, b->lo_ns, b->hi_ns};
         n++;
     }

@@ -58,7 +58,7 @@ static void metrics_url(const char *in, char *out, size_t n)
     curl_url_cleanup(u);
 }
 
-static void fill(ew_scrape *s, char *text, size_t len, double t, const eg_view *v)
+static void fill(ew_scrape *s, char *text, size_t len, double t, const etcdguard_view *v)
 {
     s->text = text;
     s->len = len;
@@ -98,17 +98,17 @@ static void evaluate(etcdwatch *w, double now)
             from = &w->first;
         if (!from)
             continue;
-        eg_view v;
-        eg_judge_window(from->text, from->len, last->text, last->len, w->crit, &v);
+        etcdguard_view v;
+        etcdguard_judge_window(from->text, from->len, last->text, last->len, w->crit, &v);
         if (!v.ok)
             continue;
         if (pt)
             pt->side[k] = v.side[k];
-        if (eg_crossed(&w->before.side[k], &v.side[k])) {
+        if (etcdguard_crossed(&w->before.side[k], &v.side[k])) {
             char words[300], why[400];
-            eg_crossing_words(words, sizeof words, k, &w->before.side[k], &v.side[k]);
+            etcdguard_crossing_words(words, sizeof words, k, &w->before.side[k], &v.side[k]);
             cli_msg(why, sizeof why, "%s (the last %.0f s, %llu %ss)", words, last->t - from->t,
-                    (unsigned long long)v.side[k].samples, k == EG_BACKEND ? "commit" : "fsync");
+                    (unsigned long long)v.side[k].samples, k == ETCDGUARD_BACKEND ? "commit" : "fsync");
             trip(w, now, why);
         }
     }
@@ -138,8 +138,8 @@ static void once(etcdwatch *w)
         failed(w, now, err);
         return;
     }
-    eg_view v;
-    eg_judge_one(buf, len, w->crit, &v);
+    etcdguard_view v;
+    etcdguard_judge_one(buf, len, w->crit, &v);
     if (!v.ok || strcmp(v.member, w->before.member)) {
         char why[600];
         if (v.ok)
@@ -227,8 +227,8 @@ static fior_criteria *copy_crit(const fior_criteria *c)
  * times a second) is judged since etcd started. The last scrape becomes the check's start. */
 static int baseline(etcdwatch *w, char *s0, size_t l0, char *err, size_t errlen)
 {
-    eg_view v0;
-    eg_judge_one(s0, l0, w->crit, &v0);
+    etcdguard_view v0;
+    etcdguard_judge_one(s0, l0, w->crit, &v0);
     if (!v0.ok) {
         cli_msg(err, errlen, "%s: %s", w->shown, v0.err);
         free(s0);
@@ -236,7 +236,7 @@ static int baseline(etcdwatch *w, char *s0, size_t l0, char *err, size_t errlen)
     }
     char *buf = s0;
     size_t len = l0;
-    eg_view v = v0, win;
+    etcdguard_view v = v0, win;
     memset(&win, 0, sizeof win);
     uint64_t min = fior_criteria_min_samples(w->crit);
     while (proc_now() - w->t0 < ETCDWATCH_BASELINE_S && !check_interrupted) {
@@ -244,10 +244,10 @@ static int baseline(etcdwatch *w, char *s0, size_t l0, char *err, size_t errlen)
         nanosleep(&ts, NULL);
         char *b = NULL;
         size_t l = 0;
-        eg_view vb;
+        etcdguard_view vb;
         if (scrape_fetch(w->url, &w->tls, ETCDWATCH_TIMEOUT_S, &b, &l, err, errlen))
             continue; /* the next try, within the time */
-        eg_judge_one(b, l, w->crit, &vb);
+        etcdguard_judge_one(b, l, w->crit, &vb);
         if (!vb.ok || strcmp(vb.member, v0.member) || vb.start_s != v0.start_s) {
             free(b);
             continue;
@@ -255,11 +255,11 @@ static int baseline(etcdwatch *w, char *s0, size_t l0, char *err, size_t errlen)
         if (buf != s0)
             free(buf);
         buf = b, len = l, v = vb;
-        if (v.side[EG_WAL].samples - v0.side[EG_WAL].samples >= ETCDWATCH_BASELINE_FULL * min)
+        if (v.side[ETCDGUARD_WAL].samples - v0.side[ETCDGUARD_WAL].samples >= ETCDWATCH_BASELINE_FULL * min)
             break; /* enough for a p99 that one slow fsync in a hundred does not move */
     }
     if (buf != s0)
-        eg_judge_window(s0, l0, buf, len, w->crit, &win);
+        etcdguard_judge_window(s0, l0, buf, len, w->crit, &win);
     w->before = v; /* since etcd started, as of the check's start */
     for (int k = 0; k < 2; k++)
         if (win.ok && win.side[k].present && win.side[k].samples >= min) {
@@ -305,8 +305,8 @@ etcdwatch *etcdwatch_start(const char *url, const scrape_tls *tls, const fior_cr
     if (scrape_fetch(w->url, &w->tls, ETCDWATCH_TIMEOUT_S, &buf, &len, err, errlen))
         goto fail;
 
-    eg_view v0; /* the etcd beside the check? decided on the first scrape, before the baseline's wait */
-    eg_judge_one(buf, len, w->crit, &v0);
+    etcdguard_view v0; /* the etcd beside the check? decided on the first scrape, before the baseline's wait */
+    etcdguard_judge_one(buf, len, w->crit, &v0);
     if (v0.ok && le && le->found && le->pid > 0 && le->start_s > 0 && v0.start_s > 0 &&
         fabs(le->start_s - v0.start_s) > 2.0 && !force) {
         char a[64], b[64];
@@ -345,10 +345,10 @@ void etcdwatch_stop(etcdwatch *w)
     /* the last scrape: after the check */
     char *buf = NULL, err[400];
     size_t len = 0;
-    eg_view v;
+    etcdguard_view v;
     w->scrapes++;
     if (scrape_fetch(w->url, &w->tls, ETCDWATCH_TIMEOUT_S, &buf, &len, err, sizeof err) == 0) {
-        eg_judge_one(buf, len, w->crit, &v);
+        etcdguard_judge_one(buf, len, w->crit, &v);
         if (v.ok && !strcmp(v.member, w->before.member)) {
             if (v.start_s != w->last_start)
                 w->restarts++;
@@ -371,7 +371,7 @@ void etcdwatch_stop(etcdwatch *w)
         if (w->ring[i].start_s == last->start_s)
             from = &w->ring[i];
     if (from) {
-        eg_judge_window(from->text, from->len, last->text, last->len, w->crit, &w->during);
+        etcdguard_judge_window(from->text, from->len, last->text, last->len, w->crit, &w->during);
         w->have_during = w->during.ok;
         w->during_s = last->t - from->t;
     }

@@ -43,8 +43,8 @@ void etcdwatch_why(char *buf, size_t n);
 /* Stops the thread and takes the last scrape. */
 void etcdwatch_stop(etcdwatch *w);
 /* Adds the "etcd" detail and the explain lines to r, and, when the guard tripped at any point, makes host
- * h unknown with its reason (status etcd-guard). Call after the host is judged, before rm_finish. */
-void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h);
+ * h unknown with its reason (status etcd-guard). Call after the host is judged, before result_finish. */
+void etcdwatch_report(const etcdwatch *w, result_run *r, result_host *h);
 /* The one-line summary printed when the watch starts (what the baseline says). */
 void etcdwatch_describe_start(const etcdwatch *w, char *buf, size_t n);
 void etcdwatch_free(etcdwatch *w);

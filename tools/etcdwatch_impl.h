@@ -20,7 +20,7 @@ typedef struct ew_scrape {
 
 typedef struct ew_point {
     double  t;
-    eg_side side[2];     /* the window the guard judged at t (present 0: none yet) */
+    etcdguard_side side[2];     /* the window the guard judged at t (present 0: none yet) */
 } ew_point;
 
 struct etcdwatch {
@@ -29,7 +29,7 @@ struct etcdwatch {
     fior_criteria *crit;
     double         t0;
     ew_scrape      first;
-    eg_view        before;        /* per role: a window before the check, or since etcd started */
+    etcdguard_view        before;        /* per role: a window before the check, or since etcd started */
     double         before_s[2];   /* that window's length, 0: since etcd started */
     ew_scrape      ring[ETCDWATCH_KEEP]; /* the latest scrapes, oldest first */
     size_t         nring;
@@ -39,7 +39,7 @@ struct etcdwatch {
     ew_point      *timeline;
     size_t         ntl;
     int            have_during;
-    eg_view        during;
+    etcdguard_view        during;
     double         during_s, tripped_at;
     pthread_t      th;
     int            running, stop;

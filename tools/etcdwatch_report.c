@@ -16,7 +16,7 @@
 #include "etcdwatch_impl.h"
 
 /* one side of a view (null when absent); win_s >= 0: its "window_s" too (0: null, "since etcd started") */
-static void side_json(yajl_gen g, const eg_side *s, double win_s)
+static void side_json(yajl_gen g, const etcdguard_side *s, double win_s)
 {
     if (!s->present) {
         jw_null(g);
@@ -37,21 +37,21 @@ static void side_json(yajl_gen g, const eg_side *s, double win_s)
     jw_close(g);
 }
 
-static void view_json(yajl_gen g, const eg_view *v, const double *win_s)
+static void view_json(yajl_gen g, const etcdguard_view *v, const double *win_s)
 {
     jw_open(g); /* before: each side's window, or null for "since etcd started" */
     jw_key(g, "wal");
-    side_json(g, &v->side[EG_WAL], win_s ? win_s[EG_WAL] : -1);
+    side_json(g, &v->side[ETCDGUARD_WAL], win_s ? win_s[ETCDGUARD_WAL] : -1);
     jw_key(g, "backend");
-    side_json(g, &v->side[EG_BACKEND], win_s ? win_s[EG_BACKEND] : -1);
+    side_json(g, &v->side[ETCDGUARD_BACKEND], win_s ? win_s[ETCDGUARD_BACKEND] : -1);
     jw_close(g);
 }
 
 /* "<= 2 ms (pass, 1234 in 4 s)" */
-static void side_words(char *out, size_t n, const eg_side *s, double win_s)
+static void side_words(char *out, size_t n, const etcdguard_side *s, double win_s)
 {
     char r[64], when[64];
-    eg_range(r, sizeof r, s);
+    etcdguard_range(r, sizeof r, s);
     if (win_s > 0)
         cli_msg(when, sizeof when, "in %.0f s", win_s);
     else
@@ -65,18 +65,18 @@ static void side_words(char *out, size_t n, const eg_side *s, double win_s)
 void etcdwatch_describe_start(const etcdwatch *w, char *buf, size_t n)
 {
     char a[300], b[300], cant[300] = "";
-    side_words(a, sizeof a, &w->before.side[EG_WAL], w->before_s[EG_WAL]);
-    side_words(b, sizeof b, &w->before.side[EG_BACKEND], w->before_s[EG_BACKEND]);
+    side_words(a, sizeof a, &w->before.side[ETCDGUARD_WAL], w->before_s[ETCDGUARD_WAL]);
+    side_words(b, sizeof b, &w->before.side[ETCDGUARD_BACKEND], w->before_s[ETCDGUARD_BACKEND]);
     for (int k = 0; k < 2 && !cant[0]; k++)
         if (w->before.side[k].verdict != FIOR_PASS)
             cli_msg(cant, sizeof cant, "; the guard cannot watch the %s p99, which was not below its threshold "
-                    "before: %s", eg_role_words(k), w->before.side[k].reason);
+                    "before: %s", etcdguard_role_words(k), w->before.side[k].reason);
     cli_msg(buf, n, "watching etcd at %s%s%s: before the check, WAL fsync p99 %s, backend commit p99 %s; the check "
             "stops if either crosses its threshold%s", w->shown, w->before.member[0] ? ", member " : "",
             w->before.member, a, b, cant);
 }
 
-void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
+void etcdwatch_report(const etcdwatch *w, result_run *r, result_host *h)
 {
     char why[400];
     etcdwatch_why(why, sizeof why);
@@ -113,29 +113,29 @@ void etcdwatch_report(const etcdwatch *w, rm_run *r, rm_host *h)
         jw_open(j);
         jw_knum(j, "t", w->timeline[i].t);
         jw_key(j, "wal");
-        side_json(j, &w->timeline[i].side[EG_WAL], -1);
+        side_json(j, &w->timeline[i].side[ETCDGUARD_WAL], -1);
         jw_key(j, "backend");
-        side_json(j, &w->timeline[i].side[EG_BACKEND], -1);
+        side_json(j, &w->timeline[i].side[ETCDGUARD_BACKEND], -1);
         jw_close(j);
     }
     jw_aclose(j);
     jw_close(j);
     char bw[64], bb[64], dw[64] = "?", db[64] = "?", extra[500] = "";
-    eg_range(bw, sizeof bw, &w->before.side[EG_WAL]);
-    eg_range(bb, sizeof bb, &w->before.side[EG_BACKEND]);
+    etcdguard_range(bw, sizeof bw, &w->before.side[ETCDGUARD_WAL]);
+    etcdguard_range(bb, sizeof bb, &w->before.side[ETCDGUARD_BACKEND]);
     if (w->have_during) {
-        eg_range(dw, sizeof dw, &w->during.side[EG_WAL]);
-        eg_range(db, sizeof db, &w->during.side[EG_BACKEND]);
+        etcdguard_range(dw, sizeof dw, &w->during.side[ETCDGUARD_WAL]);
+        etcdguard_range(db, sizeof db, &w->during.side[ETCDGUARD_BACKEND]);
     }
     if (w->failed)
         cli_msg(extra, sizeof extra, "; %u of %u scrapes failed (last: %.200s)", w->failed, w->scrapes + 1, w->last_err);
-    rm_add_detail(r, "etcd", "etcd itself", j, "WAL fsync p99 %s before the check, %s during it; backend commit p99 %s "
+    result_add_detail(r, "etcd", "etcd itself", j, "WAL fsync p99 %s before the check, %s during it; backend commit p99 %s "
                   "before, %s during (%s, %.0f s)%s%s%s", bw, dw, bb, db, w->shown, w->during_s,
                   w->restarts ? "; etcd restarted during the check" : "", extra, why[0] ? "; the guard stopped the check" : "");
-    eg_explain(r, &w->before, w->have_during ? &w->during : NULL, why);
+    etcdguard_explain(r, &w->before, w->have_during ? &w->during : NULL, why);
     if (why[0] && h) { /* whatever the phase it tripped in: no verdict from a run stopped for etcd */
         h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
+        h->basis = RESULT_BASIS_NONE;
         cli_msg(h->status, sizeof h->status, "etcd-guard");
         if (!strstr(h->reason, why)) {
             char old[sizeof h->reason];

@@ -434,6 +434,14 @@ static int kernel_dir(const char *d)
     return 0;
 }
 
+const char *explain_role_label(explain_origin origin, fior_role role)
+{
+    static const char *const labels[3][2] = {{"WAL fdatasync", "backend commit"},
+                                             {"etcd's WAL fsync", "etcd's backend commit"},
+                                             {"etcdctl check perf", "etcdctl check perf"}};
+    return labels[(unsigned)origin < 3 ? origin : 0][role == FIOR_ROLE_BACKEND];
+}
+
 void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgement *jd, uint64_t min_samples)
 {
     memset(d, 0, sizeof *d);
@@ -441,10 +449,7 @@ void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgem
     d->origin = j->role == FIOR_ROLE_CHECK_PERF ? EXPLAIN_CHECK_PERF
                 : j->bucketed                   ? EXPLAIN_ETCD_METRICS
                                                 : EXPLAIN_DISK_TEST;
-    static const char *const labels[3][2] = {{"WAL fdatasync", "backend commit"},
-                                             {"etcd's WAL fsync", "etcd's backend commit"},
-                                             {"etcdctl check perf", "etcdctl check perf"}};
-    d->label = labels[d->origin][j->role == FIOR_ROLE_BACKEND];
+    d->label = explain_role_label(d->origin, j->role);
     d->verdict = jd->verdict;
     d->reason = jd->reason;
     d->threshold_ns = jd->threshold_ns;

@@ -36,7 +36,7 @@
  *                    durable (nobarrier, barrier=0, data=writeback, fsync_mode=nobarrier): the figures are
  *                    faster than what a power cut would keep
  *   memory-pressure  the memory cgroup hit its limit (or OOM-killed) during the run, or tasks stalled on
- *                    memory >= MP_PSI_SHARE_PCT % of it (PSI): a FAIL may be reclaim and forced writeback
+ *                    memory >= MEMPRESS_PSI_SHARE_PCT % of it (PSI): a FAIL may be reclaim and forced writeback
  */
 #ifndef ETCD_FIO_EXPLAIN_H
 #define ETCD_FIO_EXPLAIN_H
@@ -110,7 +110,7 @@ typedef struct explain_env {
     const char *weak_options;   /* "nobarrier,data=writeback"; NULL or "" when none */
     const char *write_cache;    /* the disk's queue/write_cache ("write back", "write through", "") */
     int         memory_pressure;
-    const char *memory_text;    /* what was seen (mempress.h mp_result.text) */
+    const char *memory_text;    /* what was seen (mempress.h mempress_result.text) */
 } explain_env;
 size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max);
 
@@ -131,6 +131,10 @@ size_t explain(const explain_facts *f, explain_line *out, size_t max);
 /* A distribution from the library's job and its judgement: p50/p99/p99.9 from the listed percentiles (print
  * resolution included) or json+ bins, or the bucket bounds of a Prometheus histogram; max where exact.
  * min_samples decides too_few. */
+/* What a role's latency is called, by where it comes from: "WAL fdatasync" and "backend commit" (a disk
+ * test), "etcd's WAL fsync" and "etcd's backend commit" (etcd's metrics), "etcdctl check perf"; a role but
+ * the backend's is named as the WAL. The one table of these words: every output takes them from here. */
+const char *explain_role_label(explain_origin origin, fior_role role);
 void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgement *jd, uint64_t min_samples);
 
 #endif

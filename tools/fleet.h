@@ -91,6 +91,9 @@ typedef struct fleet {
 } fleet;
 
 /* fleet_hosts.c */
+/* Remote text for a terminal and one line: control characters, DEL and every non-ASCII byte become '?',
+ * a line break a space; at most n-1 bytes. */
+void fleet_printable(char *dst, size_t n, const char *src, size_t len);
 /* Adds HOST[,PORT] with an optional absolute DIR (no '#', ';' or newline); `where` prefixes messages
  * ("--client", "FILE:LINE"). 0, or -1 with a one-line message in err. */
 int  fleet_add_host(fleet *f, const char *spec, const char *dir, const char *where, char *err, size_t errlen);
@@ -123,15 +126,15 @@ int  fleet_run_status(const proc *p);
 int  fleet_run_end(const fleet *f, int st, const char *out_path, int *interrupted, char *why, size_t whylen,
                    char *err, size_t errlen);
 
-/* fleet_judge.c: fills r (one rm_host per fleet host, worst first) from fio's report of the run (NULL when
+/* fleet_judge.c: fills r (one result_host per fleet host, worst first) from fio's report of the run (NULL when
  * there is none) and its raw text (server messages); interrupted marks every host that ran as
  * HS_INTERRUPTED (unknown). */
 void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
-                 const char *why, rm_run *r);
+                 const char *why, result_run *r);
 /* The bound rule of a host whose jobs have a PASS/FAIL verdict: each one's confidence bound on the p99 must be
  * on the same side of its threshold, else the job is unknown (the point estimate in its reason) unless
  * --accept-point-estimate. Sets the host's verdict and basis. */
-void fleet_apply_bound(const fleet *f, rm_host *h);
+void fleet_apply_bound(const fleet *f, result_host *h);
 
 /* cmd_fleet.c: once per run, on stderr, when a host of opt (--client, --member) is not a loopback address:
  * fio's server is a remote shell for whoever reaches it (man etcd-fio: SECURITY). */
@@ -150,9 +153,6 @@ size_t fleet_ssh_argv(const fleet *f, const fleet_ssh *s, const char *cmd, const
 /* A remote word (DIR, --remote-etcd-fio) that every shell reads the same inside single quotes: printable
  * ASCII without ' " \ ` $ !. 0, or -1 with the message. */
 int  fleet_remote_word_ok(const char *what, const char *s, char *err, size_t errlen);
-/* Remote text for a terminal and one line: control characters, DEL and every non-ASCII byte become '?',
- * a line break a space; at most n-1 bytes. */
-void fleet_printable(char *dst, size_t n, const char *src, size_t len);
 /* 1 when HOST (fio's spec without ip:/ip6:) is a loopback literal or localhost. */
 int  fleet_is_loopback(const char *host);
 
@@ -177,12 +177,12 @@ typedef struct fleet_remote {
  * (fleet_apply_bound); the JSON agreeing with itself and with the command's exit status. Otherwise h is
  * unknown (status "unproven", or the remote's own when it could not judge). The one place of this rule
  * (fleet_proof.c). */
-void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, rm_host *h);
-/* fleet_remote.c: the verdict a check's JSON names ("PASS"…), (fior_verdict)-1 for none */
+void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, result_host *h);
+/* fleet_proof.c: the verdict a check's JSON names ("PASS"…), (fior_verdict)-1 for none */
 fior_verdict fleet_remote_verdict_word(const char *s);
 
 /* fleet_remote.c (pure): host h from how s ended and the remote's output; `interrupted` (a stop request to
  * us) leaves it unknown whatever it printed. */
-void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s, int interrupted, rm_host *h);
+void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s, int interrupted, result_host *h);
 
 #endif

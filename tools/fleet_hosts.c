@@ -9,6 +9,18 @@
 #include "cli.h"
 #include "fleet.h"
 
+void fleet_printable(char *dst, size_t n, const char *src, size_t len)
+{
+    if (!n)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; src && i < len && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[k++] = c == '\n' || c == '\r' || c == '\t' ? ' ' : c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    dst[k] = '\0';
+}
+
 const char *fleet_status_name(host_status s)
 {
     static const char *const names[] = {"ok", "unreachable", "fio-version", "no-engine", "probe-failed",

@@ -12,10 +12,10 @@
 #include "fioreport_cli.h"
 #include "fleet.h"
 
-static double ratio(const rm_job *j)
+static double ratio(const result_job *j)
 {
-    uint64_t v = j->p99_ns != RM_UNKNOWN ? j->p99_ns : j->judged_ns;
-    return v != RM_UNKNOWN && j->threshold_ns && j->threshold_ns != RM_UNKNOWN ? (double)v / (double)j->threshold_ns
+    uint64_t v = j->p99_ns != RESULT_UNKNOWN ? j->p99_ns : j->judged_ns;
+    return v != RESULT_UNKNOWN && j->threshold_ns && j->threshold_ns != RESULT_UNKNOWN ? (double)v / (double)j->threshold_ns
                                                                                 : 0.0;
 }
 
@@ -40,8 +40,8 @@ static void explain_missing(const fleet_host *fh, const char *raw, char *msg, si
 
 static int host_cmp(const void *a, const void *b)
 {
-    const rm_host *x = a, *y = b;
-    int rx = rm_rank(x->verdict), ry = rm_rank(y->verdict);
+    const result_host *x = a, *y = b;
+    int rx = result_rank(x->verdict), ry = result_rank(y->verdict);
     if (rx != ry)
         return rx - ry;
     double bx = 0, by = 0; /* within one verdict: the host closest to (or furthest over) its limit first */
@@ -59,12 +59,12 @@ static int host_cmp(const void *a, const void *b)
  * confidence bound on the p99 clear of the threshold too (one look at the end of the run, so the nominal
  * two-sided bound): the library's bound rule, fior__bound_decide, for each job; the host's verdict and basis
  * from its jobs. */
-void fleet_apply_bound(const fleet *f, rm_host *h)
+void fleet_apply_bound(const fleet *f, result_host *h)
 {
     int decided = 0, straddles = 0, contradicts = 0;
     char why[sizeof h->reason] = "";
     for (size_t s = 0; s < h->njobs; s++) {
-        rm_job *j = &h->jobs[s];
+        result_job *j = &h->jobs[s];
         if (j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL)
             continue;
         fior_basis b;
@@ -82,24 +82,24 @@ void fleet_apply_bound(const fleet *f, rm_host *h)
             cli_msg(why, sizeof why, "%s: %s", j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL", j->reason);
         j->verdict = v;
     }
-    h->verdict = rm_jobs_verdict(h);
-    h->basis = !straddles ? (decided ? RM_BASIS_BOUND : RM_BASIS_VALUE)
-               : h->verdict == FIOR_FAIL && decided && !f->accept_point ? RM_BASIS_BOUND
-               : contradicts && h->verdict == FIOR_UNKNOWN ? RM_BASIS_NONE
-               : f->accept_point ? RM_BASIS_POINT : RM_BASIS_UNDECIDED;
+    h->verdict = result_jobs_verdict(h);
+    h->basis = !straddles ? (decided ? RESULT_BASIS_BOUND : RESULT_BASIS_VALUE)
+               : h->verdict == FIOR_FAIL && decided && !f->accept_point ? RESULT_BASIS_BOUND
+               : contradicts && h->verdict == FIOR_UNKNOWN ? RESULT_BASIS_NONE
+               : f->accept_point ? RESULT_BASIS_POINT : RESULT_BASIS_UNDECIDED;
     if (why[0] && h->verdict == FIOR_UNKNOWN)
         cli_msg(h->reason, sizeof h->reason, "%s", why);
 }
 
 /* a is worse than b: a lower verdict rank, or the same verdict nearer to (or further over) its limit */
-static int job_worse(const rm_job *a, const rm_job *b)
+static int job_worse(const result_job *a, const result_job *b)
 {
-    return rm_rank(a->verdict) < rm_rank(b->verdict) || (a->verdict == b->verdict && ratio(a) > ratio(b));
+    return result_rank(a->verdict) < result_rank(b->verdict) || (a->verdict == b->verdict && ratio(a) > ratio(b));
 }
 
 /* The host's identity in the report: name, port, directory (its own or the fleet's), what its server said
  * of itself. */
-static void host_identity(const fleet *f, const fleet_host *fh, rm_host *h)
+static void host_identity(const fleet *f, const fleet_host *fh, result_host *h)
 {
     cli_msg(h->host, sizeof h->host, "%s", fh->name);
     h->port = fh->port;
@@ -111,7 +111,7 @@ static void host_identity(const fleet *f, const fleet_host *fh, rm_host *h)
 /* The judged jobs of fio's client_stats that ran on this host (by host name and port), one per role, each
  * with the library's bound on its judged percentile. */
 static void host_jobs(const fleet *f, const fior_report *rep, const fior_result *res, const fior_criteria *c,
-                      const fleet_host *fh, rm_host *h)
+                      const fleet_host *fh, result_host *h)
 {
     for (size_t k = 0; res && k < fior_report_njobs(rep); k++) {
         const fior_job *j = fior_report_job(rep, k);
@@ -121,20 +121,20 @@ static void host_jobs(const fleet *f, const fior_report *rep, const fior_result 
             continue;
         if (!j->host || strcmp(j->host, fh->name) || j->port != fh->port || jd->verdict == FIOR_NOT_JUDGED)
             continue;
-        rm_job tmp;
-        rm_job_init(&tmp);
-        rm_job *slot = NULL;
+        result_job tmp;
+        result_job_init(&tmp);
+        result_job *slot = NULL;
         for (size_t s = 0; s < h->njobs; s++)
             if (h->jobs[s].role == j->role)
                 slot = &h->jobs[s];
-        rm_job *o = slot ? &tmp : rm_add_job(h);
+        result_job *o = slot ? &tmp : result_add_job(h);
         if (!o)
             continue;
-        rm_job_fill(o, j, jd);
+        result_job_fill(o, j, jd);
         fior_look *lk = NULL; /* the library's one-look bound on the job's judged percentile */
         if (j->nbins && fior_look_bins(j->bins, j->nbins, c, j->role, f->confidence, 0, &lk) == FIOR_OK) {
             o->bound_lo_ns = lk->lo_ns;
-            o->bound_hi_ns = lk->hi_ns == UINT64_MAX ? RM_UNKNOWN : lk->hi_ns;
+            o->bound_hi_ns = lk->hi_ns == UINT64_MAX ? RESULT_UNKNOWN : lk->hi_ns;
         }
         fior_look_free(lk);
         /* two jobs of one role on a host (not what the profile makes): keep the worse one */
@@ -147,7 +147,7 @@ static void host_jobs(const fleet *f, const fior_report *rep, const fior_result 
  * shortened run) or without a WAL job (with the server's own message); otherwise judged, with the reason
  * of the job that decided it, and the bound rule applied. */
 static void host_verdict(const fleet *f, const fleet_host *fh, const char *raw, int interrupted, const char *why,
-                         rm_host *h)
+                         result_host *h)
 {
     int has_wal = 0;
     for (size_t s = 0; s < h->njobs; s++)
@@ -167,9 +167,9 @@ static void host_verdict(const fleet *f, const fleet_host *fh, const char *raw, 
     }
     cli_msg(h->status, sizeof h->status, "judged");
     /* the reason of the job that decided the host's verdict */
-    const rm_job *dec = NULL;
+    const result_job *dec = NULL;
     for (size_t s = 0; s < h->njobs; s++) {
-        const rm_job *j = &h->jobs[s];
+        const result_job *j = &h->jobs[s];
         if (!dec || job_worse(j, dec))
             dec = j;
     }
@@ -178,10 +178,10 @@ static void host_verdict(const fleet *f, const fleet_host *fh, const char *raw, 
 }
 
 /* The run's verdict and basis are the worst host's; its reason counts the hosts per verdict. */
-static void run_summary(rm_run *r, int interrupted, const char *why)
+static void run_summary(result_run *r, int interrupted, const char *why)
 {
-    rm_finish(r);
-    r->basis = RM_BASIS_NONE; /* the worst host's */
+    result_finish(r);
+    r->basis = RESULT_BASIS_NONE; /* the worst host's */
     for (size_t i = 0; i < r->nhosts; i++)
         if (r->hosts[i].verdict == r->verdict) {
             r->basis = r->hosts[i].basis;
@@ -189,18 +189,18 @@ static void run_summary(rm_run *r, int interrupted, const char *why)
         }
     size_t n[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < r->nhosts; i++)
-        n[rm_rank(r->hosts[i].verdict)]++;
+        n[result_rank(r->hosts[i].verdict)]++;
     cli_msg(r->reason, sizeof r->reason, "%zu hosts: %zu fail, %zu unknown, %zu pass%s%s", r->nhosts, n[0],
             n[1] + n[2], n[3], interrupted ? "; " : "", interrupted ? (why && *why ? why : "interrupted") : "");
 }
 
 void fleet_judge(const fleet *f, const fior_report *rep, const char *raw, const fior_criteria *c, int interrupted,
-                 const char *why, rm_run *r)
+                 const char *why, result_run *r)
 {
     fior_result *res = rep ? fior_judge(rep, c) : NULL;
     for (size_t i = 0; i < f->n; i++) {
         const fleet_host *fh = &f->h[i];
-        rm_host *h = rm_add_host(r);
+        result_host *h = result_add_host(r);
         if (!h)
             break;
         host_identity(f, fh, h);

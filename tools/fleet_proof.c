@@ -13,6 +13,12 @@
 
 /* ---- the proof ---- */
 
+fior_verdict fleet_remote_verdict_word(const char *s)
+{
+    fior_verdict v;
+    return fior_verdict_from_name(s, &v) == FIOR_OK ? v : (fior_verdict)-1;
+}
+
 static int same_conf(double remote, double ours) /* check prints the confidence with %.6g */
 {
     char b[32];
@@ -20,12 +26,12 @@ static int same_conf(double remote, double ours) /* check prints the confidence 
     return fabs(remote - strtod(b, NULL)) < 1e-12;
 }
 
-static void unproven(rm_host *h, const char *why)
+static void unproven(result_host *h, const char *why)
 {
     for (size_t i = 0; i < h->njobs; i++)
         h->jobs[i].verdict = FIOR_UNKNOWN;
     h->verdict = FIOR_UNKNOWN;
-    h->basis = RM_BASIS_NONE;
+    h->basis = RESULT_BASIS_NONE;
     cli_msg(h->status, sizeof h->status, "unproven");
     cli_msg(h->reason, sizeof h->reason, "%s", why);
 }
@@ -68,7 +74,7 @@ static int run_problem(const fleet *f, const fior_criteria *c, const fleet_remot
 /* Why job j's PASS or FAIL is not shown by its numbers (0: it is, or the job claims neither). */
 static int known(uint64_t v)
 {
-    return v != RM_UNKNOWN;
+    return v != RESULT_UNKNOWN;
 }
 
 /* The fewest samples from which the bound a check prints (two-sided, at `confidence`) can have an upper end:
@@ -88,14 +94,14 @@ static uint64_t least_for_a_bound(const fior_criteria *c, double percentile, dou
  * from fewer samples than the check's two-sided bound needs (its upper end is at best the largest of n
  * samples, at a tail of q^n <= (1 - confidence) / 2: for p99 at 95 %, n >= 368). Such a remote result is not
  * proof of anything. */
-static int impossible(const fior_criteria *c, double confidence, const fleet_remote *rr, const rm_job *j,
+static int impossible(const fior_criteria *c, double confidence, const fleet_remote *rr, const result_job *j,
                       const char *what, char *why, size_t n)
 {
     char a[32], b[32];
     uint64_t need = least_for_a_bound(c, rr->percentile, confidence);
     /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val: up to 1/32 above
      * the latency), so a p99 may stand a little above the exact max */
-    uint64_t maxe = known(j->max_ns) ? j->max_ns + j->max_ns / 16 : RM_UNKNOWN;
+    uint64_t maxe = known(j->max_ns) ? j->max_ns + j->max_ns / 16 : RESULT_UNKNOWN;
     if ((known(j->p50_ns) && known(j->p99_ns) && j->p50_ns > j->p99_ns) ||
         (known(j->p99_ns) && known(maxe) && j->p99_ns > maxe) || (known(j->p50_ns) && known(maxe) && j->p50_ns > maxe))
         cli_msg(why, n, "%s: quantiles out of order (p50 %s, p99 %s, max %s)", what, cli_fmt_ns(a, sizeof a, j->p50_ns),
@@ -116,7 +122,7 @@ static int impossible(const fior_criteria *c, double confidence, const fleet_rem
     return 1;
 }
 
-static int job_problem(const fior_criteria *c, double confidence, const fleet_remote *rr, const rm_job *j, char *why,
+static int job_problem(const fior_criteria *c, double confidence, const fleet_remote *rr, const result_job *j, char *why,
                        size_t n)
 {
     const char *what = j->role == FIOR_ROLE_BACKEND ? "backend" : "WAL";
@@ -128,7 +134,7 @@ static int job_problem(const fior_criteria *c, double confidence, const fleet_re
         cli_msg(why, n, "%s: verdict word not a check's", what);
     else if (j->verdict == FIOR_UNKNOWN)
         return 0; /* claims nothing */
-    else if (j->samples == RM_UNKNOWN)
+    else if (j->samples == RESULT_UNKNOWN)
         cli_msg(why, n, "%s: no count of samples, this run needs %llu", what, (unsigned long long)min);
     else if (j->samples < min)
         cli_msg(why, n, "%s: %llu samples, this run needs %llu", what, (unsigned long long)j->samples,
@@ -136,7 +142,7 @@ static int job_problem(const fior_criteria *c, double confidence, const fleet_re
     else if (j->threshold_ns != T)
         cli_msg(why, n, "%s: judged against %s, not %s", what, cli_fmt_ns(a, sizeof a, j->threshold_ns),
                 cli_fmt_ns(b, sizeof b, T));
-    else if (v == RM_UNKNOWN || (j->verdict == FIOR_PASS) != (v < T))
+    else if (v == RESULT_UNKNOWN || (j->verdict == FIOR_PASS) != (v < T))
         cli_msg(why, n, "%s: the remote says %s, but its p%g is %s against %s", what, fior_verdict_name(j->verdict),
                 rr->percentile, cli_fmt_ns(a, sizeof a, v), cli_fmt_ns(b, sizeof b, T));
     else
@@ -144,7 +150,7 @@ static int job_problem(const fior_criteria *c, double confidence, const fleet_re
     return 1;
 }
 
-void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, rm_host *h)
+void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remote *rr, result_host *h)
 {
     static const char *const remote_statuses[] = {"interrupted", "fio-failed", "no-results"};
     char why[700];
@@ -172,11 +178,11 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
         return unproven(h, why);
     }
     for (size_t i = 0; i < h->njobs; i++) { /* each job's line from its numbers, not the remote's words */
-        rm_job *j = &h->jobs[i];
+        result_job *j = &h->jobs[i];
         char v[32], t[32], lo[32], hi[32];
         cli_msg(j->reason, sizeof j->reason, "p99 %s %s %s (%llu samples, bound %s..%s)", cli_fmt_ns(v, sizeof v, j->judged_ns),
-                j->judged_ns == RM_UNKNOWN ? "vs" : j->judged_ns < j->threshold_ns ? "<" : ">=",
-                cli_fmt_ns(t, sizeof t, j->threshold_ns), (unsigned long long)(j->samples == RM_UNKNOWN ? 0 : j->samples),
+                j->judged_ns == RESULT_UNKNOWN ? "vs" : j->judged_ns < j->threshold_ns ? "<" : ">=",
+                cli_fmt_ns(t, sizeof t, j->threshold_ns), (unsigned long long)(j->samples == RESULT_UNKNOWN ? 0 : j->samples),
                 cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns), cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
     }
     fleet_apply_bound(f, h); /* the bound on the right side of each threshold: the library's rule */
@@ -190,7 +196,7 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     cli_msg(h->status, sizeof h->status, "judged");
     if (remote == FIOR_UNKNOWN) { /* it could not decide: neither can its numbers make it a verdict here */
         h->verdict = FIOR_UNKNOWN;
-        h->basis = RM_BASIS_NONE;
+        h->basis = RESULT_BASIS_NONE;
         cli_msg(h->reason, sizeof h->reason, "the remote check could not decide: %s", rr->reason);
         return;
     }
@@ -210,7 +216,7 @@ void fleet_remote_proof(const fleet *f, const fior_criteria *c, const fleet_remo
     if (h->verdict == FIOR_UNKNOWN && !h->reason[0])
         cli_msg(h->reason, sizeof h->reason, "the remote check: %s", rr->reason); /* not reached: kept safe */
     if (h->verdict != FIOR_UNKNOWN) {
-        const rm_job *w = &h->jobs[0], *k = &h->jobs[1];
+        const result_job *w = &h->jobs[0], *k = &h->jobs[1];
         cli_msg(h->reason, sizeof h->reason, "WAL: %s; backend: %s", (w->role == FIOR_ROLE_WAL ? w : k)->reason,
                 (w->role == FIOR_ROLE_WAL ? k : w)->reason);
     }

@@ -17,7 +17,7 @@
 
 #define STR_(x) #x
 #define STR(x)  STR_(x)
-#define STRINGIFY_SCHEMA STR(RM_SCHEMA)
+#define STRINGIFY_SCHEMA STR(RESULT_SCHEMA)
 
 /* ---- one JSON value, no key twice in any object (a lookup takes the first: a remote could hide a second) ---- */
 
@@ -140,17 +140,17 @@ static yajl_val get(rd *r, yajl_val o, const char *key, enum want t, int nullabl
     return null ? NULL : v;
 }
 
-static uint64_t get_ns(rd *r, yajl_val o, const char *key) /* integer >= 0, or null: RM_UNKNOWN */
+static uint64_t get_ns(rd *r, yajl_val o, const char *key) /* integer >= 0, or null: RESULT_UNKNOWN */
 {
     yajl_val v = get(r, o, key, W_INT, 1);
     int64_t x = 0;
     if (!v)
-        return RM_UNKNOWN;
+        return RESULT_UNKNOWN;
     jr_int(v, &x);
-    if (x < 0 || x == INT64_MAX) { /* INT64_MAX: RM_UNKNOWN once cut to int64 */
+    if (x < 0 || x == INT64_MAX) { /* INT64_MAX: RESULT_UNKNOWN once cut to int64 */
         if (!r->bad[0])
             cli_msg(r->bad, sizeof r->bad, "\"%s\" is not a count of nanoseconds", key);
-        return RM_UNKNOWN;
+        return RESULT_UNKNOWN;
     }
     return (uint64_t)x;
 }
@@ -173,14 +173,8 @@ static double get_num(rd *r, yajl_val o, const char *key)
     return NAN;
 }
 
-fior_verdict fleet_remote_verdict_word(const char *s)
-{
-    fior_verdict v;
-    return fior_verdict_from_name(s, &v) == FIOR_OK ? v : (fior_verdict)-1;
-}
-
 /* The host's jobs, and what the proof needs of the rest. 0, or -1 with r->bad set. */
-static int read_doc(rd *r, yajl_val root, fleet_remote *rr, rm_host *h)
+static int read_doc(rd *r, yajl_val root, fleet_remote *rr, result_host *h)
 {
     yajl_val crit = get(r, root, "criteria", W_OBJ, 0);
     rr->percentile = get_num(r, crit, "percentile");
@@ -222,7 +216,7 @@ static int read_doc(rd *r, yajl_val root, fleet_remote *rr, rm_host *h)
     yajl_val jobs = get(r, host, "jobs", W_ARR, 0);
     for (size_t k = 0; k < jr_len(jobs) && !r->bad[0]; k++) {
         yajl_val jo = jr_at(jobs, k);
-        rm_job *j = rm_add_job(h);
+        result_job *j = result_add_job(h);
         if (!j) {
             cli_msg(r->bad, sizeof r->bad, "out of memory");
             break;
@@ -273,16 +267,16 @@ static int err_line(const fleet_ssh *s, const char *const *pats, char *out, size
     return found;
 }
 
-static void set(rm_host *h, const char *status, const char *fmt, const char *a, const char *b)
+static void set(result_host *h, const char *status, const char *fmt, const char *a, const char *b)
 {
     cli_msg(h->status, sizeof h->status, "%s", status);
     cli_msg(h->reason, sizeof h->reason, fmt, a, b);
     h->verdict = FIOR_UNKNOWN;
-    h->basis = RM_BASIS_NONE;
+    h->basis = RESULT_BASIS_NONE;
 }
 
 /* Before any JSON: 1 when the outcome is already known (h set). */
-static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, rm_host *h)
+static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, result_host *h)
 {
     static const char *const unreachable[] = {"Could not resolve hostname", "Connection refused", "timed out",
                                               "No route to host", "Network is unreachable", "Connection closed",
@@ -336,7 +330,7 @@ static int ended_badly(const fleet *f, const fleet_ssh *s, int interrupted, rm_h
     return 1;
 }
 
-void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s, int interrupted, rm_host *h)
+void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s, int interrupted, result_host *h)
 {
     cli_msg(h->host, sizeof h->host, "%s", s->dest);
     h->port = -1;
@@ -359,7 +353,7 @@ void fleet_ssh_judge(const fleet *f, const fior_criteria *c, const fleet_ssh *s,
     }
     char num[32];
     int64_t sv;
-    if (!jr_int(schema, &sv) || sv != RM_SCHEMA) {
+    if (!jr_int(schema, &sv) || sv != RESULT_SCHEMA) {
         char shown[32]; /* as the JSON wrote it */
         cli_msg(shown, sizeof shown, YAJL_IS_STRING(schema) ? "\"%s\"" : "%s",
                 YAJL_IS_NUMBER(schema) ? schema->u.number.r : YAJL_IS_STRING(schema) ? schema->u.string

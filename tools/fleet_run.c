@@ -99,9 +99,9 @@ static int write_job(const fleet *f, const fleet_host *h, const char *path, char
         cli_msg(err, errlen, "%.600s: %s", path, strerror(errno));
         return -1;
     }
-    prof_opts o = {.load = f->load, .dir = h->dir[0] ? h->dir : f->dir, .engine_path = f->engine,
+    profile_opts o = {.load = f->load, .dir = h->dir[0] ? h->dir : f->dir, .engine_path = f->engine,
                    .runtime_s = f->runtime_s};
-    int rc = prof_write(out, &o, err, errlen);
+    int rc = profile_write(out, &o, err, errlen);
     if (fclose(out) && !rc) {
         cli_msg(err, errlen, "%.600s: %s", path, strerror(errno));
         rc = -1;

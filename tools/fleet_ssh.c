@@ -7,7 +7,7 @@
  * every shell reads them the same inside single quotes (sh, bash, zsh, csh and fish differ on \ and !).
  * Hosts are refused unless they are plain names, addresses or ssh_config aliases: a "host" starting with '-'
  * would be an ssh option (-oProxyCommand=...), and ssh's argv ends its options with "--" anyway. Nothing
- * the remote prints is ever put into a command; fleet_printable() makes it fit for a terminal. */
+ * the remote prints is ever put into a command; fleet_printable() (fleet_hosts.c) makes it fit for a terminal. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +16,6 @@
 
 #include "cli.h"
 #include "fleet.h"
-
-void fleet_printable(char *dst, size_t n, const char *src, size_t len)
-{
-    if (!n)
-        return;
-    size_t k = 0;
-    for (size_t i = 0; src && i < len && k + 1 < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[k++] = c == '\n' || c == '\r' || c == '\t' ? ' ' : c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    dst[k] = '\0';
-}
 
 int fleet_is_loopback(const char *host)
 {

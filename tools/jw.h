@@ -12,7 +12,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#define JW_UNKNOWN UINT64_MAX /* = RM_UNKNOWN, CLI_NS_UNKNOWN */
+#define JW_UNKNOWN UINT64_MAX /* = RESULT_UNKNOWN, CLI_NS_UNKNOWN */
 
 /* A generator: pretty (two-space indent) or compact. NULL when out of memory. */
 yajl_gen jw_new(int pretty);

@@ -4,6 +4,7 @@
  * fstatat, readlink and directory listings; no file of etcd's is opened. */
 #include "jw.h"
 #include "liveetcd.h"
+#include "../engine/etcdfiles.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -62,19 +63,9 @@ size_t liveetcd_parse_locks(const char *text, unsigned maj, unsigned min, liveet
     return n;
 }
 
-static int hex16(const char *p)
-{
-    for (int i = 0; i < 16; i++)
-        if (!isxdigit((unsigned char)p[i]))
-            return 0;
-    return 1;
-}
-
 int liveetcd_wal_name(const char *name)
 {
-    if (!strcmp(name, "0.tmp") || !strcmp(name, "1.tmp"))
-        return 1;
-    return strlen(name) == 37 && hex16(name) && name[16] == '-' && hex16(name + 17) && !strcmp(name + 33, ".wal");
+    return etcdfiles_kind_of(name) == ETCDFILES_WAL_TMP || etcdfiles_wal_segment(name);
 }
 
 /* The last path component of the first n bytes of path. */
@@ -96,15 +87,16 @@ int liveetcd_datadir_of(const char *path, char *out, size_t n)
     size_t dl = (size_t)(b - path) - 1; /* the directory, without the '/' */
     size_t pl;
     const char *parent = base_of(path, dl, &pl);
-    int wal = pl == 3 && !strncmp(parent, "wal", 3) && liveetcd_wal_name(b);
-    int snap = pl == 4 && !strncmp(parent, "snap", 4) && (!strcmp(b, "db") || (bl > 5 && !strcmp(b + bl - 5, ".snap")));
+    etcdfiles_kind k = etcdfiles_kind_of(b);
+    int wal = pl == 3 && !strncmp(parent, ETCDFILES_WAL_DIR, 3) && liveetcd_wal_name(b);
+    int snap = pl == 4 && !strncmp(parent, ETCDFILES_SNAP_DIR, 4) && (k == ETCDFILES_DB || k == ETCDFILES_SNAP);
     if (!wal && !snap)
         return 0;
     if (parent == path)
         return 0;
     size_t ml, mdl = (size_t)(parent - path) - 1;
     const char *member = base_of(path, mdl, &ml);
-    if (ml != 6 || strncmp(member, "member", 6))
+    if (ml != 6 || strncmp(member, ETCDFILES_MEMBER_DIR, 6))
         return 0;
     size_t dd = member > path ? (size_t)(member - path) - 1 : 0;
     cli_msg(out, n, "%.*s", (int)(dd ? dd : 1), dd ? path : "/");
@@ -190,17 +182,17 @@ static int is_dir(const char *path)
 static void look_at(le_scan *s, const char *p)
 {
     char w[4200];
-    cli_msg(w, sizeof w, "%s/member/wal", p);
+    cli_msg(w, sizeof w, "%s/" ETCDFILES_MEMBER_DIR "/" ETCDFILES_WAL_DIR, p);
     if (is_dir(w)) {
         add_waldir(s, w, p);
         struct stat st;
-        cli_msg(w, sizeof w, "%s/member/snap/db", p);
+        cli_msg(w, sizeof w, "%s/" ETCDFILES_MEMBER_DIR "/" ETCDFILES_SNAP_DIR "/" ETCDFILES_DB_NAME, p);
         if (lstat(w, &st) == 0 && S_ISREG(st.st_mode))
             add_file(s, &st, 0, p);
     }
     size_t bl;
     const char *b = base_of(p, strlen(p), &bl);
-    if (!(bl == 3 && !strncmp(b, "wal", 3))) /* member/wal itself is looked at from its data dir */
+    if (!(bl == 3 && !strncmp(b, ETCDFILES_WAL_DIR, 3))) /* member/wal itself is looked at from its data dir */
         add_waldir(s, p, p);
 }
 
@@ -451,10 +443,10 @@ out:
     free(s.files);
 }
 
-void liveetcd_report(const liveetcd *le, rm_run *r)
+void liveetcd_report(const liveetcd *le, result_run *r)
 {
     if (!le->found) {
-        rm_add_detail(r, "live_etcd", "live etcd", NULL, "none found on this filesystem (no locked WAL near the "
+        result_add_detail(r, "live_etcd", "live etcd", NULL, "none found on this filesystem (no locked WAL near the "
                       "directory, no visible etcd process with files on it)");
         return;
     }
@@ -467,7 +459,7 @@ void liveetcd_report(const liveetcd *le, rm_run *r)
     jw_kbool(j, "wal_locked", le->wal_locked);
     jw_kstr(j, "how", le->how);
     jw_close(j);
-    rm_add_detail(r, "live_etcd", "live etcd", j, "%s%s: %s; our figures include its load, and the check slowed "
+    result_add_detail(r, "live_etcd", "live etcd", j, "%s%s: %s; our figures include its load, and the check slowed "
                   "it while it ran", le->here ? "in this directory" : "on this filesystem",
                   le->datadir[0] ? "" : " (data directory not visible)", le->how);
     size_t room = sizeof r->explain / sizeof r->explain[0];

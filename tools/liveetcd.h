@@ -57,6 +57,6 @@ typedef struct liveetcd {
 void liveetcd_find(const char *dir, unsigned maj, unsigned min, liveetcd *out);
 
 /* The result's "live_etcd" detail and its explain line (shared-with-etcd) when one was found. */
-void liveetcd_report(const liveetcd *le, rm_run *r);
+void liveetcd_report(const liveetcd *le, result_run *r);
 
 #endif

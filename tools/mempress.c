@@ -10,7 +10,7 @@
 
 #include "fsinfo.h"
 
-int mp_parse_kv(const char *text, const char *key, uint64_t *v)
+int mempress_parse_kv(const char *text, const char *key, uint64_t *v)
 {
     size_t kl = strlen(key);
     for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -23,10 +23,10 @@ int mp_parse_kv(const char *text, const char *key, uint64_t *v)
     return -1;
 }
 
-int mp_parse_psi(const char *text, uint64_t *some_us, uint64_t *full_us)
+int mempress_parse_psi(const char *text, uint64_t *some_us, uint64_t *full_us)
 {
     int got = 0;
-    *full_us = MP_UNKNOWN;
+    *full_us = MEMPRESS_UNKNOWN;
     for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         const char *t = strstr(p, "total=");
         const char *nl = strchr(p, '\n');
@@ -107,37 +107,37 @@ static uint64_t num_file(const char *dir, const char *name)
 {
     char *t = slurp(dir, name);
     unsigned long long v;
-    uint64_t r = t && sscanf(t, "%llu", &v) == 1 ? (uint64_t)v : MP_UNKNOWN;
+    uint64_t r = t && sscanf(t, "%llu", &v) == 1 ? (uint64_t)v : MEMPRESS_UNKNOWN;
     free(t);
     return r;
 }
 
-void mp_read(mp_snap *s)
+void mempress_read(mempress_snap *s)
 {
     memset(s, 0, sizeof *s);
-    s->limit = MP_UNKNOWN;
+    s->limit = MEMPRESS_UNKNOWN;
     char *t;
     if (cgroup_dir("memory", s->cgroup, sizeof s->cgroup) == 0 && (t = slurp(s->cgroup, "memory.failcnt"))) {
         s->cgroup_v = 1;
         free(t);
         s->max = num_file(s->cgroup, "memory.failcnt");
         if ((t = slurp(s->cgroup, "memory.oom_control"))) {
-            mp_parse_kv(t, "oom_kill", &s->oom_kill);
+            mempress_parse_kv(t, "oom_kill", &s->oom_kill);
             free(t);
         }
         s->limit = num_file(s->cgroup, "memory.limit_in_bytes");
-        if (s->limit != MP_UNKNOWN && s->limit >= (1ull << 62)) /* "no limit" is PAGE_COUNTER_MAX pages */
-            s->limit = MP_UNKNOWN;
+        if (s->limit != MEMPRESS_UNKNOWN && s->limit >= (1ull << 62)) /* "no limit" is PAGE_COUNTER_MAX pages */
+            s->limit = MEMPRESS_UNKNOWN;
     } else if (cgroup_dir(NULL, s->cgroup, sizeof s->cgroup) == 0 && (t = slurp(s->cgroup, "memory.events"))) {
         s->cgroup_v = 2;
-        mp_parse_kv(t, "high", &s->high);
-        mp_parse_kv(t, "max", &s->max);
-        mp_parse_kv(t, "oom", &s->oom);
-        mp_parse_kv(t, "oom_kill", &s->oom_kill);
+        mempress_parse_kv(t, "high", &s->high);
+        mempress_parse_kv(t, "max", &s->max);
+        mempress_parse_kv(t, "oom", &s->oom);
+        mempress_parse_kv(t, "oom_kill", &s->oom_kill);
         free(t);
         s->limit = num_file(s->cgroup, "memory.max"); /* "max": no number, unknown */
         if ((t = slurp(s->cgroup, "memory.pressure"))) {
-            s->have_psi = mp_parse_psi(t, &s->psi_some_us, &s->psi_full_us) == 0;
+            s->have_psi = mempress_parse_psi(t, &s->psi_some_us, &s->psi_full_us) == 0;
             s->psi_of_cgroup = s->have_psi;
             free(t);
         }
@@ -145,17 +145,17 @@ void mp_read(mp_snap *s)
         s->cgroup[0] = '\0';
     }
     if (!s->have_psi && (t = slurp("", "/proc/pressure/memory"))) {
-        s->have_psi = mp_parse_psi(t, &s->psi_some_us, &s->psi_full_us) == 0;
+        s->have_psi = mempress_parse_psi(t, &s->psi_some_us, &s->psi_full_us) == 0;
         free(t);
     }
 }
 
 static uint64_t d(uint64_t a, uint64_t b)
 {
-    return a == MP_UNKNOWN || b == MP_UNKNOWN || b < a ? 0 : b - a;
+    return a == MEMPRESS_UNKNOWN || b == MEMPRESS_UNKNOWN || b < a ? 0 : b - a;
 }
 
-void mp_diff(const mp_snap *a, const mp_snap *b, double seconds, mp_result *r)
+void mempress_diff(const mempress_snap *a, const mempress_snap *b, double seconds, mempress_result *r)
 {
     memset(r, 0, sizeof *r);
     r->psi_some_pct = r->psi_full_pct = -1;
@@ -165,7 +165,7 @@ void mp_diff(const mp_snap *a, const mp_snap *b, double seconds, mp_result *r)
         r->limit_events = d(a->high, b->high) + d(a->max, b->max) + d(a->oom, b->oom);
         r->oom_kills = d(a->oom_kill, b->oom_kill);
         char l[48] = "";
-        if (b->limit != MP_UNKNOWN)
+        if (b->limit != MEMPRESS_UNKNOWN)
             snprintf(l, sizeof l, " (limit %llu MiB)", (unsigned long long)(b->limit >> 20));
         if (a->cgroup_v == 1)
             snprintf(lim, sizeof lim, "memory cgroup v1%s: limit hit %llu times (memory.failcnt), %llu OOM kills", l,
@@ -177,13 +177,13 @@ void mp_diff(const mp_snap *a, const mp_snap *b, double seconds, mp_result *r)
     if (a->have_psi && b->have_psi && a->psi_of_cgroup == b->psi_of_cgroup && seconds > 0) {
         r->known = 1;
         r->psi_some_pct = (double)d(a->psi_some_us, b->psi_some_us) / (seconds * 1e4);
-        if (a->psi_full_us != MP_UNKNOWN && b->psi_full_us != MP_UNKNOWN)
+        if (a->psi_full_us != MEMPRESS_UNKNOWN && b->psi_full_us != MEMPRESS_UNKNOWN)
             r->psi_full_pct = (double)d(a->psi_full_us, b->psi_full_us) / (seconds * 1e4);
         snprintf(psi, sizeof psi, "%s%s memory stall %.1f %% some, %.1f %% full of the run", lim[0] ? "; " : "",
                  a->psi_of_cgroup ? "the cgroup's" : "system-wide", r->psi_some_pct,
                  r->psi_full_pct < 0 ? 0.0 : r->psi_full_pct);
     }
-    r->pressure = r->limit_events > 0 || r->oom_kills > 0 || r->psi_some_pct >= MP_PSI_SHARE_PCT;
+    r->pressure = r->limit_events > 0 || r->oom_kills > 0 || r->psi_some_pct >= MEMPRESS_PSI_SHARE_PCT;
     snprintf(r->what, sizeof r->what, "%s%s", lim, psi);
     if (!r->known)
         snprintf(r->text, sizeof r->text, "not known (no memory cgroup counters or PSI readable)");

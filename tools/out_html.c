@@ -11,7 +11,7 @@
 #include "outfile.h"
 #include "svg.h"
 
-void html_text(FILE *f, const char *s)
+void out_html_text(FILE *f, const char *s)
 {
     svg_put_text(f, s); /* the same escaping as the SVG's text */
 }
@@ -21,10 +21,10 @@ static const char *verdict_class(fior_verdict v)
     return v == FIOR_PASS ? "pass" : v == FIOR_FAIL ? "fail" : "unknown";
 }
 
-void html_begin(FILE *f, const char *title, fior_verdict v, const char *headline)
+void out_html_begin(FILE *f, const char *title, fior_verdict v, const char *headline)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-    html_text(f, title);
+    out_html_text(f, title);
     fputs("</title>\n<style>\n"
           "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}\n"
           "h1{padding:.4em .6em;border-radius:4px;color:#fff;font-size:1.4em}\n"
@@ -36,48 +36,48 @@ void html_begin(FILE *f, const char *title, fior_verdict v, const char *headline
           "</style></head><body>\n<h1 class=\"", f);
     fputs(verdict_class(v), f);
     fputs("\">", f);
-    html_text(f, headline);
+    out_html_text(f, headline);
     fputs("</h1>\n", f);
 }
 
-void html_end(FILE *f, const char *tool_version, const char *fio_version, const char *hostname, time_t when)
+void out_html_end(FILE *f, const char *tool_version, const char *fio_version, const char *hostname, time_t when)
 {
     char ts[64] = "";
     struct tm tm;
     if (when && gmtime_r(&when, &tm))
         strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S UTC", &tm);
     fputs("<footer>etcd-fio ", f);
-    html_text(f, tool_version);
+    out_html_text(f, tool_version);
     if (fio_version && fio_version[0]) {
         fputs(" · ", f);
-        html_text(f, fio_version);
+        out_html_text(f, fio_version);
     }
     if (hostname && hostname[0]) {
         fputs(" · host ", f);
-        html_text(f, hostname);
+        out_html_text(f, hostname);
     }
     if (ts[0]) {
         fputs(" · ", f);
-        html_text(f, ts);
+        out_html_text(f, ts);
     }
     fputs("</footer>\n</body></html>\n", f);
 }
 
-void html_explain(FILE *f, const explain_line *l, size_t n)
+void out_html_explain(FILE *f, const explain_line *l, size_t n)
 {
     if (!n)
         return;
     fputs("<h2>Why</h2>\n", f);
     for (size_t i = 0; i < n; i++) {
         fputs("<div class=\"why\">", f);
-        html_text(f, l[i].why);
+        out_html_text(f, l[i].why);
         fputs(" <span class=\"rule\">[", f);
-        html_text(f, l[i].rule);
+        out_html_text(f, l[i].rule);
         fputs("]</span><div class=\"advice\">&rarr; ", f);
-        html_text(f, l[i].advice);
+        out_html_text(f, l[i].advice);
         if (l[i].next[0]) {
             fputs("<br>run: <code>", f);
-            html_text(f, l[i].next);
+            out_html_text(f, l[i].next);
             fputs("</code>", f);
         }
         fputs("</div></div>\n", f);
@@ -91,7 +91,7 @@ static void td(FILE *f, const char *cls, const char *text)
         fputs(cls, f);
         fputs("\">", f);
     }
-    html_text(f, text);
+    out_html_text(f, text);
     fputs("</td>", f);
 }
 
@@ -101,23 +101,23 @@ static void td_ns(FILE *f, uint64_t ns)
     td(f, NULL, cli_fmt_ns(b, sizeof b, ns));
 }
 
-int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx)
+int out_html(FILE *f, const result_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx)
 {
     char title[128], head[1200], b[64];
     cli_msg(title, sizeof title, "etcd-fio %s: %s", r->command, fior_verdict_name(r->verdict));
     cli_msg(head, sizeof head, "%s: %s", fior_verdict_name(r->verdict), r->reason);
-    html_begin(f, title, r->verdict, head);
+    out_html_begin(f, title, r->verdict, head);
     fputs("<table><tr><th>host</th><th>job</th><th>role</th><th>samples</th><th>p50</th><th>p99</th><th>p99.9</th>"
           "<th>max</th><th>limit</th><th>verdict</th><th>reason</th></tr>\n", f);
     for (size_t i = 0; i < r->nhosts; i++) {
-        const rm_host *h = &r->hosts[i];
+        const result_host *h = &r->hosts[i];
         for (size_t k = 0; k < h->njobs; k++) {
-            const rm_job *j = &h->jobs[k];
+            const result_job *j = &h->jobs[k];
             fputs("<tr>", f);
             td(f, NULL, h->host[0] ? h->host : "-");
             td(f, NULL, j->name[0] ? j->name : "-");
-            td(f, NULL, rm_role_name(j->role));
-            if (j->samples == RM_UNKNOWN)
+            td(f, NULL, result_role_name(j->role));
+            if (j->samples == RESULT_UNKNOWN)
                 td(f, NULL, "?");
             else {
                 cli_msg(b, sizeof b, "%llu", (unsigned long long)j->samples);
@@ -140,24 +140,24 @@ int out_html(FILE *f, const rm_run *r, int (*picture)(FILE *f, const void *ctx),
             return -1;
         fputs("</figure>\n", f);
     }
-    html_explain(f, r->explain, r->nexplain);
+    out_html_explain(f, r->explain, r->nexplain);
     if (r->ndetails) {
         fputs("<h2>Details</h2>\n<table>\n", f);
         for (size_t i = 0; i < r->ndetails; i++) {
             fputs("<tr><th>", f);
-            html_text(f, r->details[i].label);
+            out_html_text(f, r->details[i].label);
             fputs("</th>", f);
             td(f, NULL, r->details[i].text ? r->details[i].text : "");
             fputs("</tr>\n", f);
         }
         fputs("</table>\n", f);
     }
-    html_end(f, r->tool_version, r->fio_version, r->hostname, r->timestamp);
+    out_html_end(f, r->tool_version, r->fio_version, r->hostname, r->timestamp);
     return ferror(f) ? -1 : 0;
 }
 
 typedef struct html_ctx {
-    const rm_run *r;
+    const result_run *r;
     int (*picture)(FILE *f, const void *ctx);
     const void *ctx;
 } html_ctx;
@@ -168,9 +168,9 @@ static int render_html(FILE *f, const void *c)
     return out_html(f, h->r, h->picture, h->ctx);
 }
 
-int out_html_file(const char *path, const rm_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx,
+int out_html_file(const char *path, const result_run *r, int (*picture)(FILE *f, const void *ctx), const void *ctx,
                   char *err, size_t errlen)
 {
     html_ctx c = {r, picture, ctx};
-    return of_write_with(path, render_html, &c, err, errlen);
+    return outfile_write_with(path, render_html, &c, err, errlen);
 }

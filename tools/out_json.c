@@ -11,13 +11,13 @@
 #include "out.h"
 #include "outfile.h"
 
-static void job_json(yajl_gen g, const rm_job *j)
+static void job_json(yajl_gen g, const result_job *j)
 {
     jw_open(g);
     jw_kstr(g, "name", j->name);
     jw_kstr_or_null(g, "source", j->source);
     jw_ku64(g, "run", j->run ? j->run : 1);
-    jw_kstr(g, "role", rm_role_name(j->role));
+    jw_kstr(g, "role", result_role_name(j->role));
     jw_ku64(g, "samples", j->samples);
     jw_ku64(g, "p50_ns", j->p50_ns);
     jw_ku64(g, "p99_ns", j->p99_ns);
@@ -26,7 +26,7 @@ static void job_json(yajl_gen g, const rm_job *j)
     jw_ku64(g, "judged_ns", j->judged_ns);
     jw_ku64(g, "bound_lo_ns", j->bound_lo_ns);
     jw_ku64(g, "bound_hi_ns", j->bound_hi_ns);
-    jw_kdbl(g, "bound_confidence", j->bound_lo_ns != RM_UNKNOWN && j->bound_confidence > 0 ? j->bound_confidence : NAN,
+    jw_kdbl(g, "bound_confidence", j->bound_lo_ns != RESULT_UNKNOWN && j->bound_confidence > 0 ? j->bound_confidence : NAN,
             "%.6g");
     jw_ku64(g, "threshold_ns", j->threshold_ns);
     jw_kstr(g, "verdict", fior_verdict_name(j->verdict));
@@ -40,17 +40,17 @@ static void job_json(yajl_gen g, const rm_job *j)
     jw_close(g);
 }
 
-static void host_json(yajl_gen g, const rm_host *h)
+static void host_json(yajl_gen g, const result_host *h)
 {
     jw_open(g);
     jw_kstr(g, "host", h->host);
-    jw_ku64(g, "port", h->port >= 0 ? (uint64_t)h->port : RM_UNKNOWN);
+    jw_ku64(g, "port", h->port >= 0 ? (uint64_t)h->port : RESULT_UNKNOWN);
     jw_kstr_or_null(g, "dir", h->dir);
     jw_kstr(g, "status", h->status);
     jw_kstr_or_null(g, "server_hostname", h->server_hostname);
     jw_kstr_or_null(g, "fio_version", h->fio_version);
     jw_kstr(g, "verdict", fior_verdict_name(h->verdict));
-    jw_kstr(g, "basis", rm_basis_name(h->basis));
+    jw_kstr(g, "basis", result_basis_name(h->basis));
     jw_kstr(g, "reason", h->reason);
     jw_ku64(g, "rollovers", h->rollovers);
     jw_kdbl(g, "duration_s", h->duration_s >= 0 ? h->duration_s : NAN, "%.3f");
@@ -62,7 +62,7 @@ static void host_json(yajl_gen g, const rm_host *h)
     jw_close(g);
 }
 
-static void criteria_json(yajl_gen g, const rm_run *r)
+static void criteria_json(yajl_gen g, const result_run *r)
 {
     jw_key(g, "criteria");
     jw_open(g);
@@ -75,10 +75,10 @@ static void criteria_json(yajl_gen g, const rm_run *r)
     jw_close(g);
 }
 
-static void run_json(yajl_gen g, const rm_run *r)
+static void run_json(yajl_gen g, const result_run *r)
 {
     jw_open(g);
-    jw_ku64(g, "schema", RM_SCHEMA);
+    jw_ku64(g, "schema", RESULT_SCHEMA);
     jw_kstr(g, "command", r->command);
     jw_kstr(g, "tool_version", r->tool_version);
     jw_kstr_or_null(g, "fio_version", r->fio_version);
@@ -87,7 +87,7 @@ static void run_json(yajl_gen g, const rm_run *r)
     jw_i64(g, (int64_t)r->timestamp);
     jw_kstr(g, "verdict", fior_verdict_name(r->verdict));
     jw_ku64(g, "exit_status", (uint64_t)cli_exit_status(r->verdict));
-    jw_kstr(g, "basis", rm_basis_name(r->basis));
+    jw_kstr(g, "basis", result_basis_name(r->basis));
     jw_kstr(g, "reason", r->reason);
     criteria_json(g, r);
     jw_kstr_or_null(g, "load", r->load);
@@ -117,7 +117,7 @@ static void run_json(yajl_gen g, const rm_run *r)
     jw_close(g);
 }
 
-int out_json(FILE *f, const rm_run *r)
+int out_json(FILE *f, const result_run *r)
 {
     yajl_gen g = jw_new(1);
     if (!g)
@@ -139,7 +139,7 @@ static int render_prom(FILE *f, const void *r)
     return rc;
 }
 
-int out_file(const char *path, enum out_kind kind, const rm_run *r, char *err, size_t errlen)
+int out_file(const char *path, enum out_kind kind, const result_run *r, char *err, size_t errlen)
 {
-    return of_write_with(path, kind == OUT_JSON ? render_json : render_prom, r, err, errlen);
+    return outfile_write_with(path, kind == OUT_JSON ? render_json : render_prom, r, err, errlen);
 }

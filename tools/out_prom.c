@@ -29,38 +29,38 @@ static const metric role_metrics[] = {
 
 static int add_ns(prom_file *p, const char *prefix, size_t k, const prom_label *l, uint64_t v)
 {
-    if (v == RM_UNKNOWN)
+    if (v == RESULT_UNKNOWN)
         return 0;
     char name[96], help[200];
     snprintf(name, sizeof name, "%s_%s", prefix, role_metrics[k].name);
-    snprintf(help, sizeof help, "%s: %s", !strcmp(prefix, "etcd_fio_wal_fsync") ? "WAL fdatasync" : "backend commit",
-             role_metrics[k].help);
+    fior_role role = !strcmp(prefix, "etcd_fio_wal_fsync") ? FIOR_ROLE_WAL : FIOR_ROLE_BACKEND;
+    snprintf(help, sizeof help, "%s: %s", explain_role_label(EXPLAIN_DISK_TEST, role), role_metrics[k].help);
     double val = strstr(role_metrics[k].name, "_seconds") ? (double)v / 1e9 : (double)v;
     return prom_add(p, name, help, "gauge", l, 2, val);
 }
 
-static int host_metrics(prom_file *p, const rm_run *r, const rm_host *h)
+static int host_metrics(prom_file *p, const result_run *r, const result_host *h)
 {
     char host[300];
     if (h->port >= 0)
         cli_msg(host, sizeof host, strchr(h->host, ':') ? "[%s]:%d" : "%s:%d", h->host, h->port);
     else
         cli_msg(host, sizeof host, "%s", h->host);
-    prom_label l[3] = {{"host", host}, {"dir", h->dir}, {"basis", rm_basis_name(h->basis)}};
+    prom_label l[3] = {{"host", host}, {"dir", h->dir}, {"basis", result_basis_name(h->basis)}};
     int rc = prom_add(p, "etcd_fio_verdict",
                       "verdict of the host: 0 pass, 1 fail, 2 unknown (basis: bound, point-estimate, undecided, "
                       "value, none)", "gauge", l, 3, cli_exit_status(h->verdict));
     rc |= prom_add(p, "etcd_fio_host_ok", "1 when the host could run the profile and gave results", "gauge", l, 2,
                    !strcmp(h->status, "judged"));
     for (size_t i = 0; i < h->njobs; i++) {
-        const rm_job *j = &h->jobs[i];
+        const result_job *j = &h->jobs[i];
         const char *prefix = j->role == FIOR_ROLE_BACKEND ? "etcd_fio_backend_commit" : "etcd_fio_wal_fsync";
         uint64_t v[] = {j->p50_ns, j->p99_ns, j->p999_ns, j->max_ns, j->bound_lo_ns, j->bound_hi_ns,
                         j->threshold_ns, j->samples};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             rc |= add_ns(p, prefix, k, l, v[k]);
     }
-    if (h->rollovers != RM_UNKNOWN)
+    if (h->rollovers != RESULT_UNKNOWN)
         rc |= prom_add(p, "etcd_fio_wal_rollovers", "WAL segment rollovers during the run", "gauge", l, 2,
                        (double)h->rollovers);
     if (h->duration_s >= 0)
@@ -74,7 +74,7 @@ static int host_metrics(prom_file *p, const rm_run *r, const rm_host *h)
     return rc;
 }
 
-int out_prom(const rm_run *r, char **buf, size_t *len)
+int out_prom(const result_run *r, char **buf, size_t *len)
 {
     prom_file *p = prom_new();
     if (!p)
@@ -82,7 +82,7 @@ int out_prom(const rm_run *r, char **buf, size_t *len)
     int rc = 0;
     for (size_t i = 0; i < r->nhosts; i++)
         rc |= host_metrics(p, r, &r->hosts[i]);
-    prom_label l[2] = {{"command", r->command}, {"basis", rm_basis_name(r->basis)}};
+    prom_label l[2] = {{"command", r->command}, {"basis", result_basis_name(r->basis)}};
     rc |= prom_add(p, "etcd_fio_overall_verdict", "verdict of the whole run (worst host): 0 pass, 1 fail, 2 unknown",
                    "gauge", l, 2, cli_exit_status(r->verdict));
     if (!rc)

@@ -20,7 +20,7 @@ void out_wrap(FILE *f, const char *first, int indent, const char *text, int widt
     term_wrap(f, first, indent, text, width);
 }
 
-static void host_cell(char *b, size_t n, const rm_host *h)
+static void host_cell(char *b, size_t n, const result_host *h)
 {
     if (!h->host[0])
         cli_msg(b, n, "%s", "");
@@ -37,7 +37,7 @@ static const char *base_name(const char *path)
 }
 
 /* The one input all jobs come from (verdict), or NULL when they come from several. */
-static const char *shared_source(const rm_run *r)
+static const char *shared_source(const result_run *r)
 {
     const char *src = NULL;
     if (strcmp(r->command, "verdict")) /* only verdict's jobs come from files */
@@ -58,19 +58,19 @@ static const char *role_label(fior_role role)
 }
 
 /* "5.41 ms..8.03 ms": the bound as every writer prints it. */
-static void bound_text(char *b, size_t n, const rm_job *j)
+static void bound_text(char *b, size_t n, const result_job *j)
 {
     char lo[32], hi[32];
-    if (j->bound_lo_ns == RM_UNKNOWN || (j->bound_lo_ns == 0 && j->bound_hi_ns == RM_UNKNOWN)) /* bounds nothing */
+    if (j->bound_lo_ns == RESULT_UNKNOWN || (j->bound_lo_ns == 0 && j->bound_hi_ns == RESULT_UNKNOWN)) /* bounds nothing */
         cli_msg(b, n, "-");
     else
         cli_msg(b, n, "%s..%s", cli_fmt_ns(lo, sizeof lo, j->bound_lo_ns),
-                j->bound_hi_ns == RM_UNKNOWN ? "?" : cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
+                j->bound_hi_ns == RESULT_UNKNOWN ? "?" : cli_fmt_ns(hi, sizeof hi, j->bound_hi_ns));
 }
 
 /* A job's name in the table: its name; with verdict's inputs from several files, the file's base name
  * (and #RUN for the second run of a file) before it. */
-static void job_cell(char *b, size_t n, const rm_run *r, const rm_host *h, const rm_job *j, int shared)
+static void job_cell(char *b, size_t n, const result_run *r, const result_host *h, const result_job *j, int shared)
 {
     if (j->source[0] && !strcmp(r->command, "verdict") && !shared) {
         char run[24] = ""; /* FILE#2: the second fio run in a file of several (each is judged) */
@@ -83,7 +83,7 @@ static void job_cell(char *b, size_t n, const rm_run *r, const rm_host *h, const
     }
 }
 
-static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const rm_job *j, int shared)
+static void row(char cells[NCOL][CELL], const result_run *r, const result_host *h, const result_job *j, int shared)
 {
     for (int c = 0; c < NCOL; c++)
         cells[c][0] = '\0';
@@ -93,7 +93,7 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
     } else {
         job_cell(cells[C_JOB], CELL, r, h, j, shared);
         cli_msg(cells[C_ROLE], CELL, "%s", role_label(j->role));
-        if (j->samples == RM_UNKNOWN)
+        if (j->samples == RESULT_UNKNOWN)
             cli_msg(cells[C_N], CELL, "?");
         else
             cli_msg(cells[C_N], CELL, "%llu", (unsigned long long)j->samples);
@@ -111,13 +111,13 @@ static void row(char cells[NCOL][CELL], const rm_run *r, const rm_host *h, const
 }
 
 /* The bound column's heading: the level asked ("95 %"), "≥ 95 %" when a bound holds at a higher one. */
-static void bound_head(char *b, size_t n, const rm_run *r)
+static void bound_head(char *b, size_t n, const result_run *r)
 {
     int above = 0;
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
-            const rm_job *j = &r->hosts[i].jobs[k];
-            if (j->bound_lo_ns != RM_UNKNOWN && j->bound_confidence > r->confidence + 5e-5)
+            const result_job *j = &r->hosts[i].jobs[k];
+            if (j->bound_lo_ns != RESULT_UNKNOWN && j->bound_confidence > r->confidence + 5e-5)
                 above = 1;
         }
     cli_msg(b, n, "BOUND %s%.4g %%", above ? "\xe2\x89\xa5 " : "", r->confidence * 100);
@@ -126,7 +126,7 @@ static void bound_head(char *b, size_t n, const rm_run *r)
 /* The grid: a row per job (a host without jobs gets one of its own); the columns that say something here,
  * each as wide as its widest cell, dropping the least needed ones until the row fits the width. -1 when out
  * of memory. */
-static int grid(FILE *f, const rm_run *r, int color, int width)
+static int grid(FILE *f, const result_run *r, int color, int width)
 {
     char head_b[48], head_p[16];
     const char *shared = shared_source(r);
@@ -153,7 +153,7 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < r->nhosts; i++) {
-        const rm_host *h = &r->hosts[i];
+        const result_host *h = &r->hosts[i];
         if (!h->njobs)
             row(cells[k++], r, h, NULL, shared != NULL);
         for (size_t j = 0; j < h->njobs; j++)
@@ -214,19 +214,19 @@ static int grid(FILE *f, const rm_run *r, int color, int width)
 
 /* The worst job of a role over all hosts (fail, unknown, pass; then the highest value), NULL for none
  * judged. */
-static const rm_job *worst_of(const rm_run *r, fior_role role, size_t *n)
+static const result_job *worst_of(const result_run *r, fior_role role, size_t *n)
 {
-    const rm_job *w = NULL;
+    const result_job *w = NULL;
     *n = 0;
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
-            const rm_job *j = &r->hosts[i].jobs[k];
+            const result_job *j = &r->hosts[i].jobs[k];
             if (j->role != role || j->verdict == FIOR_NOT_JUDGED)
                 continue;
             (*n)++;
-            uint64_t v = j->judged_ns == RM_UNKNOWN ? 0 : j->judged_ns, wv = w && w->judged_ns != RM_UNKNOWN ? w->judged_ns : 0;
-            if (!w || rm_rank(j->verdict) < rm_rank(w->verdict) ||
-                (rm_rank(j->verdict) == rm_rank(w->verdict) && v > wv))
+            uint64_t v = j->judged_ns == RESULT_UNKNOWN ? 0 : j->judged_ns, wv = w && w->judged_ns != RESULT_UNKNOWN ? w->judged_ns : 0;
+            if (!w || result_rank(j->verdict) < result_rank(w->verdict) ||
+                (result_rank(j->verdict) == result_rank(w->verdict) && v > wv))
                 w = j;
         }
     return w;
@@ -234,14 +234,14 @@ static const rm_job *worst_of(const rm_run *r, fior_role role, size_t *n)
 
 /* The verdict line: "pass: WAL p99 1.93 ms < 10 ms, backend p99 3.1 ms < 25 ms (41 s)", as much of it as
  * fits the width (then without "p99", then cut). */
-static int verdict_line(FILE *f, const rm_run *r, int color, int width)
+static int verdict_line(FILE *f, const result_run *r, int color, int width)
 {
     static const fior_role roles[] = {FIOR_ROLE_WAL, FIOR_ROLE_BACKEND, FIOR_ROLE_CHECK_PERF};
     char line[3][600];
     size_t files = 0;
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
-            const rm_job *j = &r->hosts[i].jobs[k];
+            const result_job *j = &r->hosts[i].jobs[k];
             int seen = 0;
             for (size_t i2 = 0; i2 <= i && !seen; i2++)
                 for (size_t k2 = 0; k2 < (i2 == i ? k : r->hosts[i2].njobs); k2++)
@@ -254,20 +254,20 @@ static int verdict_line(FILE *f, const rm_run *r, int color, int width)
         b[0] = '\0';
         for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
             size_t n;
-            const rm_job *j = worst_of(r, roles[k], &n);
+            const result_job *j = worst_of(r, roles[k], &n);
             if (!j)
                 continue;
             char v[32], t[32];
             /* the judged value; for an unknown that has none, the p99 the table shows (its estimate) */
-            uint64_t val = j->judged_ns != RM_UNKNOWN ? j->judged_ns : r->percentile == 99.0 ? j->p99_ns : RM_UNKNOWN;
+            uint64_t val = j->judged_ns != RESULT_UNKNOWN ? j->judged_ns : r->percentile == 99.0 ? j->p99_ns : RESULT_UNKNOWN;
             cli_fmt_ns(v, sizeof v, val);
             /* against the threshold only where it is a verdict: an unproven estimate says so instead */
             int judged = j->verdict == FIOR_PASS || j->verdict == FIOR_FAIL;
-            const char *cmp = !judged ? " " : val == RM_UNKNOWN || j->threshold_ns == RM_UNKNOWN ? ""
+            const char *cmp = !judged ? " " : val == RESULT_UNKNOWN || j->threshold_ns == RESULT_UNKNOWN ? ""
                               : val < j->threshold_ns ? " < " : " >= ";
             if (!judged)
                 cli_msg(t, sizeof t, "(%s)", fior_verdict_name(j->verdict));
-            else if (j->threshold_ns == RM_UNKNOWN || val == RM_UNKNOWN)
+            else if (j->threshold_ns == RESULT_UNKNOWN || val == RESULT_UNKNOWN)
                 t[0] = '\0';
             else
                 cli_fmt_ns(t, sizeof t, j->threshold_ns);
@@ -324,17 +324,17 @@ static int verdict_line(FILE *f, const rm_run *r, int color, int width)
 /* Below the grid: why the answer is not a plain pass or fail (the run's or each host's reason), the rows'
  * reasons that say more than the row (unknown; all of them with verbose), the details (verbose), the why:
  * lines, and for fleet's several hosts the count by verdict (the first line has scrolled away). */
-static void notes(FILE *f, const rm_run *r, int width, int run_said)
+static void notes(FILE *f, const result_run *r, int width, int run_said)
 {
     int verbose = r->verbose;
     int one = r->nhosts == 1 && strcmp(r->command, "fleet");
     if (one && !run_said && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
-                r->hosts[0].basis == RM_BASIS_POINT) && strcmp(r->command, "verdict")) {
+                r->hosts[0].basis == RESULT_BASIS_POINT) && strcmp(r->command, "verdict")) {
         out_wrap(f, "  ", 2, r->hosts[0].reason, width);
         run_said = 1;
     }
     for (size_t i = 0; !one && i < r->nhosts; i++) { /* fleet's hosts: each one's verdict and why */
-        const rm_host *h = &r->hosts[i];
+        const result_host *h = &r->hosts[i];
         if (!verbose && h->verdict == FIOR_PASS)
             continue;
         char hc[300], first[400];
@@ -347,7 +347,7 @@ static void notes(FILE *f, const rm_run *r, int width, int run_said)
     }
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
-            const rm_job *j = &r->hosts[i].jobs[k];
+            const result_job *j = &r->hosts[i].jobs[k];
             int says = j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL && j->reason[0] && !run_said;
             if (!verbose && !says)
                 continue;
@@ -394,7 +394,7 @@ static void notes(FILE *f, const rm_run *r, int width, int run_said)
     if (!strcmp(r->command, "fleet") && r->nhosts > 1) {
         size_t n[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < r->nhosts; i++)
-            n[rm_rank(r->hosts[i].verdict)]++;
+            n[result_rank(r->hosts[i].verdict)]++;
         char t[300];
         cli_msg(t, sizeof t, "%s: %s (%zu hosts: %zu fail, %zu unknown, %zu pass%s%s%s%s)", r->command,
                 fior_verdict_name(r->verdict), r->nhosts, n[0], n[1] + n[2], n[3], r->load ? "; load " : "",
@@ -413,7 +413,7 @@ int out_width(FILE *f)
     return w >= 40 && w <= 1000 ? w : 80;
 }
 
-void out_table(FILE *f, const rm_run *r)
+void out_table(FILE *f, const result_run *r)
 {
     int color = term_color(f), width = out_width(f);
     int said = verdict_line(f, r, color, width);

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "liveetcd.h"
+#include "../engine/etcdfiles.h"
 
 /* dirname/basename of path into dir and base; 0, or -1 when it has no file name (ends in '/'). */
 static int split(const char *path, char *dir, size_t dlen, const char **base)
@@ -72,12 +72,12 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
         real[n] = '\0';
     }
     for (char *p = real; *p; p++) {
-        if (p[0] != '/' || strncmp(p + 1, "member", 6) || (p[7] != '/' && p[7] != '\0'))
+        if (p[0] != '/' || strncmp(p + 1, ETCDFILES_MEMBER_DIR, 6) || (p[7] != '/' && p[7] != '\0'))
             continue;
         char m[PATH_MAX + 8];
-        snprintf(m, sizeof m, "%.*s/wal", (int)(p + 7 - real), real);
+        snprintf(m, sizeof m, "%.*s/" ETCDFILES_WAL_DIR, (int)(p + 7 - real), real);
         int w = is_dir_at(m);
-        snprintf(m, sizeof m, "%.*s/snap", (int)(p + 7 - real), real);
+        snprintf(m, sizeof m, "%.*s/" ETCDFILES_SNAP_DIR, (int)(p + 7 - real), real);
         if (w || is_dir_at(m)) {
             snprintf(err, errlen, "%s: inside etcd's data directory (%.*s): etcd-fio writes nothing among etcd's "
                      "files; choose another directory", shown, (int)(p + 7 - real), real);
@@ -89,7 +89,7 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     struct dirent *e;
     int wal = 0;
     while (d && (e = readdir(d)) && !wal)
-        wal = liveetcd_wal_name(e->d_name) && strcmp(e->d_name, "0.tmp") && strcmp(e->d_name, "1.tmp");
+        wal = etcdfiles_wal_segment(e->d_name);
     if (d)
         closedir(d);
     else if (dup_fd >= 0)
@@ -102,7 +102,7 @@ static int etcd_place(int dfd, const char *shown, char *err, size_t errlen)
     return 0;
 }
 
-int of_etcd_dir(const char *dir, char *err, size_t errlen)
+int outfile_etcd_dir(const char *dir, char *err, size_t errlen)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -129,7 +129,7 @@ static int open_parent(const char *path, char *dir, size_t dlen, const char **ba
     return dfd;
 }
 
-int of_check(const char *path, char *err, size_t errlen)
+int outfile_check(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
@@ -145,7 +145,7 @@ int of_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int of_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
+int outfile_write_at(int dirfd, const char *shown, const char *name, const void *data, size_t len, char *err,
                  size_t errlen)
 {
     if (target_ok(dirfd, shown, name, err, errlen))
@@ -197,19 +197,19 @@ int of_write_at(int dirfd, const char *shown, const char *name, const void *data
     return 0;
 }
 
-int of_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int outfile_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     const char *base;
     int dfd = open_parent(path, dir, sizeof dir, &base, err, errlen);
     if (dfd < 0)
         return -1;
-    int rc = of_write_at(dfd, dir, base, data, len, err, errlen);
+    int rc = outfile_write_at(dfd, dir, base, data, len, err, errlen);
     close(dfd);
     return rc;
 }
 
-int of_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
+int outfile_write_with(const char *path, int (*render)(FILE *f, const void *ctx), const void *ctx, char *err,
                    size_t errlen)
 {
     char *buf = NULL;
@@ -221,12 +221,12 @@ int of_write_with(const char *path, int (*render)(FILE *f, const void *ctx), con
     if (rc)
         snprintf(err, errlen, "%s: out of memory", path);
     else
-        rc = of_write(path, buf, len, err, errlen);
+        rc = outfile_write(path, buf, len, err, errlen);
     free(buf);
     return rc;
 }
 
-int of_dir_open(const char *path, char *err, size_t errlen)
+int outfile_dir_open(const char *path, char *err, size_t errlen)
 {
     char parent[PATH_MAX];
     const char *base;

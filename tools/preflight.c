@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "outfile.h"
+#include "strbuf.h"
 #include "tmpdir.h"
 
 /* A refusal --force can override: 1 (refused, message printed), or 0 (forced: warned, listed). */
@@ -22,12 +23,12 @@ static int refuse_unless_forced(const cli_cmd *cmd, int force, check_forced *for
  * has inodes left. 0, or 2 after the message. */
 static int dir_usable(const cli_cmd *cmd, const char *dir, fsinfo *fi, const char *desc)
 {
-    char err[4400];
+    char err[CLI_ERRLEN];
     if (cli_dir_ok(fi->path, err, sizeof err)) { /* the resolved path goes into the job file */
         cli_err(cmd, "%s", err);
         return 2;
     }
-    if (of_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
+    if (outfile_etcd_dir(fi->path, err, sizeof err)) { /* the engine's directories never among etcd's files */
         cli_err(cmd, "%s", err);
         return 2;
     }
@@ -78,7 +79,7 @@ static int room_left(const cli_cmd *cmd, const fsinfo *fi, const char *desc, uin
 int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, const preflight_out *outs,
               size_t nouts, fsinfo *fi, check_forced *forced)
 {
-    char err[4400], desc[2048], why[4096], pre[2048];
+    char err[CLI_ERRLEN], desc[2048], why[4096], pre[2048];
     /* a preloaded library goes into fio too: eatmydata makes every fdatasync a no-op (the engine's own
      * syncs are raw system calls, but what else such a library changes is not known) */
     if (check_env_preload(pre, sizeof pre, NULL)) {
@@ -104,8 +105,11 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
     /* a layer that is not the disk first: the room on it would not matter */
     char reason[2048];
     if (fsinfo_layer_reason(fi, reason, sizeof reason)) {
-        cli_msg(why, sizeof why, "%s is on %s: %s", fi->path, desc, reason);
-        if (refuse_unless_forced(cmd, force, forced, why))
+        strbuf layer = STRBUF_INIT; /* the path, the filesystem and the layer's reason: no bound on their sum */
+        strbuf_addf(&layer, "%s is on %s: %s", fi->path, desc, reason);
+        int refused = refuse_unless_forced(cmd, force, forced, layer.buf);
+        strbuf_release(&layer);
+        if (refused)
             return 2;
     }
     if (room_left(cmd, fi, desc, need, force, forced))
@@ -113,7 +117,7 @@ int preflight(const cli_cmd *cmd, const char *dir, uint64_t need, int force, con
     if (fsinfo_other_disk(fi, NULL, why, sizeof why) && refuse_unless_forced(cmd, force, forced, why))
         return 2;
     for (size_t i = 0; i < nouts; i++)
-        if (outs[i].path && of_check(outs[i].path, err, sizeof err)) {
+        if (outs[i].path && outfile_check(outs[i].path, err, sizeof err)) {
             cli_err(cmd, "--%s %s", outs[i].opt, err);
             return 2;
         }

@@ -10,16 +10,16 @@
 /* Bytes one put adds to the WAL: the raftpb.Entry holding InternalRaftRequest{Put{key: prefix(20) + 256,
  * value: 1024}} (~1,343 bytes with protobuf tags, lengths, term and index). The engine frames it like
  * etcd (Record, length field, padding), so the io_u carries only the entry bytes. */
-#define PROF_ENTRY_BYTES 1344u
+#define PROFILE_ENTRY_BYTES 1344u
 
-typedef struct prof_load {
+typedef struct profile_load {
     const char *name;
     unsigned puts_per_s, clients;     /* etcdctl check perf's limit and clients (for the header) */
-    const char *wal_bssplit;          /* entries per Save, as multiples of PROF_ENTRY_BYTES */
+    const char *wal_bssplit;          /* entries per Save, as multiples of PROFILE_ENTRY_BYTES */
     unsigned saves_per_s;             /* puts/s ÷ mean entries per Save (what the rate works out to) */
     unsigned pages_per_commit;        /* dirty bbolt pages one 100 ms batch of puts produces */
     unsigned append_pct;              /* of those, the share taken from the high-water mark */
-} prof_load;
+} profile_load;
 
 /* Entries per Save: the puts that arrive while one raft Ready (Save with its fdatasync, then apply) is in
  * flight ride in the next one. check perf's limiter releases puts evenly (burst 1): at s one every 6.7 ms
@@ -31,7 +31,7 @@ typedef struct prof_load {
  * made one fsync per put (4,492 puts, 4,492 fsyncs at s; 938 fsyncs/s at m), at 2 ms 338/s at m. From l
  * up, where the CPU work of a Ready batches ~17-31 entries even on a fast disk, 1 + Poisson(puts/s × 2 ms).
  * Backend pages: see bbolt.h / README. */
-static const prof_load loads[] = {
+static const profile_load loads[] = {
     {"s", 150, 50, "1344/100", 150, 12, 67},
     {"m", 1000, 200, "1344/100", 1000, 54, 93},
     {"l", 8000, 500, "17472/25:22848/50:28224/25", 471, 407, 99},
@@ -42,7 +42,7 @@ static const struct {
     const char *alias, *name;
 } aliases[] = {{"small", "s"}, {"medium", "m"}, {"large", "l"}, {"xLarge", "xl"}, {"xlarge", "xl"}};
 
-static const prof_load *find_load(const char *name)
+static const profile_load *find_load(const char *name)
 {
     if (!name)
         return NULL;
@@ -55,19 +55,19 @@ static const prof_load *find_load(const char *name)
     return NULL;
 }
 
-int prof_load_valid(const char *name) { return find_load(name) != NULL; }
+int profile_load_valid(const char *name) { return find_load(name) != NULL; }
 
-unsigned long long prof_first_fill(const char *load, unsigned long long segment_bytes)
+unsigned long long profile_first_fill(const char *load, unsigned long long segment_bytes)
 {
-    const prof_load *l = find_load(load);
+    const profile_load *l = find_load(load);
     unsigned long long seg = segment_bytes ? segment_bytes : 64000000ull;
-    unsigned long long room = l ? (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES * PROF_ROLLOVER_AFTER_S : seg;
+    unsigned long long room = l ? (unsigned long long)l->puts_per_s * PROFILE_ENTRY_BYTES * PROFILE_ROLLOVER_AFTER_S : seg;
     return seg > room ? seg - room : 0;
 }
 
 /* A value fio would misread: control characters would end the line (a second option could be smuggled
  * in), and fio strips leading/trailing blanks. */
-int prof_value_bad(const char *v)
+int profile_value_bad(const char *v)
 {
     if (!v || !*v)
         return 1;
@@ -78,7 +78,7 @@ int prof_value_bad(const char *v)
     return v[0] == ' ' || v[n - 1] == ' ';
 }
 
-void prof_put_dir(FILE *out, const char *dir)
+void profile_put_dir(FILE *out, const char *dir)
 {
     fputs("directory=", out);
     for (const char *p = dir; *p; p++) {
@@ -90,23 +90,23 @@ void prof_put_dir(FILE *out, const char *dir)
 }
 
 /* The load's figures; NULL with err for a load that does not exist or a value fio would misread. */
-static const prof_load *prof_check(const prof_opts *o, char *err, size_t errlen)
+static const profile_load *profile_check(const profile_opts *o, char *err, size_t errlen)
 {
-    const prof_load *l = find_load(o ? o->load : NULL);
+    const profile_load *l = find_load(o ? o->load : NULL);
     if (!o || !l) {
         snprintf(err, errlen, "unknown load level '%s' (expected s, m, l or xl)", o && o->load ? o->load : "");
         return NULL;
     }
-    if (prof_value_bad(o->dir)) {
+    if (profile_value_bad(o->dir)) {
         snprintf(err, errlen, "directory must be a non-empty path without control characters or edge blanks");
         return NULL;
     }
-    if (prof_value_bad(o->engine_path)) {
+    if (profile_value_bad(o->engine_path)) {
         snprintf(err, errlen, "engine path must be a non-empty path without control characters or edge blanks");
         return NULL;
     }
-    if ((o->wal_stats_file && prof_value_bad(o->wal_stats_file)) ||
-        (o->backend_stats_file && prof_value_bad(o->backend_stats_file))) {
+    if ((o->wal_stats_file && profile_value_bad(o->wal_stats_file)) ||
+        (o->backend_stats_file && profile_value_bad(o->backend_stats_file))) {
         snprintf(err, errlen, "stats file paths must not be empty or contain control characters");
         return NULL;
     }
@@ -114,7 +114,7 @@ static const prof_load *prof_check(const prof_opts *o, char *err, size_t errlen)
 }
 
 /* The header comment and the [global] section. */
-static void write_global(FILE *out, const prof_opts *o, const prof_load *l)
+static void write_global(FILE *out, const profile_opts *o, const profile_load *l)
 {
     unsigned runtime = o->runtime_s ? o->runtime_s : 60; /* etcdctl check perf runs 60 s */
     fprintf(out, "; etcd profile, load %s: like `etcdctl check perf --load=%s` (%u puts/s from %u clients,\n"
@@ -126,7 +126,7 @@ static void write_global(FILE *out, const prof_opts *o, const prof_load *l)
               "; commits back to back, with etcd's batches and pages; a disk whose p99s pass this passes etcd's.\n",
               out);
     fputs("[global]\n", out);
-    prof_put_dir(out, o->dir);
+    profile_put_dir(out, o->dir);
     fprintf(out, "time_based=1\nruntime=%u\n", runtime);
     /* fio wants a size; the engine ignores fio's offsets and writes its own files, so this only bounds
      * fio's bookkeeping before it wraps (time_based keeps going). */
@@ -134,7 +134,7 @@ static void write_global(FILE *out, const prof_opts *o, const prof_load *l)
 }
 
 /* The [etcd-wal] job: etcd's Saves (entries appended, then fdatasync). */
-static void write_wal_job(FILE *out, const prof_opts *o, const prof_load *l)
+static void write_wal_job(FILE *out, const profile_opts *o, const profile_load *l)
 {
     fputs("\n[etcd-wal]\n", out);
     /* engine options follow ioengine= in the job section itself, so fio's JSON "job options" of each job
@@ -143,9 +143,9 @@ static void write_wal_job(FILE *out, const prof_opts *o, const prof_load *l)
     fputs("etcd_mode=wal\n", out);
     if (o->segment_bytes)
         fprintf(out, "etcd_segment_bytes=%llu\n", o->segment_bytes);
-    /* segment 0 starts PROF_ROLLOVER_AFTER_S seconds of WAL bytes short of its end, like a long-running
+    /* segment 0 starts PROFILE_ROLLOVER_AFTER_S seconds of WAL bytes short of its end, like a long-running
      * etcd's last segment (engine/README.md): every run crosses a rollover at the full segment size */
-    unsigned long long fill = prof_first_fill(l->name, o->segment_bytes);
+    unsigned long long fill = profile_first_fill(l->name, o->segment_bytes);
     if (fill)
         fprintf(out, "etcd_first_segment_fill=%llu\n", fill);
     if (o->wal_stats_file)
@@ -164,18 +164,18 @@ static void write_wal_job(FILE *out, const prof_opts *o, const prof_load *l)
      * poisson reads past them and divides by zero (SIGFPE, seen here at --load=m). */
     if (o->heavy) {
         fprintf(out, "; no rate=: Saves back to back (etcd: %u puts/s x %u bytes, about %u Saves/s)\n",
-                l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
+                l->puts_per_s, PROFILE_ENTRY_BYTES, l->saves_per_s);
     } else {
         fprintf(out, "; %u puts/s x %u bytes; about %u Saves/s (fewer when a sync takes longer: then back to back)\n",
-                l->puts_per_s, PROF_ENTRY_BYTES, l->saves_per_s);
-        fprintf(out, "rate=%llu\n", (unsigned long long)l->puts_per_s * PROF_ENTRY_BYTES);
+                l->puts_per_s, PROFILE_ENTRY_BYTES, l->saves_per_s);
+        fprintf(out, "rate=%llu\n", (unsigned long long)l->puts_per_s * PROFILE_ENTRY_BYTES);
     }
     if (o->ionice)
         fputs("prioclass=2\nprio=0\n", out);
 }
 
 /* The [etcd-backend] job: bbolt's commits (pages written, then fdatasync) every 100 ms. */
-static void write_backend_job(FILE *out, const prof_opts *o, const prof_load *l)
+static void write_backend_job(FILE *out, const profile_opts *o, const profile_load *l)
 {
     fputs("\n[etcd-backend]\n", out);
     fprintf(out, "ioengine=external:%s\n", o->engine_path);
@@ -194,9 +194,9 @@ static void write_backend_job(FILE *out, const prof_opts *o, const prof_load *l)
         fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
 }
 
-int prof_write(FILE *out, const prof_opts *o, char *err, size_t errlen)
+int profile_write(FILE *out, const profile_opts *o, char *err, size_t errlen)
 {
-    const prof_load *l = prof_check(o, err, errlen);
+    const profile_load *l = profile_check(o, err, errlen);
     if (!l)
         return -1;
     write_global(out, o, l);

@@ -171,7 +171,7 @@ int prom_write(const prom_file *p, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    int rc = of_write(path, buf, len, err, errlen);
+    int rc = outfile_write(path, buf, len, err, errlen);
     free(buf);
     return rc;
 }

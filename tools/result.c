@@ -12,18 +12,18 @@
 #include "fioreport_monitor.h"
 #include "jw.h"
 
-const char *rm_basis_name(rm_basis b)
+const char *result_basis_name(result_basis b)
 {
     switch (b) {
-    case RM_BASIS_VALUE: return "value";
-    case RM_BASIS_BOUND: return "bound";
-    case RM_BASIS_POINT: return "point-estimate";
-    case RM_BASIS_UNDECIDED: return "undecided";
+    case RESULT_BASIS_VALUE: return "value";
+    case RESULT_BASIS_BOUND: return "bound";
+    case RESULT_BASIS_POINT: return "point-estimate";
+    case RESULT_BASIS_UNDECIDED: return "undecided";
     default: return "none";
     }
 }
 
-void rm_init(rm_run *r, const char *command, const fior_criteria *c)
+void result_init(result_run *r, const char *command, const fior_criteria *c)
 {
     memset(r, 0, sizeof *r);
     r->command = command;
@@ -38,7 +38,7 @@ void rm_init(rm_run *r, const char *command, const fior_criteria *c)
     r->verdict = FIOR_UNKNOWN;
 }
 
-void rm_free(rm_run *r)
+void result_free(result_run *r)
 {
     for (size_t i = 0; i < r->nhosts; i++)
         free(r->hosts[i].jobs);
@@ -64,49 +64,49 @@ static void *grow(void *arr, size_t n, size_t *cap, size_t elem)
     return na;
 }
 
-rm_host *rm_add_host(rm_run *r)
+result_host *result_add_host(result_run *r)
 {
-    rm_host *nh = grow(r->hosts, r->nhosts, &r->cap, sizeof *r->hosts);
+    result_host *nh = grow(r->hosts, r->nhosts, &r->cap, sizeof *r->hosts);
     if (!nh)
         return NULL;
     r->hosts = nh;
-    rm_host *h = &r->hosts[r->nhosts++];
+    result_host *h = &r->hosts[r->nhosts++];
     memset(h, 0, sizeof *h);
     h->port = -1;
-    h->rollovers = RM_UNKNOWN;
+    h->rollovers = RESULT_UNKNOWN;
     h->duration_s = -1;
     h->verdict = FIOR_UNKNOWN;
     snprintf(h->status, sizeof h->status, "judged");
     return h;
 }
 
-rm_job *rm_add_job(rm_host *h)
+result_job *result_add_job(result_host *h)
 {
-    rm_job *nj = grow(h->jobs, h->njobs, &h->cap, sizeof *h->jobs);
+    result_job *nj = grow(h->jobs, h->njobs, &h->cap, sizeof *h->jobs);
     if (!nj)
         return NULL;
     h->jobs = nj;
-    rm_job *j = &h->jobs[h->njobs++];
-    rm_job_init(j);
+    result_job *j = &h->jobs[h->njobs++];
+    result_job_init(j);
     return j;
 }
 
-void rm_job_init(rm_job *j)
+void result_job_init(result_job *j)
 {
     memset(j, 0, sizeof *j);
-    j->samples = j->p50_ns = j->p99_ns = j->p999_ns = j->max_ns = RM_UNKNOWN;
-    j->judged_ns = j->bound_lo_ns = j->bound_hi_ns = j->threshold_ns = RM_UNKNOWN;
+    j->samples = j->p50_ns = j->p99_ns = j->p999_ns = j->max_ns = RESULT_UNKNOWN;
+    j->judged_ns = j->bound_lo_ns = j->bound_hi_ns = j->threshold_ns = RESULT_UNKNOWN;
     j->verdict = FIOR_UNKNOWN;
 }
 
-void rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
+void result_add_detail(result_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
 {
     if (r->ndetails == sizeof r->details / sizeof r->details[0]) {
         if (json)
             yajl_gen_free(json);
         return;
     }
-    rm_detail *d = &r->details[r->ndetails++];
+    result_detail *d = &r->details[r->ndetails++];
     snprintf(d->key, sizeof d->key, "%s", key);
     snprintf(d->label, sizeof d->label, "%s", label);
     va_list ap;
@@ -117,40 +117,40 @@ void rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json,
     d->json = jw_to_tree(json);
 }
 
-uint64_t rm_job_pct(const fior_job *j, double percent)
+uint64_t result_job_pct(const fior_job *j, double percent)
 {
     for (size_t i = 0; j && i < j->npct; i++)
         if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
             return j->pct[i].ns;
-    uint64_t lo, pt = RM_UNKNOWN, hi;
+    uint64_t lo, pt = RESULT_UNKNOWN, hi;
     if (j && j->nbins) { /* the point estimate is set even when there are too few samples for a bound */
         fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, 0.95, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
-            pt = RM_UNKNOWN;
+            pt = RESULT_UNKNOWN;
     }
     return pt;
 }
 
-void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
+void result_job_fill(result_job *o, const fior_job *j, const fior_judgement *jd)
 {
     snprintf(o->name, sizeof o->name, "%s", j->name ? j->name : "");
     snprintf(o->source, sizeof o->source, "%s", j->source ? j->source : "");
     o->run = j->run + 1;
     o->role = j->role;
-    o->samples = j->samples_known ? j->samples : RM_UNKNOWN;
+    o->samples = j->samples_known ? j->samples : RESULT_UNKNOWN;
     if (j->has_sync) {
-        o->p50_ns = rm_job_pct(j, 50.0);
-        o->p99_ns = rm_job_pct(j, 99.0);
-        o->p999_ns = rm_job_pct(j, 99.9);
-        o->max_ns = j->max_ns && !j->bucketed ? j->max_ns : RM_UNKNOWN; /* 0: not in the input */
+        o->p50_ns = result_job_pct(j, 50.0);
+        o->p99_ns = result_job_pct(j, 99.0);
+        o->p999_ns = result_job_pct(j, 99.9);
+        o->max_ns = j->max_ns && !j->bucketed ? j->max_ns : RESULT_UNKNOWN; /* 0: not in the input */
         /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val), so a p99.9
          * may stand above the exact max; no quantile is above the max, so none is printed there. The p99 is
          * the judged value and stays as fio gave it. */
-        if (o->max_ns != RM_UNKNOWN) {
-            if (o->p50_ns != RM_UNKNOWN && o->p50_ns > o->max_ns)
+        if (o->max_ns != RESULT_UNKNOWN) {
+            if (o->p50_ns != RESULT_UNKNOWN && o->p50_ns > o->max_ns)
                 o->p50_ns = o->max_ns;
-            if (o->p999_ns != RM_UNKNOWN && o->p999_ns > o->max_ns)
-                o->p999_ns = o->p99_ns != RM_UNKNOWN && o->p99_ns > o->max_ns ? o->p99_ns : o->max_ns;
+            if (o->p999_ns != RESULT_UNKNOWN && o->p999_ns > o->max_ns)
+                o->p999_ns = o->p99_ns != RESULT_UNKNOWN && o->p99_ns > o->max_ns ? o->p99_ns : o->max_ns;
         }
     }
     o->bins = j->bins;
@@ -166,13 +166,13 @@ void rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd)
         o->medium = "inferred";
     if (jd) {
         o->verdict = jd->verdict;
-        o->judged_ns = jd->value_known ? jd->value_ns : RM_UNKNOWN;
-        o->threshold_ns = j->role == FIOR_ROLE_CHECK_PERF ? RM_UNKNOWN : jd->threshold_ns; /* etcdctl's own */
+        o->judged_ns = jd->value_known ? jd->value_ns : RESULT_UNKNOWN;
+        o->threshold_ns = j->role == FIOR_ROLE_CHECK_PERF ? RESULT_UNKNOWN : jd->threshold_ns; /* etcdctl's own */
         snprintf(o->reason, sizeof o->reason, "%s", jd->reason ? jd->reason : "");
     }
 }
 
-int rm_rank(fior_verdict v)
+int result_rank(fior_verdict v)
 {
     return v == FIOR_FAIL ? 0 : v == FIOR_UNKNOWN ? 1 : v == FIOR_NOT_JUDGED ? 2 : 3;
 }
@@ -192,12 +192,12 @@ static fior_verdict gather(size_t n, const void *base, size_t stride, size_t off
     return r;
 }
 
-fior_verdict rm_jobs_verdict(const rm_host *h)
+fior_verdict result_jobs_verdict(const result_host *h)
 {
-    return gather(h->njobs, h->jobs, sizeof *h->jobs, offsetof(rm_job, verdict), 0);
+    return gather(h->njobs, h->jobs, sizeof *h->jobs, offsetof(result_job, verdict), 0);
 }
 
-void rm_finish(rm_run *r)
+void result_finish(result_run *r)
 {
-    r->verdict = gather(r->nhosts, r->hosts, sizeof *r->hosts, offsetof(rm_host, verdict), 1);
+    r->verdict = gather(r->nhosts, r->hosts, sizeof *r->hosts, offsetof(result_host, verdict), 1);
 }

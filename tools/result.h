@@ -2,7 +2,7 @@
 /* result.h — the one result model of etcd-fio: "a judged run". check (one host), fleet (one host per fio
  * server) and verdict (one host per host:port found in the inputs) all fill it, and one writer each turns
  * it into the table (out_table.c), JSON (out_json.c, doc/etcd-fio.schema.json) and a node_exporter textfile
- * (out_prom.c). Unknown numbers are RM_UNKNOWN (written as null / "?" / left out). */
+ * (out_prom.c). Unknown numbers are RESULT_UNKNOWN (written as null / "?" / left out). */
 #ifndef ETCD_FIO_RESULT_H
 #define ETCD_FIO_RESULT_H
 
@@ -15,20 +15,20 @@
 #include "explain.h"
 #include "fioreport.h"
 
-#define RM_UNKNOWN UINT64_MAX
-#define RM_SCHEMA  1
+#define RESULT_UNKNOWN UINT64_MAX
+#define RESULT_SCHEMA  1
 
 /* What a verdict rests on. */
-typedef enum rm_basis {
-    RM_BASIS_NONE = 0,     /* no verdict from the data (unknown: missing data, fio failed, nothing judged) */
-    RM_BASIS_VALUE,        /* the library's judgement of the values in fio's output (verdict, fleet) */
-    RM_BASIS_BOUND,        /* the confidence bound on the p99 is clear of the threshold (check) */
-    RM_BASIS_POINT,        /* the bound straddles; the point estimate was accepted (--accept-point-estimate) */
-    RM_BASIS_UNDECIDED     /* the bound straddles the threshold: unknown, the point estimate is in the reason */
-} rm_basis;
-const char *rm_basis_name(rm_basis b);  /* "none" "value" "bound" "point-estimate" "undecided" */
+typedef enum result_basis {
+    RESULT_BASIS_NONE = 0,     /* no verdict from the data (unknown: missing data, fio failed, nothing judged) */
+    RESULT_BASIS_VALUE,        /* the library's judgement of the values in fio's output (verdict, fleet) */
+    RESULT_BASIS_BOUND,        /* the confidence bound on the p99 is clear of the threshold (check) */
+    RESULT_BASIS_POINT,        /* the bound straddles; the point estimate was accepted (--accept-point-estimate) */
+    RESULT_BASIS_UNDECIDED     /* the bound straddles the threshold: unknown, the point estimate is in the reason */
+} result_basis;
+const char *result_basis_name(result_basis b);  /* "none" "value" "bound" "point-estimate" "undecided" */
 
-typedef struct rm_job {
+typedef struct result_job {
     char         name[128];
     char         source[256];   /* input file (verdict), "" otherwise */
     unsigned     run;           /* which fio run of its input, from 1: several fio outputs concatenated in one
@@ -51,9 +51,9 @@ typedef struct rm_job {
     const char  *medium;        /* where the syncs went: "disk" (shown), "not disk" (shown otherwise), "inferred"
                                  * (a PASS whose input does not show it), NULL when not told */
     char         medium_reason[256]; /* the fact that shows it, "" when none */
-} rm_job;
+} result_job;
 
-typedef struct rm_host {
+typedef struct result_host {
     char         host[256];       /* as the user named it (fleet), this machine's hostname (check), or "" */
     int          port;            /* -1: none */
     char         dir[4096];       /* directory tested, "" when not known (verdict) */
@@ -61,82 +61,82 @@ typedef struct rm_host {
                                    * no-results / interrupted / judged; "judged" elsewhere */
     char         server_hostname[128];
     char         fio_version[64];
-    rm_job      *jobs;
+    result_job      *jobs;
     size_t       njobs, cap;
     fior_verdict verdict;
-    rm_basis     basis;
+    result_basis     basis;
     char         reason[768];
-    uint64_t     rollovers;       /* WAL segment rollovers, RM_UNKNOWN when not measured */
+    uint64_t     rollovers;       /* WAL segment rollovers, RESULT_UNKNOWN when not measured */
     double       duration_s;      /* < 0: unknown */
-} rm_host;
+} result_host;
 
 /* Command-specific details: a line in the table ("  label  text") and a key in the JSON "details". */
-typedef struct rm_detail {
+typedef struct result_detail {
     char  key[32], label[32];
     char *text;                   /* malloc'd, NULL when out of memory */
     yajl_val json;                /* the JSON value (NULL: null), owned by the run */
-} rm_detail;
+} result_detail;
 
-typedef struct rm_run {
+typedef struct result_run {
     const char  *command;         /* "check", "fleet", "verdict" */
     char         tool_version[32], fio_version[64], hostname[256];
     time_t       timestamp;
     double       percentile, confidence;  /* confidence 0: no bound (verdict, fleet) */
     uint64_t     wal_threshold_ns, backend_threshold_ns, min_samples, floor_ns;
     const char  *load;            /* NULL for verdict */
-    rm_host     *hosts;
+    result_host     *hosts;
     size_t       nhosts, cap;
     fior_verdict verdict;
-    rm_basis     basis;
+    result_basis     basis;
     char         reason[1024];
-    rm_detail    details[16];
+    result_detail    details[16];
     size_t       ndetails;
     explain_line explain[64];      /* why the verdicts came out so (explain.h), in the order found */
     size_t       nexplain;
     int          verbose;          /* -v: the table shows every reason, detail and why: line */
-} rm_run;
+} result_run;
 
 /* Sets the common fields (versions, hostname, now, the criteria). */
-void     rm_init(rm_run *r, const char *command, const fior_criteria *c);
-void     rm_free(rm_run *r);
-rm_host *rm_add_host(rm_run *r);           /* zeroed, port -1, rollovers/duration unknown; NULL: no memory */
-rm_job  *rm_add_job(rm_host *h);           /* rm_job_init'ed */
-void     rm_job_init(rm_job *j);           /* zeroed, all numbers RM_UNKNOWN, verdict unknown */
+void     result_init(result_run *r, const char *command, const fior_criteria *c);
+void     result_free(result_run *r);
+result_host *result_add_host(result_run *r);           /* zeroed, port -1, rollovers/duration unknown; NULL: no memory */
+result_job  *result_add_job(result_host *h);           /* result_job_init'ed */
+void     result_job_init(result_job *j);           /* zeroed, all numbers RESULT_UNKNOWN, verdict unknown */
 /* json: a generator holding one complete value (jw.h), freed here; NULL: null. */
-void     rm_add_detail(rm_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
+void     result_add_detail(result_run *r, const char *key, const char *label, yajl_gen json, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Fills a job from the library's job and judgement: name, role, samples, p50/p99/p99.9/max (fio's listed
  * percentiles, else from json+ bins), judged value, threshold, verdict, reason. */
-void     rm_job_fill(rm_job *o, const fior_job *j, const fior_judgement *jd);
-/* A listed percentile of the job (exact match), else from its bins; RM_UNKNOWN when neither has it. */
-uint64_t rm_job_pct(const fior_job *j, double percent);
+void     result_job_fill(result_job *o, const fior_job *j, const fior_judgement *jd);
+/* A listed percentile of the job (exact match), else from its bins; RESULT_UNKNOWN when neither has it. */
+uint64_t result_job_pct(const fior_job *j, double percent);
 
 /* Appends explain.h's lines for these distributions (one call per host; `prefix` such as "node1: " goes in
  * front of each line's why, "" for none). */
-void     rm_explain(rm_run *r, const explain_facts *f, const char *prefix);
+void     result_explain(result_run *r, const explain_facts *f, const char *prefix);
 /* The same from the run's own jobs (exact numbers: check, fleet), per host; rollover_worst_ns is the
- * engine's slowest WAL rollover of a single host, RM_UNKNOWN when not measured; fs_type the filesystem
+ * engine's slowest WAL rollover of a single host, RESULT_UNKNOWN when not measured; fs_type the filesystem
  * measured (NULL: not known); next the command that measures again (NULL: the check on the host's dir). */
-void     rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next);
+void     result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next);
 /* verdict's lines from the library's jobs and judgements. 0, or -1 when out of memory. */
-int      rm_explain_report(rm_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit);
+int      result_explain_report(result_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit);
 /* The last step, once r->verdict is final: with one_run (check: one run judged as a whole), an unknown
  * result keeps no line that trusts a pass of its data; an unknown result ends with a line carrying the next
  * command (next, or the check on the host's directory when NULL). */
-void     rm_explain_finish(rm_run *r, int one_run, const char *next);
+void     result_explain_finish(result_run *r, int one_run, const char *next);
 
 /* Appends the environment's explain lines (explain_env_lines). */
-void     rm_explain_env(rm_run *r, const explain_env *e);
+void     result_explain_env(result_run *r, const explain_env *e);
 
 /* "wal", "backend", "check-perf" */
-const char *rm_role_name(fior_role role);
+const char *result_role_name(fior_role role);
 
 /* worst first: fail, unknown, not judged, pass */
-int      rm_rank(fior_verdict v);
+int      result_rank(fior_verdict v);
 /* Host verdict from its jobs: fail if any fails, else unknown if any is unknown or none was judged. */
-fior_verdict rm_jobs_verdict(const rm_host *h);
+fior_verdict result_jobs_verdict(const result_host *h);
 /* Run verdict: the worst host (no hosts: unknown). */
-void     rm_finish(rm_run *r);
+void     result_finish(result_run *r);
 
 #endif

@@ -9,12 +9,12 @@
 
 #include "result.h"
 
-const char *rm_role_name(fior_role role)
+const char *result_role_name(fior_role role)
 {
     return role == FIOR_ROLE_BACKEND ? "backend" : role == FIOR_ROLE_CHECK_PERF ? "check-perf" : "wal";
 }
 
-void rm_explain(rm_run *r, const explain_facts *f, const char *prefix)
+void result_explain(result_run *r, const explain_facts *f, const char *prefix)
 {
     size_t room = sizeof r->explain / sizeof r->explain[0] - r->nexplain;
     size_t n = explain(f, r->explain + r->nexplain, room);
@@ -29,36 +29,36 @@ void rm_explain(rm_run *r, const explain_facts *f, const char *prefix)
 
 static explain_range exact(uint64_t v)
 {
-    explain_range x = {v != RM_UNKNOWN, v, v};
+    explain_range x = {v != RESULT_UNKNOWN, v, v};
     return x;
 }
 
-void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next)
+void result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next)
 {
     for (size_t h = 0; h < r->nhosts; h++) {
-        const rm_host *host = &r->hosts[h];
+        const result_host *host = &r->hosts[h];
         explain_dist d[16];
         size_t n = 0;
         for (size_t i = 0; i < host->njobs && n < sizeof d / sizeof d[0]; i++) {
-            const rm_job *j = &host->jobs[i];
+            const result_job *j = &host->jobs[i];
             /* a host the result leaves unknown does not stand behind its jobs' passes, and its own reason
              * (the run's) says why better than each job's figures: one line for it, below */
             if (host->verdict == FIOR_UNKNOWN && (j->verdict == FIOR_PASS || j->verdict == FIOR_UNKNOWN))
                 continue;
             explain_dist *x = &d[n++];
             memset(x, 0, sizeof *x);
-            x->label = j->role == FIOR_ROLE_BACKEND ? "backend commit" : "WAL fdatasync";
+            x->label = explain_role_label(EXPLAIN_DISK_TEST, j->role);
             x->role = j->role;
             x->origin = EXPLAIN_DISK_TEST;
             x->verdict = j->verdict;
             x->reason = j->reason;
-            x->threshold_ns = j->threshold_ns == RM_UNKNOWN ? 0 : j->threshold_ns;
-            x->too_few = j->verdict == FIOR_UNKNOWN && j->samples != RM_UNKNOWN && j->samples < r->min_samples;
+            x->threshold_ns = j->threshold_ns == RESULT_UNKNOWN ? 0 : j->threshold_ns;
+            x->too_few = j->verdict == FIOR_UNKNOWN && j->samples != RESULT_UNKNOWN && j->samples < r->min_samples;
             x->p50 = exact(j->p50_ns);
             x->p99 = exact(j->p99_ns);
             x->p999 = exact(j->p999_ns);
-            x->max = exact(j->max_ns ? j->max_ns : RM_UNKNOWN);
-            x->samples_known = j->samples != RM_UNKNOWN;
+            x->max = exact(j->max_ns ? j->max_ns : RESULT_UNKNOWN);
+            x->samples_known = j->samples != RESULT_UNKNOWN;
             x->samples = x->samples_known ? j->samples : 0;
             if (next && next[0])
                 snprintf(x->next, sizeof x->next, "%s", next);
@@ -66,7 +66,7 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type,
                 explain_check_cmd(x->next, sizeof x->next, NULL, host->dir);
         }
         explain_facts f = {d, n, 0, 0, 0, r->wal_threshold_ns, fs_type};
-        if (r->nhosts == 1 && rollover_worst_ns != RM_UNKNOWN && host->rollovers != RM_UNKNOWN) {
+        if (r->nhosts == 1 && rollover_worst_ns != RESULT_UNKNOWN && host->rollovers != RESULT_UNKNOWN) {
             f.rollover_known = 1;
             f.rollovers = host->rollovers;
             f.rollover_worst_ns = rollover_worst_ns;
@@ -74,7 +74,7 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type,
         char prefix[300] = "";
         if (r->nhosts > 1)
             snprintf(prefix, sizeof prefix, host->port >= 0 ? "%s:%d: " : "%s: ", host->host, host->port);
-        rm_explain(r, &f, prefix);
+        result_explain(r, &f, prefix);
         if (host->verdict == FIOR_UNKNOWN && r->nexplain < sizeof r->explain / sizeof r->explain[0]) {
             char why[sizeof prefix + sizeof host->reason], cmd[EXPLAIN_NEXT_MAX]; /* cut to fit there */
             snprintf(why, sizeof why, "%s%s", prefix, host->reason[0] ? host->reason : "not judged");
@@ -87,7 +87,7 @@ void rm_explain_jobs(rm_run *r, uint64_t rollover_worst_ns, const char *fs_type,
     }
 }
 
-void rm_explain_env(rm_run *r, const explain_env *e)
+void result_explain_env(result_run *r, const explain_env *e)
 {
     size_t room = sizeof r->explain / sizeof r->explain[0] - r->nexplain;
     explain_env x = *e;
@@ -98,7 +98,7 @@ void rm_explain_env(rm_run *r, const explain_env *e)
 
 /* The verdict's explain lines: every job of the report (etcd's own metrics beside a disk test give
  * not-the-disk), each fio job's line naming it. 0, or -1 when out of memory. */
-int rm_explain_report(rm_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit)
+int result_explain_report(result_run *r, const fior_report *rep, const fior_result *res, const fior_criteria *crit)
 {
     size_t n = fior_report_njobs(rep);
     explain_dist *d = calloc(n ? n : 1, sizeof *d);
@@ -117,13 +117,13 @@ int rm_explain_report(rm_run *r, const fior_report *rep, const fior_result *res,
         }
     }
     explain_facts f = {d, n, 0, 0, 0, fior_criteria_threshold(crit, FIOR_ROLE_WAL), NULL};
-    rm_explain(r, &f, "");
+    result_explain(r, &f, "");
     free(d);
     free(label);
     return 0;
 }
 
-void rm_explain_finish(rm_run *r, int one_run, const char *next)
+void result_explain_finish(result_run *r, int one_run, const char *next)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->nexplain; i++) {

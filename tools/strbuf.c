@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sb_init(strbuf *sb)
+void strbuf_init(strbuf *sb)
 {
     *sb = (strbuf)STRBUF_INIT;
 }
@@ -32,7 +32,7 @@ static int grow(strbuf *sb, size_t n)
     return 0;
 }
 
-void sb_add(strbuf *sb, const char *s, size_t n)
+void strbuf_add(strbuf *sb, const char *s, size_t n)
 {
     if (grow(sb, n))
         return;
@@ -41,12 +41,12 @@ void sb_add(strbuf *sb, const char *s, size_t n)
     sb->buf[sb->len] = '\0';
 }
 
-void sb_adds(strbuf *sb, const char *s)
+void strbuf_adds(strbuf *sb, const char *s)
 {
-    sb_add(sb, s, strlen(s));
+    strbuf_add(sb, s, strlen(s));
 }
 
-void sb_addf(strbuf *sb, const char *fmt, ...)
+void strbuf_addf(strbuf *sb, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -60,22 +60,22 @@ void sb_addf(strbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
-void sb_addsep(strbuf *sb, const char *sep)
+void strbuf_addsep(strbuf *sb, const char *sep)
 {
     if (sb->len)
-        sb_adds(sb, sep);
+        strbuf_adds(sb, sep);
 }
 
-char *sb_detach(strbuf *sb)
+char *strbuf_detach(strbuf *sb)
 {
     char *s = sb->alloc ? sb->buf : strdup("");
-    sb_init(sb);
+    strbuf_init(sb);
     return s;
 }
 
-void sb_release(strbuf *sb)
+void strbuf_release(strbuf *sb)
 {
     if (sb->alloc)
         free(sb->buf);
-    sb_init(sb);
+    strbuf_init(sb);
 }

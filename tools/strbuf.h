@@ -8,21 +8,21 @@
 #include <stddef.h>
 
 typedef struct strbuf {
-    char  *buf;    /* never NULL after sb_init */
+    char  *buf;    /* never NULL after strbuf_init */
     size_t len, alloc;
     int    oom;
 } strbuf;
 
 #define STRBUF_INIT {(char *)"", 0, 0, 0}
 
-void sb_init(strbuf *sb);
-void sb_add(strbuf *sb, const char *s, size_t n);
-void sb_adds(strbuf *sb, const char *s);
-void sb_addf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_init(strbuf *sb);
+void strbuf_add(strbuf *sb, const char *s, size_t n);
+void strbuf_adds(strbuf *sb, const char *s);
+void strbuf_addf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends sep first unless the buffer is empty. */
-void sb_addsep(strbuf *sb, const char *sep);
+void strbuf_addsep(strbuf *sb, const char *sep);
 /* Takes the text (malloc'd, caller frees; "" when nothing was added) and leaves sb empty. */
-char *sb_detach(strbuf *sb);
-void sb_release(strbuf *sb);
+char *strbuf_detach(strbuf *sb);
+void strbuf_release(strbuf *sb);
 
 #endif

@@ -4,6 +4,7 @@
  * that finds its lock file unlinked by a reaper starts again), with the creation mark 01700 standing for
  * the moment between mkdir and the lock file. */
 #include "tmpdir.h"
+#include "../engine/etcdfiles.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -85,14 +86,13 @@ static int lockfile_ok(const struct stat *st)
 }
 
 /* Unlinks the regular files and symlinks directly in dfd but the lock; 0 when nothing else is there. */
-/* A name etcd gives its files (server/storage/wal: *.wal; snap: *.snap, <index>.snap.db, member/snap/db):
- * none of ours ever has one (job files, fio's outputs, classic.0.0), so a directory holding one is never
- * emptied, whatever its mark and lock say — a hard link's name of etcd's file included. */
+/* A name etcd gives its files (etcdfiles.h: *.wal, *.snap, *.snap.db, db): none of ours ever has one (job
+ * files, fio's outputs, classic.0.0), so a directory holding one is never emptied, whatever its mark and
+ * lock say — a hard link's name of etcd's file included. */
 static int etcd_name(const char *n)
 {
-    size_t l = strlen(n);
-    return !strcmp(n, "db") || (l > 4 && !strcmp(n + l - 4, ".wal")) || (l > 5 && !strcmp(n + l - 5, ".snap")) ||
-           (l > 8 && !strcmp(n + l - 8, ".snap.db"));
+    etcdfiles_kind k = etcdfiles_kind_of(n);
+    return k != ETCDFILES_OTHER && k != ETCDFILES_WAL_TMP;
 }
 
 static int unlink_files(int dfd)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_capacity_quorum.c — unit tests of the quorum combination (tools/capacity_quorum.c) on made-up member
+/* test_capacity_quorum.c — unit tests of the quorum combination (tools/quorum.c) on made-up member
  * latencies: with the leader fastest a put waits for the second fastest member, with the leader slowest for
  * the leader; the round trip adds to the follower's side; N clients ride in one Ready; a slow Save on one
  * follower is hidden by the other; the backend's lock delays applies; the same seed gives the same replay;
@@ -14,41 +14,41 @@
 
 #include <cmocka.h>
 
-#include "capq.h"
+#include "quorum.h"
 
 #define MS 1000000ull
 #define US 1000ull
 
-static fior_bin one[CAPQ_MEMBERS + 1][1];
+static fior_bin one[QUORUM_MEMBERS + 1][1];
 
 /* every member's Saves take a constant time; no CPU, apply or client time unless set after */
-static void cfg3(capq_cfg *c, unsigned clients, uint64_t l_ns, uint64_t f1_ns, uint64_t f2_ns)
+static void cfg3(quorum_cfg *c, unsigned clients, uint64_t l_ns, uint64_t f1_ns, uint64_t f2_ns)
 {
     memset(c, 0, sizeof *c);
     c->clients = clients;
     uint64_t v[3] = {l_ns, f1_ns, f2_ns};
     for (int m = 0; m < 3; m++) {
         one[m][0] = (fior_bin){v[m], 1000};
-        c->save[m] = (capq_dist){one[m], 1};
+        c->save[m] = (quorum_dist){one[m], 1};
     }
     c->span_s = 10;
     c->warm_s = 1;
 }
 
-static void sim(const capq_cfg *c, capq_out *o)
+static void sim(const quorum_cfg *c, quorum_out *o)
 {
     char err[256];
-    int rc = capq_simulate(c, o, err, sizeof err);
+    int rc = quorum_simulate(c, o, err, sizeof err);
     if (rc)
-        fail_msg("capq_simulate: %s", err);
+        fail_msg("quorum_simulate: %s", err);
 }
 
 /* leader fastest: a put waits for the faster follower (the second fastest of three) */
 static void test_second_fastest(void **s)
 {
     (void)s;
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     cfg3(&c, 1, 1 * MS, 4 * MS, 2 * MS);
     sim(&c, &o);
     assert_int_equal(o.lat_p50_ns, 2 * MS);
@@ -64,8 +64,8 @@ static void test_second_fastest(void **s)
 static void test_leader_slowest(void **s)
 {
     (void)s;
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     cfg3(&c, 1, 4 * MS, 1 * MS, 2 * MS);
     sim(&c, &o);
     assert_int_equal(o.lat_p50_ns, 4 * MS);
@@ -77,8 +77,8 @@ static void test_leader_slowest(void **s)
 static void test_rtt_and_costs(void **s)
 {
     (void)s;
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     cfg3(&c, 1, 1 * MS, 2 * MS, 3 * MS);
     c.rtt_ns = 500 * US;
     sim(&c, &o);
@@ -113,22 +113,22 @@ static void test_rtt_and_costs(void **s)
     assert_int_equal(o.lat_p50_ns, 2 * MS + 300 * US);
     assert_int_equal(o.lat_p90_ns, 2 * MS + 400 * US);
     /* an absurd round trip is refused, not replayed */
-    c.rtt_ns = CAPQ_MAX_RTT_NS + 1;
+    c.rtt_ns = QUORUM_MAX_RTT_NS + 1;
     char err[256];
-    assert_int_equal(capq_simulate(&c, &o, err, sizeof err), -1);
+    assert_int_equal(quorum_simulate(&c, &o, err, sizeof err), -1);
     assert_non_null(strstr(err, "election timeout"));
     /* the largest allowed one replays: a put takes it once */
-    c.rtt_ns = CAPQ_MAX_RTT_NS;
+    c.rtt_ns = QUORUM_MAX_RTT_NS;
     sim(&c, &o);
-    assert_true(o.lat_p50_ns >= CAPQ_MAX_RTT_NS);
+    assert_true(o.lat_p50_ns >= QUORUM_MAX_RTT_NS);
 }
 
 /* 64 clients: all ride in one Ready, and each Ready takes the quorum's time */
 static void test_batching(void **s)
 {
     (void)s;
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     cfg3(&c, 64, 1 * MS, 2 * MS, 3 * MS);
     sim(&c, &o);
     assert_true(o.entries_per_save > 63.9 && o.entries_per_save <= 64.0);
@@ -148,16 +148,16 @@ static void test_slow_follower_hidden(void **s)
 {
     (void)s;
     static fior_bin f[2] = {{1 * MS, 990}, {50 * MS, 10}};
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     cfg3(&c, 1, 500 * US, 1 * MS, 1 * MS);
-    c.save[1] = (capq_dist){f, 2};
-    c.save[2] = (capq_dist){f, 2};
+    c.save[1] = (quorum_dist){f, 2};
+    c.save[2] = (quorum_dist){f, 2};
     sim(&c, &o);
     assert_int_equal(o.lat_p99_ns, 1 * MS);
     assert_true(o.by_follower[1] > 0 && o.by_follower[2] > 0);
     /* the same seed replays the same; another seed other draws */
-    capq_out o2;
+    quorum_out o2;
     sim(&c, &o2);
     assert_int_equal(o.puts, o2.puts);
     assert_int_equal(o.by_follower[1], o2.by_follower[1]);
@@ -172,11 +172,11 @@ static void test_backend_lock(void **s)
 {
     (void)s;
     static fior_bin b[1] = {{80 * MS, 100}};
-    capq_cfg c;
-    capq_out o, free_o;
+    quorum_cfg c;
+    quorum_out o, free_o;
     cfg3(&c, 16, 10 * MS, 10 * MS, 10 * MS);
     sim(&c, &free_o);
-    c.commit = (capq_dist){b, 1};
+    c.commit = (quorum_dist){b, 1};
     sim(&c, &o);
     assert_true(o.blocked_share > 0.3);
     assert_true(o.writes_per_s < free_o.writes_per_s * 0.6);
@@ -186,18 +186,18 @@ static void test_backend_lock(void **s)
 static void test_refusals(void **s)
 {
     (void)s;
-    capq_cfg c;
-    capq_out o;
+    quorum_cfg c;
+    quorum_out o;
     char err[256];
     cfg3(&c, 0, 1 * MS, 1 * MS, 1 * MS);
-    assert_int_equal(capq_simulate(&c, &o, err, sizeof err), -1);
+    assert_int_equal(quorum_simulate(&c, &o, err, sizeof err), -1);
     cfg3(&c, 1, 1 * MS, 1 * MS, 1 * MS);
     c.save[2].n = 0; /* a member that gave no Save latencies */
-    assert_int_equal(capq_simulate(&c, &o, err, sizeof err), -1);
+    assert_int_equal(quorum_simulate(&c, &o, err, sizeof err), -1);
     assert_non_null(strstr(err, "member 3"));
     cfg3(&c, 1, 1 * MS, 1 * MS, 1 * MS);
     c.warm_s = 20;
-    assert_int_equal(capq_simulate(&c, &o, err, sizeof err), -1);
+    assert_int_equal(quorum_simulate(&c, &o, err, sizeof err), -1);
     /* Saves of 0 ns (a member whose bins say so): replays without looping forever */
     cfg3(&c, 1, 0, 0, 0);
     c.client_ns = 1 * MS;

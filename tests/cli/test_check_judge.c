@@ -29,8 +29,8 @@ typedef struct fx {
     check_end end;
     check_opts o;
     fior_criteria *c;
-    rm_run run;
-    rm_host *h;
+    result_run run;
+    result_host *h;
 } fx;
 
 /* fio's final document, after `pre` (e.g. its "terminating on signal" line) when not NULL */
@@ -58,8 +58,8 @@ static void build_after(fx *x, const char *pre, const uint64_t (*wal)[2], size_t
     x->end = (check_end){.started = 1, .state = PROC_EXITED, .code = 0, .stop = CHECK_RAN_OUT, .complete = 1,
                          .duration_s = 40.5, .runtime_s = 40};
     x->c = fior_criteria_new();
-    rm_init(&x->run, "check", x->c);
-    x->h = rm_add_host(&x->run);
+    result_init(&x->run, "check", x->c);
+    x->h = result_add_host(&x->run);
 }
 
 static void build(fx *x, const uint64_t (*wal)[2], size_t nw, const uint64_t (*be)[2], size_t nb)
@@ -75,7 +75,7 @@ static void judge(fx *x)
 
 static void done(fx *x)
 {
-    rm_free(&x->run);
+    result_free(&x->run);
     fior_monitor_free(x->m);
     fior_criteria_free(x->c);
     fior_report_free(x->rep);
@@ -92,12 +92,12 @@ static void test_decided_pass(void **state)
     x.end.duration_s = 12;
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_PASS);
-    assert_int_equal(x.h->basis, RM_BASIS_BOUND);
+    assert_int_equal(x.h->basis, RESULT_BASIS_BOUND);
     assert_int_equal(x.h->njobs, 2);
     assert_int_equal(x.h->jobs[0].role, FIOR_ROLE_WAL);
     assert_int_equal(x.h->jobs[0].samples, 3015);
     assert_int_equal(x.h->jobs[0].p99_ns, 1000000);
-    assert_true(x.h->jobs[0].bound_lo_ns <= 1000000 && x.h->jobs[0].bound_hi_ns != RM_UNKNOWN);
+    assert_true(x.h->jobs[0].bound_lo_ns <= 1000000 && x.h->jobs[0].bound_hi_ns != RESULT_UNKNOWN);
     assert_int_equal(x.h->jobs[1].threshold_ns, 25000000);
     done(&x);
 }
@@ -112,7 +112,7 @@ static void test_decided_fail(void **state)
     x.end.stop_level = 1;
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_FAIL);
-    assert_int_equal(x.h->basis, RM_BASIS_BOUND);
+    assert_int_equal(x.h->basis, RESULT_BASIS_BOUND);
     done(&x);
 }
 
@@ -124,7 +124,7 @@ static void test_job_signal_is_unknown(void **state)
     x.end.job_signal = 11; /* "fio: pid=N, got signal=11" and exit 0: 11.1 */
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_int_equal(x.h->basis, RM_BASIS_NONE);
+    assert_int_equal(x.h->basis, RESULT_BASIS_NONE);
     assert_non_null(strstr(x.h->reason, "signal 11"));
     assert_int_equal(x.h->jobs[0].verdict, FIOR_UNKNOWN);
     done(&x);
@@ -242,7 +242,7 @@ static void test_straddle_is_unknown_with_point_estimate(void **state)
     build(&x, fast_wal, 2, few_be, 2);
     judge(&x); /* ran to --max-time: the final look cannot give 150 samples an upper bound */
     assert_int_equal(x.h->verdict, FIOR_UNKNOWN);
-    assert_int_equal(x.h->basis, RM_BASIS_UNDECIDED);
+    assert_int_equal(x.h->basis, RESULT_BASIS_UNDECIDED);
     assert_non_null(strstr(x.h->reason, "backend commit p99 5 ms looks fine, but 150 samples cannot show it with "
                                         "95 % confidence"));
     assert_non_null(strstr(x.h->reason, "run longer"));
@@ -253,7 +253,7 @@ static void test_straddle_is_unknown_with_point_estimate(void **state)
     x.o.accept_point = 1;
     judge(&x);
     assert_int_equal(x.h->verdict, FIOR_PASS);
-    assert_int_equal(x.h->basis, RM_BASIS_POINT);
+    assert_int_equal(x.h->basis, RESULT_BASIS_POINT);
     assert_non_null(strstr(x.h->reason, "--accept-point-estimate"));
     done(&x);
 }

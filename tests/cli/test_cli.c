@@ -286,9 +286,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(out, sizeof out, "%s/out.prom", dir);
     put(victim, "precious\n");
     assert_int_equal(symlink(victim, out), 0);
-    assert_int_equal(of_check(out, err, sizeof err), -1);
+    assert_int_equal(outfile_check(out, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
-    assert_int_equal(of_write(out, "x\n", 2, err, sizeof err), -1);
+    assert_int_equal(outfile_write(out, "x\n", 2, err, sizeof err), -1);
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
@@ -298,7 +298,7 @@ static void test_outfile_symlink_refused(void **state)
     unlink(out);
     /* a regular file is replaced; no temp file is left beside it */
     put(out, "old\n");
-    assert_int_equal(of_write(out, "new\n", 4, err, sizeof err), 0);
+    assert_int_equal(outfile_write(out, "new\n", 4, err, sizeof err), 0);
     t = slurp(out);
     assert_string_equal(t, "new\n");
     free(t);
@@ -306,9 +306,9 @@ static void test_outfile_symlink_refused(void **state)
     snprintf(cmdline, sizeof cmdline, "test $(ls -A '%s' | wc -l) -eq 2", dir);
     assert_int_equal(system(cmdline), 0);
     /* a missing directory fails at once (before any run) */
-    assert_int_equal(of_check("/nonexistent/x.svg", err, sizeof err), -1);
+    assert_int_equal(outfile_check("/nonexistent/x.svg", err, sizeof err), -1);
     assert_non_null(strstr(err, "/nonexistent"));
-    assert_int_equal(of_check(dir, err, sizeof err), -1); /* a directory is no output file */
+    assert_int_equal(outfile_check(dir, err, sizeof err), -1); /* a directory is no output file */
 }
 
 static void test_keep_dir(void **state)
@@ -318,30 +318,30 @@ static void test_keep_dir(void **state)
     snprintf(keep, sizeof keep, "%s/keep", dir);
     snprintf(victim, sizeof victim, "%s/victim2", dir);
     put(victim, "precious\n");
-    int fd = of_dir_open(keep, err, sizeof err); /* created 0700 */
+    int fd = outfile_dir_open(keep, err, sizeof err); /* created 0700 */
     assert_true(fd >= 0);
     struct stat st;
     assert_int_equal(stat(keep, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     snprintf(link, sizeof link, "%s/README", keep);
     assert_int_equal(symlink(victim, link), 0);
-    assert_int_equal(of_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
+    assert_int_equal(outfile_write_at(fd, keep, "README", "x", 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "symbolic link"));
     char *t = slurp(victim);
     assert_string_equal(t, "precious\n");
     free(t);
-    assert_int_equal(of_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
+    assert_int_equal(outfile_write_at(fd, keep, "fio-output.json", "{}", 2, err, sizeof err), 0);
     close(fd);
     /* writable by others: refused */
     chmod(keep, 0777);
-    assert_int_equal(of_dir_open(keep, err, sizeof err), -1);
+    assert_int_equal(outfile_dir_open(keep, err, sizeof err), -1);
     assert_non_null(strstr(err, "writable by group or others"));
     chmod(keep, 0700);
     /* the keep directory itself a symlink: refused */
     char klink[160];
     snprintf(klink, sizeof klink, "%s/keeplink", dir);
     assert_int_equal(symlink(keep, klink), 0);
-    assert_int_equal(of_dir_open(klink, err, sizeof err), -1);
+    assert_int_equal(outfile_dir_open(klink, err, sizeof err), -1);
 }
 
 /* Outputs never land among etcd's files: a path inside member/ of an etcd data directory (named directly,
@@ -363,9 +363,9 @@ static void test_outfile_etcd_places(void **state)
                             "member/snap/report.html"};
     for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", data, inside[i]);
-        assert_int_equal(of_check(p, err, sizeof err), -1);
+        assert_int_equal(outfile_check(p, err, sizeof err), -1);
         assert_non_null(strstr(err, "inside etcd's data directory"));
-        assert_int_equal(of_write(p, "x", 1, err, sizeof err), -1);
+        assert_int_equal(outfile_write(p, "x", 1, err, sizeof err), -1);
         struct stat st;
         assert_int_not_equal(lstat(p, &st), 0);
     }
@@ -373,16 +373,16 @@ static void test_outfile_etcd_places(void **state)
     snprintf(p, sizeof p, "%s/member/wal", data);
     assert_int_equal(symlink(p, ln), 0);
     snprintf(p, sizeof p, "%s/out.prom", ln);
-    assert_int_equal(of_check(p, err, sizeof err), -1);
+    assert_int_equal(outfile_check(p, err, sizeof err), -1);
     assert_non_null(strstr(err, "inside etcd's data directory"));
     snprintf(p, sizeof p, "%s/keep", ln);
-    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(outfile_dir_open(p, err, sizeof err), -1);
     snprintf(p, sizeof p, "%s/member/keep", data);
-    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(outfile_dir_open(p, err, sizeof err), -1);
     struct stat st;
     assert_int_not_equal(stat(p, &st), 0); /* not even made */
     snprintf(p, sizeof p, "%s/member", data); /* the member directory itself as the keep directory */
-    assert_int_equal(of_dir_open(p, err, sizeof err), -1);
+    assert_int_equal(outfile_dir_open(p, err, sizeof err), -1);
     /* a --wal-dir: WAL segments in it */
     char wd[200];
     snprintf(wd, sizeof wd, "%s/waldir", dir);
@@ -390,12 +390,12 @@ static void test_outfile_etcd_places(void **state)
     snprintf(p, sizeof p, "%s/000000000000000a-0000000000000100.wal", wd);
     put(p, "");
     snprintf(p, sizeof p, "%s/x.svg", wd);
-    assert_int_equal(of_check(p, err, sizeof err), -1);
+    assert_int_equal(outfile_check(p, err, sizeof err), -1);
     assert_non_null(strstr(err, "holds etcd WAL segments"));
     /* beside member/, in the data directory itself: allowed */
     snprintf(p, sizeof p, "%s/report.html", data);
-    assert_int_equal(of_check(p, err, sizeof err), 0);
-    assert_int_equal(of_write(p, "x", 1, err, sizeof err), 0);
+    assert_int_equal(outfile_check(p, err, sizeof err), 0);
+    assert_int_equal(outfile_write(p, "x", 1, err, sizeof err), 0);
 }
 
 /* The engine's summary lines are statistics, never a cause: fio's last words skip them. */

@@ -79,12 +79,12 @@ static void test_one(void **state)
     healthy(wal, be);
     scrape s;
     make(&s, wal, be, "bdae9bbc11dd390d", 1796155492.32);
-    eg_view v;
-    eg_judge_one(s.text, s.len, NULL, &v);
+    etcdguard_view v;
+    etcdguard_judge_one(s.text, s.len, NULL, &v);
     assert_true(v.ok);
     assert_string_equal(v.member, "bdae9bbc11dd390d");
     assert_true(v.start_s > 1796155492.0 && v.start_s < 1796155493.0);
-    const eg_side *w = &v.side[EG_WAL], *b = &v.side[EG_BACKEND];
+    const etcdguard_side *w = &v.side[ETCDGUARD_WAL], *b = &v.side[ETCDGUARD_BACKEND];
     assert_true(w->present);
     assert_int_equal(w->samples, 1000);
     assert_int_equal(w->verdict, FIOR_PASS); /* the 990th of 1000 is <= 1 ms: (0, 1] */
@@ -94,17 +94,17 @@ static void test_one(void **state)
     assert_int_equal(b->lo_ns, 2000000);
     assert_int_equal(b->hi_ns, 4000000);
     char r[64];
-    eg_range(r, sizeof r, w);
+    etcdguard_range(r, sizeof r, w);
     assert_string_equal(r, "<= 1 ms");
-    eg_range(r, sizeof r, b);
+    etcdguard_range(r, sizeof r, b);
     assert_string_equal(r, "2-4 ms");
     /* not etcd's metrics: no histogram of either; garbage */
     make(&s, NULL, NULL, "x", 1.0);
-    eg_judge_one(s.text, s.len, NULL, &v);
+    etcdguard_judge_one(s.text, s.len, NULL, &v);
     assert_false(v.ok);
     assert_non_null(strstr(v.err, "without etcd_disk_wal_fsync_duration_seconds"));
     const char junk[] = "<html><body>302 Found</body></html>\n";
-    eg_judge_one(junk, sizeof junk - 1, NULL, &v);
+    etcdguard_judge_one(junk, sizeof junk - 1, NULL, &v);
     assert_false(v.ok);
     assert_true(v.err[0] != '\0');
 }
@@ -117,26 +117,26 @@ static void test_window_crossing(void **state)
     healthy(wal, be);
     scrape a, b;
     make(&a, wal, be, "m1", 100.0);
-    eg_view before, win;
-    eg_judge_one(a.text, a.len, NULL, &before);
+    etcdguard_view before, win;
+    etcdguard_judge_one(a.text, a.len, NULL, &before);
     add(wal, 0, 50);
     add(wal, 6, 150);
     make(&b, wal, be, "m1", 100.0);
-    eg_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
+    etcdguard_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
     assert_true(win.ok);
-    const eg_side *w = &win.side[EG_WAL];
+    const etcdguard_side *w = &win.side[ETCDGUARD_WAL];
     assert_true(w->present && w->window);
     assert_int_equal(w->samples, 200);
     assert_int_equal(w->verdict, FIOR_FAIL);
     assert_int_equal(w->lo_ns, 32000000);
     assert_int_equal(w->hi_ns, 64000000);
-    assert_true(eg_crossed(&before.side[EG_WAL], w));
+    assert_true(etcdguard_crossed(&before.side[ETCDGUARD_WAL], w));
     /* the backend did nothing in the window: no samples, unknown, no crossing */
-    assert_int_equal(win.side[EG_BACKEND].samples, 0);
-    assert_int_equal(win.side[EG_BACKEND].verdict, FIOR_UNKNOWN);
-    assert_false(eg_crossed(&before.side[EG_BACKEND], &win.side[EG_BACKEND]));
+    assert_int_equal(win.side[ETCDGUARD_BACKEND].samples, 0);
+    assert_int_equal(win.side[ETCDGUARD_BACKEND].verdict, FIOR_UNKNOWN);
+    assert_false(etcdguard_crossed(&before.side[ETCDGUARD_BACKEND], &win.side[ETCDGUARD_BACKEND]));
     char words[200];
-    eg_crossing_words(words, sizeof words, EG_WAL, &before.side[EG_WAL], w);
+    etcdguard_crossing_words(words, sizeof words, ETCDGUARD_WAL, &before.side[ETCDGUARD_WAL], w);
     assert_string_equal(words, "its WAL fsync p99 rose from <= 1 ms to 32-64 ms during the check");
 }
 
@@ -148,57 +148,57 @@ static void test_no_crossing(void **state)
     uint64_t wal[NLE], be[NLE], w2[NLE], b2[NLE];
     healthy(wal, be);
     scrape a, b;
-    eg_view before, win;
+    etcdguard_view before, win;
     make(&a, wal, be, "m1", 100.0);
-    eg_judge_one(a.text, a.len, NULL, &before);
+    etcdguard_judge_one(a.text, a.len, NULL, &before);
     memcpy(w2, wal, sizeof wal);
     memcpy(b2, be, sizeof be);
     add(w2, 6, 60); /* 60 slow ones: fewer than the minimum of 100 */
     make(&b, w2, b2, "m1", 100.0);
-    eg_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
-    assert_int_equal(win.side[EG_WAL].verdict, FIOR_UNKNOWN);
-    assert_non_null(strstr(win.side[EG_WAL].reason, "only 60"));
-    assert_false(eg_crossed(&before.side[EG_WAL], &win.side[EG_WAL]));
+    etcdguard_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
+    assert_int_equal(win.side[ETCDGUARD_WAL].verdict, FIOR_UNKNOWN);
+    assert_non_null(strstr(win.side[ETCDGUARD_WAL].reason, "only 60"));
+    assert_false(etcdguard_crossed(&before.side[ETCDGUARD_WAL], &win.side[ETCDGUARD_WAL]));
     memcpy(w2, wal, sizeof wal);
     add(w2, 4, 300); /* (8, 16] ms: may be above or below 10 ms */
     make(&b, w2, b2, "m1", 100.0);
-    eg_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
-    assert_int_equal(win.side[EG_WAL].verdict, FIOR_UNKNOWN);
-    assert_false(eg_crossed(&before.side[EG_WAL], &win.side[EG_WAL]));
+    etcdguard_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
+    assert_int_equal(win.side[ETCDGUARD_WAL].verdict, FIOR_UNKNOWN);
+    assert_false(etcdguard_crossed(&before.side[ETCDGUARD_WAL], &win.side[ETCDGUARD_WAL]));
     /* a window that fails, after a baseline that straddled: not "below before" */
     uint64_t w0[NLE] = {0};
     add(w0, 0, 900);
     add(w0, 4, 100);
     scrape a2;
-    eg_view before2;
+    etcdguard_view before2;
     make(&a2, w0, be, "m1", 100.0);
-    eg_judge_one(a2.text, a2.len, NULL, &before2);
-    assert_int_equal(before2.side[EG_WAL].verdict, FIOR_UNKNOWN);
+    etcdguard_judge_one(a2.text, a2.len, NULL, &before2);
+    assert_int_equal(before2.side[ETCDGUARD_WAL].verdict, FIOR_UNKNOWN);
     memcpy(w2, w0, sizeof w0);
     add(w2, 6, 300);
     make(&b, w2, be, "m1", 100.0);
-    eg_judge_window(a2.text, a2.len, b.text, b.len, NULL, &win);
-    assert_int_equal(win.side[EG_WAL].verdict, FIOR_FAIL);
-    assert_false(eg_crossed(&before2.side[EG_WAL], &win.side[EG_WAL]));
+    etcdguard_judge_window(a2.text, a2.len, b.text, b.len, NULL, &win);
+    assert_int_equal(win.side[ETCDGUARD_WAL].verdict, FIOR_FAIL);
+    assert_false(etcdguard_crossed(&before2.side[ETCDGUARD_WAL], &win.side[ETCDGUARD_WAL]));
     /* etcd restarted in between (counters from zero, another start time): unknown, no crossing */
     uint64_t w3[NLE] = {0};
     add(w3, 6, 500);
     make(&b, w3, be, "m1", 200.0);
-    eg_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
-    assert_int_equal(win.side[EG_WAL].verdict, FIOR_UNKNOWN);
-    assert_true(win.side[EG_WAL].defect);
-    assert_false(eg_crossed(&before.side[EG_WAL], &win.side[EG_WAL]));
+    etcdguard_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
+    assert_int_equal(win.side[ETCDGUARD_WAL].verdict, FIOR_UNKNOWN);
+    assert_true(win.side[ETCDGUARD_WAL].defect);
+    assert_false(etcdguard_crossed(&before.side[ETCDGUARD_WAL], &win.side[ETCDGUARD_WAL]));
     /* another member behind the same URL */
     memcpy(w2, wal, sizeof wal);
     add(w2, 6, 300);
     make(&b, w2, be, "m2", 100.0);
-    eg_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
+    etcdguard_judge_window(a.text, a.len, b.text, b.len, NULL, &win);
     assert_true(win.ok);
-    assert_false(win.side[EG_WAL].present);
-    assert_non_null(strstr(win.side[EG_WAL].reason, "two etcd members (m1, then m2)"));
-    assert_false(eg_crossed(&before.side[EG_WAL], &win.side[EG_WAL]));
+    assert_false(win.side[ETCDGUARD_WAL].present);
+    assert_non_null(strstr(win.side[ETCDGUARD_WAL].reason, "two etcd members (m1, then m2)"));
+    assert_false(etcdguard_crossed(&before.side[ETCDGUARD_WAL], &win.side[ETCDGUARD_WAL]));
     /* the later scrape is not etcd's any more */
-    eg_judge_window(a.text, a.len, "garbage\n", 8, NULL, &win);
+    etcdguard_judge_window(a.text, a.len, "garbage\n", 8, NULL, &win);
     assert_false(win.ok);
 }
 
@@ -207,47 +207,47 @@ static void test_no_crossing(void **state)
 static void test_explain(void **state)
 {
     (void)state;
-    rm_run r;
-    rm_init(&r, "check", NULL);
-    rm_host *h = rm_add_host(&r);
-    rm_job *j = rm_add_job(h);
+    result_run r;
+    result_init(&r, "check", NULL);
+    result_host *h = result_add_host(&r);
+    result_job *j = result_add_job(h);
     j->role = FIOR_ROLE_WAL;
     j->verdict = FIOR_PASS;
     j->threshold_ns = 10000000;
-    eg_view before, during;
+    etcdguard_view before, during;
     memset(&before, 0, sizeof before);
     memset(&during, 0, sizeof during);
     before.ok = during.ok = 1;
-    before.side[EG_WAL] = (eg_side){.present = 1, .samples = 500, .bucket_known = 1, .lo_ns = 1000000,
+    before.side[ETCDGUARD_WAL] = (etcdguard_side){.present = 1, .samples = 500, .bucket_known = 1, .lo_ns = 1000000,
                                     .hi_ns = 2000000, .verdict = FIOR_PASS};
-    during.side[EG_WAL] = (eg_side){.present = 1, .window = 1, .samples = 500, .bucket_known = 1,
+    during.side[ETCDGUARD_WAL] = (etcdguard_side){.present = 1, .window = 1, .samples = 500, .bucket_known = 1,
                                     .lo_ns = 4000000, .hi_ns = 8000000, .verdict = FIOR_PASS};
-    eg_explain(&r, &before, &during, "");
+    etcdguard_explain(&r, &before, &during, "");
     assert_int_equal(r.nexplain, 1);
     assert_string_equal(r.explain[0].rule, "etcd-slowed");
     assert_non_null(strstr(r.explain[0].why, "went from 1-2 ms before the check to 4-8 ms during it"));
     /* overlapping buckets: not proven slower */
     r.nexplain = 0;
-    during.side[EG_WAL].lo_ns = 1000000;
-    during.side[EG_WAL].hi_ns = 2000000;
-    eg_explain(&r, &before, &during, NULL);
+    during.side[ETCDGUARD_WAL].lo_ns = 1000000;
+    during.side[ETCDGUARD_WAL].hi_ns = 2000000;
+    etcdguard_explain(&r, &before, &during, NULL);
     assert_int_equal(r.nexplain, 0);
     /* the guard's line; a crossing is not also "slowed" */
-    during.side[EG_WAL] = (eg_side){.present = 1, .window = 1, .samples = 500, .bucket_known = 1,
+    during.side[ETCDGUARD_WAL] = (etcdguard_side){.present = 1, .window = 1, .samples = 500, .bucket_known = 1,
                                     .lo_ns = 32000000, .hi_ns = 64000000, .verdict = FIOR_FAIL};
-    eg_explain(&r, &before, &during, "stopped to protect the live etcd: its WAL fsync p99 rose from 1-2 ms to 32-64 ms");
+    etcdguard_explain(&r, &before, &during, "stopped to protect the live etcd: its WAL fsync p99 rose from 1-2 ms to 32-64 ms");
     assert_int_equal(r.nexplain, 1);
     assert_string_equal(r.explain[0].rule, "etcd-guard");
     /* etcd slow before the check, the disk test passes: not-the-disk */
     r.nexplain = 0;
-    before.side[EG_WAL].lo_ns = 16000000;
-    before.side[EG_WAL].hi_ns = 32000000;
-    before.side[EG_WAL].verdict = FIOR_FAIL;
-    eg_explain(&r, &before, NULL, NULL);
+    before.side[ETCDGUARD_WAL].lo_ns = 16000000;
+    before.side[ETCDGUARD_WAL].hi_ns = 32000000;
+    before.side[ETCDGUARD_WAL].verdict = FIOR_FAIL;
+    etcdguard_explain(&r, &before, NULL, NULL);
     assert_int_equal(r.nexplain, 1);
     assert_string_equal(r.explain[0].rule, "not-the-disk");
     assert_non_null(strstr(r.explain[0].why, "etcd's WAL fsync before the check fails"));
-    rm_free(&r);
+    result_free(&r);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_explain_fixtures.c — every explain rule over every committed input (tests/fixtures): read and judged
- * by the library, explained the way `verdict` does (rm_explain_report) and the way check/fleet do from the
- * result model (rm_explain_jobs), then held to what explain.h promises:
+ * by the library, explained the way `verdict` does (result_explain_report) and the way check/fleet do from the
+ * result model (result_explain_jobs), then held to what explain.h promises:
  *   - a rule speaks only of a distribution whose verdict it fits (no headroom on a FAIL, no slow-* on a PASS,
  *     no shape at all on an UNKNOWN: its data is not trusted);
  *   - stalls cites a quantile with at least EXPLAIN_STALL_MIN_BEYOND samples beyond it, never the max, and
@@ -121,7 +121,7 @@ static void dist_fits(const explain_dist *d)
 }
 
 /* A whole result: no line against its verdict; an UNKNOWN ends with a command. */
-static void result_fits(const rm_run *r)
+static void result_fits(const result_run *r)
 {
     for (size_t i = 0; i < r->nexplain; i++) {
         const explain_line *l = &r->explain[i];
@@ -140,27 +140,27 @@ static void result_fits(const rm_run *r)
 /* The model the way check and fleet fill it: one host, the library's jobs, then their explain. */
 static void as_check(const fior_report *rep, const fior_result *res, const fior_criteria *crit)
 {
-    rm_run *r = calloc(1, sizeof *r);
+    result_run *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    rm_init(r, "check", crit);
-    rm_host *h = rm_add_host(r);
+    result_init(r, "check", crit);
+    result_host *h = result_add_host(r);
     assert_non_null(h);
     snprintf(h->dir, sizeof h->dir, "/srv/etcd data");
     for (size_t i = 0; i < fior_report_njobs(rep); i++) {
-        rm_job *o = rm_add_job(h);
+        result_job *o = result_add_job(h);
         assert_non_null(o);
-        rm_job_fill(o, fior_report_job(rep, i), fior_result_job(res, i));
+        result_job_fill(o, fior_report_job(rep, i), fior_result_job(res, i));
     }
-    h->verdict = rm_jobs_verdict(h);
+    h->verdict = result_jobs_verdict(h);
     snprintf(h->reason, sizeof h->reason, "from the fixture");
-    rm_finish(r);
-    rm_explain_jobs(r, RM_UNKNOWN, "ext4", NULL);
-    rm_explain_finish(r, 1, NULL);
+    result_finish(r);
+    result_explain_jobs(r, RESULT_UNKNOWN, "ext4", NULL);
+    result_explain_finish(r, 1, NULL);
     result_fits(r);
     if (r->verdict == FIOR_UNKNOWN) /* the command names the directory measured, quoted */
         CHECK(strstr(r->explain[r->nexplain - 1].next, "'/srv/etcd data'"), "next: %s", current,
               r->explain[r->nexplain - 1].next);
-    rm_free(r);
+    result_free(r);
     free(r);
 }
 
@@ -194,16 +194,16 @@ static int one_file(const char *path, const struct stat *st, int type, struct FT
     }
     free(d);
     /* as verdict does */
-    rm_run *r = calloc(1, sizeof *r);
+    result_run *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    rm_init(r, "verdict", crit);
+    result_init(r, "verdict", crit);
     r->verdict = fior_result_verdict(res);
     snprintf(r->reason, sizeof r->reason, "from the fixture");
-    assert_int_equal(rm_explain_report(r, rep, res, crit), 0);
-    rm_explain_finish(r, 0, NULL);
+    assert_int_equal(result_explain_report(r, rep, res, crit), 0);
+    result_explain_finish(r, 0, NULL);
     T.by_verdict[r->verdict]++;
     result_fits(r);
-    rm_free(r);
+    result_free(r);
     free(r);
     as_check(rep, res, crit);
     fior_result_free(res);

@@ -145,7 +145,7 @@ static void build(fleet *f, fior_report **rep)
     free(doc);
 }
 
-static const rm_host *find(const rm_run *r, const char *name)
+static const result_host *find(const result_run *r, const char *name)
 {
     for (size_t i = 0; i < r->nhosts; i++)
         if (!strcmp(r->hosts[i].host, name))
@@ -161,20 +161,20 @@ static void test_aggregate(void **state)
     fior_report *rep;
     build(&f, &rep);
     fior_criteria *c = fior_criteria_new();
-    rm_run r;
-    rm_init(&r, "fleet", c);
+    result_run r;
+    result_init(&r, "fleet", c);
     const char *raw = "<srv-d> fio: srv-d/etcd is not a directory\n";
     fleet_judge(&f, rep, raw, c, 0, "", &r);
     assert_int_equal(r.nhosts, 6);
-    const rm_host *a = find(&r, "a"), *b = find(&r, "b"), *cc = find(&r, "c"), *d = find(&r, "d"),
+    const result_host *a = find(&r, "a"), *b = find(&r, "b"), *cc = find(&r, "c"), *d = find(&r, "d"),
                   *e = find(&r, "e");
     assert_int_equal(a->verdict, FIOR_PASS);
-    assert_int_equal(a->basis, RM_BASIS_BOUND);
-    assert_true(a->jobs[0].bound_hi_ns != RM_UNKNOWN && a->jobs[0].bound_hi_ns < 10000000);
+    assert_int_equal(a->basis, RESULT_BASIS_BOUND);
+    assert_true(a->jobs[0].bound_hi_ns != RESULT_UNKNOWN && a->jobs[0].bound_hi_ns < 10000000);
     assert_int_equal(a->njobs, 2);
     assert_int_equal(a->jobs[0].samples + a->jobs[1].samples, 2010 + 505);
     assert_int_equal(b->verdict, FIOR_FAIL);
-    assert_int_equal(b->basis, RM_BASIS_BOUND);
+    assert_int_equal(b->basis, RESULT_BASIS_BOUND);
     assert_non_null(strstr(b->reason, "WAL: "));
     /* c: "All clients" (with c's host and port, and slow numbers) is not c's result */
     assert_int_equal(cc->njobs, 2);
@@ -186,25 +186,25 @@ static void test_aggregate(void **state)
     assert_string_equal(e->status, "unreachable");
     assert_int_equal(e->verdict, FIOR_UNKNOWN);
     /* f: the library says pass (150 >= 100 samples), the bound cannot: unknown with the point estimate */
-    const rm_host *ff = find(&r, "f");
+    const result_host *ff = find(&r, "f");
     assert_int_equal(ff->verdict, FIOR_UNKNOWN);
-    assert_int_equal(ff->basis, RM_BASIS_UNDECIDED);
+    assert_int_equal(ff->basis, RESULT_BASIS_UNDECIDED);
     assert_non_null(strstr(ff->reason, "backend: p99 4 ms looks fine, but 150 samples cannot show it with 95 % confidence"));
     assert_int_equal(r.verdict, FIOR_FAIL);
     /* worst first: the failing host, then the unknowns, the pass last */
     assert_string_equal(r.hosts[0].host, "b");
     assert_string_equal(r.hosts[5].host, "a");
-    rm_free(&r);
+    result_free(&r);
 
     /* --accept-point-estimate: f passes on the point estimate, and says so */
     f.accept_point = 1;
-    rm_init(&r, "fleet", c);
+    result_init(&r, "fleet", c);
     fleet_judge(&f, rep, raw, c, 0, "", &r);
     ff = find(&r, "f");
     assert_int_equal(ff->verdict, FIOR_PASS);
-    assert_int_equal(ff->basis, RM_BASIS_POINT);
-    assert_int_equal(find(&r, "a")->basis, RM_BASIS_BOUND);
-    rm_free(&r);
+    assert_int_equal(ff->basis, RESULT_BASIS_POINT);
+    assert_int_equal(find(&r, "a")->basis, RESULT_BASIS_BOUND);
+    result_free(&r);
     f.accept_point = 0;
 
     /* the same results from an interrupted run: nothing that ran passes */
@@ -216,13 +216,13 @@ static void test_aggregate(void **state)
     assert_int_equal(find(&r, "b")->verdict, FIOR_UNKNOWN);
     assert_int_equal(r.verdict, FIOR_UNKNOWN);
     assert_non_null(strstr(r.reason, "interrupted"));
-    rm_free(&r);
+    result_free(&r);
 
     /* no report at all (every host failed to start): every host unknown */
     fleet_judge(&f, NULL, raw, c, 0, "", &r);
     for (size_t i = 0; i < r.nhosts; i++)
         assert_int_equal(r.hosts[i].verdict, FIOR_UNKNOWN);
-    rm_free(&r);
+    result_free(&r);
     fior_criteria_free(c);
     fior_report_free(rep);
     free(f.h);

@@ -190,13 +190,13 @@ static char *doc(const jparams *p)
 }
 
 /* Judges one host whose ssh exited with `status` after printing out (stderr err). */
-static rm_host judge(fleet *f, const char *out, int status, const char *err, ssh_stop stop, int interrupted)
+static result_host judge(fleet *f, const char *out, int status, const char *err, ssh_stop stop, int interrupted)
 {
     static fleet_ssh s;
-    static rm_run r;
+    static result_run r;
     static int init;
     if (init)
-        rm_free(&r);
+        result_free(&r);
     init = 1;
     memset(&s, 0, sizeof s);
     snprintf(s.dest, sizeof s.dest, "node1");
@@ -208,17 +208,17 @@ static rm_host judge(fleet *f, const char *out, int status, const char *err, ssh
     s.errlen = strlen(s.err);
     fior_criteria *c = fior_criteria_new();
     fior_criteria_set_min_samples(c, 20);
-    rm_init(&r, "fleet", c);
-    rm_host *h = rm_add_host(&r);
+    result_init(&r, "fleet", c);
+    result_host *h = result_add_host(&r);
     fleet_ssh_judge(f, c, &s, interrupted, h);
     fior_criteria_free(c);
     return *h;
 }
 
-static rm_host judge_doc(fleet *f, const jparams *p)
+static result_host judge_doc(fleet *f, const jparams *p)
 {
     char *d = doc(p);
-    rm_host h = judge(f, d, p->exit_status, "", SSH_NOT_STOPPED, 0);
+    result_host h = judge(f, d, p->exit_status, "", SSH_NOT_STOPPED, 0);
     free(d);
     return h;
 }
@@ -236,20 +236,20 @@ static void test_proof(void **state)
     (void)state;
     fleet f;
     fleet_init(&f);
-    rm_host h = judge_doc(&f, &PASS);
+    result_host h = judge_doc(&f, &PASS);
     EXPECT(h, FIOR_PASS, "judged", "WAL: p99 2 ms < 10 ms (1050 samples, bound 1.5 ms..2.5 ms); backend: p99 5 ms");
-    assert_int_equal(h.basis, RM_BASIS_BOUND);
+    assert_int_equal(h.basis, RESULT_BASIS_BOUND);
     assert_int_equal(h.njobs, 2);
     assert_string_equal(h.server_hostname, "n1");
     jparams p = PASS;
     p.be_hi = 30000000; /* the backend's bound straddles 25 ms */
     h = judge_doc(&f, &p);
     EXPECT(h, FIOR_UNKNOWN, "judged", "straddles 25 ms");
-    assert_int_equal(h.basis, RM_BASIS_UNDECIDED);
+    assert_int_equal(h.basis, RESULT_BASIS_UNDECIDED);
     f.accept_point = 1;
     h = judge_doc(&f, &p);
     EXPECT(h, FIOR_PASS, "judged", "WAL: ");
-    assert_int_equal(h.basis, RM_BASIS_POINT);
+    assert_int_equal(h.basis, RESULT_BASIS_POINT);
     f.accept_point = 0;
     p = PASS;
     p.run_verdict = p.host_verdict = "fail";
@@ -370,7 +370,7 @@ static void test_hostile_json(void **state)
         {"\xff\xfe{}", "bad-output", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        rm_host h = judge(&f, cases[i].json, 0, "", SSH_NOT_STOPPED, 0);
+        result_host h = judge(&f, cases[i].json, 0, "", SSH_NOT_STOPPED, 0);
         assert_int_equal(h.verdict, FIOR_UNKNOWN);
         if (strcmp(h.status, cases[i].status) || !strstr(h.reason, cases[i].text))
             fail_msg("case %zu: %s: %s", i, h.status, h.reason);
@@ -384,12 +384,12 @@ static void test_hostile_json(void **state)
         char *at = strstr(good, subst[i][0]);
         assert_non_null(at);
         snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - good), good, subst[i][1], at + strlen(subst[i][0]));
-        rm_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
+        result_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
         if (h.verdict != FIOR_UNKNOWN)
             fail_msg("subst %zu passed: %s", i, h.reason);
     }
     snprintf(buf, sizeof buf, "%sgarbage", good);
-    rm_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
+    result_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
     assert_string_equal(h.status, "bad-output");
     /* terminal escapes in every string: none left in the model */
     char esc[16384];
@@ -413,11 +413,11 @@ static void test_hostile_json(void **state)
     f.accept_point = 1;
     h = judge(&f, real, 0, "", SSH_NOT_STOPPED, 0);
     EXPECT(h, FIOR_PASS, "judged", "WAL: p99 4.36 ms < 10 ms (1050 samples");
-    assert_int_equal(h.basis, RM_BASIS_POINT);
+    assert_int_equal(h.basis, RESULT_BASIS_POINT);
     f.accept_point = 0; /* without it, the backend's 68 samples cannot bound its p99 */
     h = judge(&f, real, 0, "", SSH_NOT_STOPPED, 0);
     EXPECT(h, FIOR_UNKNOWN, "judged", "backend: p99 6.52 ms looks fine, but 68 samples cannot show it");
-    assert_int_equal(h.basis, RM_BASIS_UNDECIDED);
+    assert_int_equal(h.basis, RESULT_BASIS_UNDECIDED);
     free(real);
 }
 
@@ -445,14 +445,14 @@ static void test_ssh_endings(void **state)
         {255, "\033]0;owned\007evil: Connection refused\n", 0, "unreachable", "?]0;owned?evil"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        rm_host h = judge(&f, "", cases[i].status, cases[i].err, cases[i].stop, 0);
+        result_host h = judge(&f, "", cases[i].status, cases[i].err, cases[i].stop, 0);
         assert_int_equal(h.verdict, FIOR_UNKNOWN);
         if (strcmp(h.status, cases[i].st) || !strstr(h.reason, cases[i].text) || strchr(h.reason, '\033'))
             fail_msg("case %zu: %s: %s", i, h.status, h.reason);
     }
     /* a timeout after a perfect-looking JSON: still unknown */
     char *d = doc(&PASS);
-    rm_host h = judge(&f, d, 0, "", SSH_STOP_TIMEOUT, 0);
+    result_host h = judge(&f, d, 0, "", SSH_STOP_TIMEOUT, 0);
     assert_string_equal(h.status, "timeout");
     free(d);
 }
@@ -474,7 +474,7 @@ static void test_mutations(void **state)
     for (size_t cut = 0; cut < end; cut++) {
         memcpy(buf, real, cut);
         buf[cut] = '\0';
-        rm_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
+        result_host h = judge(&f, buf, 0, "", SSH_NOT_STOPPED, 0);
         if (h.verdict == FIOR_PASS)
             fail_msg("a cut at byte %zu passed", cut);
     }

@@ -255,19 +255,19 @@ static void test_mempress(void **state)
 {
     (void)state;
     uint64_t some = 0, full = 0, v = 0;
-    assert_int_equal(mp_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=1500\n"
+    assert_int_equal(mempress_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=1500\n"
                                   "full avg10=0.00 avg60=0.00 avg300=0.00 total=700\n", &some, &full), 0);
     assert_int_equal(some, 1500);
     assert_int_equal(full, 700);
-    assert_int_equal(mp_parse_psi("nothing here\n", &some, &full), -1);
-    assert_int_equal(mp_parse_kv("low 0\nhigh 3\nmax 12\noom 1\noom_kill 1\n", "max", &v), 0);
+    assert_int_equal(mempress_parse_psi("nothing here\n", &some, &full), -1);
+    assert_int_equal(mempress_parse_kv("low 0\nhigh 3\nmax 12\noom 1\noom_kill 1\n", "max", &v), 0);
     assert_int_equal(v, 12);
-    assert_int_equal(mp_parse_kv("oom_kill_disable 0\nunder_oom 0\noom_kill 4\n", "oom_kill", &v), 0);
+    assert_int_equal(mempress_parse_kv("oom_kill_disable 0\nunder_oom 0\noom_kill 4\n", "oom_kill", &v), 0);
     assert_int_equal(v, 4);
-    assert_int_equal(mp_parse_kv("maxx 1\n", "max", &v), -1);
+    assert_int_equal(mempress_parse_kv("maxx 1\n", "max", &v), -1);
 
-    mp_snap a, b;
-    mp_result r;
+    mempress_snap a, b;
+    mempress_result r;
     memset(&a, 0, sizeof a);
     a.cgroup_v = 1;
     a.max = 100;
@@ -278,7 +278,7 @@ static void test_mempress(void **state)
     b = a;
     b.max = 1635; /* failcnt: the limit was hit during the run */
     b.psi_some_us = 1000 + 100000;
-    mp_diff(&a, &b, 10.0, &r);
+    mempress_diff(&a, &b, 10.0, &r);
     assert_true(r.known && r.pressure);
     assert_int_equal(r.limit_events, 1535);
     assert_true(r.psi_some_pct > 0.99 && r.psi_some_pct < 1.01);
@@ -288,23 +288,23 @@ static void test_mempress(void **state)
     /* no limit events, a stall share below the threshold: no pressure */
     b = a;
     b.psi_some_us = a.psi_some_us + 10000; /* 0.1 % of 10 s */
-    mp_diff(&a, &b, 10.0, &r);
+    mempress_diff(&a, &b, 10.0, &r);
     assert_false(r.pressure);
     /* PSI alone above the threshold (v2, no events) is pressure */
     a.cgroup_v = b.cgroup_v = 2;
     b.psi_some_us = a.psi_some_us + 600000; /* 6 % */
-    mp_diff(&a, &b, 10.0, &r);
+    mempress_diff(&a, &b, 10.0, &r);
     assert_true(r.pressure);
     /* nothing readable: not known, no pressure */
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    mp_diff(&a, &b, 10.0, &r);
+    mempress_diff(&a, &b, 10.0, &r);
     assert_false(r.known);
     assert_false(r.pressure);
     /* the real machine's counters read without error (whatever they are) */
-    mp_read(&a);
-    mp_read(&b);
-    mp_diff(&a, &b, 1.0, &r);
+    mempress_read(&a);
+    mempress_read(&b);
+    mempress_diff(&a, &b, 1.0, &r);
     assert_true(strlen(r.text) > 0);
 }
 

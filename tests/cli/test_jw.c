@@ -153,21 +153,21 @@ static void test_strbuf(void **state)
     strbuf sb = STRBUF_INIT;
     assert_string_equal(sb.buf, "");
     for (int i = 0; i < 5000; i++) {
-        sb_addsep(&sb, "; ");
-        sb_addf(&sb, "item %d", i);
+        strbuf_addsep(&sb, "; ");
+        strbuf_addf(&sb, "item %d", i);
     }
     assert_false(sb.oom);
     assert_int_equal(sb.len, strlen(sb.buf));
     assert_true(sb.len > 40000);
     assert_int_equal(strncmp(sb.buf, "item 0; item 1; ", 16), 0);
     assert_non_null(strstr(sb.buf, "; item 4999"));
-    char *s = sb_detach(&sb);
+    char *s = strbuf_detach(&sb);
     assert_string_equal(sb.buf, "");
     free(s);
-    s = sb_detach(&sb);
+    s = strbuf_detach(&sb);
     assert_string_equal(s, "");
     free(s);
-    sb_release(&sb);
+    strbuf_release(&sb);
 }
 
 int main(void)

@@ -20,19 +20,19 @@
 #define EXAMPLES_DIR TEST_FIXTURES "/../../examples"
 #endif
 
-static char *render(const prof_opts *o, int *rc, char *err, size_t errlen)
+static char *render(const profile_opts *o, int *rc, char *err, size_t errlen)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
-    *rc = prof_write(m, o, err, errlen);
+    *rc = profile_write(m, o, err, errlen);
     fclose(m);
     return buf;
 }
 
-static prof_opts base(const char *load)
+static profile_opts base(const char *load)
 {
-    prof_opts o = {.load = load, .dir = "/data/etcd-disk", .engine_path = "/opt/e/libetcdwal.so"};
+    profile_opts o = {.load = load, .dir = "/data/etcd-disk", .engine_path = "/opt/e/libetcdwal.so"};
     return o;
 }
 
@@ -93,7 +93,7 @@ static void test_load_levels(void **state)
     (void)state;
     char err[256], wal[4096], be[4096], v[256];
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
-        prof_opts o = base(expect[i].load);
+        profile_opts o = base(expect[i].load);
         int rc;
         char *t = render(&o, &rc, err, sizeof err);
         assert_int_equal(rc, 0);
@@ -157,7 +157,7 @@ static void test_options(void **state)
     (void)state;
     char err[256], wal[4096], be[4096];
     int rc;
-    prof_opts o = base("m");
+    profile_opts o = base("m");
     o.ionice = 1;
     o.runtime_s = 7;
     o.segment_bytes = 4000000;
@@ -197,7 +197,7 @@ static void test_invalid(void **state)
     int rc;
     const char *bad_loads[] = {"xxl", "", "S", "s ", NULL};
     for (size_t i = 0; i < sizeof bad_loads / sizeof bad_loads[0]; i++) {
-        prof_opts o = base(bad_loads[i]);
+        profile_opts o = base(bad_loads[i]);
         err[0] = '\0';
         char *t = render(&o, &rc, err, sizeof err);
         assert_int_equal(rc, -1);
@@ -205,12 +205,12 @@ static void test_invalid(void **state)
         assert_non_null(strstr(err, "load"));
         assert_null(strchr(err, '\n'));
         free(t);
-        assert_false(prof_load_valid(bad_loads[i]));
+        assert_false(profile_load_valid(bad_loads[i]));
     }
-    assert_true(prof_load_valid("s") && prof_load_valid("m") && prof_load_valid("l") && prof_load_valid("xl"));
-    assert_true(prof_load_valid("xLarge"));
+    assert_true(profile_load_valid("s") && profile_load_valid("m") && profile_load_valid("l") && profile_load_valid("xl"));
+    assert_true(profile_load_valid("xLarge"));
 
-    prof_opts o = base("s");
+    profile_opts o = base("s");
     o.dir = "/tmp/x\nrw=read";   /* would smuggle an option into the job file */
     char *t = render(&o, &rc, err, sizeof err);
     assert_int_equal(rc, -1);
@@ -233,7 +233,7 @@ static void test_invalid(void **state)
     t = render(&o, &rc, err, sizeof err);
     assert_int_equal(rc, -1);
     free(t);
-    assert_int_equal(prof_write(stdout, NULL, err, sizeof err), -1);
+    assert_int_equal(profile_write(stdout, NULL, err, sizeof err), -1);
 }
 
 /* examples/etcd.fio = `etcd-fio job --load s --dir .` with the install path, plus comments. */
@@ -254,7 +254,7 @@ static void test_example_matches(void **state)
         strncat(ex, line, sizeof ex - strlen(ex) - 1);
     }
     fclose(f);
-    prof_opts o = {.load = "s", .dir = ".", .engine_path = eng};
+    profile_opts o = {.load = "s", .dir = ".", .engine_path = eng};
     char err[256];
     int rc;
     char *t = render(&o, &rc, err, sizeof err);
@@ -278,7 +278,7 @@ static void test_heavy(void **state)
     (void)state;
     const char *loads[] = {"s", "m", "l", "xl"};
     for (size_t i = 0; i < 4; i++) {
-        prof_opts o = base(loads[i]);
+        profile_opts o = base(loads[i]);
         char err[256], fw[4096], hw[4096], fb[4096], hb[4096], a[256], b[256];
         int rc;
         char *f = render(&o, &rc, err, sizeof err);
@@ -316,17 +316,17 @@ static void test_heavy(void **state)
     }
 }
 
-/* The fill leaves PROF_ROLLOVER_AFTER_S seconds of the load's WAL bytes before the segment's end, and is
+/* The fill leaves PROFILE_ROLLOVER_AFTER_S seconds of the load's WAL bytes before the segment's end, and is
  * left out where the segment is smaller than that. */
 static void test_first_fill(void **state)
 {
     (void)state;
-    assert_int_equal(prof_first_fill("s", 0), 64000000ull - 150ull * 1344 * PROF_ROLLOVER_AFTER_S);
-    assert_int_equal(prof_first_fill("small", 64000000ull), prof_first_fill("s", 0));
-    assert_int_equal(prof_first_fill("m", 0), 64000000ull - 1000ull * 1344 * PROF_ROLLOVER_AFTER_S);
-    assert_int_equal(prof_first_fill("l", 1000000ull), 0);
-    assert_int_equal(prof_first_fill("nope", 0), 0);
-    prof_opts o = base("xl");
+    assert_int_equal(profile_first_fill("s", 0), 64000000ull - 150ull * 1344 * PROFILE_ROLLOVER_AFTER_S);
+    assert_int_equal(profile_first_fill("small", 64000000ull), profile_first_fill("s", 0));
+    assert_int_equal(profile_first_fill("m", 0), 64000000ull - 1000ull * 1344 * PROFILE_ROLLOVER_AFTER_S);
+    assert_int_equal(profile_first_fill("l", 1000000ull), 0);
+    assert_int_equal(profile_first_fill("nope", 0), 0);
+    profile_opts o = base("xl");
     o.segment_bytes = 4000000;
     char err[256], w[4096];
     int rc;

@@ -2,7 +2,7 @@
 /* test_aggregate.c — the one aggregation of jobs into runs, hosts and the overall verdict, one test per
  * rule: the library's rule (libreport/aggregate.c: fior_verdict_combine, fior_verdict_overall, and
  * fior_result_verdict that uses it), the result model's host and run verdicts that ask it (tools/result.c
- * rm_jobs_verdict, rm_finish), the reader's rule for which text beside JSON is the same run
+ * result_jobs_verdict, result_finish), the reader's rule for which text beside JSON is the same run
  * (libreport/readers.c: within 1 % + 1 us, else another run, judged too), and the end rule's guard where
  * the sequential bound and the library's judgement of the final document disagree (libreport/monitor_end.c).
  * Each of these fails when its rule is loosened: a host with nothing judged counted as PASS, the same-jobs
@@ -47,18 +47,18 @@ static void nothing_judged_is_unknown(void **state)
     assert_int_equal(fior_verdict_combine(V(FIOR_NOT_JUDGED, FIOR_NOT_JUDGED)), FIOR_UNKNOWN);
     assert_int_equal(fior_verdict_combine(NULL, 0), FIOR_UNKNOWN);
     /* the result model asks the library: a host whose jobs are all not judged */
-    rm_run r;
-    rm_init(&r, "verdict", NULL);
-    rm_host *h = rm_add_host(&r);
-    rm_job *j = rm_add_job(h);
+    result_run r;
+    result_init(&r, "verdict", NULL);
+    result_host *h = result_add_host(&r);
+    result_job *j = result_add_job(h);
     j->verdict = FIOR_NOT_JUDGED;
-    assert_int_equal(rm_jobs_verdict(h), FIOR_UNKNOWN);
-    h->verdict = rm_jobs_verdict(h);
-    rm_finish(&r);
+    assert_int_equal(result_jobs_verdict(h), FIOR_UNKNOWN);
+    h->verdict = result_jobs_verdict(h);
+    result_finish(&r);
     assert_int_equal(r.verdict, FIOR_UNKNOWN);
-    rm_host *empty = rm_add_host(&r); /* a host with no job at all */
-    assert_int_equal(rm_jobs_verdict(empty), FIOR_UNKNOWN);
-    rm_free(&r);
+    result_host *empty = result_add_host(&r); /* a host with no job at all */
+    assert_int_equal(result_jobs_verdict(empty), FIOR_UNKNOWN);
+    result_free(&r);
     /* and the library's own overall verdict of a report with nothing judged */
     fior_report *rep = fior_report_new();
     assert_int_equal(fior_parse_file(rep, TEST_FIXTURES "/fio/fio-3.33-nosync.json"), FIOR_OK);
@@ -82,15 +82,15 @@ static void overall_needs_every_host(void **state)
     assert_int_equal(fior_verdict_overall(NULL, 0), FIOR_UNKNOWN);
     assert_int_equal(fior_verdict_overall(V(FIOR_PASS, FIOR_NOT_JUDGED)), FIOR_UNKNOWN);
     assert_int_equal(fior_verdict_overall(V(FIOR_PASS, FIOR_PASS)), FIOR_PASS);
-    rm_run r;
-    rm_init(&r, "fleet", NULL);
-    rm_finish(&r);
+    result_run r;
+    result_init(&r, "fleet", NULL);
+    result_finish(&r);
     assert_int_equal(r.verdict, FIOR_UNKNOWN);
-    rm_add_host(&r)->verdict = FIOR_PASS;
-    rm_add_host(&r)->verdict = FIOR_NOT_JUDGED;
-    rm_finish(&r);
+    result_add_host(&r)->verdict = FIOR_PASS;
+    result_add_host(&r)->verdict = FIOR_NOT_JUDGED;
+    result_finish(&r);
     assert_int_equal(r.verdict, FIOR_UNKNOWN);
-    rm_free(&r);
+    result_free(&r);
 }
 
 /* rule 6: fio's normal text beside its JSON is the same run only when each job's figures agree within
@@ -165,14 +165,14 @@ static void bound_and_library_disagree(void **state)
     assert_int_equal(fior_monitor_overall(m), FIOR_DEC_PASS); /* the bins */
     check_end e = {.started = 1, .state = PROC_EXITED, .stop = CHECK_DECIDED, .stop_level = 1, .complete = 1,
                    .duration_s = 5, .runtime_s = 60};
-    rm_run r;
-    rm_init(&r, "check", NULL);
-    rm_host *h = rm_add_host(&r);
+    result_run r;
+    result_init(&r, "check", NULL);
+    result_host *h = result_add_host(&r);
     check_judge(rep, m, &e, h);
     assert_int_equal(h->verdict, FIOR_UNKNOWN);
     if (!strstr(h->reason, "the confidence bound says pass but fio's own p99 says fail; cannot judge"))
         fail_msg("%s", h->reason);
-    rm_free(&r);
+    result_free(&r);
     fior_monitor_free(m);
     fior_report_free(rep);
     free(fixed);

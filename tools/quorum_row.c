@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* capacity_qrow.c — one row of `etcd-fio capacity --member`: the three members judged as capacity judges one
- * disk (cap_decide), the member that decides the cluster's verdict, the quorum replay of their Save
- * latencies (capacity_quorum.c) into the row, pooling a confirmation run's samples, and the members' lines
+/* quorum_row.c — one row of `etcd-fio capacity --member`: the three members judged as capacity judges one
+ * disk (capacity_decide), the member that decides the cluster's verdict, the quorum replay of their Save
+ * latencies (quorum.c) into the row, pooling a confirmation run's samples, and the members' lines
  * of the table. Pure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capq.h"
+#include "quorum.h"
 #include "cli.h"
 
 static int dup_bins(const fior_bin *b, size_t n, fior_bin **out, size_t *nout)
@@ -22,22 +22,22 @@ static int dup_bins(const fior_bin *b, size_t n, fior_bin **out, size_t *nout)
 
 /* How far a member's point estimates are toward their thresholds (the larger of WAL p99 / 10 ms and backend
  * p99 / 25 ms). */
-static double nearness(const cap_row *m, const fior_criteria *c)
+static double nearness(const capacity_row *m, const fior_criteria *c)
 {
-    double w = m->wal_p99_ns == RM_UNKNOWN ? 0 : (double)m->wal_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_WAL);
-    double b = m->be_p99_ns == RM_UNKNOWN ? 0 : (double)m->be_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
+    double w = m->wal_p99_ns == RESULT_UNKNOWN ? 0 : (double)m->wal_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_WAL);
+    double b = m->be_p99_ns == RESULT_UNKNOWN ? 0 : (double)m->be_p99_ns / (double)fior_criteria_threshold(c, FIOR_ROLE_BACKEND);
     return w > b ? w : b;
 }
 
 /* The member whose verdict is the cluster's: one whose bound fails; else an undecided one (one whose point
  * estimate fails first, for --accept-point-estimate; among those, the nearest its thresholds); else the one
- * nearest its thresholds. So that cap_decide, judging the quorum row on this member's bins, says fail when
+ * nearest its thresholds. So that capacity_decide, judging the quorum row on this member's bins, says fail when
  * any member fails, pass only when every member passes, and unknown otherwise. */
-static int pick(const fior_verdict *v0, const fior_verdict *v1, const cap_row *m, const fior_criteria *c)
+static int pick(const fior_verdict *v0, const fior_verdict *v1, const capacity_row *m, const fior_criteria *c)
 {
     int d = -1;
     for (int pass = 0; pass < 4 && d < 0; pass++)
-        for (int i = 0; i < CAPQ_MEMBERS; i++) {
+        for (int i = 0; i < QUORUM_MEMBERS; i++) {
             int want = pass == 0 ? v0[i] == FIOR_FAIL
                      : pass == 1 ? v0[i] == FIOR_UNKNOWN && v1[i] == FIOR_FAIL
                      : pass == 2 ? v0[i] == FIOR_UNKNOWN
@@ -48,38 +48,38 @@ static int pick(const fior_verdict *v0, const fior_verdict *v1, const cap_row *m
     return d;
 }
 
-static void judge_members(capq_row *q)
+static void judge_members(quorum_row *q)
 {
-    cap_result *mr = calloc(1, sizeof *mr);
+    capacity_result *mr = calloc(1, sizeof *mr);
     if (!mr)
         return;
-    fior_verdict v0[CAPQ_MEMBERS], v1[CAPQ_MEMBERS];
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    fior_verdict v0[QUORUM_MEMBERS], v1[QUORUM_MEMBERS];
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         mr->rows[i] = q->m[i]; /* shallow: the bins stay q's */
-    mr->nrows = mr->nsweep = CAPQ_MEMBERS;
-    cap_decide(mr, q->crit, q->o->confidence, 0);
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    mr->nrows = mr->nsweep = QUORUM_MEMBERS;
+    capacity_decide(mr, q->crit, q->o->confidence, 0);
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         v0[i] = mr->rows[i].verdict;
-    cap_decide(mr, q->crit, q->o->confidence, 1);
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    capacity_decide(mr, q->crit, q->o->confidence, 1);
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         v1[i] = mr->rows[i].verdict;
-    cap_decide(mr, q->crit, q->o->confidence, q->o->accept_point);
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    capacity_decide(mr, q->crit, q->o->confidence, q->o->accept_point);
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         q->m[i] = mr->rows[i];
     q->decisive = pick(v0, v1, q->m, q->crit);
     free(mr);
 }
 
-void capq_finish(cap_row *row)
+void quorum_finish(capacity_row *row)
 {
-    capq_row *q = row->q;
-    cap_row_drop_bins(row);
+    quorum_row *q = row->q;
+    capacity_row_drop_bins(row);
     row->ran = 0;
     q->decisive = -1;
     /* the row names the member whose server is gone when there is one (the others' runs are then cut
      * short with it), else the first that gave nothing usable */
     int first = -1;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         if (!q->m[i].ran && (first < 0 || (q->gone[i] && !q->gone[first])))
             first = i;
     if (first >= 0) {
@@ -93,27 +93,27 @@ void capq_finish(cap_row *row)
         cli_msg(row->why, sizeof row->why, "out of memory");
         return;
     }
-    const cap_opts *o = q->o;
-    capq_cfg c = {.clients = row->clients, .rtt_ns = (uint64_t)(o->rtt_ms * 1e6 + 0.5),
+    const capacity_opts *o = q->o;
+    quorum_cfg c = {.clients = row->clients, .rtt_ns = (uint64_t)(o->rtt_ms * 1e6 + 0.5),
                   .client_ns = (uint64_t)(o->client_us * 1000 + 0.5), .cpu_ns = (uint64_t)(o->cpu_us * 1000 + 0.5),
                   .apply_ns = (uint64_t)(o->apply_us * 1000 + 0.5), .ready_ns = (uint64_t)(o->ready_us * 1000 + 0.5),
                   .shared_core = o->shared_core,
                   .seed = 0x5eed0000ull + row->clients};
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        c.save[i] = (capq_dist){q->m[i].wal_bins, q->m[i].nwal};
-    c.commit = (capq_dist){q->m[0].be_bins, q->m[0].nbe};
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
+        c.save[i] = (quorum_dist){q->m[i].wal_bins, q->m[i].nwal};
+    c.commit = (quorum_dist){q->m[0].be_bins, q->m[0].nbe};
     char err[256];
-    if (capq_simulate(&c, &q->sim, err, sizeof err)) {
+    if (quorum_simulate(&c, &q->sim, err, sizeof err)) {
         cli_msg(row->why, sizeof row->why, "%s", err);
         return;
     }
-    const cap_row *d = &q->m[q->decisive];
+    const capacity_row *d = &q->m[q->decisive];
     if (dup_bins(d->wal_bins, d->nwal, &row->wal_bins, &row->nwal) ||
         dup_bins(d->be_bins, d->nbe, &row->be_bins, &row->nbe)) {
         cli_msg(row->why, sizeof row->why, "out of memory");
         return;
     }
-    const capq_out *s = &q->sim;
+    const quorum_out *s = &q->sim;
     row->ran = 1;
     row->why[0] = '\0';
     row->wal_n = d->wal_n;
@@ -135,33 +135,38 @@ void capq_finish(cap_row *row)
     row->write_share = 0; /* the members' stats files stay on their servers: fdatasync and write are one here */
 }
 
-void capq_row_merge(cap_row *a, const cap_row *b)
+void quorum_row_merge(capacity_row *a, const capacity_row *b)
 {
+    if (!a->q && !b->q) {
+        capacity_row_merge(a, b);
+        return;
+    }
     if (!a->q || !b->q)
         return;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        cap_row_merge(&a->q->m[i], &b->q->m[i]);
-    capq_finish(a);
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
+        capacity_row_merge(&a->q->m[i], &b->q->m[i]);
+    quorum_finish(a);
 }
 
-void capq_row_free(cap_row *row)
+void quorum_row_free(capacity_row *row)
 {
-    if (!row->q)
-        return;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        cap_row_free(&row->q->m[i]);
-    free(row->q);
-    row->q = NULL;
+    if (row->q) {
+        for (int i = 0; i < QUORUM_MEMBERS; i++)
+            capacity_row_free(&row->q->m[i]);
+        free(row->q);
+        row->q = NULL;
+    }
+    capacity_row_free(row);
 }
 
-void capq_table(FILE *f, const cap_row *row)
+void quorum_table(FILE *f, const capacity_row *row)
 {
-    const capq_row *q = row->q;
+    const quorum_row *q = row->q;
     if (!q)
         return;
     const fleet *fl = q->o->members;
-    for (int i = 0; i < CAPQ_MEMBERS; i++) {
-        const cap_row *m = &q->m[i];
+    for (int i = 0; i < QUORUM_MEMBERS; i++) {
+        const capacity_row *m = &q->m[i];
         char w[32], b[32];
         if (!m->ran) {
             fprintf(f, "%7s   member %d%s %s: %s\n", "", i + 1, i ? "" : " (leader)", fl ? fl->h[i].spec : "", m->why);

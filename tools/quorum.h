@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* capq.h — `etcd-fio capacity --member` (three members): the quorum combination, pure (capacity_quorum.c,
- * tests/test_capacity_quorum.c), a quorum row from the members' runs (capacity_qrow.c, pure), and running
- * the three members' loads at once on fio servers (capacity_members.c).
+/* quorum.h — `etcd-fio capacity --member` (three members): the quorum combination, pure (quorum.c,
+ * tests/test_capacity_quorum.c), a quorum row from the members' runs (quorum_row.c, pure), and running
+ * the three members' loads at once on fio servers (quorum_members.c).
  *
  * Each member's disk runs capacity's closed-loop load at the same client count (its own WAL Saves and
  * backend commits, fio's json+ bins of each). The combination replays a 3-member cluster on a virtual clock
@@ -17,8 +17,8 @@
  * closed loop are those of engine/load.h, which this file follows step for step (the engine is GPL and not
  * linked into the CLI). Save latencies are drawn independently per Save (the members' own runs give their
  * distributions at this client count, not their order in time). */
-#ifndef ETCD_FIO_CAPQ_H
-#define ETCD_FIO_CAPQ_H
+#ifndef ETCD_FIO_QUORUM_H
+#define ETCD_FIO_QUORUM_H
 
 #include <yajl/yajl_gen.h>
 #include <stddef.h>
@@ -26,22 +26,22 @@
 
 #include "fioreport.h"
 
-#define CAPQ_MEMBERS 3
-#define CAPQ_SPAN_S 20.0          /* virtual seconds replayed per client count */
-#define CAPQ_WARM_S 1.0           /* ... of which the first are not counted (putload's warm-up) */
-#define CAPQ_MAX_RTT_NS 1000000000ull /* --rtt at most 1 s: an election timeout is 1 s by default */
-#define CAPQ_BATCH_INTERVAL_NS 100000000ull
-#define CAPQ_BATCH_LIMIT_PUTS 5000u
-#define CAPQ_PACE_S 1.5           /* the short first run of each client count that finds the cluster's rate */
+#define QUORUM_MEMBERS 3
+#define QUORUM_SPAN_S 20.0          /* virtual seconds replayed per client count */
+#define QUORUM_WARM_S 1.0           /* ... of which the first are not counted (putload's warm-up) */
+#define QUORUM_MAX_RTT_NS 1000000000ull /* --rtt at most 1 s: an election timeout is 1 s by default */
+#define QUORUM_BATCH_INTERVAL_NS 100000000ull
+#define QUORUM_BATCH_LIMIT_PUTS 5000u
+#define QUORUM_PACE_S 1.5           /* the short first run of each client count that finds the cluster's rate */
 
-typedef struct capq_dist { /* a member's latencies: fio json+ bins (ascending by ns) */
+typedef struct quorum_dist { /* a member's latencies: fio json+ bins (ascending by ns) */
     const fior_bin *bins;
     size_t n;
-} capq_dist;
+} quorum_dist;
 
-typedef struct capq_cfg {
+typedef struct quorum_cfg {
     unsigned  clients;
-    double    span_s, warm_s;     /* 0: CAPQ_SPAN_S, CAPQ_WARM_S */
+    double    span_s, warm_s;     /* 0: QUORUM_SPAN_S, QUORUM_WARM_S */
     uint64_t  rtt_ns;             /* leader -> follower -> leader */
     uint64_t  client_ns, cpu_ns, apply_ns; /* as engine/load.h ld_config (cpu_ns = entry_ns: the leader's
                                    * work per entry before it Saves and sends, a follower's before it Saves) */
@@ -49,63 +49,65 @@ typedef struct capq_cfg {
                                    * before it sends; a Ready of committed entries only costs it too) */
     int       shared_core;        /* the three members' raft-loop work (ready_ns, cpu_ns) takes turns on one
                                    * core, as three etcd processes pinned to one CPU do */
-    capq_dist save[CAPQ_MEMBERS]; /* [0] the leader's Saves, [1] and [2] the followers' */
-    capq_dist commit;             /* the leader's backend commits (n = 0: no backend lock) */
+    quorum_dist save[QUORUM_MEMBERS]; /* [0] the leader's Saves, [1] and [2] the followers' */
+    quorum_dist commit;             /* the leader's backend commits (n = 0: no backend lock) */
     uint64_t  seed;
-} capq_cfg;
+} quorum_cfg;
 
-typedef struct capq_out {
+typedef struct quorum_out {
     uint64_t puts, saves;         /* counted after the warm-up */
     double   writes_per_s, entries_per_save;
     uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns;
-    /* shares of the counted span, as cap_row's: save_share is the leader's loop in its Save or waiting for
+    /* shares of the counted span, as capacity_row's: save_share is the leader's loop in its Save or waiting for
      * a follower's answer (the quorum's disks), cpu_share its work per entry, apply_share / blocked_share
      * the apply goroutine at work / waiting for a backend commit's lock */
     double   save_share, cpu_share, apply_share, blocked_share;
-    uint64_t by_follower[CAPQ_MEMBERS]; /* Readys whose commit came from follower 1 or 2 ([0]: unused) */
+    uint64_t by_follower[QUORUM_MEMBERS]; /* Readys whose commit came from follower 1 or 2 ([0]: unused) */
     uint64_t leader_gated;        /* Readys committed before the leader's own Save of them ended */
-} capq_out;
+} quorum_out;
 
 /* Replays the cluster. 0, or -1 with a message (no clients, a member without samples, too many Readys). */
-int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen);
+int quorum_simulate(const quorum_cfg *c, quorum_out *o, char *err, size_t errlen);
 
-/* ---- capacity_members.c (running, reading) and capacity_qrow.c (the row): the three members ---- */
+/* ---- quorum_members.c (running, reading) and quorum_row.c (the row): the three members ---- */
 #include "capacity.h"
 #include "fleet.h"
 
 /* One client count on three members. */
-typedef struct capq_row {
-    cap_row  m[CAPQ_MEMBERS];     /* each member's own run: its bins, p99s and verdict (cap_decide) */
-    capq_out sim;
+typedef struct quorum_row {
+    capacity_row  m[QUORUM_MEMBERS];     /* each member's own run: its bins, p99s and verdict (capacity_decide) */
+    quorum_out sim;
     int      decisive;            /* the member whose bins the quorum row carries, -1 when none */
     char     note[256];           /* said below the row (members sharing one filesystem) */
     double   paced_wps;           /* the members' puts were paced at this rate (0: not paced) */
-    int      gone[CAPQ_MEMBERS];  /* a member with no results at all (its server unreachable or lost) */
-    const cap_opts *o;
+    int      gone[QUORUM_MEMBERS];  /* a member with no results at all (its server unreachable or lost) */
+    const capacity_opts *o;
     const fior_criteria *crit;
-} capq_row;
+} quorum_row;
 
 /* --member HOST[,PORT]=DIR (DIR absolute, on the server; without =DIR the capacity DIR): adds it to f.
  * 0, or -1 with a message. */
-int  capq_add_member(struct fleet *f, const char *spec, char *err, size_t errlen);
+int  quorum_add_member(struct fleet *f, const char *spec, char *err, size_t errlen);
 /* Exactly three members, none listed twice (fleet_add_host), each with a directory. */
-int  capq_members_ok(const struct fleet *f, const char *dir, char *err, size_t errlen);
+int  quorum_members_ok(const struct fleet *f, const char *dir, char *err, size_t errlen);
 /* Runs the load of `clients` on the three members at once (one fio client, fio's client/server), reads each
- * member's WAL and backend bins, judges each (cap_decide) and combines them (capq_simulate) into row.
+ * member's WAL and backend bins, judges each (capacity_decide) and combines them (quorum_simulate) into row.
  * 0, or -1 when fio could not be started. */
-int  capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
-                  double seconds, cap_row *row, char *err, size_t errlen);
+int  quorum_run_row(const capacity_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                  double seconds, capacity_row *row, char *err, size_t errlen);
 /* Judges the members, picks the one that decides (a member's bound FAIL; else an undecided one, the one
  * whose point estimate fails first; else the one with the highest WAL p99), copies its bins into row and
  * replays the cluster. Used after a run and after a confirmation run's samples were pooled. */
-void capq_finish(cap_row *row);
+void quorum_finish(capacity_row *row);
 /* Reads fio's client/server json+ output (path) into the members' rows (pure but for the file read). */
-void capq_read(capq_row *q, const struct fleet *f, const char *path);
-void capq_row_merge(cap_row *a, const cap_row *b);
-void capq_row_free(cap_row *row);
+void quorum_read(quorum_row *q, const struct fleet *f, const char *path);
+/* Any row of capacity, a quorum row or a disk's: merges b into a (a quorum row's members' samples pooled,
+ * then combined again), frees it. */
+void quorum_row_merge(capacity_row *a, const capacity_row *b);
+void quorum_row_free(capacity_row *row);
 /* A quorum row's "members" (doc/etcd-fio.schema.json capacity_member), for capacity_out.c. */
-void capq_json(yajl_gen g, const cap_row *row);  /* an array */
+void quorum_json(yajl_gen g, const capacity_row *row);  /* an array */
 /* Below a quorum row of the table: one line per member. */
-void capq_table(FILE *f, const cap_row *row);
+void quorum_table(FILE *f, const capacity_row *row);
 
 #endif

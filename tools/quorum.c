@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* capacity_quorum.c — the quorum combination of three members' Save latencies (capq.h has the cluster it
+/* quorum.c — the quorum combination of three members' Save latencies (quorum.h has the cluster it
  * replays and where in etcd each step comes from). Pure: a virtual clock, a seeded generator, no I/O.
  *
  * Answers leave the apply goroutine in time order, so the waiting puts are one FIFO of arrival times and the
  * entries in Readys another (as engine/load.c). Readys are kept in one array for the whole replay (each
  * follower walks it at its own pace); a follower's Save is final once it starts before the earliest time a
  * Ready not yet sent could reach it. */
-#include "capq.h"
+#include "quorum.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,15 +33,15 @@ typedef struct ready {
 } ready;
 
 typedef struct sim {
-    const capq_cfg *c;
+    const quorum_cfg *c;
     uint64_t rng;
-    dist d[CAPQ_MEMBERS], commit;
+    dist d[QUORUM_MEMBERS], commit;
     /* waiting puts (arrival times) and entries in Readys (their arrival times), FIFO rings of `clients` */
     uint64_t *wait, *taken;
     uint32_t whead, wlen, thead, tlen;
     ready *r;
     size_t nr, rcap, delivered;
-    struct { size_t next; uint64_t free; } f[CAPQ_MEMBERS]; /* followers 1, 2 */
+    struct { size_t next; uint64_t free; } f[QUORUM_MEMBERS]; /* followers 1, 2 */
     uint64_t half_rtt;
     /* shared_core: the core's reserved intervals [start, end), ascending; work is reserved out of time order
      * (a follower's Save is computed when it is final), so each piece goes in the first gap that fits */
@@ -56,7 +56,7 @@ typedef struct sim {
     uint64_t *lat;
     size_t nlat, latcap;
     uint64_t save_ns, wait_ns, cpu_ns, apply_ns, blocked_ns, entries, saves;
-    capq_out *o;
+    quorum_out *o;
 } sim;
 
 static uint64_t rnd(sim *s)
@@ -69,7 +69,7 @@ static uint64_t rnd(sim *s)
     return x * 0x2545f4914f6cdd1dull;
 }
 
-static int dist_init(dist *d, const capq_dist *in)
+static int dist_init(dist *d, const quorum_dist *in)
 {
     memset(d, 0, sizeof *d);
     if (!in->n)
@@ -137,7 +137,7 @@ static uint64_t backend_commit(sim *s, uint64_t t)
 {
     uint64_t end = t + draw(s, &s->commit);
     s->pending = 0;
-    s->bc_next = end + CAPQ_BATCH_INTERVAL_NS;
+    s->bc_next = end + QUORUM_BATCH_INTERVAL_NS;
     return end;
 }
 
@@ -146,12 +146,12 @@ static uint64_t backend_commit(sim *s, uint64_t t)
  * 5,000th put runs inline); each answered client's next put joins the waiting FIFO. */
 static int apply(sim *s, const ready *r, uint64_t at)
 {
-    const capq_cfg *c = s->c;
+    const quorum_cfg *c = s->c;
     for (uint32_t i = 0; i < r->k; i++) {
         uint64_t want = s->apply_free > at ? s->apply_free : at, start = want;
         while (s->commit.total && start >= s->bc_next) {
             if (!s->pending) {
-                s->bc_next += CAPQ_BATCH_INTERVAL_NS;
+                s->bc_next += QUORUM_BATCH_INTERVAL_NS;
                 continue;
             }
             uint64_t t = s->bc_next, end = backend_commit(s, t);
@@ -162,7 +162,7 @@ static int apply(sim *s, const ready *r, uint64_t at)
         s->blocked_ns += clip(s, want, start);
         s->apply_ns += clip(s, start, ack);
         s->pending++;
-        if (s->commit.total && s->pending >= CAPQ_BATCH_LIMIT_PUTS) {
+        if (s->commit.total && s->pending >= QUORUM_BATCH_LIMIT_PUTS) {
             uint64_t end = backend_commit(s, ack);
             s->blocked_ns += clip(s, ack, end);
             ack = end; /* batchTxBuffered.Unlock commits inline: this put's answer waits for it */
@@ -283,7 +283,7 @@ static int deliver(sim *s, uint64_t now, uint64_t at, int *n)
  * and Saves it: returns the Save's end. */
 static int take(sim *s, uint64_t now, uint64_t prep, uint32_t k, uint64_t *end)
 {
-    const capq_cfg *c = s->c;
+    const quorum_cfg *c = s->c;
     if (s->nr == s->rcap) {
         if (s->rcap >= MAX_READYS)
             return -1;
@@ -333,7 +333,7 @@ static uint64_t quantile(const uint64_t *v, size_t n, double q)
 
 static int run(sim *s, char *err, size_t errlen)
 {
-    const capq_cfg *c = s->c;
+    const quorum_cfg *c = s->c;
     uint64_t now = 0;
     for (uint32_t i = 0; i < c->clients; i++)
         s->wait[i] = 0;
@@ -387,7 +387,7 @@ static int run(sim *s, char *err, size_t errlen)
             s->wait_ns += clip(s, now, t);
         now = t;
     }
-    capq_out *o = s->o;
+    quorum_out *o = s->o;
     double window = (double)(s->span - s->warm);
     o->saves = s->saves;
     o->writes_per_s = (double)o->puts / window * 1e9;
@@ -406,19 +406,19 @@ oom:
     return -1;
 }
 
-int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen)
+int quorum_simulate(const quorum_cfg *c, quorum_out *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     if (!c->clients || c->clients > 1000000u) {
         snprintf(err, errlen, "quorum replay: %u clients: expected 1..1000000", c->clients);
         return -1;
     }
-    if (c->rtt_ns > CAPQ_MAX_RTT_NS) {
+    if (c->rtt_ns > QUORUM_MAX_RTT_NS) {
         snprintf(err, errlen, "quorum replay: a round trip of %.3f ms is more than etcd's 1 s election timeout",
                  (double)c->rtt_ns / 1e6);
         return -1;
     }
-    for (int m = 0; m < CAPQ_MEMBERS; m++) {
+    for (int m = 0; m < QUORUM_MEMBERS; m++) {
         uint64_t n = 0;
         for (size_t i = 0; i < c->save[m].n; i++)
             n += c->save[m].bins[i].count;
@@ -427,7 +427,7 @@ int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen)
             return -1;
         }
     }
-    double span_s = c->span_s > 0 ? c->span_s : CAPQ_SPAN_S, warm_s = c->warm_s > 0 ? c->warm_s : CAPQ_WARM_S;
+    double span_s = c->span_s > 0 ? c->span_s : QUORUM_SPAN_S, warm_s = c->warm_s > 0 ? c->warm_s : QUORUM_WARM_S;
     if (!(warm_s < span_s)) {
         snprintf(err, errlen, "quorum replay: the warm-up (%g s) is not shorter than the span (%g s)", warm_s, span_s);
         return -1;
@@ -440,7 +440,7 @@ int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen)
     s.half_rtt = c->rtt_ns / 2;
     s.span = (uint64_t)(span_s * 1e9);
     s.warm = (uint64_t)(warm_s * 1e9);
-    s.bc_next = CAPQ_BATCH_INTERVAL_NS;
+    s.bc_next = QUORUM_BATCH_INTERVAL_NS;
     s.wait = calloc(c->clients, sizeof *s.wait);
     s.taken = calloc(c->clients, sizeof *s.taken);
     int rc = -1;
@@ -448,14 +448,14 @@ int capq_simulate(const capq_cfg *c, capq_out *o, char *err, size_t errlen)
         snprintf(err, errlen, "quorum replay: out of memory");
         goto out;
     }
-    for (int m = 0; m < CAPQ_MEMBERS; m++)
+    for (int m = 0; m < QUORUM_MEMBERS; m++)
         if (dist_init(&s.d[m], &c->save[m])) {
             snprintf(err, errlen, "quorum replay: out of memory");
             goto out;
         }
     rc = run(&s, err, errlen);
 out:
-    for (int m = 0; m < CAPQ_MEMBERS; m++)
+    for (int m = 0; m < QUORUM_MEMBERS; m++)
         free(s.d[m].cum);
     free(s.commit.cum);
     free(s.wait);

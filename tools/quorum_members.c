@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* capacity_members.c — `etcd-fio capacity --member …`: the same closed-loop load on three fio servers at
+/* quorum_members.c — `etcd-fio capacity --member …`: the same closed-loop load on three fio servers at
  * once (one fio client process with three --client, as fleet runs them, each server with its own copy of
  * capacity's job file), each member's WAL Saves and backend commits read from fio's json+ client_stats, each
  * member judged as capacity judges one disk, and their Save latencies combined by quorum
- * (capacity_quorum.c) into the row's writes/s and latencies. A member that gave no results leaves the row
+ * (quorum.c) into the row's writes/s and latencies. A member that gave no results leaves the row
  * unknown with its reason. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capq.h"
+#include "quorum.h"
 #include "jw.h"
 #include "cli.h"
 #include "proc.h"
@@ -19,7 +19,7 @@
 #define TIME_NET_S   30.0  /* past runtime + this, fio is stopped */
 #define STOP_GRACE_S 10.0
 
-int capq_add_member(struct fleet *f, const char *spec, char *err, size_t errlen)
+int quorum_add_member(struct fleet *f, const char *spec, char *err, size_t errlen)
 {
     char host[300];
     const char *eq = strchr(spec, '=');
@@ -34,16 +34,16 @@ int capq_add_member(struct fleet *f, const char *spec, char *err, size_t errlen)
         cli_msg(err, errlen, "--member %.300s: empty DIR (expected HOST[,PORT]=DIR)", spec);
         return -1;
     }
-    if (f->n >= CAPQ_MEMBERS) {
-        cli_msg(err, errlen, "--member %.300s: a cluster here has %d members", spec, CAPQ_MEMBERS);
+    if (f->n >= QUORUM_MEMBERS) {
+        cli_msg(err, errlen, "--member %.300s: a cluster here has %d members", spec, QUORUM_MEMBERS);
         return -1;
     }
     return fleet_add_host(f, host, eq ? eq + 1 : NULL, "--member", err, errlen);
 }
 
-int capq_members_ok(const struct fleet *f, const char *dir, char *err, size_t errlen)
+int quorum_members_ok(const struct fleet *f, const char *dir, char *err, size_t errlen)
 {
-    if (f->n != CAPQ_MEMBERS) {
+    if (f->n != QUORUM_MEMBERS) {
         cli_msg(err, errlen, "--member: %zu given, three needed (the first one is the leader)", f->n);
         return -1;
     }
@@ -56,29 +56,29 @@ int capq_members_ok(const struct fleet *f, const char *dir, char *err, size_t er
     return 0;
 }
 
-static const char *member_dir(const cap_opts *o, const fleet_host *h)
+static const char *member_dir(const capacity_opts *o, const fleet_host *h)
 {
     return h->dir[0] ? h->dir : o->dir;
 }
 
 /* Two loopback members whose directories are on one filesystem of this machine share its disk: their
  * Saves wait for each other, as three etcd members on one disk do. Said beside the row, not refused. */
-static void shared_disk_note(const cap_opts *o, cap_row *row)
+static void shared_disk_note(const capacity_opts *o, capacity_row *row)
 {
     const fleet *f = o->members;
-    struct stat st[CAPQ_MEMBERS];
-    int ok[CAPQ_MEMBERS], shared[CAPQ_MEMBERS] = {0}, n = 0;
-    for (size_t i = 0; i < CAPQ_MEMBERS; i++)
+    struct stat st[QUORUM_MEMBERS];
+    int ok[QUORUM_MEMBERS], shared[QUORUM_MEMBERS] = {0}, n = 0;
+    for (size_t i = 0; i < QUORUM_MEMBERS; i++)
         ok[i] = fleet_is_loopback(f->h[i].name) && stat(member_dir(o, &f->h[i]), &st[i]) == 0;
-    for (size_t i = 0; i < CAPQ_MEMBERS; i++)
-        for (size_t k = 0; k < CAPQ_MEMBERS; k++)
+    for (size_t i = 0; i < QUORUM_MEMBERS; i++)
+        for (size_t k = 0; k < QUORUM_MEMBERS; k++)
             if (i != k && ok[i] && ok[k] && st[i].st_dev == st[k].st_dev)
                 shared[i] = 1;
     char list[64] = "";
     int total = 0;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         total += shared[i];
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
         if (shared[i]) {
             size_t l = strlen(list);
             snprintf(list + l, sizeof list - l, "%s%d", n ? (n == total - 1 ? " and " : ", ") : "", i + 1);
@@ -89,10 +89,10 @@ static void shared_disk_note(const cap_opts *o, cap_row *row)
                 "wait for each other", list);
 }
 
-static int write_jobs(const cap_opts *o, const char *tmp, const char *engine, unsigned clients, double seconds,
+static int write_jobs(const capacity_opts *o, const char *tmp, const char *engine, unsigned clients, double seconds,
                       char (*job)[4200], char *err, size_t errlen)
 {
-    for (size_t i = 0; i < CAPQ_MEMBERS; i++) {
+    for (size_t i = 0; i < QUORUM_MEMBERS; i++) {
         cli_msg(job[i], sizeof job[i], "%s/member-%zu.fio", tmp, i + 1);
         FILE *jf = fopen(job[i], "wx");
         if (!jf) {
@@ -100,7 +100,7 @@ static int write_jobs(const cap_opts *o, const char *tmp, const char *engine, un
             return -1;
         }
         /* no stats file: it would be written on the server; fio's json+ carries what the quorum needs */
-        int rc = cap_job_write(jf, o, member_dir(o, &o->members->h[i]), engine, clients, seconds, NULL, NULL, err,
+        int rc = capacity_job_write(jf, o, member_dir(o, &o->members->h[i]), engine, clients, seconds, NULL, NULL, err,
                                errlen);
         if (fclose(jf) != 0 && !rc) {
             cli_msg(err, errlen, "%s: %s", job[i], strerror(errno));
@@ -113,11 +113,11 @@ static int write_jobs(const cap_opts *o, const char *tmp, const char *engine, un
 }
 
 /* One run of the three members, each put at least gap_ns after the one before (0: none). */
-static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
-                    double seconds, uint64_t gap_ns, cap_row *row, char *err, size_t errlen)
+static int one_pass(const capacity_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                    double seconds, uint64_t gap_ns, capacity_row *row, char *err, size_t errlen)
 {
-    cap_row_init(row, clients);
-    capq_row *q = calloc(1, sizeof *q);
+    capacity_row_init(row, clients);
+    quorum_row *q = calloc(1, sizeof *q);
     if (!q) {
         cli_msg(err, errlen, "out of memory");
         return -1;
@@ -126,24 +126,24 @@ static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *en
     q->o = o;
     q->crit = crit;
     q->decisive = -1;
-    for (int i = 0; i < CAPQ_MEMBERS; i++)
-        cap_row_init(&q->m[i], clients);
-    char tmp[4096], job[CAPQ_MEMBERS][4200], out[4200];
+    for (int i = 0; i < QUORUM_MEMBERS; i++)
+        capacity_row_init(&q->m[i], clients);
+    char tmp[4096], job[QUORUM_MEMBERS][4200], out[4200];
     if (cli_tmpdir("capacity", tmp, sizeof tmp, err, errlen))
         return -1;
     int rc = -1;
-    cap_opts paced = *o;
+    capacity_opts paced = *o;
     paced.put_gap_ns = gap_ns;
     if (cli_dir_ok(tmp, err, errlen) || write_jobs(&paced, tmp, engine, clients, seconds, job, err, errlen))
         goto out;
     cli_msg(out, sizeof out, "%s/fio.json", tmp);
-    char client[CAPQ_MEMBERS][sizeof o->members->h[0].spec + 16];
-    const char *argv[4 + 2 * CAPQ_MEMBERS + 1];
+    char client[QUORUM_MEMBERS][sizeof o->members->h[0].spec + 16];
+    const char *argv[4 + 2 * QUORUM_MEMBERS + 1];
     size_t a = 0;
     argv[a++] = cli_fio();
     argv[a++] = "--eta=never";
     argv[a++] = "--output-format=json+";
-    for (size_t i = 0; i < CAPQ_MEMBERS; i++) {
+    for (size_t i = 0; i < QUORUM_MEMBERS; i++) {
         cli_msg(client[i], sizeof client[i], "--client=%s", o->members->h[i].spec);
         argv[a++] = client[i];
         argv[a++] = job[i];
@@ -154,7 +154,7 @@ static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *en
         goto out;
     double t0 = proc_now();
     while (!proc_wait(&p, 250))
-        if (cap_interrupted || proc_now() - t0 > seconds + TIME_NET_S)
+        if (capacity_interrupted || proc_now() - t0 > seconds + TIME_NET_S)
             proc_stop_step(&p, STOP_GRACE_S);
     row->seconds = proc_now() - t0;
     char how[256];
@@ -163,11 +163,11 @@ static int one_pass(const cap_opts *o, const fior_criteria *crit, const char *en
     proc_release(&p);
     rc = 0;
     if (stopped) {
-        cli_msg(row->why, sizeof row->why, "fio was stopped (%s)", cap_interrupted ? "interrupted" : "overran");
+        cli_msg(row->why, sizeof row->why, "fio was stopped (%s)", capacity_interrupted ? "interrupted" : "overran");
         goto out;
     }
-    capq_read(q, o->members, out);
-    capq_finish(row);
+    quorum_read(q, o->members, out);
+    quorum_finish(row);
     if (row->ran)
         shared_disk_note(o, row);
 out:
@@ -179,16 +179,16 @@ out:
  * the row's run with every member paced at that rate — a member of a cluster sees its leader's puts at the
  * cluster's rate, however fast its own disk is (without the pacing, a fast member would run its own
  * closed loop at several times that rate, and its disk would be judged at a load it never sees). */
-int capq_run_row(const cap_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
-                 double seconds, cap_row *row, char *err, size_t errlen)
+int quorum_run_row(const capacity_opts *o, const fior_criteria *crit, const char *engine, unsigned clients,
+                 double seconds, capacity_row *row, char *err, size_t errlen)
 {
-    double first = seconds < CAPQ_PACE_S ? seconds : CAPQ_PACE_S;
+    double first = seconds < QUORUM_PACE_S ? seconds : QUORUM_PACE_S;
     if (one_pass(o, crit, engine, clients, first, 0, row, err, errlen))
         return -1;
-    if (!row->ran || cap_interrupted || row->writes_per_s <= 0)
+    if (!row->ran || capacity_interrupted || row->writes_per_s <= 0)
         return 0;
     double rate = row->writes_per_s;
-    cap_row_free(row);
+    quorum_row_free(row);
     if (one_pass(o, crit, engine, clients, seconds, (uint64_t)(1e9 / rate), row, err, errlen))
         return -1;
     if (row->q)
@@ -227,16 +227,16 @@ static int ended(const fior_job *j)
     return j->end == FIOR_END_PROVEN || j->end == FIOR_END_INFERRED;
 }
 
-void capq_read(capq_row *q, const struct fleet *f, const char *path)
+void quorum_read(quorum_row *q, const struct fleet *f, const char *path)
 {
     char e2[256];
     size_t len = 0;
     char *raw = cli_read_file(path, 64 << 20, &len, e2, sizeof e2);
     fior_report *r = fior_report_new();
     int parsed = raw && r && fior_parse_buffer(r, path, raw, len) == FIOR_OK;
-    for (size_t i = 0; i < CAPQ_MEMBERS; i++) {
+    for (size_t i = 0; i < QUORUM_MEMBERS; i++) {
         const fleet_host *h = &f->h[i];
-        cap_row *m = &q->m[i];
+        capacity_row *m = &q->m[i];
         const fior_job *wj = NULL, *bj = NULL;
         for (size_t k = 0; parsed && k < fior_report_njobs(r); k++) {
             const fior_job *j = fior_report_job(r, k);
@@ -276,8 +276,8 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
         m->ran = 1;
         m->wal_n = wj->samples;
         m->be_n = bj->samples;
-        m->wal_p99_ns = rm_job_pct(wj, 99.0);
-        m->be_p99_ns = rm_job_pct(bj, 99.0);
+        m->wal_p99_ns = result_job_pct(wj, 99.0);
+        m->be_p99_ns = result_job_pct(bj, 99.0);
         m->saves = wj->samples;
         m->commits = bj->samples;
     }
@@ -285,12 +285,12 @@ void capq_read(capq_row *q, const struct fleet *f, const char *path)
     free(raw);
 }
 
-void capq_json(yajl_gen g, const cap_row *row)
+void quorum_json(yajl_gen g, const capacity_row *row)
 {
-    const capq_row *q = row->q;
+    const quorum_row *q = row->q;
     jw_aopen(g);
-    for (int i = 0; i < CAPQ_MEMBERS; i++) {
-        const cap_row *m = &q->m[i];
+    for (int i = 0; i < QUORUM_MEMBERS; i++) {
+        const capacity_row *m = &q->m[i];
         const fleet_host *h = q->o->members ? &q->o->members->h[i] : NULL;
         jw_open(g);
         jw_kstr(g, "host", h ? h->name : "");
@@ -299,8 +299,8 @@ void capq_json(yajl_gen g, const cap_row *row)
         jw_kstr(g, "dir", h ? member_dir(q->o, h) : "");
         jw_kbool(g, "leader", i == 0);
         jw_kbool(g, "ran", m->ran);
-        jw_ku64(g, "wal_fdatasync_p99_ns", m->ran ? m->wal_p99_ns : RM_UNKNOWN);
-        jw_ku64(g, "backend_commit_p99_ns", m->ran ? m->be_p99_ns : RM_UNKNOWN);
+        jw_ku64(g, "wal_fdatasync_p99_ns", m->ran ? m->wal_p99_ns : RESULT_UNKNOWN);
+        jw_ku64(g, "backend_commit_p99_ns", m->ran ? m->be_p99_ns : RESULT_UNKNOWN);
         jw_ku64(g, "wal_samples", m->wal_n);
         jw_ku64(g, "backend_samples", m->be_n);
         jw_kstr(g, "verdict", fior_verdict_name(m->ran ? m->verdict : FIOR_UNKNOWN));
