@@ -41,7 +41,7 @@ extern "C" {
  * cap of C bytes"), and the stream reads on at the next document. */
 typedef struct fior_json_stream fior_json_stream;
 
-/* fior_json_stream_new: a stream whose messages and jobs name `source` (copied; NULL gives "-"). NULL only
+/* fior_json_stream_new: a stream whose messages and jobs name `source` (copied; NULL gives "(stream)"). NULL only
  * when out of memory. fior_json_stream_free: frees s, its report and its jobs; NULL is fine.
  * fior_json_stream_feed: reads len bytes at buf (only read during the call).
  * Errors of a feed: FIOR_E_INVAL (s NULL, buf NULL with len), FIOR_E_NOMEM, FIOR_E_PARSE (a document that is
@@ -84,8 +84,8 @@ typedef enum fior_decision {
     FIOR_DEC_PASS,        /* decided: percentile < threshold */
     FIOR_DEC_FAIL         /* decided: percentile > threshold */
 } fior_decision;        /* may grow at the end */
-/* fior_decision_name: "absent", "too few samples", "undecided", "pass", "fail" (static string; "unknown"
- * for values it does not know). */
+/* fior_decision_name: "absent", "too few samples", "undecided", "pass", "fail" (static string; "?" for
+ * values it does not know). */
 FIOR_API const char *fior_decision_name(fior_decision d);
 
 /* What a verdict rests on. */
@@ -199,7 +199,8 @@ FIOR_API const char   *fior_outcome_status(const fior_outcome *o);
 FIOR_API const char   *fior_outcome_reason(const fior_outcome *o);
 /* One role: its verdict, its line (owned by o; "" when the role has no job), the library's judgement of
  * the final job (owned by o; NULL: none) and the bound on its percentile that its line cites (FIOR_E_NODATA
- * when the role has no job, FIOR_E_INVAL for NULL pointers): the sequential test's bound at its last look,
+ * when the role has no job, FIOR_E_INVAL for o NULL or a role other than WAL and backend; lo_ns and hi_ns
+ * may be NULL): the sequential test's bound at its last look,
  * at that look's level (fior_outcome_bound_confidence: at least the confidence asked when it decided, 0 when
  * the role has no job), or the nominal bound on the final percentile when no look was made. */
 FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_role role);
