@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* test_monitor.c — libfioreport's sequential judge through its API (fioreport_monitor.h; check's two phases and
- * the single-look rule through fioreport_cli.h), as callers use it: settings refused with "expected …" and no change; a growing run decided per role as
+/* test_monitor.c — libfioreport's sequential judge through its API (fioreport_monitor.h; check's two
+ * phases and the single-look rule through fioreport_cli.h), as callers use it: settings refused with
+ * "expected …" and no change; a growing run decided per role as
  * soon as each is known (the WAL while the backend is still undecided), the advice to stop; the WAL
  * question alone; the verdict at the end from the caller's facts; the two phases (phase 1's PASS or FAIL
  * is no verdict unless phase 2 confirmed it); the one bound rule for a single look (fior__bound_decide),
