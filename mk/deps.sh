@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages a step needs, and only those that are missing, so that `make`, `make check`
 # and `make demo` work on a fresh Debian machine and CI's clean clone.
-# Usage: mk/deps.sh build|test|bench|deb|dist|image
+# Usage: mk/deps.sh build|test|bench|deb|dist|dist-x86_64|image
 #   build: what plain `make` needs (fio and the tools to fetch and configure its source, yajl, libcurl, a compiler)
 #   test:  build + the test tools (`make deps`, `make check`); bench: test + what `make bench` compares against
 #          (and Go with etcd's clientv3 for bench/putload)
 #   deb:   build + what `make deb` and `make check-deb` use (debhelper, lintian, mmdebstrap)
 #   dist:  what `make dist-deps`, `make dist` and `make check-dist` use (mmdebstrap, the aarch64 cross
-#          compiler, qemu-user-static, rpm)
+#          compiler, qemu-user-static, rpm); dist-x86_64: the same without the aarch64 cross compiler and qemu
 #   image: test + deb + what `make image` and `make check-image` use (buildah; podman with runc, which
 #          starts containers where crun cannot: cgroup v1/hybrid hosts; containerd for `ctr images import`)
 # Only `make deps` (and demo, check, bench, check-deb, check-image, which run it) calls this: plain `make` never installs.
@@ -25,8 +25,9 @@ case "${1:-build}" in
   bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
   deb)   PKGS="$BUILD_PKGS $DEB_PKGS" ;;
   dist)  PKGS="$DIST_PKGS" ;;
+  dist-x86_64) PKGS="mmdebstrap dpkg-dev rpm binutils" ;;
   image) PKGS="$BUILD_PKGS $TEST_PKGS $DEB_PKGS $IMAGE_PKGS" ;;
-  *) echo "usage: mk/deps.sh build|test|bench|deb|dist|image" >&2; exit 2 ;;
+  *) echo "usage: mk/deps.sh build|test|bench|deb|dist|dist-x86_64|image" >&2; exit 2 ;;
 esac
 missing=""
 for p in $PKGS; do

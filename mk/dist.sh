@@ -3,9 +3,9 @@
 # The relocatable release tarball: etcd-fio-VERSION-linux-ARCH.tar.gz (x86_64, aarch64) with bin/etcd-fio,
 # its own fio (lib/etcd-fio/fio, built from Debian's fio source package pinned below), lib/etcd-fio/
 # libetcdwal.so built against exactly that fio, the man pages, README, LICENSE and the licenses of what it
-# carries. Built against Debian bullseye's C library (glibc 2.31, the floor) so that it runs on any later
-# one; yajl is linked in and libcurl is loaded from the host when --etcd or a URL needs it (tools/curl_dl.c),
-# so every ELF needs only libc, libm, libpthread, libdl, librt and ld-linux.
+# carries. Built against Debian bullseye's C library (glibc 2.31), with the few newer symbol versions
+# avoided (mk/glibc_floor.h), so that it runs on glibc 2.28 (RHEL 8) and any later one; yajl is linked in
+# and libcurl is loaded from the host when --etcd or a URL needs it (tools/curl_dl.c), so every ELF needs only libc, libm, libpthread, libdl, librt and ld-linux.
 #   mk/dist.sh deps ARCH    network: the build root (mmdebstrap; for aarch64 an extracted arm64 sysroot used
 #                           by Debian's cross compiler) and the fio source package, cached under build/dist
 #   mk/dist.sh build ARCH   offline: fio, the engine and the CLI, the tarball and its .sha256 in build/dist/out
@@ -54,11 +54,13 @@ make_root() {
   rm -rf "$ROOT.tmp"
   if [ "$ARCH" = aarch64 ]; then # extracted only (no maintainer scripts): a sysroot for the cross compiler
     mmdebstrap --arch=arm64 --variant=extract --include="$BUILD_DEBS,libgcc-10-dev" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
-    sysroot_links "$ROOT.tmp"
   else
     mmdebstrap --variant=apt --include="$BUILD_DEBS" "$SUITE" "$ROOT.tmp" "$MIRROR" >&2
   fi
   mv "$ROOT.tmp" "$ROOT"
+  # at its final path: a link made under $ROOT.tmp would dangle, and the cross linker would then take the
+  # static libdl.a and the cross compiler's own libgcc_s (built for a newer glibc) instead of the sysroot's
+  if [ "$ARCH" = aarch64 ]; then sysroot_links "$ROOT"; fi
 }
 
 if [ "$MODE" = deps ]; then
@@ -81,7 +83,7 @@ git ls-files -co --exclude-standard -z | xargs -0 sh -c 'for f; do [ -f "$f" ] &
   tar --null -T - -cf - | tar -xf - -C "$W/etcd-fio"
 
 # -DETCDFIO_CURL_DLOPEN: libcurl from the host at run time; yajl's static archive (Debian: libyajl_s.a).
-FLAGS="CPPFLAGS=-DETCDFIO_CURL_DLOPEN\ -DETCDFIO_YAJL_STATIC YAJL_LIBS=/usr/lib/$TRIPLE/libyajl_s.a CURL_LIBS=-ldl"
+FLAGS="YAJL_LIBS=/usr/lib/$TRIPLE/libyajl_s.a CURL_LIBS=-ldl"
 FIOCONF="--disable-native"
 FIOMAKE=""
 if [ "$ARCH" = x86_64 ]; then
@@ -98,11 +100,15 @@ else
   FIOCONF="$FIOCONF --cc=aarch64-linux-gnu-gcc --extra-cflags=--sysroot=$S"
   FIOMAKE="'CC=aarch64-linux-gnu-gcc --sysroot=$S'" # fio's link line has no CFLAGS
 fi
+FLOOR=-include$SRC/etcd-fio/mk/glibc_floor.h
+FLAGS="$FLAGS CPPFLAGS=-DETCDFIO_CURL_DLOPEN\ -DETCDFIO_YAJL_STATIC\ $FLOOR"
+FIOCONF="$FIOCONF --extra-cflags=$FLOOR"
 # fio: --disable-native (no -march=native: it runs on any CPU of the architecture); nothing but the C
 # library is installed in the root, so fio's optional libraries (libaio, zlib, numa, ...) are not used.
-if [ ! -x "$FIOB/fio" ]; then
+if [ ! -x "$FIOB/fio" ] || ! grep -q -- "$FLOOR" "$FIOB/config-host.mak" 2>/dev/null; then
   echo "dist: building fio $FIO_UP for $ARCH" >&2
-  run "cd $SRC/fio-$FIO_UP && { [ -f config-host.mak ] || ./configure $FIOCONF > .configure.log 2>&1; } &&
+  run "cd $SRC/fio-$FIO_UP && { grep -q -- '$FLOOR' config-host.mak 2>/dev/null || { make clean > /dev/null 2>&1;
+       ./configure $FIOCONF > .configure.log 2>&1; }; } &&
        make -j2 $FIOMAKE fio > .make.log 2>&1" || {
     echo "dist: fio's build failed: see $FIOB/.configure.log and .make.log" >&2; exit 1; }
   touch "$FIOB/.etcdfio-configured"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.c — the inputs of `etcd-fio compare` (compare.h): result JSON read back, raw inputs judged by the
  * library, each summarised per role by its worst job; ratios and the table/JSON writers. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "outfile.h"
 #include "result.h"
 #include "scrape.h"
+#include "term.h"
 
 static const char *const ROLE_NAMES[COMPARE_NROLES] = {"wal", "backend", "check-perf"};
 
@@ -150,13 +152,6 @@ int compare_load(compare_input *in, const char *path, const fior_criteria *crit,
         memset(&e, 0, sizeof e);
         e.present = 1;
         explain_dist_from_job(&e.d, j, jd, fior_criteria_min_samples(crit));
-        /* fio's percentiles are its bins' upper edges (stat.c plat_idx_to_val): none is shown above the
-         * exact max (the p99, the judged value, stays as fio gave it) */
-        explain_range *q[2] = {&e.d.p50, &e.d.p999};
-        for (int k = 0; k < 2; k++)
-            if (e.d.max.known && e.d.max.lo == e.d.max.hi && q[k]->known && q[k]->lo == q[k]->hi &&
-                q[k]->lo > e.d.max.lo)
-                q[k]->lo = q[k]->hi = e.d.max.lo;
         e.samples = j->samples_known ? j->samples : UINT64_MAX;
         cli_msg(e.what, sizeof e.what, "%s%s%s", j->host ? j->host : "", j->host ? " " : "", j->name ? j->name : "-");
         cli_msg(e.reason, sizeof e.reason, "%s", jd->reason);
@@ -245,8 +240,104 @@ static void cell(char *out, size_t len, const compare_entry *e, size_t v)
         explain_fmt_range(out, len, value_range(e, v));
 }
 
+#define COMPARE_COLS 16 /* inputs shown in the table (the others only in --json) */
+
+/* A p99 against its threshold in the headline, with the sign of the entry's own verdict: "11.7 ms >= 10 ms",
+ * "807 us < 10 ms", "1-2 ms vs 10 ms" (undecided). */
+static void p99_against(char *b, size_t n, const compare_entry *e, int with_threshold)
+{
+    char v[64], t[32];
+    explain_fmt_range(v, sizeof v, &e->d.p99);
+    fior_format_ns(t, sizeof t, e->d.threshold_ns);
+    const char *sign = e->d.verdict == FIOR_PASS ? "<" : e->d.verdict == FIOR_FAIL ? ">=" : "vs";
+    if (with_threshold && e->d.threshold_ns)
+        cli_msg(b, n, "%s %s %s", v, sign, t);
+    else
+        cli_msg(b, n, "%s", v);
+}
+
+/* The role's entries that have a p99 and a threshold (etcdctl check perf has neither). */
+static int role_shown(const compare_input *in, size_t cols, int r)
+{
+    for (size_t i = 0; r != FIOR_ROLE_CHECK_PERF && i < cols; i++)
+        if (in[i].role[r].present && in[i].role[r].d.p99.known && in[i].role[r].d.threshold_ns)
+            return 1;
+    return 0;
+}
+
+/* Appends to b (n bytes, *o used); *o goes past n - 1 when it did not fit, and nothing more is written. */
+static void __attribute__((format(printf, 4, 5))) add(char *b, size_t n, size_t *o, const char *fmt, ...)
+{
+    if (*o >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b + *o, n - *o, fmt, ap);
+    va_end(ap);
+    *o += k > 0 ? (size_t)k : 0;
+}
+
+/* One form of the headline: 0 every input's p99 with its own sign and threshold ("WAL p99 A 11.7 ms >= 10 ms,
+ * B 807 us < 10 ms; backend A 31.3 ms >= 25 ms"), 1 the threshold once ("WAL p99 A 11.7 ms, B 807 us
+ * (limit 10 ms)"; only when the inputs share it), 2 the worst input's only ("worst WAL p99 A 11.7 ms >= 10 ms;
+ * backend A 31.3 ms >= 25 ms"). 0 when it cannot be made. */
+static int headline_form(char *b, size_t n, const compare_input *in, size_t cols, int form)
+{
+    size_t o = 0;
+    int roles = 0;
+    for (int r = 0; r < COMPARE_NROLES; r++) {
+        if (!role_shown(in, cols, r))
+            continue;
+        const compare_entry *worst = NULL;
+        uint64_t thr = 0;
+        int shared = 1, k = 0;
+        for (size_t i = 0; i < cols; i++) {
+            const compare_entry *e = &in[i].role[r];
+            if (!e->present || !e->d.p99.known)
+                continue;
+            if (!worst || result_rank(e->d.verdict) < result_rank(worst->d.verdict) ||
+                (result_rank(e->d.verdict) == result_rank(worst->d.verdict) && e->d.p99.hi > worst->d.p99.hi))
+                worst = e;
+            shared &= !thr || thr == e->d.threshold_ns;
+            thr = e->d.threshold_ns;
+        }
+        if (form == 1 && !shared)
+            return 0;
+        add(b, n, &o, "%s%s%s%s", roles ? "; " : "", !roles && form == 2 && cols > 1 ? "worst " : "",
+            out_role_label((fior_role)r), roles ? "" : " p99"); /* "p99" once: "WAL p99 A ..., B ...; backend A ..." */
+        roles++;
+        for (size_t i = 0; i < cols; i++) {
+            const compare_entry *e = &in[i].role[r];
+            if (!e->present || !e->d.p99.known || (form == 2 && e != worst))
+                continue;
+            char v[96];
+            p99_against(v, sizeof v, e, form != 1);
+            add(b, n, &o, "%s %c %s", k++ ? "," : "", (int)('A' + i), v);
+        }
+        if (form == 1) {
+            char t[32];
+            fior_format_ns(t, sizeof t, thr);
+            add(b, n, &o, " (limit %s)", t);
+        }
+    }
+    return roles > 0 && o < n;
+}
+
+void compare_headline(char *b, size_t len, const compare_input *in, size_t n, int width)
+{
+    char body[1024];
+    size_t cols = n < COMPARE_COLS ? n : COMPARE_COLS;
+    const char *word = fior_verdict_name(compare_worst(in, n));
+    for (int form = 0; form < 3; form++)
+        if (headline_form(body, sizeof body, in, cols, form) && (int)(strlen(word) + 2 + strlen(body)) <= width) {
+            cli_msg(b, len, "%s: %s", word, body);
+            term_clean(b, len, b);
+            return;
+        }
+    cli_msg(b, len, "%s: compare %zu inputs", word, n);
+}
+
 /* One row: role, value, a cell per input, a ratio per input after the first. */
-#define COMPARE_COLS 16
 #define COMPARE_CELL 48
 typedef struct compare_row {
     char c[2 + 2 * COMPARE_COLS][COMPARE_CELL];
@@ -293,7 +384,8 @@ void compare_table(FILE *f, const compare_input *in, size_t n)
                 wd[c] = (int)strlen(rows[k].c[c]);
     int width = out_width(f);
     char line[2048];
-    fprintf(f, "%s: compare %zu inputs\n", fior_verdict_name(compare_worst(in, n)), n);
+    compare_headline(line, sizeof line, in, n, width);
+    fprintf(f, "%s\n", line);
     for (size_t i = 0; i < cols; i++) {
         cli_msg(line, sizeof line, "%c = %s (%s)", (int)('A' + i), in[i].path, in[i].kind);
         out_wrap(f, "  ", 6, line, width);
@@ -419,9 +511,9 @@ static const char *vclass(fior_verdict v)
 
 int compare_html(FILE *f, const compare_input *in, size_t n)
 {
-    char head[256], c[64];
+    char head[1024], c[64];
     fior_verdict w = compare_worst(in, n);
-    cli_msg(head, sizeof head, "%s: compare %zu inputs", fior_verdict_name(w), n);
+    compare_headline(head, sizeof head, in, n, 1000); /* the table's first line, unwrapped: a page has the room */
     out_html_begin(f, "etcd-fio compare", w, head);
     fputs("<ul>\n", f);
     for (size_t i = 0; i < n; i++) {

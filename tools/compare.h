@@ -37,6 +37,10 @@ int compare_differ(const compare_input *in, size_t n, int r);
 /* "1.23x", "0.5-2x" (ranges), "?" (unknown), of b against a. */
 void compare_ratio(char *out, size_t len, const explain_range *a, const explain_range *b);
 
+/* The answer first, at most width columns: the worst verdict and each role's p99 per input against its
+ * threshold ("fail: WAL p99 A 11.7 ms >= 10 ms, B 807 us < 10 ms; backend A 31.3 ms >= 25 ms"), shorter
+ * forms when that does not fit, "WORD: compare N inputs" when no p99 is known. */
+void compare_headline(char *b, size_t len, const compare_input *in, size_t n, int width);
 void compare_table(FILE *f, const compare_input *in, size_t n);
 int  compare_json(FILE *f, const compare_input *in, size_t n);
 /* One self-contained HTML page: the table, the verdicts, the explain lines over all inputs together. */

@@ -376,6 +376,22 @@ size_t explain_env_lines(const explain_env *e, explain_line *out, size_t max)
 
 /* ---- from the library's types ---- */
 
+uint64_t explain_in_range(const fior_job *j, uint64_t ns)
+{
+    if (!j || j->bucketed || ns == UINT64_MAX || !j->max_ns || j->min_ns > j->max_ns)
+        return ns;
+    return ns > j->max_ns ? j->max_ns : ns < j->min_ns ? j->min_ns : ns;
+}
+
+static explain_range in_range(const fior_job *j, explain_range r)
+{
+    if (r.known) {
+        r.lo = explain_in_range(j, r.lo);
+        r.hi = explain_in_range(j, r.hi);
+    }
+    return r;
+}
+
 static explain_range from_pct(const fior_job *j, double p)
 {
     explain_range r = {0, 0, 0};
@@ -480,9 +496,9 @@ void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgem
     }
     if (!j->has_sync)
         return;
-    d->p50 = from_pct(j, 50.0);
-    d->p99 = from_pct(j, 99.0);
-    d->p999 = from_pct(j, 99.9);
+    d->p50 = in_range(j, from_pct(j, 50.0));
+    d->p99 = in_range(j, from_pct(j, 99.0));
+    d->p999 = in_range(j, from_pct(j, 99.9));
     if (j->max_ns) {
         d->max.known = 1;
         d->max.lo = d->max.hi = j->max_ns;

@@ -128,13 +128,18 @@ void explain_undecided(explain_line *l, const char *reason, const char *next);
 /* Applies the rules; writes at most `max` lines to out and returns how many. */
 size_t explain(const explain_facts *f, explain_line *out, size_t max);
 
-/* A distribution from the library's job and its judgement: p50/p99/p99.9 from the listed percentiles (print
- * resolution included) or json+ bins, or the bucket bounds of a Prometheus histogram; max where exact.
- * min_samples decides too_few. */
 /* What a role's latency is called, by where it comes from: "WAL fdatasync" and "backend commit" (a disk
  * test), "etcd's WAL fsync" and "etcd's backend commit" (etcd's metrics), "etcdctl check perf"; a role but
  * the backend's is named as the WAL. The one table of these words: every output takes them from here. */
 const char *explain_role_label(explain_origin origin, fior_role role);
+/* A quantile of j held within the job's exact [min, max]: fio's percentiles are the middles of its
+ * histogram bins (stat.c plat_idx_to_val), so a p99 may stand above the max or a p1 below the min, and no
+ * quantile lies outside them. As given for bucketed jobs (no exact max) and for UINT64_MAX. The library's
+ * reasons hold their figures the same way. */
+uint64_t explain_in_range(const fior_job *j, uint64_t ns);
+/* A distribution from the library's job and its judgement: p50/p99/p99.9 from the listed percentiles (print
+ * resolution included) or json+ bins, within [min, max] (explain_in_range), or the bucket bounds of a
+ * Prometheus histogram; max where exact. min_samples decides too_few. */
 void explain_dist_from_job(explain_dist *d, const fior_job *j, const fior_judgement *jd, uint64_t min_samples);
 
 #endif

@@ -13,6 +13,8 @@
  * the width), then one row per job, what an unknown needs said and the first why: lines; r->verbose adds
  * every reason, the details and every why: line. Every line fits out_width(f). */
 void out_table(FILE *f, const result_run *r);
+/* A role as the verdict line and the table name it: "WAL", "backend", "check perf". */
+const char *out_role_label(fior_role role);
 /* The columns a text for f may use: a terminal's width, else $COLUMNS when exported, else 80 (a pipe). */
 int  out_width(FILE *f);
 /* text (from an input: made safe for a terminal) word-wrapped to width, the first line after `first`, the

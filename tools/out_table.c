@@ -52,7 +52,7 @@ static const char *shared_source(const result_run *r)
     return src;
 }
 
-static const char *role_label(fior_role role)
+const char *out_role_label(fior_role role)
 {
     return role == FIOR_ROLE_WAL ? "WAL" : role == FIOR_ROLE_BACKEND ? "backend" : "check perf";
 }
@@ -92,7 +92,7 @@ static void row(char cells[NCOL][CELL], const result_run *r, const result_host *
         cli_msg(cells[C_V], CELL, "%s", fior_verdict_name(h->verdict));
     } else {
         job_cell(cells[C_JOB], CELL, r, h, j, shared);
-        cli_msg(cells[C_ROLE], CELL, "%s", role_label(j->role));
+        cli_msg(cells[C_ROLE], CELL, "%s", out_role_label(j->role));
         if (j->samples == RESULT_UNKNOWN)
             cli_msg(cells[C_N], CELL, "?");
         else
@@ -274,7 +274,7 @@ static int verdict_line(FILE *f, const result_run *r, int color, int width)
             char pl[16];
             cli_msg(pl, sizeof pl, "p%g ", r->percentile);
             o += (size_t)snprintf(b + o, o < 600 ? 600 - o : 0, "%s%s%s %s%s%s%s", o ? ", " : "",
-                                  n > 1 && level == 0 ? "worst " : "", role_label(roles[k]), level < 2 ? pl : "", v, cmp, t);
+                                  n > 1 && level == 0 ? "worst " : "", out_role_label(roles[k]), level < 2 ? pl : "", v, cmp, t);
             if (o >= 600)
                 o = 599;
         }
@@ -354,7 +354,7 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
             char name[CELL], first[CELL + 16];
             job_cell(name, sizeof name, r, &r->hosts[i], j, shared_source(r) != NULL);
             if (!strcmp(r->command, "check"))
-                cli_msg(name, sizeof name, "%s", role_label(j->role));
+                cli_msg(name, sizeof name, "%s", out_role_label(j->role));
             term_clean(name, sizeof name, name);
             cli_msg(first, sizeof first, "  %s: ", name);
             out_wrap(f, first, 4, j->reason, width);

@@ -121,14 +121,14 @@ uint64_t result_job_pct(const fior_job *j, double percent)
 {
     for (size_t i = 0; j && i < j->npct; i++)
         if (j->pct[i].percent > percent - 1e-9 && j->pct[i].percent < percent + 1e-9)
-            return j->pct[i].ns;
+            return explain_in_range(j, j->pct[i].ns);
     uint64_t lo, pt = RESULT_UNKNOWN, hi;
     if (j && j->nbins) { /* the point estimate is set even when there are too few samples for a bound */
         fior_status st = fior_quantile_bound(j->bins, j->nbins, percent / 100.0, 0.95, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
             pt = RESULT_UNKNOWN;
     }
-    return pt;
+    return explain_in_range(j, pt);
 }
 
 void result_job_fill(result_job *o, const fior_job *j, const fior_judgement *jd)
@@ -143,15 +143,6 @@ void result_job_fill(result_job *o, const fior_job *j, const fior_judgement *jd)
         o->p99_ns = result_job_pct(j, 99.0);
         o->p999_ns = result_job_pct(j, 99.9);
         o->max_ns = j->max_ns && !j->bucketed ? j->max_ns : RESULT_UNKNOWN; /* 0: not in the input */
-        /* fio's percentiles are the upper edges of its histogram bins (stat.c plat_idx_to_val), so a p99.9
-         * may stand above the exact max; no quantile is above the max, so none is printed there. The p99 is
-         * the judged value and stays as fio gave it. */
-        if (o->max_ns != RESULT_UNKNOWN) {
-            if (o->p50_ns != RESULT_UNKNOWN && o->p50_ns > o->max_ns)
-                o->p50_ns = o->max_ns;
-            if (o->p999_ns != RESULT_UNKNOWN && o->p999_ns > o->max_ns)
-                o->p999_ns = o->p99_ns != RESULT_UNKNOWN && o->p99_ns > o->max_ns ? o->p99_ns : o->max_ns;
-        }
     }
     o->bins = j->bins;
     o->nbins = j->nbins;

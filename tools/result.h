@@ -109,7 +109,8 @@ void     result_add_detail(result_run *r, const char *key, const char *label, ya
 /* Fills a job from the library's job and judgement: name, role, samples, p50/p99/p99.9/max (fio's listed
  * percentiles, else from json+ bins), judged value, threshold, verdict, reason. */
 void     result_job_fill(result_job *o, const fior_job *j, const fior_judgement *jd);
-/* A listed percentile of the job (exact match), else from its bins; RESULT_UNKNOWN when neither has it. */
+/* A listed percentile of the job (exact match), else from its bins, held within the job's [min, max];
+ * RESULT_UNKNOWN when neither has it. */
 uint64_t result_job_pct(const fior_job *j, double percent);
 
 /* Appends explain.h's lines for these distributions (one call per host; `prefix` such as "node1: " goes in

@@ -71,6 +71,10 @@ typedef struct fior__jobb {
 } fior__jobb;
 
 void        fior__job_init(fior__jobb *b);
+/* A quantile of j as shown: held within the job's exact [min, max] when the input gives them (fio's
+ * percentiles are the middles of its histogram bins, stat.c plat_idx_to_val, so a p99 may stand above
+ * the max); as given for bucketed jobs (etcd's histograms have no exact max) and for UINT64_MAX. */
+uint64_t    fior__job_in_range(const fior_job *j, uint64_t ns);
 void        fior__job_clear(fior__jobb *b);          /* frees what the builder owns */
 int         fior__job_set(const char **field, const char *s, size_t n); /* 0 ok, -1 nomem */
 int         fior__job_add_pct(fior__jobb *b, double percent, uint64_t ns);

@@ -25,6 +25,13 @@ void fior__job_init(fior__jobb *b)
     b->j.check_verdict = -1;
 }
 
+uint64_t fior__job_in_range(const fior_job *j, uint64_t ns)
+{
+    if (!j || j->bucketed || ns == UINT64_MAX || !j->max_ns || j->min_ns > j->max_ns)
+        return ns;
+    return ns > j->max_ns ? j->max_ns : ns < j->min_ns ? j->min_ns : ns;
+}
+
 static void job_free_fields(fior_job *j)
 {
     free((char *)j->source);

@@ -261,6 +261,28 @@ static int pct_list_broken(const fior_job *j, fior__judged *o)
     return 0;
 }
 
+/* Every sample lies at or below the max, so a percentile's histogram bucket (the whole range its printed
+ * value can stand for) starts at or below the max: one that starts above it is an edited input, and
+ * holding its figure within [min, max] (fior__job_in_range) would print a value on the other side of a
+ * threshold than the verdict. 1 after saying so. */
+static int pct_above_max(const fior_job *j, fior__judged *o)
+{
+    char qs[32], vs[32], ms[32];
+    uint64_t res = j->pct_resolution_ns ? j->pct_resolution_ns : 1;
+    for (size_t i = 0; j->max_ns && i < j->npct; i++) {
+        const fior_pct *p = &j->pct[i];
+        if (fio_bucket_lo(lower(p->ns, res)) > fior__vupper(j->max_ns, res)) {
+            fmt_pct(qs, sizeof qs, p->percent);
+            fior_format_ns(vs, sizeof vs, p->ns);
+            fior_format_ns(ms, sizeof ms, j->max_ns);
+            fior__vsay(o, FIOR_UNKNOWN, "the %s (%s) lies above the max (%s): the input contradicts itself", qs,
+                       vs, ms);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The verdict from fio's percentile list (ascending, over enough samples): the entry of the requested
  * percentile, or the neighbours that decide it. */
 static fior_verdict judge_percentile(const fior_job *j, double percentile, uint64_t T, fior__judged *o,
@@ -297,8 +319,9 @@ static fior_verdict judge_percentile(const fior_job *j, double percentile, uint6
     const fior_pct *used = pass ? pass : fail ? fail : exact;
     if (used) {
         o->j.value_known = 1;
-        o->j.value_ns = used->ns;
-        fior_format_ns(vs, sizeof vs, used->ns);
+        o->j.value_ns = fior__job_in_range(j, used->ns); /* the verdict is the bin's; the figure shown is held
+                                                         * within [min, max] */
+        fior_format_ns(vs, sizeof vs, o->j.value_ns);
         fmt_pct(qs, sizeof qs, used->percent);
     }
     if (pass == exact && pass)
@@ -380,7 +403,7 @@ static fior_verdict judge_exact(const fior_job *j, const fior_criteria *cin, fio
                    (unsigned long long)c.min_samples);
     if (!j->npct)
         return fior__vsay(o, FIOR_UNKNOWN, "sync samples but no %s in the input (percentiles missing)", ps);
-    if (pct_list_broken(j, o))
+    if (pct_list_broken(j, o) || pct_above_max(j, o))
         return o->j.verdict;
     return judge_percentile(j, c.percentile, T, o, what, ps, ts);
 }

@@ -143,19 +143,20 @@ static void describe(char *b, size_t n, int k, uint64_t p99, uint64_t samples, u
                  (unsigned long long)samples, conf * 100, lv, lo, hi, t);
 }
 
-/* fio's listed p99 of the job, else the point estimate from its bins; UINT64_MAX when neither. */
+/* fio's listed p99 of the job, else the point estimate from its bins, within [min, max]; UINT64_MAX when
+ * neither. */
 static uint64_t p99_of(const fior_job *j)
 {
     for (size_t i = 0; i < j->npct; i++)
         if (j->pct[i].percent > 99.0 - 1e-9 && j->pct[i].percent < 99.0 + 1e-9)
-            return j->pct[i].ns;
+            return fior__job_in_range(j, j->pct[i].ns);
     uint64_t lo, pt = UINT64_MAX, hi;
     if (j->nbins) {
         fior_status st = fior_quantile_bound(j->bins, j->nbins, 0.99, 0.95, &lo, &pt, &hi);
         if (st == FIOR_E_INVAL || (st != FIOR_OK && pt == 0))
             pt = UINT64_MAX;
     }
-    return pt;
+    return fior__job_in_range(j, pt);
 }
 
 /* Each role's job of the final report: the library's judgement and the nominal bound. */

@@ -154,7 +154,7 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then
     bad "L: live etcd from a pid namespace: $(jq -c .details.live_etcd "$T/L2.json") $(cat "$T/L2.err")"
   fi
 else
-  echo "SKIP: L in another pid namespace (unshare needs root)"
+  echo "SKIP: L in another pid namespace (unshare --mount-proc needs root, and / a mount point: not in a plain chroot)"
 fi
 rm -f "$T/locked"
 wait $HOLD

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# it_compare.sh — `etcd-fio compare` on committed inputs: the p50..max columns and ratios of two fio runs
-# (values read by hand from the fixtures), a result JSON read back the same as its raw input, etcd's
-# histogram as bucket ranges, differing verdicts flagged, the exit status (worst verdict) and bad input; runs
-# fio did not finish and syncs that reached no disk are unknown there as in verdict.
+# it_compare.sh — `etcd-fio compare` on committed inputs: the first line (the verdict and each input's p99
+# against its threshold, within 80 columns), the p50..max columns and ratios of two fio runs (values read by
+# hand from the fixtures), a result JSON read back the same as its raw input, etcd's histogram as bucket
+# ranges, differing verdicts flagged, the exit status (worst verdict) and bad input; runs fio did not finish
+# and syncs that reached no disk are unknown there as in verdict.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/etcd-fio
@@ -27,6 +28,17 @@ PROM=$FX/etcd-metrics/etcd-3.4.23-after-puts.prom
 [ $rc = 0 ] && ok "two passing runs: exit 0" || bad "two passing runs: exit $rc"
 grep -Eq '^ +p99 +2\.54 ms +5\.08 ms +2x *$' "$T/t.txt" && ok "p99 row with the ratio 2x" || { bad "p99 row"; cat "$T/t.txt"; }
 grep -q "differ" "$T/t.txt" && bad "nothing differs, yet 'differ' printed" || ok "no verdict differs"
+# the answer first: the worst verdict and each input's p99 against its threshold, within 80 columns
+[ "$(head -1 "$T/t.txt")" = "pass: WAL p99 A 2.54 ms < 10 ms, B 5.08 ms < 10 ms" ] &&
+  ok "first line: the verdict and both p99s" || bad "first line: $(head -1 "$T/t.txt")"
+F23=$FX/fio-3.23
+"$BIN" compare "$F23/profile.json" "$F23/classic.json" "$FX/fio-3.39/profile.json" > "$T/three.txt"
+first=$(head -1 "$T/three.txt")
+[ "$first" = "fail: worst WAL p99 A 11.7 ms >= 10 ms; backend A 31.3 ms >= 25 ms" ] &&
+  ok "three inputs: the worst p99 of each role within 80 columns" || bad "three inputs' first line: $first"
+first=$(COLUMNS=40 "$BIN" compare "$RKE" "$J33" | head -1)
+[ "$first" = "pass: worst WAL p99 B 5.08 ms < 10 ms" ] && ok "40 columns: the worst p99 alone" ||
+  bad "40-column first line: $first"
 
 "$BIN" compare --json "$RKE" "$MSEC" > "$T/d.json"; rc=$?
 [ $rc = 1 ] && ok "a failing input: exit 1" || bad "failing input: exit $rc"

@@ -20,7 +20,8 @@ ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fails=$((fails+1)); }
 cd "$T" || exit 1
 printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > ext.cnf
-{ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=it-ca &&
+{ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=it-ca \
+    -addext keyUsage=critical,keyCertSign,cRLSign &&
   for n in srv cli; do
     openssl req -newkey rsa:2048 -nodes -keyout $n.key -out $n.csr -subj /CN=$n &&
     openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $n.crt -days 2 -extfile ext.cnf || exit 1

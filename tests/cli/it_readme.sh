@@ -10,7 +10,10 @@
 #    when the output changes, this says so and `make examples` refreshes the README;
 #  - the versions it names are the build's, the files it links to exist, the commands in its code blocks
 #    fit 80 columns (the generated block excepted: it is what the CLI prints);
-#  - no words about how the project is made (test machines, issues, targets) in README.md, man/, doc/.
+#  - no words about how the project is made (test machines, issues, targets) in README.md, man/, doc/;
+#  - the verdict words spelled as the CLI prints them (pass, fail, unknown) in README.md, the command and
+#    engine man pages and doc/: upper case only where etcdctl or etcd-perf print them so (a line naming
+#    the program) or in the library's C names (FIOR_PASS/FAIL/UNKNOWN).
 set -u
 BUILD=${BUILD:-build}
 BIN="$BUILD/etcd-fio"
@@ -122,6 +125,15 @@ if grep -n -i -E "$process" "$README" "$TOP"/man/*.[0-9] "$TOP"/doc/*.md > "$wor
   bad "words about how the project is made in user documentation:"; sed 's/^/    /' "$work/process"
 else
   ok "no words about the project's process in README.md, man/, doc/"
+fi
+
+# 5. the verdict words as the CLI prints them
+words='(^|[^A-Za-z0-9_-])(PASS|FAIL|UNKNOWN)([^A-Za-z0-9_-]|$)'
+if grep -n -E "$words" "$README" "$TOP"/man/*.1 "$TOP"/man/*.7 "$TOP"/doc/*.md |
+   grep -v -E 'etcdctl|etcd-perf|FIOR_' > "$work/upper"; then
+  bad "verdict words in upper case where the CLI prints pass, fail, unknown:"; sed 's/^/    /' "$work/upper"
+else
+  ok "verdict words spelled pass, fail, unknown in README.md, man/, doc/"
 fi
 
 echo "it_readme: $fails failure(s)"

@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# dist_roots.sh — the x86-64 release tarball (mk/dist.sh) where etcd-fio was never built: unpacked read-only
-# into cached, fresh mmdebstrap roots of Debian bullseye (no fio), bookworm (no fio) and trixie with trixie's
-# own fio installed (the bundled fio must be the one run), then in each (chroot, as root, its own /proc):
-# `etcd-fio --version` names the bundled fio, `etcd-fio check --wal-only` judges a directory there
-# (exit 0 or 1) and leaves it empty, and a check stopped by SIGTERM mid-run leaves it empty too.
-# Before that, on every ELF of the tarball: needs only the C library family and no symbol above glibc 2.31.
-# Usage: tests/dist/dist_roots.sh TARBALL ROOTS_DIR  (make check-dist; the roots come from make dist-deps)
+# dist_roots.sh — the x86-64 release tarball (mk/dist.sh) where etcd-fio was never installed: unpacked
+# read-only into cached Debian roots (make check-dist passes bullseye: the build root, which has a compiler
+# but no fio; bookworm with no fio; trixie with trixie's own fio installed, which must be left alone), then
+# in each (chroot, as root, its own /proc): `etcd-fio --version` names the bundled fio, `etcd-fio check
+# --wal-only` judges a directory there (exit 0 or 1) and leaves it empty, and a check stopped by SIGTERM
+# mid-run leaves it empty too. The roots need only a shell and coreutils (mmdebstrap's essential variant).
+# Before that, on every ELF of the tarball: needs only the C library family and no symbol above glibc 2.28.
+# Usage: tests/dist/dist_roots.sh TARBALL ROOT...  (make check-dist; the roots come from make dist-deps)
 set -u
-TAR=${1:?usage: dist_roots.sh TARBALL ROOTS_DIR}
-RDIR=${2:?usage: dist_roots.sh TARBALL ROOTS_DIR}
+TAR=${1:?usage: dist_roots.sh TARBALL ROOT...}
+shift
+[ $# -gt 0 ] || { echo "usage: dist_roots.sh TARBALL ROOT..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (chroot, mount namespaces)"; exit 77; }
 [ -f "$TAR" ] || { echo "FAIL: $TAR missing (make dist)"; exit 1; }
 fails=0
@@ -25,8 +27,8 @@ NAME=$(basename "$TOPDIR")
 for f in bin/etcd-fio lib/etcd-fio/fio lib/etcd-fio/libetcdwal.so; do dist_elf_check "$TOPDIR$f" "$f"; done
 BV=$(sed -n 's/^lib\/etcd-fio\/fio is fio \([0-9.]*\).*/\1/p' "$TOPDIR/LICENSES/SOURCES")
 
-for r in bullseye-amd64-run bookworm-amd64-run trixie-amd64-run; do
-  ROOT=$RDIR/$r
+for ROOT in "$@"; do
+  r=$(basename "$ROOT")
   [ -d "$ROOT" ] || { fail "$ROOT missing (make dist-deps)"; continue; }
   t0=$(date +%s)
   rm -rf "$ROOT/opt/etcd-fio" "$ROOT/work" && mkdir -p "$ROOT/opt" "$ROOT/work"
@@ -43,7 +45,7 @@ echo "== left"; ls -A /var/tmp/chk | wc -l
 /opt/etcd-fio/bin/etcd-fio check --wal-only --full --max-time 60 /var/tmp/chk > term.out 2>&1 &
 pid=$!; sleep 6; kill -TERM $pid 2>/dev/null && echo sent > term.sent; wait $pid; rc=$?; echo "== term"; echo "rc=$rc"
 sleep 1; echo "== tleft"; ls -A /var/tmp/chk | wc -l
-echo "== procs"; ps -e -o comm= 2>/dev/null | grep -c '^fio$' || true
+echo "== procs"; cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^fio$' || true
 EOS
   unshare -m -p -f --propagation private sh -c '
     mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && exec chroot "$1" sh /work/run.sh' sh "$ROOT" \

@@ -110,7 +110,8 @@ certs() {
   mkdir -p "$T/pki" "$(dirname "$1")" "$(dirname "$2")" "$(dirname "$3")"
   (cd "$T/pki" &&
     printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nextendedKeyUsage=serverAuth,clientAuth\n' > ext.cnf &&
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=it-etcd-ca &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=it-etcd-ca \
+      -addext keyUsage=critical,keyCertSign,cRLSign &&
     for n in server client; do
       openssl req -newkey rsa:2048 -nodes -keyout $n.key -out $n.csr -subj /CN=$n &&
       openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $n.crt -days 2 -extfile ext.cnf || exit 1

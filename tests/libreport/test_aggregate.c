@@ -121,18 +121,19 @@ static void text_beside_json_same_within_1_percent(void **state)
     free(buf);
 }
 
-/* The WAL job's (the first job's) listed p99 and above set to 12 ms, the bins left as they are; frees doc. */
+/* The WAL job's (the first job's) listed p99 and above set to 12 ms, and its max with them (a p99 above the
+ * max is an input that contradicts itself, refused before this rule), the bins left as they are; frees doc. */
 static __attribute__((noinline)) char *lift_tail(char *doc)
 {
     static const char *const keys[] = {"\"99.000000\" : ", "\"99.500000\" : ", "\"99.900000\" : ",
-                                       "\"99.950000\" : ", "\"99.990000\" : "};
+                                       "\"99.950000\" : ", "\"99.990000\" : ", "\"max\" : "};
     size_t n = strlen(doc);
     char *out = malloc(n + 64), *o = out;
     const char *end_first = strstr(doc, "\"etcd-backend\"");
     assert_non_null(end_first);
     for (const char *q = doc; *q;) {
         int hit = -1;
-        for (int k = 0; k < 5 && q < end_first; k++)
+        for (int k = 0; k < 6 && q < end_first; k++)
             if (!strncmp(q, keys[k], strlen(keys[k])))
                 hit = k;
         if (hit < 0) {

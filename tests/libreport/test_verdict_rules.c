@@ -304,6 +304,38 @@ static void print_resolution(void **state)
     assert_int_equal(judge1(&t, &o), FIOR_FAIL);
 }
 
+/* fio prints a percentile as the middle of its bin: a p99 may stand above the exact max. The verdict is the
+ * bin's; the figure the reason prints (and value_ns) is held at the max. A percentile whose whole bin lies
+ * above the max is an edited input: unknown, never a figure on the other side of the threshold. */
+static void quantile_within_max(void **state)
+{
+    (void)state;
+    tjob t;
+    fior__judged o;
+    /* bin [5111808, 5177343]: middle 5144576 (5.14 ms); the max 5112000 (5.11 ms) lies in it */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){5144576});
+    t.j.max_ns = 5112000;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_int_equal(o.j.value_ns, 5112000);
+    assert_non_null(strstr(o.reason, "5.11 ms"));
+    assert_null(strstr(o.reason, "5.14 ms"));
+    /* a failing p99 stays at or above the threshold when held: its bin starts at or above it, so does the max */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){12 * MS});
+    t.j.max_ns = 12 * MS - 1000;
+    assert_int_equal(judge1(&t, &o), FIOR_FAIL);
+    assert_int_equal(o.j.value_ns, 12 * MS - 1000);
+    /* the max below the p99's bin: the input contradicts itself */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){12 * MS});
+    t.j.max_ns = 9 * MS;
+    assert_int_equal(judge1(&t, &o), FIOR_UNKNOWN);
+    assert_non_null(strstr(o.reason, "above the max"));
+    /* no max in the input: the listed figure as it is */
+    mk(&t, 1, (double[]){99.0}, (uint64_t[]){5144576});
+    t.j.max_ns = 0;
+    assert_int_equal(judge1(&t, &o), FIOR_PASS);
+    assert_int_equal(o.j.value_ns, 5144576);
+}
+
 static void custom_criteria(void **state)
 {
     (void)state;
@@ -378,6 +410,7 @@ int main(void)
         cmocka_unit_test(no_sync_not_judged),
         cmocka_unit_test(neighbours),
         cmocka_unit_test(print_resolution),
+        cmocka_unit_test(quantile_within_max),
         cmocka_unit_test(custom_criteria),
         cmocka_unit_test(overall_from_report),
     };
