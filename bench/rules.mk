@@ -31,4 +31,4 @@ lab: deps-bench
 SEQ_REPLAY := $(BUILD)/bench/seq_replay
 $(SEQ_REPLAY): bench/seq_replay.c $(FIOR_A) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Ilibreport/include -o $@ $< $(FIOR_A) $(YAJL_LIBS) -lm
+	$(CC) $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -o $@ $< $(FIOR_A) $(YAJL_LIBS) -lm

@@ -12,14 +12,14 @@
  *   seq_replay --first-pass CONFIDENCE
  *       the library's first possible PASS of a p99 in samples (fior_first_pass_samples, min_samples 100):
  *       the backend's floor at etcd's 10 commits/s.
- * --after-phase1: the stream is check's phase 2, continued (fior_monitor_continue) from a synthetic phase 1
+ * --after-phase1: the stream is check's phase 2, continued (fior__monitor_continue) from a synthetic phase 1
  * that passed or could not pass (200 samples a document, all 1 ms, or 2 % of them at 50 ms): phase 2 then
  * has what phase 1 left of the PASS error; the probe's advice is ignored (phase 2 decides alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -46,13 +46,13 @@ static char *slurp(const char *path, size_t *len)
 static fior_monitor *phase1(int pass, int wal_only)
 {
     fior_monitor *m = fior_monitor_new(NULL);
-    if (!m || fior_monitor_set_heavy(m, 1) != FIOR_OK ||
+    if (!m || fior__monitor_set_heavy(m, 1) != FIOR_OK ||
         (wal_only && fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL) != FIOR_OK))
         return NULL;
     fior_advice adv = FIOR_GO_ON;
     for (uint64_t k = 1; adv == FIOR_GO_ON && k < 1000; k++) {
         fior_bin b[2] = {{1000000, 200 * k - (pass ? 0 : 4 * k)}, {50000000, pass ? 0 : 4 * k}};
-        fior_monitor_feed_bins(m, b, 2, b, 2, 0.2 * (double)k, &adv);
+        fior__monitor_feed_bins(m, b, 2, b, 2, 0.2 * (double)k, &adv);
     }
     return m;
 }
@@ -63,7 +63,7 @@ static fior_monitor *monitor(const char *after, int wal_only, fior_monitor **p1)
     fior_monitor *m = fior_monitor_new(NULL);
     *p1 = after ? phase1(!strcmp(after, "pass"), wal_only) : NULL;
     if (!m || (wal_only && fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL) != FIOR_OK) ||
-        (after && (!*p1 || fior_monitor_continue(m, *p1) != FIOR_OK))) {
+        (after && (!*p1 || fior__monitor_continue(m, *p1) != FIOR_OK))) {
         fior_monitor_free(m);
         return NULL;
     }
@@ -103,7 +103,7 @@ static int replay(const char *path, const char *after, int wal_only)
         for (int k = 0; k < 2; k++)
             if (!at[k] && decided(m, k ? FIOR_ROLE_BACKEND : FIOR_ROLE_WAL, &ans))
                 at[k] = (double)seen;
-        if ((adv == FIOR_STOP_DECIDED || adv == FIOR_STOP_PHASE_OVER) && !stop_at)
+        if ((adv == FIOR_STOP_DECIDED || adv == FIOR__STOP_PHASE_OVER) && !stop_at)
             stop_at = (double)seen;
     }
     for (int k = 0; k < 2; k++) {
@@ -153,7 +153,7 @@ static int simulate(double p, double rate, int runs, const char *after)
             wal[0].count += 150;
             for (int k = 0; k < (int)rate; k++)
                 be[uniform() < p].count++;
-            fior_monitor_feed_bins(m, wal, 1, be, 2, (double)s, NULL);
+            fior__monitor_feed_bins(m, wal, 1, be, 2, (double)s, NULL);
             if (decided(m, FIOR_ROLE_BACKEND, &ans))
                 break;
         }

@@ -11,14 +11,16 @@
  *       on the same output).
  *
  * Exit 0 PASS, 1 FAIL, 2 cannot judge. Build against an installed libfioreport:
- *   cc embed.c $(pkg-config --cflags --libs fioreport) -o embed
- * It checks at run time that the loaded library has the major version it was compiled for; fields of
- * fior_job newer than the loaded library are read only where FIOR_HAS says it filled them.
+ *   cc embed.c $(pkg-config --cflags --libs libfioreport) -o embed
+ * Judging files needs fioreport.h alone; following a running fio is fioreport_monitor.h's. It checks at run
+ * time that the loaded library has the major version it was compiled for; fields of fior_job newer than
+ * the loaded library are read only where FIOR_HAS says it filled them.
  * --live takes the end of the stream for fio's end: this program did not run fio, so it cannot say how fio
- * ended (a caller that runs fio gives those facts: fior_run_facts); a stream cut after an interim document
- * still never passes (fior_job.end). */
+ * ended (a caller that runs fio says so in fior_run_end: killed_by, exit_code, stop); a stream cut after an
+ * interim document still never passes (fior_job.end). */
 #define _POSIX_C_SOURCE 200809L /* read(), clock_gettime() */
 #include <fioreport.h>
+#include <fioreport_monitor.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -134,8 +136,8 @@ static int judge_live(const char *me, int wal_only, int accept)
             fprintf(stderr, "decided after %.1f s: fio may be stopped now\n", now() - t0);
     }
     /* the stream ended: fio's final document is the last thing it prints */
-    fior_run_facts f = {.size = sizeof f, .started = 1, .stop = FIOR_STOP_NONE, .complete = 1,
-                        .duration_s = now() - t0};
+    fior_run_end f = {.size = sizeof f, .started = 1, .stop = FIOR_STOP_NONE, .complete = 1,
+                      .duration_s = now() - t0};
     fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &f);
     fior_verdict v = fior_outcome_verdict(o);
     printf("%s: %s\n", fior_verdict_name(v), o ? fior_outcome_reason(o) : "out of memory");

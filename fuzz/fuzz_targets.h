@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fioreport.h"
+#include "fioreport_monitor.h"
 #include "internal.h" /* the reader table (fior__readers), so each format is fuzzed without the detector in front */
 
 #ifndef FZ_ASSERT
@@ -45,7 +45,7 @@ FZ_FN void fz_check_message(const char *msg, fior_status st)
 FZ_FN void fz_check_job(const fior_job *j)
 {
     FZ_ASSERT(j != NULL);
-    FZ_ASSERT(j->size == sizeof *j); /* FIOR_HAS reads it: set on every job handed out */
+    FZ_ASSERT(j->size == FIOR__JOB_PUBLIC_SIZE); /* FIOR_HAS reads it: set on every job handed out */
     FZ_ASSERT(j->source != NULL);
     (void)strlen(j->source);
     if (j->name)

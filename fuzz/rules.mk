@@ -10,7 +10,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 # No -Werror on the library sources here: clang's warning set differs from gcc's, and the owners' gcc
 # -Werror build is the gate for those files. The harnesses themselves are held to -Werror.
 FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -O1 -g -D_GNU_SOURCE $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-                -Ilibreport/include -Ilibreport/base -Ilibreport -Iengine $(YAJL_CFLAGS)
+                $(FIOR_PRIVATE) -Ilibreport/include -Ilibreport/base -Ilibreport -Iengine $(YAJL_CFLAGS)
 FUZZ_LIB_OBJS := $(patsubst libreport/%.c,$(FUZZ_DIR)/obj/libreport/%.o,$(FIOR_SRCS))
 # The decoder harness links only the engine model files the decoder needs (the rest may use pthreads etc.).
 FUZZ_WAL_SRCS := $(wildcard engine/waldec.c engine/crc32c.c engine/walrec.c)
@@ -22,7 +22,7 @@ endif
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
 FUZZ_MAX_LEN ?= 32768
 
-$(FUZZ_DIR)/obj/libreport/%.o: libreport/%.c $(FIOR_HDRS) libreport/include/fioreport.h
+$(FUZZ_DIR)/obj/libreport/%.o: libreport/%.c $(FIOR_HDRS) $(FIOR_PUBLIC_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 $(FUZZ_DIR)/obj/engine/%.o: engine/%.c $(wildcard engine/*.h)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # mk/deb.mk — Debian packages and the container image made from them.
-#   make deb        .debs of etcd-fio, etcd-fio-engine, libfioreport3, libfioreport-dev in $(DEB_DIR), built
+#   make deb        .debs of etcd-fio, etcd-fio-engine, libfioreport4, libfioreport-dev in $(DEB_DIR), built
 #                   with dpkg-buildpackage (debian/) from a copy of the tree against the configured source of
 #                   the installed fio (as `make`: FIO_SRC, or the one `make deps` fetched), then lintian
 #                   (errors and warnings fail). Installs nothing: missing tools are one line (make deps-deb).

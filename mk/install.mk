@@ -5,12 +5,12 @@
 # PREFIX=/usr` after `make` rebuilds the CLI); DESTDIR only stages the tree (packages, the install test).
 INSTALL    ?= install
 
-FIOR_PC    := $(BUILD)/fioreport.pc
+FIOR_PC    := $(BUILD)/libfioreport.pc
 MAN_PAGES  := man/etcd-fio.1 man/libfioreport.3 man/etcdwal.7
 
 # The .pc is generated so that it names the real PREFIX (and the header's version, FIOR_VERSION in
-# libreport/rules.mk) (not the DESTDIR staging path). yajl only goes into Requires.private: fioreport.h
-# exposes no yajl type, so shared-library users need neither its headers nor its .pc, while static links
+# libreport/rules.mk) (not the DESTDIR staging path). yajl only goes into Requires.private: the public
+# headers expose no yajl type, so shared-library users need neither its headers nor its .pc, while static links
 # (pkg-config --static) still get -lyajl.
 $(FIOR_PC): mk/install.mk $(FIOR_HEADER) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -19,7 +19,7 @@ $(FIOR_PC): mk/install.mk $(FIOR_HEADER) $(FLAGS_STAMP)
 	  echo 'libdir=$(LIBDIR)' | sed 's|^libdir=$(PREFIX)|libdir=$${exec_prefix}|'; \
 	  echo 'includedir=$(INCLUDEDIR)' | sed 's|^includedir=$(PREFIX)|includedir=$${prefix}|'; \
 	  echo ''; \
-	  echo 'Name: fioreport'; \
+	  echo 'Name: libfioreport'; \
 	  echo 'Description: read fio outputs and etcd-perf logs and judge fdatasync latency the way etcd needs it'; \
 	  echo 'Version: $(FIOR_VERSION)'; \
 	  echo 'Cflags: -I$${includedir}'; \
@@ -39,7 +39,8 @@ install: all $(FIOR_PC)
 	ln -sf libfioreport.so.$(FIOR_SOVER) $(DESTDIR)$(LIBDIR)/libfioreport.so
 	$(INSTALL) -m 644 $(FIOR_A) $(DESTDIR)$(LIBDIR)/libfioreport.a
 	$(INSTALL) -m 644 libreport/include/fioreport.h $(DESTDIR)$(INCLUDEDIR)/fioreport.h
-	$(INSTALL) -m 644 $(FIOR_PC) $(DESTDIR)$(PKGCONFDIR)/fioreport.pc
+	$(INSTALL) -m 644 libreport/include/fioreport_monitor.h $(DESTDIR)$(INCLUDEDIR)/fioreport_monitor.h
+	$(INSTALL) -m 644 $(FIOR_PC) $(DESTDIR)$(PKGCONFDIR)/libfioreport.pc
 	$(INSTALL) -m 644 man/etcd-fio.1 $(DESTDIR)$(MANDIR)/man1/etcd-fio.1
 	$(INSTALL) -m 644 man/libfioreport.3 $(DESTDIR)$(MANDIR)/man3/libfioreport.3
 	$(INSTALL) -m 644 man/etcdwal.7 $(DESTDIR)$(MANDIR)/man7/etcdwal.7
@@ -49,6 +50,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/etcd-fio $(DESTDIR)$(ENGINEDIR)/libetcdwal.so \
 	  $(DESTDIR)$(LIBDIR)/libfioreport.so.$(FIOR_SOVER) $(DESTDIR)$(LIBDIR)/libfioreport.so \
 	  $(DESTDIR)$(LIBDIR)/libfioreport.a $(DESTDIR)$(INCLUDEDIR)/fioreport.h \
-	  $(DESTDIR)$(PKGCONFDIR)/fioreport.pc $(DESTDIR)$(MANDIR)/man1/etcd-fio.1 \
+	  $(DESTDIR)$(INCLUDEDIR)/fioreport_monitor.h $(DESTDIR)$(PKGCONFDIR)/libfioreport.pc \
+	  $(DESTDIR)$(MANDIR)/man1/etcd-fio.1 \
 	  $(DESTDIR)$(MANDIR)/man3/libfioreport.3 $(DESTDIR)$(MANDIR)/man7/etcdwal.7
 	-rmdir $(DESTDIR)$(ENGINEDIR) 2>/dev/null

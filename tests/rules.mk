@@ -8,7 +8,7 @@ $(if $(wildcard tests/test_*.c tests/it_*.sh),$(error $(wildcard tests/test_*.c 
   the folder of the module it exercises (tests/README.md)))
 TEST_SRCS   := $(wildcard tests/*/test_*.c)
 TEST_BINS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools -Itests/lib $(YAJL_CFLAGS) \
+TEST_CFLAGS := $(CFLAGS_BASE) $(FIOR_PRIVATE) -Ilibreport/include -Ilibreport/base -Ilibreport/bound -Ilibreport/monitor -Ilibreport -Iengine -Itools -Itests/lib $(YAJL_CFLAGS) \
                -DTEST_FIXTURES='"$(abspath tests/fixtures)"'
 
 $(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(FIOR_A) $(ENGINE_MODEL_A) $(wildcard tests/lib/*.h) $(FLAGS_STAMP)

@@ -12,24 +12,28 @@
 
 #include "capacity.h"
 #include "cli.h"
+#include "fioreport_monitor.h"
 
 /* One side of a row: the library's one look at its distribution (fior_look_bins: the bound on the p99 from
  * all its samples' exact bins, and the bound rule on it). */
 static fior_verdict side(const fior_bin *b, size_t n, const fior_criteria *c, fior_role role, double confidence,
                          int accept_point, uint64_t *lo, uint64_t *hi, uint64_t *point, int *bound_clear)
 {
-    fior_look lk = {.size = sizeof lk};
+    fior_look *lk = NULL;
     if (fior_look_bins(b, n, c, role, confidence, accept_point, &lk) != FIOR_OK) { /* bins the library refuses */
-        lk.verdict = FIOR_UNKNOWN;
-        lk.basis = FIOR_BASIS_NONE;
-        lk.lo_ns = 0;
-        lk.hi_ns = lk.point_ns = UINT64_MAX;
+        *lo = 0;
+        *hi = UINT64_MAX;
+        *point = RESULT_UNKNOWN;
+        *bound_clear = 0;
+        return FIOR_UNKNOWN;
     }
-    *lo = lk.lo_ns;
-    *hi = lk.hi_ns;
-    *point = lk.point_ns == UINT64_MAX ? RESULT_UNKNOWN : lk.point_ns;
-    *bound_clear = lk.basis == FIOR_BASIS_BOUND;
-    return lk.verdict;
+    *lo = lk->lo_ns;
+    *hi = lk->hi_ns;
+    *point = lk->point_ns == UINT64_MAX ? RESULT_UNKNOWN : lk->point_ns;
+    *bound_clear = lk->basis == FIOR_BASIS_BOUND;
+    fior_verdict v = lk->verdict;
+    fior_look_free(lk);
+    return v;
 }
 
 static uint64_t point_p99(const fior_bin *b, size_t n, const fior_criteria *c, double confidence)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "engine_stats.h"
+#include "fioreport_cli.h" /* check's own calls of the library: its two phases, its run facts */
 #include "fsinfo.h"
 #include "preflight.h"
 #include "proc.h"
@@ -28,7 +29,7 @@ typedef struct check_opts {
     double      max_time, confidence;
     uint64_t    min_syncs;
     int         full, json, ionice, classic, force, accept_point, verbose;
-    int         faithful;       /* --faithful: phase 2 only (fioreport.h "two phases"); --full implies it */
+    int         faithful;       /* --faithful: phase 2 only (fioreport_cli.h "two phases"); --full implies it */
     int         stop_on_eof;    /* --stop-on-eof: stdin's end (its ssh session closed) stops the run as SIGINT does */
     int         wal_only;       /* --wal-only: the WAL question alone; stops as soon as the WAL is decided */
 } check_opts;
@@ -39,16 +40,16 @@ typedef enum check_stop {
     CHECK_DECIDED,      /* we stopped it: the bounds decided */
     CHECK_TIME_NET,     /* we stopped it: it ran past --max-time + margin */
     CHECK_USER,         /* the operator interrupted us (we passed SIGINT on) */
-    CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (fioreport.h "two phases"); no verdict */
+    CHECK_PHASE_OVER,   /* phase 1: we stopped it, it can no longer pass (fioreport_cli.h "two phases"); no verdict */
     CHECK_CONFIRMED,    /* phase 2 after a phase-1 PASS: we stopped it, its first seconds confirmed it */
     CHECK_GUARD         /* we stopped it to protect the live etcd beside it (etcdwatch.h) */
 } check_stop;
 
-/* Which of check's phases a run is (fioreport.h "two phases"); check_run with NULL is phase 2 alone. */
+/* Which of check's phases a run is (fioreport_cli.h "two phases"); check_run with NULL is phase 2 alone. */
 typedef struct check_phase {
-    int                 heavy;      /* phase 1: the heavy profile (fior_monitor_set_heavy) */
+    int                 heavy;      /* phase 1: the heavy profile (fior__monitor_set_heavy) */
     unsigned            runtime_s;  /* the runtime= of this run's job file (0: --max-time) */
-    const fior_monitor *carry;      /* phase 2 after phase 1: phase 1's monitor (fior_monitor_continue) */
+    const fior_monitor *carry;      /* phase 2 after phase 1: phase 1's monitor (fior__monitor_continue) */
     int                 probe;      /* phase 1 passed: phase 2 begins with the probe (its status every 200 ms) */
 } check_phase;
 
@@ -94,7 +95,7 @@ void check_run_free(check_run_out *out);
 int  check_job_signal(const char *errpath);
 /* Set by the SIGINT/SIGTERM handler that check installs. */
 extern volatile int check_interrupted;
-/* The job of the role as the library's monitor picks it (fior_monitor_pick). */
+/* The job of the role as the library's monitor picks it (fior__monitor_pick). */
 const fior_job *check_find_job(const fior_report *r, fior_role role);
 /* A monitor with check's settings (--confidence, --min-syncs, --full, --accept-point-estimate, --wal-only);
  * NULL when out of memory. */
@@ -108,8 +109,8 @@ double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
 
 /* check_judge.c: pure */
 /* How fio ended, as the library's run facts (f's strings point into e). */
-void check_facts(const check_end *e, fior_run_facts *f);
-/* The library's verdict of one phase's run (fior_monitor_end over its final document); NULL: no memory. */
+void check_facts(const check_end *e, fior__run_facts *f);
+/* The library's verdict of one phase's run (fior__monitor_end over its final document); NULL: no memory. */
 fior_outcome *check_outcome(const check_run_out *r);
 /* The host h (jobs WAL then backend) from the library's outcome o and the final document fin. */
 void check_fill(const fior_outcome *o, const fior_report *fin, result_host *h);

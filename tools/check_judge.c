@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* check_judge.c — the judge step of `etcd-fio check`, pure (no I/O; tests/cli/test_check_judge.c): how fio
- * ended, as the library's run facts; the library's verdict of the run (fior_monitor_end: every rule —
+ * ended, as the library's run facts; the library's verdict of the run (fior__monitor_end: every rule —
  * the run's end, the physical floor, the bound at the end, the point estimate — is libfioreport's,
  * libreport/monitor_end.c) into the result model. */
 #include <signal.h>
@@ -36,7 +36,7 @@ static const char *check_caller_problem(const check_end *e)
     return b;
 }
 
-void check_facts(const check_end *e, fior_run_facts *f)
+void check_facts(const check_end *e, fior__run_facts *f)
 {
     memset(f, 0, sizeof *f);
     f->size = sizeof *f;
@@ -61,9 +61,9 @@ void check_facts(const check_end *e, fior_run_facts *f)
 
 fior_outcome *check_outcome(const check_run_out *r)
 {
-    fior_run_facts f;
+    fior__run_facts f;
     check_facts(&r->end, &f);
-    return fior_monitor_end(r->mon, fior_json_stream_report(r->stream), &f);
+    return fior__monitor_end(r->mon, fior_json_stream_report(r->stream), &f);
 }
 
 static result_basis basis_of(fior_basis b)
@@ -105,9 +105,9 @@ void check_fill(const fior_outcome *o, const fior_report *fin, result_host *h)
 
 void check_judge(const fior_report *fin, fior_monitor *m, const check_end *e, result_host *h)
 {
-    fior_run_facts f;
+    fior__run_facts f;
     check_facts(e, &f);
-    fior_outcome *o = fior_monitor_end(m, fin, &f);
+    fior_outcome *o = fior__monitor_end(m, fin, &f);
     check_fill(o, fin, h);
     fior_outcome_free(o);
     if (e->stop == CHECK_GUARD) { /* no verdict from a run stopped for etcd: the guard's words first */

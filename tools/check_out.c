@@ -224,8 +224,8 @@ void check_phases_detail(result_run *r, const check_run_out *r1, const check_run
     else
         jw_null(d);
     jw_key(d, "probe");
-    fior_probe pr = {.size = sizeof pr};
-    if (r2 && fior_monitor_probe(r2->mon, &pr) == FIOR_OK && pr.done) {
+    fior__probe pr = {.size = sizeof pr};
+    if (r2 && fior__monitor_probe(r2->mon, &pr) == FIOR_OK && pr.done) {
         jw_open(d);
         jw_kbool(d, "ok", pr.ok);
         jw_kstr(d, "why", pr.why);

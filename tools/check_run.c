@@ -30,6 +30,7 @@ volatile int check_interrupted;
 #define HARD_GRACE_S 5.0
 #define STOPPED_AFTER_S 1.0 /* a fio found stopped this long past its runtime is stopped at once */
 #define KILL_WAIT_S  5.0
+#define CHECK_PHASE1_STATUS "200ms" /* fio --status-interval for phase 1 and the probe (samples come fast) */
 
 void check_files_in(check_files *f, const char *dir)
 {
@@ -57,14 +58,14 @@ int check_write_job(const check_files *f, profile_opts *po, char *err, size_t er
 
 const fior_job *check_find_job(const fior_report *r, fior_role role)
 {
-    return fior_monitor_pick(r, role);
+    return fior__monitor_pick(r, role);
 }
 
 fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int heavy)
 {
     fior_monitor *m = fior_monitor_new(c);
-    if (m && (fior_monitor_set_confidence(m, o->confidence) || fior_monitor_set_full(m, o->full) ||
-              fior_monitor_set_accept_point(m, o->accept_point) || fior_monitor_set_heavy(m, heavy) ||
+    if (m && (fior_monitor_set_confidence(m, o->confidence) || fior__monitor_set_full(m, o->full) ||
+              fior_monitor_set_accept_point(m, o->accept_point) || fior__monitor_set_heavy(m, heavy) ||
               (o->wal_only && fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL)))) {
         fior_monitor_free(m);
         return NULL;
@@ -210,7 +211,7 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
 {
     int heavy = ph && ph->heavy, probe = ph && ph->carry && ph->probe;
     out->mon = check_monitor(o, crit, heavy);
-    if (out->mon && ph && ph->carry && fior_monitor_continue(out->mon, ph->carry) != FIOR_OK) {
+    if (out->mon && ph && ph->carry && fior__monitor_continue(out->mon, ph->carry) != FIOR_OK) {
         cli_msg(err, errlen, "%s", fior_monitor_error(out->mon));
         return -1;
     }
@@ -221,7 +222,7 @@ static int start_fio(run_loop *l, const check_opts *o, const fior_criteria *crit
     }
     /* phase 1 and the probe decide within seconds: fio's status every 200 ms instead of every second */
     const char *argv[] = {cli_fio(), "--eta=never", "--output-format=json+",
-                          heavy || probe ? "--status-interval=" FIOR_PHASE1_STATUS : "--status-interval=1", jobpath,
+                          heavy || probe ? "--status-interval=" CHECK_PHASE1_STATUS : "--status-interval=1", jobpath,
                           NULL};
     l->t0 = proc_now();
     if (proc_start_io(&l->p, argv, (proc_io){PROC_INHERIT, NULL}, (proc_io){PROC_PIPE, NULL},
@@ -311,7 +312,7 @@ static void on_document(run_loop *l, check_run_out *out, double el)
     fior_advice adv;
     fior_monitor_feed(out->mon, fior_json_stream_report(out->stream), el, &adv);
     int stop = adv != FIOR_GO_ON;
-    check_stop how = adv == FIOR_STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR_STOP_CONFIRMED ? CHECK_CONFIRMED
+    check_stop how = adv == FIOR__STOP_PHASE_OVER ? CHECK_PHASE_OVER : adv == FIOR__STOP_CONFIRMED ? CHECK_CONFIRMED
                                                                                                : CHECK_DECIDED;
     if (l->tty)
         progress(out->mon, &l->pc, el, 0);

@@ -205,7 +205,7 @@ typedef struct check_session {
     check_files    f1, f2;
     check_run_out  r1, r2;          /* phase 1's run, phase 2's */
     int            p1, p1_pass, ran2;
-    fior_outcome  *out1, *out2, *od; /* each phase's outcome; the verdict's (fior_outcome_phases) */
+    fior_outcome  *out1, *out2, *od; /* each phase's outcome; the verdict's (fior__outcome_phases) */
     const check_run_out *dr;        /* the deciding run, its files and temp dir */
     const check_files   *df;
     const char          *dtmp;
@@ -287,7 +287,7 @@ static int run_phase(check_session *s, const check_files *f, const check_opts *o
     return 0;
 }
 
-/* phase 1 (fioreport.h "two phases"): the heavy profile in a temp dir of its own, at most FIOR_PHASE1_MAX_S */
+/* phase 1 (fioreport_cli.h "two phases"): the heavy profile in a temp dir of its own, at most FIOR_PHASE1_MAX_S */
 static int session_phase1(check_session *s)
 {
     char err[CLI_ERRLEN];
@@ -335,15 +335,15 @@ static int session_phases(check_session *s)
         return 2;
     etcdwatch_stop(s->watch); /* live etcd: the scrape after the run */
     int confirmed = s->p1_pass && s->ran2 && s->r2.end.stop == CHECK_CONFIRMED;
-    s->od = fior_outcome_phases(s->out1, s->out2, confirmed);
+    s->od = fior__outcome_phases(s->out1, s->out2, confirmed);
     s->out1 = s->out2 = NULL;
     if (!s->p1 && !s->ran2) { /* stopped before any phase ran: the library says so from an empty run */
         fior_monitor *m0 = check_monitor(&s->o, s->crit, 0);
-        fior_run_facts f0 = {.size = sizeof f0, .stop = FIOR_STOP_USER};
-        s->od = m0 ? fior_monitor_end(m0, NULL, &f0) : NULL;
+        fior__run_facts f0 = {.size = sizeof f0, .stop = FIOR_STOP_USER};
+        s->od = m0 ? fior__monitor_end(m0, NULL, &f0) : NULL;
         fior_monitor_free(m0);
     }
-    s->dr = fior_outcome_phase(s->od) == 2 || !s->p1 ? &s->r2 : &s->r1;
+    s->dr = fior__outcome_phase(s->od) == 2 || !s->p1 ? &s->r2 : &s->r1;
     s->df = s->dr == &s->r2 ? &s->f2 : &s->f1;
     s->dtmp = s->dr == &s->r2 ? s->tmp : s->tmp1;
     return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "fioreport_cli.h" /* the resolution a job was printed at */
 
 static const char *const ADVICE_STALLS =
     "find what stalls the disk: on a cloud volume burst credits and baseline IOPS (provisioned IOPS, e.g. "
@@ -394,7 +395,7 @@ static explain_range in_range(const fior_job *j, explain_range r)
 static explain_range from_pct(const fior_job *j, double p)
 {
     explain_range r = {0, 0, 0};
-    uint64_t res = j->pct_resolution_ns > 1 ? j->pct_resolution_ns : 1;
+    uint64_t res = fior__job_print_resolution(j);
     for (size_t i = 0; i < j->npct; i++)
         if (fabs(j->pct[i].percent - p) < 1e-9) {
             uint64_t v = j->pct[i].ns;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fioreport_cli.h"
 #include "fleet.h"
 
 static double ratio(const result_job *j)
@@ -56,7 +57,7 @@ static int host_cmp(const void *a, const void *b)
 
 /* The library judged fio's p99 (or a remote check did: fleet --ssh), a point estimate. A verdict needs the
  * confidence bound on the p99 clear of the threshold too (one look at the end of the run, so the nominal
- * two-sided bound): the library's bound rule, fior_bound_decide, for each job; the host's verdict and basis
+ * two-sided bound): the library's bound rule, fior__bound_decide, for each job; the host's verdict and basis
  * from its jobs. */
 void fleet_apply_bound(const fleet *f, result_host *h)
 {
@@ -68,7 +69,7 @@ void fleet_apply_bound(const fleet *f, result_host *h)
             continue;
         fior_basis b;
         char line[sizeof j->reason];
-        fior_verdict v = fior_bound_decide(j->verdict, j->judged_ns, j->bound_lo_ns, j->bound_hi_ns, j->threshold_ns,
+        fior_verdict v = fior__bound_decide(j->verdict, j->judged_ns, j->bound_lo_ns, j->bound_hi_ns, j->threshold_ns,
                                            j->samples, f->confidence, f->accept_point, &b, line, sizeof line);
         if (b == FIOR_BASIS_BOUND) {
             decided = 1;
@@ -130,11 +131,12 @@ static void host_jobs(const fleet *f, const fior_report *rep, const fior_result 
         if (!o)
             continue;
         result_job_fill(o, j, jd);
-        fior_look lk = {.size = sizeof lk}; /* the library's one-look bound on the job's judged percentile */
+        fior_look *lk = NULL; /* the library's one-look bound on the job's judged percentile */
         if (j->nbins && fior_look_bins(j->bins, j->nbins, c, j->role, f->confidence, 0, &lk) == FIOR_OK) {
-            o->bound_lo_ns = lk.lo_ns;
-            o->bound_hi_ns = lk.hi_ns == UINT64_MAX ? RESULT_UNKNOWN : lk.hi_ns;
+            o->bound_lo_ns = lk->lo_ns;
+            o->bound_hi_ns = lk->hi_ns == UINT64_MAX ? RESULT_UNKNOWN : lk->hi_ns;
         }
+        fior_look_free(lk);
         /* two jobs of one role on a host (not what the profile makes): keep the worse one */
         if (slot && job_worse(o, slot))
             *slot = *o;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fioreport_monitor.h"
 #include "fleet.h"
 
 /* ---- the proof ---- */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fioreport_monitor.h"
 #include "jw.h"
 
 const char *result_basis_name(result_basis b)

@@ -7,11 +7,11 @@ TOOLS_LIB_OBJS := $(filter-out $(BUILD)/tools/main.o,$(TOOLS_OBJS))
 TOOLS_A      := $(BUILD)/tools/libetcdfio-tools.a
 CURL_CFLAGS  := $(shell pkg-config --cflags libcurl 2>/dev/null)
 CURL_LIBS    := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
-TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Itools $(YAJL_CFLAGS) $(CURL_CFLAGS) \
+TOOLS_CFLAGS := $(CFLAGS_BASE) -Ilibreport/include -Ilibreport -Itools $(YAJL_CFLAGS) $(CURL_CFLAGS) \
                 -DETCD_FIO_LIBDIR='"$(ENGINEDIR)"'
 ETCD_FIO_BIN := $(BUILD)/etcd-fio
 
-$(BUILD)/tools/%.o: tools/%.c $(wildcard tools/*.h) libreport/include/fioreport.h $(FLAGS_STAMP) | need-build
+$(BUILD)/tools/%.o: tools/%.c $(wildcard tools/*.h) $(FIOR_PUBLIC_HDRS) $(FLAGS_STAMP) | need-build
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOLS_CFLAGS) -c $< -o $@
 

@@ -7,7 +7,7 @@
 #define FIOR_INTERNAL_H
 
 #include <stdarg.h>
-#include "fioreport.h"
+#include "fioreport_cli.h"
 
 #define FIOR__ERRLEN 512
 

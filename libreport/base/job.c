@@ -16,7 +16,8 @@
 void fior__job_init(fior__jobb *b)
 {
     memset(b, 0, sizeof *b);
-    b->j.size = sizeof b->j; /* every job a report holds starts here (fioreport.h: FIOR_HAS) */
+    b->j.size = FIOR__JOB_PUBLIC_SIZE; /* every job a report holds starts here (fioreport.h: FIOR_HAS); the
+                                        * private fields after it are no program's (job_private.h) */
     b->j.port = -1;
     b->j.group = -1;
     b->j.pid = -1;
@@ -299,4 +300,9 @@ int fior__fio_version(const char *v, int *major, int *minor)
     *major = (int)ma;
     *minor = (int)mi;
     return 0;
+}
+
+uint64_t fior__job_print_resolution(const fior_job *j)
+{
+    return j && j->pct_resolution_ns > 1 ? j->pct_resolution_ns : 1;
 }

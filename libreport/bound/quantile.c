@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "seqbound.h"
 
 /* log of the Binomial(n, q) probability mass at k */

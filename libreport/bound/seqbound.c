@@ -140,7 +140,7 @@ static void side_update(fior__seq_side *s, const fior__seq *c, const fior_bin *b
     const fior__seq_params *p = &c->p;
     uint64_t n = 0, above = 0;
     if (fior__bins_total(bins, nbins, &n))
-        return; /* not a distribution (fior_monitor_feed_bins refuses it): no look */
+        return; /* not a distribution (fior__monitor_feed_bins refuses it): no look */
     for (size_t i = 0; i < nbins; i++)
         above += bins[i].ns >= s->threshold_ns ? bins[i].count : 0;
     s->n = n;

@@ -48,7 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 
 typedef struct fior__seq_params {
     double   q;           /* quantile, 0.99 */

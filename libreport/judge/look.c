@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* look.c — one look at a finished distribution (fior_look_bins, fior_look_samples: fleet's and capacity's)
  * and the one rule by which a confidence bound on the percentile turns a point verdict into a verdict
- * (fior_bound_decide: also the end of a monitored run's, monitor/monitor_end.c). The bound itself is
+ * (fior__bound_decide: also the end of a monitored run's, monitor/monitor_end.c). The bound itself is
  * bound/quantile.c's arithmetic. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -48,9 +49,9 @@ fior_verdict fior__bound_rule(fior__ev_kind kind, fior_verdict point, uint64_t v
     return v;
 }
 
-/* the public rule speaks of the p99 (fioreport.h); its caller is fleet: a bound on a host's run, also the
+/* the rule as the CLI's fleet uses it (fioreport_cli.h), on the p99: a bound on a host's run, also the
  * re-proof of a remote check's */
-fior_verdict fior_bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
+fior_verdict fior__bound_decide(fior_verdict point, uint64_t value_ns, uint64_t lo_ns, uint64_t hi_ns,
                                uint64_t threshold_ns, uint64_t samples, double confidence, int accept_point,
                                fior_basis *basis, char *why, size_t whylen)
 {
@@ -74,33 +75,50 @@ FIOR_API uint64_t fior_look_samples(const fior_criteria *c, double confidence)
     return n > min ? n : min;
 }
 
-FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
-                                    double confidence, int accept_point, fior_look *out)
-{
-    if (!out || out->size < offsetof(fior_look, samples) || (!bins && nbins) || !(confidence > 0.0 && confidence < 1.0))
-        return FIOR_E_INVAL;
+/* A look and the storage of its line (why points into it). */
+typedef struct look_box {
     fior_look k;
-    memset(&k, 0, sizeof k);
-    k.size = out->size < sizeof k ? out->size : sizeof k;
-    k.verdict = FIOR_UNKNOWN;
-    k.threshold_ns = fior_criteria_threshold(c, role);
-    k.point_ns = k.hi_ns = UINT64_MAX;
+    char      why[320];
+} look_box;
+
+FIOR_API fior_status fior_look_bins(const fior_bin *bins, size_t nbins, const fior_criteria *c, fior_role role,
+                                    double confidence, int accept_point, fior_look **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (!bins && nbins) || !(confidence > 0.0 && confidence < 1.0))
+        return FIOR_E_INVAL;
+    look_box *b = calloc(1, sizeof *b);
+    if (!b)
+        return FIOR_E_NOMEM;
+    fior_look *k = &b->k;
+    k->size = sizeof *k;
+    k->why = b->why;
+    k->verdict = FIOR_UNKNOWN;
+    k->threshold_ns = fior_criteria_threshold(c, role);
+    k->point_ns = k->hi_ns = UINT64_MAX;
     uint64_t pt = 0;
-    if (fior__bins_total(bins, nbins, &k.samples))
-        k.samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
+    if (fior__bins_total(bins, nbins, &k->samples))
+        k->samples = UINT64_MAX; /* not a distribution: fior_quantile_bound refuses it below, UNKNOWN */
     fior_status st = FIOR_E_NODATA;
-    if (k.samples)
-        st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k.lo_ns, &pt, &k.hi_ns);
+    if (k->samples)
+        st = fior_quantile_bound(bins, nbins, fior_criteria_percentile(c) / 100.0, confidence, &k->lo_ns, &pt,
+                                 &k->hi_ns);
     if (st == FIOR_E_INVAL) {
-        k.lo_ns = 0;
-        k.hi_ns = UINT64_MAX;
-    } else if (k.samples) {
-        k.point_ns = pt; /* set even when too few samples give no upper end */
+        k->lo_ns = 0;
+        k->hi_ns = UINT64_MAX;
+    } else if (k->samples) {
+        k->point_ns = pt; /* set even when too few samples give no upper end */
     }
-    if (k.samples && st != FIOR_E_INVAL && k.samples >= fior_criteria_min_samples(c))
-        k.verdict = fior__bound_rule(FIOR__EV_LOOK, pt < k.threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k.lo_ns, k.hi_ns, k.threshold_ns,
-                                     k.samples, fior_criteria_percentile(c), confidence, accept_point, &k.basis, k.why,
-                                     sizeof k.why);
-    memcpy(out, &k, k.size);
+    if (k->samples && st != FIOR_E_INVAL && k->samples >= fior_criteria_min_samples(c))
+        k->verdict = fior__bound_rule(FIOR__EV_LOOK, pt < k->threshold_ns ? FIOR_PASS : FIOR_FAIL, pt, k->lo_ns,
+                                      k->hi_ns, k->threshold_ns, k->samples, fior_criteria_percentile(c), confidence,
+                                      accept_point, &k->basis, b->why, sizeof b->why);
+    *out = k;
     return FIOR_OK;
+}
+
+FIOR_API void fior_look_free(fior_look *k)
+{
+    free(k); /* k is the first member of its look_box */
 }

@@ -67,19 +67,19 @@ fior_status fior_monitor_set_confidence(fior_monitor *m, double confidence)
 fior_status fior_monitor_set_accept_point(fior_monitor *m, int on)
 {
     if (!m)
-        return FIOR_E_INVAL; /* only the end reads it: settable until fior_monitor_end */
+        return FIOR_E_INVAL; /* only the end reads it: settable until fior__monitor_end */
     m->accept_point = on != 0;
     return FIOR_OK;
 }
 
-fior_status fior_monitor_set_full(fior_monitor *m, int on)
+fior_status fior__monitor_set_full(fior_monitor *m, int on)
 {
     SETTABLE(m);
     m->full = on != 0;
     return FIOR_OK;
 }
 
-fior_status fior_monitor_set_heavy(fior_monitor *m, int on)
+fior_status fior__monitor_set_heavy(fior_monitor *m, int on)
 {
     SETTABLE(m);
     m->heavy = on != 0;
@@ -103,11 +103,11 @@ static fior_bin *copy_bins(const fior_bin *b, size_t n)
     return c;
 }
 
-fior_status fior_monitor_continue(fior_monitor *m, const fior_monitor *phase1)
+fior_status fior__monitor_continue(fior_monitor *m, const fior_monitor *phase1)
 {
     SETTABLE(m);
     if (!phase1 || !phase1->heavy || !phase1->started)
-        return refuse(m, "a phase-1 monitor (fior_monitor_set_heavy) that was fed");
+        return refuse(m, "a phase-1 monitor (fior__monitor_set_heavy) that was fed");
     m->carry = phase1->seq;
     m->has_carry = 1;
     if (phase1->p1_passed) {
@@ -146,7 +146,7 @@ static int is_role(const fior_job *j, fior_role role)
            (!j->etcd_mode && j->role == role);
 }
 
-const fior_job *fior_monitor_pick(const fior_report *r, fior_role role)
+const fior_job *fior__monitor_pick(const fior_report *r, fior_role role)
 {
     const char *mode = role == FIOR_ROLE_BACKEND ? "backend" : "wal";
     const char *name = role == FIOR_ROLE_BACKEND ? "etcd-backend" : "etcd-wal";
@@ -171,8 +171,8 @@ const fior_job *fior_monitor_pick(const fior_report *r, fior_role role)
 
 void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job **b)
 {
-    *w = fior_monitor_pick(r, FIOR_ROLE_WAL);
-    *b = fior_monitor_pick(r, FIOR_ROLE_BACKEND);
+    *w = fior__monitor_pick(r, FIOR_ROLE_WAL);
+    *b = fior__monitor_pick(r, FIOR_ROLE_BACKEND);
     if (!*w || !*b || (*b)->run == (*w)->run)
         return;
     /* one run's jobs only: a backend job of another run (concatenated outputs) is not this WAL's partner */
@@ -250,7 +250,7 @@ int fior__monitor_grows(fior_monitor *m, int k, const fior_bin *b, size_t n)
     return -1;
 }
 
-fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t nwal, const fior_bin *backend,
+fior_status fior__monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t nwal, const fior_bin *backend,
                                    size_t nbackend, double elapsed_s, fior_advice *advice)
 {
     if (advice)
@@ -266,7 +266,7 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
     for (int k = 0; k < 2 && !m->broken; k++)
         fior__monitor_grows(m, k, bb[k], nb[k]);
     if (m->broken)
-        return FIOR_E_INVAL; /* nothing more is decided; fior_monitor_end says why */
+        return FIOR_E_INVAL; /* nothing more is decided; fior__monitor_end says why */
     m->err[0] = '\0';
     int stop = fior__seq_update(&m->seq, wal, nwal, backend, nbackend);
     keep_last(m, 0, wal, nwal);
@@ -275,7 +275,7 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
     if (m->heavy) { /* a FAIL of the heavy load is no verdict: phase 1 stops on its own rule */
         fior__tp_phase1 t = fior__tp_phase1_state(&m->seq);
         m->p1_passed = t == FIOR__TP_PASS;
-        a = t == FIOR__TP_PASS ? FIOR_STOP_DECIDED : t == FIOR__TP_GIVE_UP ? FIOR_STOP_PHASE_OVER : FIOR_GO_ON;
+        a = t == FIOR__TP_PASS ? FIOR_STOP_DECIDED : t == FIOR__TP_GIVE_UP ? FIOR__STOP_PHASE_OVER : FIOR_GO_ON;
     } else if (m->probe_on && !m->probed && !stop) {
         if (m->probe_from < 0 && nwal)
             m->probe_from = elapsed_s;
@@ -284,7 +284,7 @@ fior_status fior_monitor_feed_bins(fior_monitor *m, const fior_bin *wal, size_t 
                                    m->seq.wal.threshold_ns, m->seq.wal_only ? 0 : m->seq.backend.threshold_ns,
                                    &m->probe);
             m->probed = 1;
-            a = m->probe.ok ? FIOR_STOP_CONFIRMED : FIOR_GO_ON; /* else phase 2 goes on and decides alone */
+            a = m->probe.ok ? FIOR__STOP_CONFIRMED : FIOR_GO_ON; /* else phase 2 goes on and decides alone */
         }
     }
     if (advice)
@@ -300,7 +300,7 @@ fior_status fior_monitor_feed(fior_monitor *m, const fior_report *r, double elap
         return refuse(m, "a monitor and a report");
     const fior_job *w, *b;
     fior__monitor_pair(r, &w, &b);
-    return fior_monitor_feed_bins(m, w ? w->bins : NULL, w ? w->nbins : 0, b ? b->bins : NULL, b ? b->nbins : 0,
+    return fior__monitor_feed_bins(m, w ? w->bins : NULL, w ? w->nbins : 0, b ? b->bins : NULL, b ? b->nbins : 0,
                                   elapsed_s, advice);
 }
 
@@ -344,11 +344,11 @@ fior_decision fior_monitor_overall(const fior_monitor *m)
     return m && m->started ? fior__seq_overall(&m->seq) : FIOR_DEC_ABSENT;
 }
 
-fior_status fior_monitor_probe(const fior_monitor *m, fior_probe *out)
+fior_status fior__monitor_probe(const fior_monitor *m, fior__probe *out)
 {
-    if (!m || !out || out->size < offsetof(fior_probe, ok))
+    if (!m || !out || out->size < offsetof(fior__probe, ok))
         return FIOR_E_INVAL;
-    fior_probe p;
+    fior__probe p;
     memset(&p, 0, sizeof p);
     p.size = out->size < sizeof p ? out->size : sizeof p;
     p.done = m->probed;

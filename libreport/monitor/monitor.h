@@ -14,7 +14,7 @@ struct fior_monitor {
     unsigned      roles;
     int           started;              /* first feed seen: settings are fixed */
     fior__seq     seq;
-    fior__seq     carry;                /* fior_monitor_continue: phase 1's state */
+    fior__seq     carry;                /* fior__monitor_continue: phase 1's state */
     int           has_carry;
     fior_bin     *last[2];              /* the latest bins of each role (heavy: phase 1's final ones) */
     size_t        nlast[2];
@@ -30,7 +30,7 @@ struct fior_monitor {
 };
 
 const fior__seq_side *fior__monitor_side(const fior_monitor *m, fior_role role);
-/* The WAL job and the backend job of one run of r (fior_monitor_pick; the backend NULL when the WAL's run
+/* The WAL job and the backend job of one run of r (fior__monitor_pick; the backend NULL when the WAL's run
  * has none). */
 void fior__monitor_pair(const fior_report *r, const fior_job **w, const fior_job **b);
 
@@ -40,7 +40,7 @@ struct fior_outcome {
     const char  *status;
     char         reason[1600];
     int          phase;                 /* 0 single run, 1, 2 */
-    int          heavy_passed;          /* phase 1 whose bounds passed (fior_outcome_phases) */
+    int          heavy_passed;          /* phase 1 whose bounds passed (fior__outcome_phases) */
     int          probe_ok;              /* phase 2 whose probe confirmed phase 1's PASS */
     double       duration_s;
     struct {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* monitor_end.c — the verdict at the end of a monitored run (fior_monitor_end), the two phases together
- * (fior_outcome_phases); a single look at a run's end goes through the judge's bound rule (judge/look.c).
+/* monitor_end.c — the verdict at the end of a monitored run (fior_monitor_end; fior__monitor_end with the
+ * CLI's facts), the two phases together (fior__outcome_phases); a single look at a run's end goes through the
+ * judge's bound rule (judge/look.c).
  *
  * No PASS without proof: the verdict is UNKNOWN whenever fio did not end normally (killed, a job process
  * died — fio 3.33 then still exits 0 and prints a final document, only its stderr says "got signal" —,
@@ -38,11 +39,11 @@ static const char *conf_text(char *b, size_t n, double level, double asked)
 }
 
 /* Why the run's end cannot be trusted, or "" when it ended normally. */
-static void end_problem(const fior_run_facts *e, char *b, size_t n)
+static void end_problem(const fior__run_facts *e, char *b, size_t n)
 {
     b[0] = '\0';
     const char *said = e->fio_said ? e->fio_said : "", *se = e->stream_error ? e->stream_error : "";
-    const char *cp = e->size >= offsetof(fior_run_facts, caller_problem) + sizeof e->caller_problem
+    const char *cp = e->size >= offsetof(fior__run_facts, caller_problem) + sizeof e->caller_problem
                      ? e->caller_problem : NULL;
     if (cp && cp[0])
         snprintf(b, n, "%s", cp);
@@ -145,7 +146,7 @@ static fior_verdict roles_verdict(const fior_outcome *o)
     return fior_verdict_combine(v, n);
 }
 
-static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior_run_facts *e,
+static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior__run_facts *e,
                    const char *problem, int have[2], char ws[2][400])
 {
     int wal_only = !((m->roles >> FIOR_ROLE_BACKEND) & 1);
@@ -209,18 +210,18 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     }
 }
 
-fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fior_run_facts *f)
+fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const fior__run_facts *f)
 {
-    if (!m || !f || f->size < offsetof(fior_run_facts, complete))
+    if (!m || !f || f->size < offsetof(fior__run_facts, complete))
         return NULL;
-    fior_run_facts e;
+    fior__run_facts e;
     memset(&e, 0, sizeof e);
     memcpy(&e, f, f->size < sizeof e ? f->size : sizeof e);
     fior_outcome *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
     if (!m->started)
-        fior_monitor_feed_bins(m, NULL, 0, NULL, 0, 0, NULL);
+        fior__monitor_feed_bins(m, NULL, 0, NULL, 0, 0, NULL);
     fior__seq es = m->seq;
     /* The caller stops fio itself with SIGINT once the bound decides (or at its time limit): the library
      * judges the final document fio prints after its "terminating on signal 2" line, as it would not for a
@@ -285,7 +286,7 @@ fior_outcome *fior_monitor_end(fior_monitor *m, const fior_report *fin, const fi
 
 /* Phase 1's run is never judged on its own: its heavy load can only PASS, and that PASS stands once phase
  * 2's probe confirmed it. A run stopped between the two has neither, whatever phase 1's bounds said. */
-fior_outcome *fior_outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed)
+fior_outcome *fior__outcome_phases(fior_outcome *p1, fior_outcome *p2, int confirmed)
 {
     if (p1 && p1 == p2) /* one outcome given twice: no phase 2 confirmed anything (and it is freed once) */
         p2 = NULL;
@@ -346,7 +347,7 @@ const char *fior_outcome_reason(const fior_outcome *o)
     return o ? o->reason : "";
 }
 
-int fior_outcome_phase(const fior_outcome *o)
+int fior__outcome_phase(const fior_outcome *o)
 {
     return o ? o->phase : 0;
 }

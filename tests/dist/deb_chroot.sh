@@ -14,7 +14,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (mmdebstrap, chroot, mount namespaces)"; exit 77; }
 command -v mmdebstrap >/dev/null 2>&1 || { echo "skip: mmdebstrap not installed (make deps-deb)"; exit 77; }
 DEB_DIR=$(cd "$DEB_DIR" && pwd)
-set -- "$DEB_DIR"/etcd-fio_*.deb "$DEB_DIR"/etcd-fio-engine_*.deb "$DEB_DIR"/libfioreport3_*.deb "$DEB_DIR"/libfioreport-dev_*.deb
+set -- "$DEB_DIR"/etcd-fio_*.deb "$DEB_DIR"/etcd-fio-engine_*.deb "$DEB_DIR"/libfioreport4_*.deb "$DEB_DIR"/libfioreport-dev_*.deb
 for f; do [ -f "$f" ] || { echo "FAIL: $f missing (make deb)"; exit 1; }; done
 SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$SUITE" ] || { echo "skip: cannot tell this host's Debian release"; exit 77; }
@@ -52,12 +52,12 @@ set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
 unset ETCD_FIO_ENGINE FIO
 cd /work
-echo "== dpkg"; dpkg-query -W -f='${Package} ${Version} ${Status}\n' etcd-fio etcd-fio-engine libfioreport3 libfioreport-dev fio
+echo "== dpkg"; dpkg-query -W -f='${Package} ${Version} ${Status}\n' etcd-fio etcd-fio-engine libfioreport4 libfioreport-dev fio
 echo "== paths"; command -v etcd-fio; ls /usr/lib/etcd-fio/libetcdwal.so
 echo "== version"; etcd-fio --version; fio --version
 echo "== verdict-pass"; etcd-fio verdict fio-3.33-json.json; echo "rc=$?"
 echo "== verdict-fail"; etcd-fio verdict fio-3.7-normal-msec.txt; echo "rc=$?"
-echo "== pkg-config"; pkg-config --cflags --libs fioreport; echo "rc=$?"
+echo "== pkg-config"; pkg-config --cflags --libs libfioreport; echo "rc=$?"
 mkdir -p /var/tmp/chk
 echo "== check"; etcd-fio check --json --max-time 15 --min-syncs 20 --accept-point-estimate /var/tmp/chk > check.json 2> check.err; echo "rc=$?"
 echo "== left"; ls -A /var/tmp/chk | wc -l
@@ -84,7 +84,7 @@ ver=$(sed -n 's/^#define FIOR_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p'
 sect version | grep -q "$ver" && ok "etcd-fio --version says $ver" || fail "version: $(sect version)"
 sect verdict-pass | grep -q '^rc=0$' && sect verdict-pass | grep -qi '^pass' && ok "verdict on a passing fio 3.33 JSON: PASS (exit 0)" || fail "verdict-pass: $(sect verdict-pass)"
 sect verdict-fail | grep -q '^rc=1$' && ok "verdict on a failing fio 3.7 normal output: FAIL (exit 1)" || fail "verdict-fail: $(sect verdict-fail)"
-sect pkg-config | grep -q -- '-lfioreport' && sect pkg-config | grep -q '^rc=0$' && ok "pkg-config fioreport: $(sect pkg-config | head -n1)" || fail "pkg-config: $(sect pkg-config)"
+sect pkg-config | grep -q -- '-lfioreport' && sect pkg-config | grep -q '^rc=0$' && ok "pkg-config libfioreport: $(sect pkg-config | head -n1)" || fail "pkg-config: $(sect pkg-config)"
 crc=$(sect check | sed -n 's/^rc=//p')
 case $crc in
   0|1) ok "etcd-fio check judged the disk from the installed paths (exit $crc): $(head -c 300 "$ROOT/work/check.err" | head -n1)" ;;

@@ -22,11 +22,11 @@ if [ "${ASAN_BUILD:-}" = 1 ]; then
   set -- "$@" CFLAGS='-O1 -g -fno-omit-frame-pointer' SAN='-fsanitize=address,undefined -fno-sanitize-recover=all'
 fi
 seeds=$top/tests/fixtures/seeds
-# The one version number (fioreport.h): SONAME libfioreport.so.MAJOR, fioreport.pc, etcd-fio --version.
+# The one version number (fioreport.h): SONAME libfioreport.so.MAJOR, libfioreport.pc, etcd-fio --version.
 hdr=$top/libreport/include/fioreport.h
 vmaj=$(sed -n 's/^#define FIOR_VERSION_MAJOR \([0-9]*\).*/\1/p' "$hdr")
 version=$vmaj.$(sed -n 's/^#define FIOR_VERSION_MINOR \([0-9]*\).*/\1/p' "$hdr").$(sed -n 's/^#define FIOR_VERSION_PATCH \([0-9]*\).*/\1/p' "$hdr")
-[ "$vmaj" = 3 ] || { echo "FAIL: FIOR_VERSION_MAJOR is '$vmaj', this tree is libfioreport 3"; exit 1; }
+[ "$vmaj" = 4 ] || { echo "FAIL: FIOR_VERSION_MAJOR is '$vmaj', this tree is libfioreport 4"; exit 1; }
 tmp=$(mktemp -d /tmp/it_install.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 D=$tmp/root
@@ -45,30 +45,30 @@ if ! make -s -C "$top" "$@" DESTDIR="$D" install >"$tmp/install.log" 2>&1; then
 fi
 
 for f in bin/etcd-fio lib/etcd-fio/libetcdwal.so lib/libfioreport.so.$vmaj lib/libfioreport.a \
-         include/fioreport.h lib/pkgconfig/fioreport.pc share/man/man1/etcd-fio.1 \
+         include/fioreport.h include/fioreport_monitor.h lib/pkgconfig/libfioreport.pc share/man/man1/etcd-fio.1 \
          share/man/man3/libfioreport.3 share/man/man7/etcdwal.7; do
   [ -f "$D$P/$f" ] && [ -s "$D$P/$f" ] || fail "$P/$f not installed"
 done
 [ "$(readlink "$D$P/lib/libfioreport.so")" = libfioreport.so.$vmaj ] || fail "libfioreport.so is not a link to .so.$vmaj"
 soname=$(objdump -p "$D$P/lib/libfioreport.so.$vmaj" 2>/dev/null | awk '/SONAME/ {print $2}')
 [ "$soname" = libfioreport.so.$vmaj ] || fail "SONAME is '$soname', expected libfioreport.so.$vmaj"
-grep -qx "Version: $version" "$D$P/lib/pkgconfig/fioreport.pc" || fail "fioreport.pc does not say Version: $version"
+grep -qx "Version: $version" "$D$P/lib/pkgconfig/libfioreport.pc" || fail "libfioreport.pc does not say Version: $version"
 [ -x "$D$P/bin/etcd-fio" ] || fail "etcd-fio not executable"
-grep -q "^prefix=$P\$" "$D$P/lib/pkgconfig/fioreport.pc" || fail "fioreport.pc does not name prefix=$P"
-if grep -q "$tmp" "$D$P/lib/pkgconfig/fioreport.pc"; then fail "fioreport.pc leaks the DESTDIR path"; fi
+grep -q "^prefix=$P\$" "$D$P/lib/pkgconfig/libfioreport.pc" || fail "libfioreport.pc does not name prefix=$P"
+if grep -q "$tmp" "$D$P/lib/pkgconfig/libfioreport.pc"; then fail "libfioreport.pc leaks the DESTDIR path"; fi
 
 # --- pkg-config against the staged tree: sysroot, then --define-variable ---
 export PKG_CONFIG_PATH="$D$P/lib/pkgconfig"
-flags=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags --libs fioreport) || fail "pkg-config fioreport"
+flags=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags --libs libfioreport) || fail "pkg-config libfioreport"
 echo "pkg-config (sysroot): $flags"
 case "$flags" in *"-I$D$P/include"*"-L$D$P/lib"*-lfioreport*) ok "pkg-config flags point into DESTDIR" ;;
   *) fail "unexpected pkg-config flags: $flags" ;; esac
-flags2=$(pkg-config --define-variable=prefix="$D$P" --cflags --libs fioreport)
+flags2=$(pkg-config --define-variable=prefix="$D$P" --cflags --libs libfioreport)
 # yajl's own -I (Requires.private: pkg-config adds its Cflags) is the system's: the sysroot moves it, the
 # prefix does not; our flags must agree
 ours() { for f in $*; do case $f in *yajl*) ;; *) printf '%s ' "$f" ;; esac; done; }
 [ "$(ours $flags2)" = "$(ours $flags)" ] || fail "--define-variable=prefix gives '$flags2', sysroot gave '$flags'"
-static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs fioreport)
+static=$(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --static --libs libfioreport)
 case "$static" in *-lyajl*) ;; *) fail "static link flags lack yajl: $static" ;; esac
 
 # shellcheck disable=SC2086
@@ -76,7 +76,7 @@ cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $flags -o "$t
 # static: the same pc file, with the archive picked by name (-l:) and yajl from Requires.private
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror $ECFLAGS "$top/examples/embed.c" $(echo "$static" | sed 's/-lfioreport/-l:libfioreport.a/') \
-  $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags fioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"
+  $(PKG_CONFIG_SYSROOT_DIR="$D" pkg-config --cflags libfioreport) -o "$tmp/embed-static" || fail "embed.c does not link statically"
 if [ -x "$tmp/embed" ]; then
   lib=$(LD_LIBRARY_PATH="$D$P/lib" ldd "$tmp/embed" | awk '/libfioreport/ {print $3}')
   [ "$lib" = "$D$P/lib/libfioreport.so.$vmaj" ] || fail "embed resolves libfioreport to '$lib'"
@@ -134,8 +134,8 @@ for c in $cmds; do
     grep -q -- "$o" "$tmp/etcd-fio.txt" || fail "etcd-fio(1) does not mention '$c $o'"
   done
 done
-# every function the installed header exports is in libfioreport(3)
-for fn in $(sed -n 's/^FIOR_API[^(]*[ *]\(fior_[a-z_]*\)(.*/\1/p' "$D$P/include/fioreport.h"); do
+# every function the installed headers export is in libfioreport(3)
+for fn in $(cat "$D$P/include/fioreport.h" "$D$P/include/fioreport_monitor.h" | sed -n 's/^FIOR_API[^(]*[ *]\(fior_[a-z_]*\)(.*/\1/p'); do
   grep -q "^\.BR $fn ()" "$D$P/share/man/man3/libfioreport.3" || fail "libfioreport(3) does not document $fn()"
 done
 # every option the installed engine registers with fio must be in etcdwal(7)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (3.0): the version
+/* test_abi.c — the pieces of libfioreport's ABI that let it grow without breaking (4.0): the version
  * query agrees with the header; every fior_job and fior_judgement the library hands out carries its size,
  * which FIOR_HAS reads; criteria setters refuse bad values and change nothing then (the floor, the caller's
  * stop, a copy); a fior_result owns its judgements and reasons (it outlives the report and a stream's
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_monitor.h"
 #include "internal.h"
 #include "tslurp.h"
 
@@ -30,11 +30,11 @@ static void version_query(void **state)
     snprintf(want, sizeof want, "%d.%d.%d", FIOR_VERSION_MAJOR, FIOR_VERSION_MINOR, FIOR_VERSION_PATCH);
     assert_string_equal(fior_version(), want);
     assert_string_equal(FIOR_VERSION, want);
-    assert_int_equal(FIOR_VERSION_MAJOR, 3);
+    assert_int_equal(FIOR_VERSION_MAJOR, 4);
     assert_int_equal(fior_version_number(), FIOR_VERSION_NUMBER);
     assert_int_equal(fior_version_number(),
                      ((unsigned)FIOR_VERSION_MAJOR << 16) | (FIOR_VERSION_MINOR << 8) | FIOR_VERSION_PATCH);
-    assert_true(fior_version_number() >= 0x030000);
+    assert_true(fior_version_number() >= 0x040000);
 }
 
 static void criteria_setters(void **state)
@@ -363,7 +363,7 @@ static size_t sizes_ok(const fior_report *r)
     for (size_t i = 0; i < n; i++) {
         const fior_job *j = fior_report_job(r, i);
         const fior_judgement *jd = fior_result_job(res, i);
-        assert_int_equal(j->size, sizeof(fior_job));
+        assert_int_equal(j->size, FIOR__JOB_PUBLIC_SIZE); /* the private fields after it are no program's */
         assert_true(FIOR_HAS(j, fior_job, runtime_goal_ms));
         assert_int_equal(jd->size, sizeof(fior_judgement));
         assert_true(FIOR_HAS(jd, fior_judgement, reason));
@@ -405,7 +405,7 @@ static void sizes_of_what_the_library_hands_out(void **state)
     fior_monitor *m = fior_monitor_new(NULL);
     assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
     assert_int_equal(fior_monitor_feed(m, fior_json_stream_report(s), 1.0, NULL), FIOR_OK);
-    fior_run_facts f = {.size = sizeof f, .started = 1, .complete = 1, .duration_s = 1.0};
+    fior_run_end f = {.size = sizeof f, .started = 1, .complete = 1, .duration_s = 1.0};
     fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &f);
     const fior_judgement *jd = fior_outcome_judgement(o, FIOR_ROLE_WAL);
     assert_non_null(jd);
@@ -507,6 +507,66 @@ static void stream_cap_wherever_split(void **state)
     free(b);
 }
 
+/* The monitor header's end of a run: how fio ended as a caller that ran it knows it (fior_run_end, sized by
+ * the caller), and a look the library allocates, sized by it, whose line it owns. */
+static void run_end_and_look(void **state)
+{
+    (void)state;
+    size_t n;
+    char *fx = slurp(TEST_FIXTURES "/fio/fio-3.33-jsonplus.json", &n);
+    fior_json_stream *s = fior_json_stream_new("stream");
+    assert_int_equal(fior_json_stream_feed(s, fx, n), FIOR_OK);
+    const fior_report *fin = fior_json_stream_report(s);
+    fior_monitor *m = fior_monitor_new(NULL);
+    assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
+    assert_int_equal(fior_monitor_feed(m, fin, 1.0, NULL), FIOR_OK);
+    /* a size that does not reach `complete` is refused */
+    fior_run_end small = {.size = offsetof(fior_run_end, complete), .started = 1};
+    assert_null(fior_monitor_end(m, fin, &small));
+    assert_null(fior_monitor_end(m, fin, NULL));
+    /* fio killed: never a verdict from the data, whatever the document says */
+    fior_run_end killed = {.size = sizeof killed, .started = 1, .killed_by = 9, .complete = 1, .duration_s = 1.0};
+    fior_outcome *o = fior_monitor_end(m, fin, &killed);
+    assert_non_null(o);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    assert_string_equal(fior_outcome_status(o), "fio-failed");
+    assert_non_null(strstr(fior_outcome_reason(o), "signal 9"));
+    fior_outcome_free(o);
+    /* the caller's own words come first */
+    fior_run_end told = {.size = sizeof told, .started = 1, .complete = 1, .duration_s = 1.0,
+                         .problem = "the watchdog stopped it"};
+    o = fior_monitor_end(m, fin, &told);
+    assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
+    assert_non_null(strstr(fior_outcome_reason(o), "the watchdog stopped it"));
+    fior_outcome_free(o);
+    fior_monitor_free(m);
+
+    /* one look at the final WAL job's bins */
+    const fior_job *wal = NULL;
+    for (size_t i = 0; i < fior_report_njobs(fin); i++)
+        if (fior_report_job(fin, i)->nbins && fior_report_job(fin, i)->role == FIOR_ROLE_WAL)
+            wal = fior_report_job(fin, i);
+    assert_non_null(wal);
+    fior_look *k = (fior_look *)&k;
+    assert_int_equal(fior_look_bins(wal->bins, wal->nbins, NULL, FIOR_ROLE_WAL, 1.5, 0, &k), FIOR_E_INVAL);
+    assert_null(k);
+    assert_int_equal(fior_look_bins(NULL, 3, NULL, FIOR_ROLE_WAL, 0.95, 0, &k), FIOR_E_INVAL);
+    assert_int_equal(fior_look_bins(wal->bins, wal->nbins, NULL, FIOR_ROLE_WAL, 0.95, 0, NULL), FIOR_E_INVAL);
+    assert_int_equal(fior_look_bins(wal->bins, wal->nbins, NULL, FIOR_ROLE_WAL, 0.95, 0, &k), FIOR_OK);
+    assert_non_null(k);
+    assert_int_equal(k->size, sizeof(fior_look));
+    assert_true(FIOR_HAS(k, fior_look, why));
+    assert_non_null(k->why);
+    assert_int_equal(k->samples, wal->samples);
+    assert_int_equal(k->threshold_ns, 10 * MS);
+    /* the line is there exactly when the basis is not BOUND */
+    assert_int_equal(k->why[0] != '\0', k->basis != FIOR_BASIS_BOUND);
+    fior_look_free(k);
+    fior_look_free(NULL);
+    fior_json_stream_free(s);
+    free(fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +583,7 @@ int main(void)
         cmocka_unit_test(input_cap),
         cmocka_unit_test(stream_document_cap),
         cmocka_unit_test(reader_table),
+        cmocka_unit_test(run_end_and_look),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,7 +293,7 @@ static void test_carry_pass_budget(void **state)
     assert_int_equal(fior__seq_first_pass_look(0.99, 0.95, 100), 411);
 }
 
-/* Counts up to UINT64_MAX (fio's JSON takes two bins of 9.2e18; fior_monitor_feed_bins any): the rule's
+/* Counts up to UINT64_MAX (fio's JSON takes two bins of 9.2e18; fior__monitor_feed_bins any): the rule's
  * binary searches end. With n = UINT64_MAX, pass_max_above's middle (a + (b - a + 1) / 2) wrapped to 0 and
  * the search never ended (a check fed such a document hung). 5 slow of 1.8e19 is a PASS. */
 static void test_counts_up_to_uint64_max(void **state)

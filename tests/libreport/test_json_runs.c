@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "tslurp.h"
 
 #define FX(name) TEST_FIXTURES "/fio/" name

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test_monitor.c — libfioreport's sequential judge through its public API only (fioreport.h), as an
- * embedder uses it: settings refused with "expected …" and no change; a growing run decided per role as
+/* test_monitor.c — libfioreport's sequential judge through its API (fioreport_monitor.h; check's two
+ * phases and the single-look rule through fioreport_cli.h), as callers use it: settings refused with
+ * "expected …" and no change; a growing run decided per role as
  * soon as each is known (the WAL while the backend is still undecided), the advice to stop; the WAL
  * question alone; the verdict at the end from the caller's facts; the two phases (phase 1's PASS or FAIL
- * is no verdict unless phase 2 confirmed it); the one bound rule for a single look (fior_bound_decide),
+ * is no verdict unless phase 2 confirmed it); the one bound rule for a single look (fior__bound_decide),
  * including the guard where the bound and the point estimate disagree; and a hostile feed: documents of
  * two runs, or out of order, which the monitor refuses instead of carrying one run's decision into the
  * other. */
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "fiojson.h"
 #include "tslurp.h"
 
@@ -48,7 +49,7 @@ static fior_answer answer(const fior_monitor *m, fior_role role)
     return a;
 }
 
-static const fior_run_facts decided_end = {.size = sizeof(fior_run_facts), .started = 1, .stop_level = 1,
+static const fior__run_facts decided_end = {.size = sizeof(fior__run_facts), .started = 1, .stop_level = 1,
                                            .stop = FIOR_STOP_BY_DECISION, .complete = 1, .runtime_s = 60,
                                            .duration_s = 12, .decided_at_s = 11};
 
@@ -63,17 +64,17 @@ static void settings(void **state)
     static const uint64_t w[][2] = {{1000000, 50}};
     feed(m, w, 1, w, 1, 1);
     assert_int_equal(fior_monitor_set_confidence(m, 0.9), FIOR_E_INVAL); /* fixed once fed */
-    assert_int_equal(fior_monitor_set_heavy(m, 1), FIOR_E_INVAL);
+    assert_int_equal(fior__monitor_set_heavy(m, 1), FIOR_E_INVAL);
     assert_int_equal(answer(m, FIOR_ROLE_WAL).decision, FIOR_DEC_TOO_FEW);
     fior_answer small = {.size = offsetof(fior_answer, samples)}; /* an older, shorter struct: filled that far */
     assert_int_equal(fior_monitor_answer(m, FIOR_ROLE_WAL, &small), FIOR_OK);
     assert_int_equal(small.decision, FIOR_DEC_TOO_FEW);
     assert_int_equal(fior_monitor_answer(m, FIOR_ROLE_CHECK_PERF, &small), FIOR_E_INVAL);
     assert_int_equal(fior_monitor_feed(m, NULL, 1, NULL), FIOR_E_INVAL);
-    assert_int_equal(fior_monitor_feed_bins(m, NULL, 5, NULL, 0, 1, NULL), FIOR_E_INVAL); /* a count, no bins */
-    assert_int_equal(fior_monitor_feed_bins(NULL, NULL, 0, NULL, 0, 1, NULL), FIOR_E_INVAL);
+    assert_int_equal(fior__monitor_feed_bins(m, NULL, 5, NULL, 0, 1, NULL), FIOR_E_INVAL); /* a count, no bins */
+    assert_int_equal(fior__monitor_feed_bins(NULL, NULL, 0, NULL, 0, 1, NULL), FIOR_E_INVAL);
     assert_int_equal(fior_monitor_answer(NULL, FIOR_ROLE_WAL, &small), FIOR_E_INVAL);
-    assert_null(fior_monitor_end(NULL, NULL, NULL));
+    assert_null(fior__monitor_end(NULL, NULL, NULL));
     assert_int_equal(fior_outcome_verdict(NULL), FIOR_UNKNOWN);
     fior_outcome_free(NULL);
     fior_monitor_free(m);
@@ -116,7 +117,7 @@ static void each_role_as_soon_as_decided(void **state)
     assert_int_equal(answer(m, FIOR_ROLE_BACKEND).decided_samples, 420);
     assert_true(t == 42);
     fior_report *fin = doc(w, 1, b, 1);
-    fior_outcome *o = fior_monitor_end(m, fin, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, fin, &decided_end);
     fior_report_free(fin); /* the outcome does not refer to it */
     assert_int_equal(fior_outcome_verdict(o), FIOR_PASS);
     assert_int_equal(fior_outcome_basis(o), FIOR_BASIS_BOUND);
@@ -173,7 +174,7 @@ static void wal_only(void **state)
     assert_int_equal(a, FIOR_STOP_DECIDED);
     assert_int_equal(answer(m, FIOR_ROLE_WAL).decision, FIOR_DEC_PASS);
     fior_report *fin = doc(w, 1, b, 2);
-    fior_outcome *o = fior_monitor_end(m, fin, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, fin, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_PASS);
     assert_int_equal(fior_outcome_role_verdict(o, FIOR_ROLE_BACKEND), FIOR_NOT_JUDGED);
     assert_null(strstr(fior_outcome_reason(o), "backend"));
@@ -186,7 +187,7 @@ static void wal_only(void **state)
 static fior_outcome *phase1(const uint64_t wal_ns, fior_monitor **keep)
 {
     fior_monitor *m = fior_monitor_new(NULL);
-    assert_int_equal(fior_monitor_set_heavy(m, 1), FIOR_OK);
+    assert_int_equal(fior__monitor_set_heavy(m, 1), FIOR_OK);
     uint64_t w[1][2] = {{wal_ns, 0}}, b[1][2] = {{3000000, 0}};
     fior_advice a = FIOR_GO_ON;
     for (double t = 0.2; a == FIOR_GO_ON && t < 10; t += 0.2) {
@@ -194,9 +195,9 @@ static fior_outcome *phase1(const uint64_t wal_ns, fior_monitor **keep)
         b[0][1] += 300;
         a = feed(m, w, 1, b, 1, t);
     }
-    assert_int_equal(a, wal_ns < 10000000 ? FIOR_STOP_DECIDED : FIOR_STOP_PHASE_OVER);
+    assert_int_equal(a, wal_ns < 10000000 ? FIOR_STOP_DECIDED : FIOR__STOP_PHASE_OVER);
     fior_report *fin = doc(w, 1, b, 1);
-    fior_outcome *o = fior_monitor_end(m, fin, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, fin, &decided_end);
     fior_report_free(fin);
     if (keep)
         *keep = m;
@@ -211,7 +212,7 @@ static void phases(void **state)
     fior_monitor *m1;
     fior_outcome *o = phase1(1000000, &m1);
     assert_int_equal(fior_outcome_verdict(o), FIOR_PASS); /* the bounds of phase 1 alone */
-    o = fior_outcome_phases(o, NULL, 0); /* interrupted before phase 2 */
+    o = fior__outcome_phases(o, NULL, 0); /* interrupted before phase 2 */
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_string_equal(fior_outcome_status(o), "interrupted");
     assert_non_null(strstr(fior_outcome_reason(o), "before phase 2 confirmed phase 1's pass"));
@@ -219,21 +220,21 @@ static void phases(void **state)
     fior_outcome_free(o);
 
     o = phase1(1000000, NULL);
-    o = fior_outcome_phases(o, o, 1); /* the same outcome twice: no confirmation, no double free */
-    assert_int_equal(fior_outcome_phase(o), 1);
+    o = fior__outcome_phases(o, o, 1); /* the same outcome twice: no confirmation, no double free */
+    assert_int_equal(fior__outcome_phase(o), 1);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     fior_outcome_free(o);
 
     o = phase1(50000000, NULL); /* a FAIL under the heavy load */
-    o = fior_outcome_phases(o, NULL, 0);
+    o = fior__outcome_phases(o, NULL, 0);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "phase 1's heavy load can only pass"));
     fior_outcome_free(o);
 
     /* phase 2 continues phase 1: the probe after FIOR_PROBE_S of WAL samples confirms it */
     fior_monitor *m2 = fior_monitor_new(NULL);
-    assert_int_equal(fior_monitor_continue(m2, m1), FIOR_OK);
-    assert_int_equal(fior_monitor_continue(m1, m2), FIOR_E_INVAL); /* fed already */
+    assert_int_equal(fior__monitor_continue(m2, m1), FIOR_OK);
+    assert_int_equal(fior__monitor_continue(m1, m2), FIOR_E_INVAL); /* fed already */
     uint64_t w[1][2] = {{900000, 0}}, b[1][2] = {{2000000, 0}};
     fior_advice a = FIOR_GO_ON;
     double t;
@@ -242,28 +243,28 @@ static void phases(void **state)
         b[0][1] += 2;
         a = feed(m2, w, 1, b, 1, t);
     }
-    assert_int_equal(a, FIOR_STOP_CONFIRMED);
+    assert_int_equal(a, FIOR__STOP_CONFIRMED);
     assert_true(t >= FIOR_PROBE_S);
-    fior_probe p = {.size = sizeof p};
-    assert_int_equal(fior_monitor_probe(m2, &p), FIOR_OK);
+    fior__probe p = {.size = sizeof p};
+    assert_int_equal(fior__monitor_probe(m2, &p), FIOR_OK);
     assert_true(p.done && p.ok);
     fior_outcome *p1 = phase1(1000000, NULL);
     fior_report *fin = doc(w, 1, b, 1);
-    fior_outcome *p2 = fior_monitor_end(m2, fin, &decided_end);
+    fior_outcome *p2 = fior__monitor_end(m2, fin, &decided_end);
     fior_report_free(fin);
-    o = fior_outcome_phases(p1, p2, 1);
-    assert_int_equal(fior_outcome_phase(o), 1);
+    o = fior__outcome_phases(p1, p2, 1);
+    assert_int_equal(fior__outcome_phase(o), 1);
     assert_int_equal(fior_outcome_verdict(o), FIOR_PASS);
     fior_outcome_free(o);
     /* a caller that claims a confirmation phase 2's probe never gave: phase 2 decides */
     fior_monitor *m3 = fior_monitor_new(NULL);
-    assert_int_equal(fior_monitor_continue(m3, m1), FIOR_OK);
+    assert_int_equal(fior__monitor_continue(m3, m1), FIOR_OK);
     feed(m3, w, 1, b, 1, 0.2); /* no probe yet */
     fin = doc(w, 1, b, 1);
-    p2 = fior_monitor_end(m3, fin, &decided_end);
+    p2 = fior__monitor_end(m3, fin, &decided_end);
     fior_report_free(fin);
-    o = fior_outcome_phases(phase1(1000000, NULL), p2, 1);
-    assert_int_equal(fior_outcome_phase(o), 2);
+    o = fior__outcome_phases(phase1(1000000, NULL), p2, 1);
+    assert_int_equal(fior__outcome_phase(o), 2);
     assert_int_not_equal(fior_outcome_verdict(o), FIOR_PASS); /* phase 2 alone: its backend has too few samples */
     fior_outcome_free(o);
     fior_monitor_free(m3);
@@ -279,16 +280,16 @@ static void end_facts(void **state)
     static const uint64_t w[][2] = {{1000000, 3000}}, b[][2] = {{3000000, 1000}};
     feed(m, w, 1, b, 1, 1);
     fior_report *fin = doc(w, 1, b, 1);
-    fior_run_facts f = decided_end;
+    fior__run_facts f = decided_end;
     f.killed_by = 9;
-    fior_outcome *o = fior_monitor_end(m, fin, &f);
+    fior_outcome *o = fior__monitor_end(m, fin, &f);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "fio was killed by signal 9"));
     fior_outcome_free(o);
     f = decided_end;
     f.complete = 0;
     f.stream_error = "the input ends with an interim --status-interval report";
-    o = fior_monitor_end(m, fin, &f);
+    o = fior__monitor_end(m, fin, &f);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "final output is missing: the input ends with an interim"));
     fior_outcome_free(o);
@@ -296,11 +297,11 @@ static void end_facts(void **state)
     f.stop = FIOR_STOP_NONE;
     f.stop_level = 0;
     f.duration_s = 3; /* runtime 60 */
-    o = fior_monitor_end(m, fin, &f);
+    o = fior__monitor_end(m, fin, &f);
     assert_non_null(strstr(fior_outcome_reason(o), "before its runtime of 60 s"));
     fior_outcome_free(o);
     f.size = 3; /* shorter than any facts struct: refused */
-    assert_null(fior_monitor_end(m, fin, &f));
+    assert_null(fior__monitor_end(m, fin, &f));
     fior_report_free(fin);
     fior_monitor_free(m);
 }
@@ -323,7 +324,7 @@ static void bins_that_are_no_distribution(void **state)
     assert_int_equal(a, FIOR_GO_ON);
     assert_int_not_equal(answer(m, FIOR_ROLE_WAL).decision, FIOR_DEC_PASS);
     assert_non_null(strstr(fior_monitor_error(m), "expected the WAL bins in ascending order with counts adding up"));
-    fior_outcome *o = fior_monitor_end(m, r, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, r, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     fior_outcome_free(o);
     fior_report_free(r);
@@ -339,7 +340,7 @@ static void bins_that_are_no_distribution(void **state)
     assert_int_equal(fior_monitor_feed(m, r, 2, &a), FIOR_E_INVAL);
     assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
     assert_non_null(strstr(fior_monitor_error(m), "the WAL samples at 50000000 ns went from 8 to 0"));
-    o = fior_monitor_end(m, r, &decided_end);
+    o = fior__monitor_end(m, r, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     fior_outcome_free(o);
     fior_monitor_free(m);
@@ -347,8 +348,8 @@ static void bins_that_are_no_distribution(void **state)
     m = fior_monitor_new(NULL);
     assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
     assert_int_equal(feed(m, d1, 2, NULL, 0, 1), FIOR_GO_ON);
-    fior_run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
-    o = fior_monitor_end(m, r, &ran);
+    fior__run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
+    o = fior__monitor_end(m, r, &ran);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "the WAL samples at 50000000 ns went from 8 to 0"));
     fior_outcome_free(o);
@@ -358,7 +359,7 @@ static void bins_that_are_no_distribution(void **state)
     fior_bin unsorted[] = {{1000000, 980}, {50000000, 19}, {2000000, 2}};
     m = fior_monitor_new(NULL);
     assert_int_equal(fior_monitor_set_roles(m, 1u << FIOR_ROLE_WAL), FIOR_OK);
-    assert_int_equal(fior_monitor_feed_bins(m, unsorted, 3, NULL, 0, 1, &a), FIOR_E_INVAL);
+    assert_int_equal(fior__monitor_feed_bins(m, unsorted, 3, NULL, 0, 1, &a), FIOR_E_INVAL);
     assert_int_equal(a, FIOR_GO_ON);
     assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
     fior_monitor_free(m);
@@ -376,7 +377,7 @@ static void two_runs(void **state)
     fior_advice a;
     assert_int_equal(fior_monitor_feed(m, r, 2, &a), FIOR_E_INVAL);
     assert_non_null(strstr(fior_monitor_error(m), "expected the cumulative documents of one growing run"));
-    fior_outcome *o = fior_monitor_end(m, r, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, r, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "went from 3000 to 200"));
     fior_outcome_free(o);
@@ -401,7 +402,7 @@ static void one_run_only(void **state)
     assert_int_equal(fior_monitor_feed(m, r, 1, &adv), FIOR_OK);
     assert_int_equal(answer(m, FIOR_ROLE_BACKEND).samples, 0);
     assert_int_not_equal(fior_monitor_overall(m), FIOR_DEC_PASS);
-    fior_outcome *o = fior_monitor_end(m, r, &decided_end);
+    fior_outcome *o = fior__monitor_end(m, r, &decided_end);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     assert_non_null(strstr(fior_outcome_reason(o), "no backend job result"));
     fior_outcome_free(o);
@@ -423,7 +424,7 @@ static void cut_at_every_byte_with_a_lying_caller(void **state)
     const char *last = buf;
     for (const char *p = strstr(buf, "\n{"); p; p = strstr(p + 1, "\n{"))
         last = p + 1;
-    fior_run_facts lie = {.size = sizeof lie, .started = 1, .stop = FIOR_STOP_NONE, .complete = 1, .runtime_s = 3,
+    fior__run_facts lie = {.size = sizeof lie, .started = 1, .stop = FIOR_STOP_NONE, .complete = 1, .runtime_s = 3,
                           .duration_s = 3.5};
     size_t checked = 0;
     for (size_t cut = (size_t)(last - buf) + 1; cut < len; cut += 7) {
@@ -440,7 +441,7 @@ static void cut_at_every_byte_with_a_lying_caller(void **state)
                 fior_monitor_feed(m, fior_json_stream_report(s), (double)seen, NULL);
             }
         }
-        fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &lie);
+        fior_outcome *o = fior__monitor_end(m, fior_json_stream_report(s), &lie);
         if (fior_outcome_verdict(o) == FIOR_PASS)
             fail_msg("cut at %zu of %zu: PASS: %s", cut, len, fior_outcome_reason(o));
         fior_outcome_free(o);
@@ -457,7 +458,7 @@ static void cut_at_every_byte_with_a_lying_caller(void **state)
     fior_monitor_set_accept_point(m, 1);
     fior_json_stream_feed(s, buf, len);
     fior_monitor_feed(m, fior_json_stream_report(s), 3, NULL);
-    fior_outcome *o = fior_monitor_end(m, fior_json_stream_report(s), &lie);
+    fior_outcome *o = fior__monitor_end(m, fior_json_stream_report(s), &lie);
     if (fior_outcome_verdict(o) != FIOR_PASS)
         fail_msg("the whole stream: %s", fior_outcome_reason(o));
     fior_outcome_free(o);
@@ -475,8 +476,8 @@ static void no_bins(void **state)
     assert_int_equal(fior_parse_file(r, TEST_FIXTURES "/fio-3.36/profile.json"), FIOR_OK);
     fior_monitor *m = fior_monitor_new(NULL);
     assert_int_equal(fior_monitor_feed(m, r, 20, NULL), FIOR_OK);
-    fior_run_facts f = {.size = sizeof f, .started = 1, .complete = 1, .runtime_s = 20, .duration_s = 20.1};
-    fior_outcome *o = fior_monitor_end(m, r, &f);
+    fior__run_facts f = {.size = sizeof f, .started = 1, .complete = 1, .runtime_s = 20, .duration_s = 20.1};
+    fior_outcome *o = fior__monitor_end(m, r, &f);
     assert_int_equal(fior_outcome_verdict(o), FIOR_UNKNOWN);
     const char *why = fior_outcome_reason(o);
     if (!strstr(why, "no latency bins") || strstr(why, "but only"))
@@ -493,31 +494,31 @@ static void bound_rule(void **state)
     const uint64_t T = 10000000, M = UINT64_MAX;
     fior_basis b;
     char why[300];
-    assert_int_equal(fior_bound_decide(FIOR_PASS, 5000000, 4000000, 6000000, T, 900, 0.95, 0, &b, why, sizeof why),
+    assert_int_equal(fior__bound_decide(FIOR_PASS, 5000000, 4000000, 6000000, T, 900, 0.95, 0, &b, why, sizeof why),
                      FIOR_PASS);
     assert_int_equal(b, FIOR_BASIS_BOUND);
-    assert_int_equal(fior_bound_decide(FIOR_FAIL, 15000000, 12000000, M, T, 900, 0.95, 0, &b, why, sizeof why),
+    assert_int_equal(fior__bound_decide(FIOR_FAIL, 15000000, 12000000, M, T, 900, 0.95, 0, &b, why, sizeof why),
                      FIOR_FAIL);
     assert_int_equal(b, FIOR_BASIS_BOUND);
     /* the guard: the bound clear on the PASS side, the point estimate says FAIL (and the reverse) */
-    assert_int_equal(fior_bound_decide(FIOR_FAIL, 15000000, 4000000, 6000000, T, 900, 0.95, 1, &b, why, sizeof why),
+    assert_int_equal(fior__bound_decide(FIOR_FAIL, 15000000, 4000000, 6000000, T, 900, 0.95, 1, &b, why, sizeof why),
                      FIOR_UNKNOWN);
     assert_int_equal(b, FIOR_BASIS_NONE);
     assert_non_null(strstr(why, "cannot judge"));
-    assert_int_equal(fior_bound_decide(FIOR_PASS, 5000000, 12000000, M, T, 900, 0.95, 1, &b, NULL, 0), FIOR_UNKNOWN);
+    assert_int_equal(fior__bound_decide(FIOR_PASS, 5000000, 12000000, M, T, 900, 0.95, 1, &b, NULL, 0), FIOR_UNKNOWN);
     /* straddles: unknown, undecided — or the point estimate when accepted */
-    assert_int_equal(fior_bound_decide(FIOR_PASS, 9000000, 8000000, 11000000, T, 300, 0.95, 0, &b, why, sizeof why),
+    assert_int_equal(fior__bound_decide(FIOR_PASS, 9000000, 8000000, 11000000, T, 300, 0.95, 0, &b, why, sizeof why),
                      FIOR_UNKNOWN);
     assert_int_equal(b, FIOR_BASIS_UNDECIDED);
     assert_non_null(strstr(why, "cannot show it with 95 % confidence (bound 8 ms..11 ms straddles 10 ms)"));
-    assert_int_equal(fior_bound_decide(FIOR_PASS, 9000000, 8000000, 11000000, T, 300, 0.95, 1, &b, why, sizeof why),
+    assert_int_equal(fior__bound_decide(FIOR_PASS, 9000000, 8000000, 11000000, T, 300, 0.95, 1, &b, why, sizeof why),
                      FIOR_PASS);
     assert_int_equal(b, FIOR_BASIS_POINT);
     /* no bound at all (no bins): never BOUND */
-    assert_int_equal(fior_bound_decide(FIOR_PASS, 9000000, M, M, T, 300, 0.95, 0, &b, why, sizeof why), FIOR_UNKNOWN);
+    assert_int_equal(fior__bound_decide(FIOR_PASS, 9000000, M, M, T, 300, 0.95, 0, &b, why, sizeof why), FIOR_UNKNOWN);
     assert_non_null(strstr(why, "no confidence bound"));
     /* what is not a PASS or FAIL stays as it is */
-    assert_int_equal(fior_bound_decide(FIOR_UNKNOWN, 0, 0, 1, T, 0, 0.95, 1, &b, why, sizeof why), FIOR_UNKNOWN);
+    assert_int_equal(fior__bound_decide(FIOR_UNKNOWN, 0, 0, 1, T, 0, 0.95, 1, &b, why, sizeof why), FIOR_UNKNOWN);
     assert_int_equal(b, FIOR_BASIS_NONE);
     assert_int_equal(fior_first_pass_samples(0.99, 0.95, 100), 411);
     assert_int_equal(fior_first_pass_samples(0.99, 0.95, 500), 500);

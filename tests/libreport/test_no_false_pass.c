@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "internal.h"
 #include "tjudge.h"
 #include "tslurp.h"

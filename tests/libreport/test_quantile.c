@@ -11,7 +11,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 
 /* n distinct samples, the k-th smallest = k * 1000 ns, so an order statistic's rank is value/1000. */
 static fior_bin *distinct(uint64_t n)
@@ -170,14 +170,25 @@ static void test_bad_input(void **state)
     assert_int_equal(fior_quantile_bound(NULL, 0, 0.99, 0.95, &lo, &pt, &hi), FIOR_E_NODATA);
 }
 
+/* fior_look_bins into *k, the look before it freed (a look is the library's: fior_look_free). */
+static fior_status look_again(fior_look **k, const fior_bin *b, size_t n, const fior_criteria *c, fior_role role,
+                              double confidence, int accept_point)
+{
+    fior_look_free(*k);
+    *k = NULL;
+    fior_status st = fior_look_bins(b, n, c, role, confidence, accept_point, k);
+    assert_true(st == FIOR_OK ? *k != NULL && (*k)->size == sizeof **k && (*k)->why != NULL : *k == NULL);
+    return st;
+}
+
 /* One look: the bound is fior_quantile_bound's at the criteria's percentile, the verdict the bound rule's
- * (fior_bound_decide) on the point estimate's; too few samples, none, or a percentile the bins cannot
+ * (fior__bound_decide) on the point estimate's; too few samples, none, or a percentile the bins cannot
  * bound are UNKNOWN. */
 static void test_look(void **state)
 {
     (void)state;
     const uint64_t MS = 1000000;
-    fior_look k = {.size = sizeof k};
+    fior_look *k = NULL;
     /* 368 commits of 3 ms: the fewest whose one-look bound on the p99 has an upper end at 95 % */
     assert_int_equal(fior_look_samples(NULL, 0.95), 368);
     fior_criteria *c = fior_criteria_new();
@@ -185,53 +196,49 @@ static void test_look(void **state)
     assert_int_equal(fior_look_samples(c, 0.95), 500); /* never fewer than the criteria's minimum */
     assert_int_equal(fior_look_samples(NULL, 1.0), UINT64_MAX);
     fior_bin b[2] = {{3 * MS, 367}, {40 * MS, 0}};
-    assert_int_equal(fior_look_bins(b, 1, NULL, FIOR_ROLE_BACKEND, 0.95, 0, &k), FIOR_OK);
-    assert_int_equal(k.verdict, FIOR_UNKNOWN); /* no upper end yet: the bound straddles */
-    assert_int_equal(k.basis, FIOR_BASIS_UNDECIDED);
-    assert_int_equal(k.hi_ns, UINT64_MAX);
-    assert_int_equal(k.point_ns, 3 * MS);
-    assert_non_null(strstr(k.why, "367 samples cannot show it"));
+    assert_int_equal(look_again(&k, b, 1, NULL, FIOR_ROLE_BACKEND, 0.95, 0), FIOR_OK);
+    assert_int_equal(k->verdict, FIOR_UNKNOWN); /* no upper end yet: the bound straddles */
+    assert_int_equal(k->basis, FIOR_BASIS_UNDECIDED);
+    assert_int_equal(k->hi_ns, UINT64_MAX);
+    assert_int_equal(k->point_ns, 3 * MS);
+    assert_non_null(strstr(k->why, "367 samples cannot show it"));
     b[0].count = 368;
-    assert_int_equal(fior_look_bins(b, 1, NULL, FIOR_ROLE_BACKEND, 0.95, 0, &k), FIOR_OK);
-    assert_int_equal(k.verdict, FIOR_PASS);
-    assert_int_equal(k.basis, FIOR_BASIS_BOUND);
-    assert_int_equal(k.threshold_ns, 25 * MS);
-    assert_int_equal(k.hi_ns, 3 * MS);
-    assert_string_equal(k.why, "");
+    assert_int_equal(look_again(&k, b, 1, NULL, FIOR_ROLE_BACKEND, 0.95, 0), FIOR_OK);
+    assert_int_equal(k->verdict, FIOR_PASS);
+    assert_int_equal(k->basis, FIOR_BASIS_BOUND);
+    assert_int_equal(k->threshold_ns, 25 * MS);
+    assert_int_equal(k->hi_ns, 3 * MS);
+    assert_string_equal(k->why, "");
     /* the same bins against the WAL's 10 ms and a 2 ms threshold: FAIL on the bound */
     fior_criteria_set_threshold(c, FIOR_ROLE_WAL, 2 * MS);
     fior_criteria_set_min_samples(c, 100);
-    assert_int_equal(fior_look_bins(b, 1, c, FIOR_ROLE_WAL, 0.95, 0, &k), FIOR_OK);
-    assert_int_equal(k.verdict, FIOR_FAIL);
-    assert_int_equal(k.lo_ns, 3 * MS);
+    assert_int_equal(look_again(&k, b, 1, c, FIOR_ROLE_WAL, 0.95, 0), FIOR_OK);
+    assert_int_equal(k->verdict, FIOR_FAIL);
+    assert_int_equal(k->lo_ns, 3 * MS);
     /* 2 % at 40 ms in 1000: the p99 point is 40 ms and so is the bound's lower end (rank ~984): FAIL */
     b[0].count = 980;
     b[1].count = 20;
-    assert_int_equal(fior_look_bins(b, 2, NULL, FIOR_ROLE_BACKEND, 0.95, 0, &k), FIOR_OK);
+    assert_int_equal(look_again(&k, b, 2, NULL, FIOR_ROLE_BACKEND, 0.95, 0), FIOR_OK);
     uint64_t lo, pt, hi;
     assert_int_equal(fior_quantile_bound(b, 2, 0.99, 0.95, &lo, &pt, &hi), FIOR_OK);
-    assert_true(k.lo_ns == lo && k.point_ns == pt && k.hi_ns == hi && k.samples == 1000);
-    assert_true(lo == 40 * MS && k.verdict == FIOR_FAIL && k.basis == FIOR_BASIS_BOUND);
+    assert_true(k->lo_ns == lo && k->point_ns == pt && k->hi_ns == hi && k->samples == 1000);
+    assert_true(lo == 40 * MS && k->verdict == FIOR_FAIL && k->basis == FIOR_BASIS_BOUND);
     /* the criteria's percentile, not a fixed p99: the p50 of the same bins is 3 ms, bounded on both sides */
     fior_criteria_set_percentile(c, 50);
-    assert_int_equal(fior_look_bins(b, 2, c, FIOR_ROLE_BACKEND, 0.95, 0, &k), FIOR_OK);
-    assert_true(k.point_ns == 3 * MS && k.hi_ns == 3 * MS && k.verdict == FIOR_PASS);
+    assert_int_equal(look_again(&k, b, 2, c, FIOR_ROLE_BACKEND, 0.95, 0), FIOR_OK);
+    assert_true(k->point_ns == 3 * MS && k->hi_ns == 3 * MS && k->verdict == FIOR_PASS);
     /* too few for the criteria, none at all, bad input */
     fior_criteria_set_min_samples(c, 5000);
-    assert_int_equal(fior_look_bins(b, 2, c, FIOR_ROLE_BACKEND, 0.95, 1, &k), FIOR_OK);
-    assert_true(k.verdict == FIOR_UNKNOWN && k.basis == FIOR_BASIS_NONE);
-    assert_int_equal(fior_look_bins(NULL, 0, NULL, FIOR_ROLE_WAL, 0.95, 1, &k), FIOR_OK);
-    assert_true(k.verdict == FIOR_UNKNOWN && k.samples == 0 && k.point_ns == UINT64_MAX);
-    assert_int_equal(fior_look_bins(NULL, 2, NULL, FIOR_ROLE_WAL, 0.95, 0, &k), FIOR_E_INVAL);
-    assert_int_equal(fior_look_bins(b, 2, NULL, FIOR_ROLE_WAL, 1.5, 0, &k), FIOR_E_INVAL);
+    assert_int_equal(look_again(&k, b, 2, c, FIOR_ROLE_BACKEND, 0.95, 1), FIOR_OK);
+    assert_true(k->verdict == FIOR_UNKNOWN && k->basis == FIOR_BASIS_NONE);
+    assert_int_equal(look_again(&k, NULL, 0, NULL, FIOR_ROLE_WAL, 0.95, 1), FIOR_OK);
+    assert_true(k->verdict == FIOR_UNKNOWN && k->samples == 0 && k->point_ns == UINT64_MAX);
+    assert_int_equal(look_again(&k, NULL, 2, NULL, FIOR_ROLE_WAL, 0.95, 0), FIOR_E_INVAL);
+    assert_int_equal(look_again(&k, b, 2, NULL, FIOR_ROLE_WAL, 1.5, 0), FIOR_E_INVAL);
     fior_bin down[2] = {{5 * MS, 300}, {1 * MS, 300}}; /* not ascending: no order statistics */
-    assert_int_equal(fior_look_bins(down, 2, NULL, FIOR_ROLE_WAL, 0.95, 1, &k), FIOR_OK);
-    assert_true(k.verdict == FIOR_UNKNOWN && k.hi_ns == UINT64_MAX);
-    fior_look small = {.size = offsetof(fior_look, samples)}; /* an older, shorter struct: filled that far */
-    assert_int_equal(fior_look_bins(b, 2, NULL, FIOR_ROLE_WAL, 0.95, 0, &small), FIOR_OK);
-    assert_int_equal(small.verdict, FIOR_FAIL);
-    fior_look tiny = {.size = 1};
-    assert_int_equal(fior_look_bins(b, 2, NULL, FIOR_ROLE_WAL, 0.95, 0, &tiny), FIOR_E_INVAL);
+    assert_int_equal(look_again(&k, down, 2, NULL, FIOR_ROLE_WAL, 0.95, 1), FIOR_OK);
+    assert_true(k->verdict == FIOR_UNKNOWN && k->hi_ns == UINT64_MAX);
+    fior_look_free(k);
     fior_criteria_free(c);
 }
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_monitor.h"
 #include "tjudge.h"
 #include "tslurp.h"
 

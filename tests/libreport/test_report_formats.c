@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_monitor.h"
 #include "tjudge.h"
 
 static fior_report *parse_str(const char *text, fior_status want)

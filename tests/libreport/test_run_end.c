@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "internal.h" /* fior__path_lexical */
 #include "tjudge.h"
 #include "tslurp.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 
 #define NTHREADS 8
 #define MAXINPUTS 64
