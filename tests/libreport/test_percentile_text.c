@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "fioreport.h"
+#include "fioreport_cli.h"
 #include "fiojson.h"
 
 /* 1 when s names p99 itself ("p99" not followed by '.' or a digit) or a CLI option ("--") */
@@ -101,11 +101,12 @@ static void one_look(void **state)
     (void)state;
     fior_criteria *c = p999();
     fior_bin bins[3] = {{1000000, 2990}, {9000000, 4}, {12000000, 3}};
-    fior_look k = {.size = sizeof k};
+    fior_look *k = NULL;
     assert_int_equal(fior_look_bins(bins, 3, c, FIOR_ROLE_WAL, 0.95, 0, &k), FIOR_OK);
-    assert_int_equal(k.verdict, FIOR_UNKNOWN);
-    check_reason("look", k.why);
-    assert_true(names_it(k.why));
+    assert_int_equal(k->verdict, FIOR_UNKNOWN);
+    check_reason("look", k->why);
+    assert_true(names_it(k->why));
+    fior_look_free(k);
     fior_criteria_free(c);
 }
 
@@ -123,7 +124,7 @@ static fior_report *doc(const uint64_t (*wal)[2], size_t nw, const uint64_t (*be
 /* a monitored run fed `steps` documents (each adds dw WAL syncs at w ns, db backend commits at b ns) and
  * ended with facts f: every reason of its outcome names p99.9 and no other percentile */
 static void monitored(const char *what, int accept, unsigned steps, uint64_t dw, uint64_t db, const uint64_t w[2],
-                      const uint64_t b[2], const fior_run_facts *f, fior_verdict want)
+                      const uint64_t b[2], const fior__run_facts *f, fior_verdict want)
 {
     fior_criteria *c = p999();
     fior_monitor *m = fior_monitor_new(c);
@@ -141,7 +142,7 @@ static void monitored(const char *what, int accept, unsigned steps, uint64_t dw,
         fior_report_free(r);
     }
     fior_report *fin = doc(wb, 2, bb, 2);
-    fior_outcome *o = fior_monitor_end(m, fin, f);
+    fior_outcome *o = fior__monitor_end(m, fin, f);
     fior_report_free(fin);
     assert_non_null(o);
     const char *why = fior_outcome_reason(o);
@@ -159,8 +160,8 @@ static void monitored(const char *what, int accept, unsigned steps, uint64_t dw,
 static void monitor_end(void **state)
 {
     (void)state;
-    const fior_run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
-    const fior_run_facts stopped = {.size = sizeof stopped, .started = 1, .stop_level = 1, .stop = FIOR_STOP_USER,
+    const fior__run_facts ran = {.size = sizeof ran, .started = 1, .complete = 1, .runtime_s = 60, .duration_s = 60};
+    const fior__run_facts stopped = {.size = sizeof stopped, .started = 1, .stop_level = 1, .stop = FIOR_STOP_USER,
                                     .stop_why = "interrupted", .complete = 1, .runtime_s = 60, .duration_s = 5};
     const uint64_t fast[2] = {1000000, 2000000}, slow_tail[2] = {1000000, 12000000};
     /* decided: 1 % of the syncs at 2 ms, all below the threshold */
