@@ -4,8 +4,9 @@
  * --client, and the judge of one host: how its ssh ended (unreachable, key refused, no etcd-fio, an older one,
  * timeout, interrupted, too much output) and fleet_remote_proof() over real and hostile remote JSON (a PASS
  * only with the numbers that prove it under this run's criteria; a key given twice, a wrong type, a schema
- * of another version, a run that did not end normally, an unconfirmed phase 1: never a PASS), and every cut
- * and a byte change at every offset of a real result. */
+ * of another version, a run that did not end normally, an unconfirmed phase 1: never a PASS), every cut
+ * and a byte change at every offset of a real result, and every message of a real and a made-up result said
+ * otherwise: the same verdicts on the same grounds (what fleet proves rests on fields, never on wording). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -231,6 +232,53 @@ static result_host judge_doc(fleet *f, const jparams *p)
             fail_msg("reason '%s' lacks '%s'", (h).reason, (text));                                                  \
     } while (0)
 
+/* The remote's JSON with every English message said otherwise: the value of each "reason", "why", "advice",
+ * "next", "note", "how" and "text" key becomes "said otherwise". What fleet proves must rest on the fields
+ * (verdicts, bases, ends, numbers), never on the wording of a message. Returns a new string. */
+static char *reword(const char *in)
+{
+    static const char *const keys[] = {"\"reason\"", "\"why\"", "\"advice\"", "\"next\"", "\"note\"", "\"how\"",
+                                       "\"text\""};
+    size_t n = strlen(in), k = 0;
+    char *out = malloc(n + 1);
+    assert_non_null(out);
+    for (size_t i = 0; i < n;) {
+        size_t kl = 0;
+        for (size_t q = 0; q < sizeof keys / sizeof *keys && !kl; q++)
+            if (!strncmp(in + i, keys[q], strlen(keys[q])))
+                kl = strlen(keys[q]);
+        if (!kl) {
+            out[k++] = in[i++];
+            continue;
+        }
+        size_t j = i + kl;
+        while (in[j] == ' ' || in[j] == ':')
+            j++;
+        if (in[j] != '"') { /* a key of that name whose value is not a string: as it is */
+            memcpy(out + k, in + i, j - i);
+            k += j - i;
+            i = j;
+            continue;
+        }
+        memcpy(out + k, in + i, j - i); /* the key and its colon */
+        k += j - i;
+        size_t e = j + 1;
+        while (in[e] && in[e] != '"')
+            e += in[e] == '\\' && in[e + 1] ? 2 : 1;
+        static const char said[] = "\"said otherwise\"";
+        if (e - j + 1 >= sizeof said - 1) { /* the new text is no longer than the old: out has room */
+            memcpy(out + k, said, sizeof said - 1);
+            k += sizeof said - 1;
+        } else {
+            memcpy(out + k, in + j, e - j + 1);
+            k += e - j + 1;
+        }
+        i = e + 1;
+    }
+    out[k] = '\0';
+    return out;
+}
+
 static void test_proof(void **state)
 {
     (void)state;
@@ -418,6 +466,37 @@ static void test_hostile_json(void **state)
     h = judge(&f, real, 0, "", SSH_NOT_STOPPED, 0);
     EXPECT(h, FIOR_UNKNOWN, "judged", "backend: p99 6.52 ms looks fine, but 68 samples cannot show it");
     assert_int_equal(h.basis, RESULT_BASIS_UNDECIDED);
+    /* every message of the remote's output said otherwise: the same verdicts, on the same grounds */
+    char *said = reword(real);
+    assert_null(strstr(said, "looks fine"));
+    assert_non_null(strstr(said, "\"reason\":\"said otherwise\""));
+    for (int accept = 0; accept <= 1; accept++) {
+        f.accept_point = accept;
+        result_host a = judge(&f, real, 0, "", SSH_NOT_STOPPED, 0);
+        result_host b = judge(&f, said, 0, "", SSH_NOT_STOPPED, 0);
+        assert_int_equal(b.verdict, a.verdict);
+        assert_int_equal(b.basis, a.basis);
+        assert_string_equal(b.status, a.status);
+    }
+    /* and the made-up documents of test_proof, a pass and a fail */
+    jparams p = PASS;
+    for (int v = 0; v < 2; v++) {
+        if (v) {
+            p.run_verdict = p.host_verdict = p.wal_v = "fail";
+            p.exit_status = 1;
+            p.wal_p99 = 15000000, p.wal_lo = 12000000, p.wal_hi = 18000000;
+        }
+        char *d = doc(&p), *r = reword(d);
+        result_host a = judge(&f, d, p.exit_status, "", SSH_NOT_STOPPED, 0);
+        result_host b = judge(&f, r, p.exit_status, "", SSH_NOT_STOPPED, 0);
+        assert_int_equal(a.verdict, v ? FIOR_FAIL : FIOR_PASS);
+        assert_int_equal(b.verdict, a.verdict);
+        assert_int_equal(b.basis, a.basis);
+        free(d);
+        free(r);
+    }
+    f.accept_point = 0;
+    free(said);
     free(real);
 }
 
