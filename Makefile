@@ -36,7 +36,7 @@ WARN     := -Wall -Wextra $(if $(filter 1,$(DEVELOPER)),-Werror)
 # -MMD -MP: every object gets a .d file with the headers it includes (read back at the end of this file).
 CFLAGS_BASE := -std=c11 $(WARN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -MMD -MP $(CPPFLAGS) $(CFLAGS) $(SAN)
 LDFLAGS_BASE := $(LDFLAGS) $(SAN)
-# The one JSON library: libfioreport reads with yajl's event parser (libreport/fmt_json.c), the CLI writes
+# The one JSON library: libfioreport reads with yajl's event parser (libreport/read/json/fmt_json.c), the CLI writes
 # with yajl_gen (tools/jw.c) and reads its own and the engine's files with yajl_tree (tools/jr.c).
 YAJL_CFLAGS  := $(shell pkg-config --cflags yajl 2>/dev/null)
 YAJL_LIBS    := $(shell pkg-config --libs yajl 2>/dev/null || echo -lyajl)

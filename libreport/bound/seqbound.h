@@ -25,7 +25,7 @@
 /* twophase.c — the decisions of `etcd-fio check`'s two phases (pure: no fio, no clock, unit-tested in
  * tests/libreport/test_twophase.c; the probe and phase-1 rules).
  *
- * Phase 1 runs the heavy profile (prof_opts.heavy: the WAL without its rate limit, the backend committing
+ * Phase 1 runs the heavy profile (profile_opts.heavy: the WAL without its rate limit, the backend committing
  * back to back; samples come 10-50x faster than etcd's) and looks for a PASS only: a disk that keeps its
  * p99s under the thresholds under more load than etcd's keeps them under etcd's — when more load means
  * slower syncs. That premise is checked, not assumed: on a machine whose CPUs are contended (or a device
