@@ -264,6 +264,8 @@ for port in [pp] + ([ps] if slow else []):
             continue
         lat = c['sync']['lat_ns']
         want = lat.get('percentile', {}).get('99.000000')
+        if want is not None and lat.get('max') is not None and lat['max'] < want:
+            want = lat['max']  # fio prints a bin's middle, which may lie above the exact max: shown within it
         check(j['p99_ns'] == want, 'port %d %s p99 %s == client_stats %s' % (port, mode, j['p99_ns'], want))
         check(j['samples'] == lat['N'], 'port %d %s samples %s == N %s' % (port, mode, j['samples'], lat['N']))
         thr = 10_000_000 if mode == 'wal' else 25_000_000
