@@ -140,9 +140,11 @@ FZ_FN fior_verdict fz_check_report(const fior_report *r)
             FZ_ASSERT(job->samples_known);
             FZ_ASSERT(job->samples >= fior_criteria_min_samples(NULL));
             FZ_ASSERT(job->error == 0);
-            int read = 0; /* the value is one the input gave: a percentile, or a histogram bucket's edge */
+            /* the value is one the input gave: a percentile (held within the job's min..max, as every figure
+             * is shown: fio prints a bin's middle, which may lie past the exact max), or a bucket's edge */
+            int read = 0;
             for (size_t k = 0; k < job->npct && !read; k++)
-                read = job->pct[k].ns == jd->value_ns;
+                read = fior__job_in_range(job, job->pct[k].ns) == jd->value_ns;
             for (size_t k = 0; job->bucketed && k < job->nbuckets && !read; k++)
                 read = job->buckets[k].le_ns == jd->value_ns;
             FZ_ASSERT(read);
