@@ -73,24 +73,8 @@ fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int hea
     return m;
 }
 
-int check_final(const fior_report *r)
-{
-    const fior_job *w = check_find_job(r, FIOR_ROLE_WAL), *b = check_find_job(r, FIOR_ROLE_BACKEND);
-    int n = 0;
-    for (int k = 0; k < 2; k++) {
-        const fior_job *j = k ? b : w;
-        if (!j)
-            continue;
-        n++;
-        if (j->end == FIOR_END_CUT || j->end == FIOR_END_UNKNOWN)
-            return 0;
-    }
-    return n > 0;
-}
-
-/* Every role's job in r ended by reaching its own limit (FIOR_END_PROVEN: ran its runtime out), not by a
- * stop: the document is fio's final one whatever came after it. */
-int check_ran_out(const fior_report *r)
+/* 1 when r has the WAL or backend job and every one it has ended as ok() says; 0 otherwise. */
+static int roles_ended(const fior_report *r, int (*ok)(fior_end))
 {
     int n = 0;
     for (int k = 0; k < 2; k++) {
@@ -98,10 +82,32 @@ int check_ran_out(const fior_report *r)
         if (!j)
             continue;
         n++;
-        if (j->end != FIOR_END_PROVEN)
+        if (!ok(j->end))
             return 0;
     }
     return n > 0;
+}
+
+static int end_known(fior_end e)
+{
+    return e != FIOR_END_CUT && e != FIOR_END_UNKNOWN;
+}
+
+static int end_proven(fior_end e)
+{
+    return e == FIOR_END_PROVEN;
+}
+
+int check_final(const fior_report *r)
+{
+    return roles_ended(r, end_known);
+}
+
+/* Every role's job in r ended by reaching its own limit (FIOR_END_PROVEN: ran its runtime out), not by a
+ * stop: the document is fio's final one whatever came after it. */
+int check_ran_out(const fior_report *r)
+{
+    return roles_ended(r, end_proven);
 }
 
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point)

@@ -43,15 +43,13 @@ fior_verdict fior__vmedium_rule(const fior_job *j, fior__judged *o)
         return fior__vsay(o, FIOR_UNKNOWN, "no disk shown under these syncs: %s; run the job on the disk etcd "
                           "uses (measured: %s)", j->medium_reason ? j->medium_reason : "the input says so", was);
     }
-    if (j->medium != FIOR_MEDIUM_DISK && async_engine(j->ioengine) && times_failed_syncs(j->fio_version)) {
-        o->j.value_known = 0;
-        return fior__vsay(o, FIOR_UNKNOWN, "ioengine=%s on %s: fio before 3.35 times a sync that failed as if it "
-                          "had flushed, and no disk stats here show a device that took the writes; run it with "
-                          "ioengine=sync, or keep fio's disk stats (measured: %s)", j->ioengine,
-                          j->fio_version ? j->fio_version : "an unknown fio", was);
-    }
     if (j->medium != FIOR_MEDIUM_DISK && async_engine(j->ioengine)) {
         o->j.value_known = 0;
+        if (times_failed_syncs(j->fio_version))
+            return fior__vsay(o, FIOR_UNKNOWN, "ioengine=%s on %s: fio before 3.35 times a sync that failed as if "
+                              "it had flushed, and no disk stats here show a device that took the writes; run it "
+                              "with ioengine=sync, or keep fio's disk stats (measured: %s)", j->ioengine,
+                              j->fio_version ? j->fio_version : "an unknown fio", was);
         return fior__vsay(o, FIOR_UNKNOWN, "ioengine=%s: its sync latencies include its own queueing, so they "
                           "cannot show that the syncs reached a device (a flush on tmpfs looks the same), and no disk "
                           "stats here show one; run it with ioengine=sync, or keep fio's disk stats (measured: %s)",
