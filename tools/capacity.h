@@ -47,6 +47,7 @@ typedef struct capacity_row {
     int         ran;              /* fio ran and both jobs' results were read */
     char        why[512];         /* when not: what happened */
     double      seconds;          /* fio's run */
+    char        fio_version[64];  /* as fio's output names it ("fio-3.33"), or "" */
     double      writes_per_s;
     uint64_t    lat_p50_ns, lat_p90_ns, lat_p99_ns;
     double      entries_per_save;

@@ -179,6 +179,11 @@ int capacity_model(result_run *r, const capacity_result *res, const capacity_opt
     cli_hostname(h->host, sizeof h->host);
     cli_msg(h->dir, sizeof h->dir, "%s", dir);
     h->duration_s = res->seconds;
+    for (size_t i = 0; i < res->nrows && !h->fio_version[0]; i++)
+        if (res->rows[i].fio_version[0]) {
+            cli_msg(h->fio_version, sizeof h->fio_version, "%s", res->rows[i].fio_version);
+            cli_msg(r->fio_version, sizeof r->fio_version, "%s", res->rows[i].fio_version);
+        }
     const capacity_row *shown = res->ceiling >= 0 ? &res->rows[res->ceiling] : res->nrows ? &res->rows[0] : NULL;
     if (shown && shown->ran) {
         add_job(h, shown, FIOR_ROLE_WAL, c);

@@ -93,6 +93,8 @@ void capacity_read_row(capacity_row *row, const char *fio_json, const char *wal_
         return;
     }
     const fior_job *wj = check_find_job(r, FIOR_ROLE_WAL), *bj = check_find_job(r, FIOR_ROLE_BACKEND);
+    if (wj && wj->fio_version)
+        cli_msg(row->fio_version, sizeof row->fio_version, "%s", wj->fio_version);
     yajl_val ws = read_json(wal_stats), bs = read_json(be_stats);
     yajl_val load = jr_obj(ws, "load"), bload = jr_obj(bs, "load");
     if (!wj || !bj || !wj->samples_known || !bj->samples_known || !load || !bload || !jget(load, "puts") ||

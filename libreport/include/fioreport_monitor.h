@@ -200,9 +200,12 @@ FIOR_API const char   *fior_outcome_reason(const fior_outcome *o);
 /* One role: its verdict, its line (owned by o; "" when the role has no job), the library's judgement of
  * the final job (owned by o; NULL: none) and the bound on its percentile that its line cites (FIOR_E_NODATA
  * when the role has no job, FIOR_E_INVAL for o NULL or a role other than WAL and backend; lo_ns and hi_ns
- * may be NULL): the sequential test's bound at its last look,
- * at that look's level (fior_outcome_bound_confidence: at least the confidence asked when it decided, 0 when
- * the role has no job), or the nominal bound on the final percentile when no look was made. */
+ * may be NULL). For a role the sequential test decided, the bound of the whole run (the final document, whose
+ * percentile the line prints) at the confidence asked, when it lies on the side decided; else the decision's
+ * own bound, which the line names with its sample count (and a PASS decided early whose whole-run bound no
+ * longer lies below the threshold is no PASS). For a role undecided, the bound of its last look at that look's
+ * level; the nominal bound on the final percentile when no look was made. fior_outcome_bound_confidence: the
+ * level the bound holds at (0 when the role has no job). */
 FIOR_API fior_verdict  fior_outcome_role_verdict(const fior_outcome *o, fior_role role);
 FIOR_API const char   *fior_outcome_role_reason(const fior_outcome *o, fior_role role);
 FIOR_API const fior_judgement *fior_outcome_judgement(const fior_outcome *o, fior_role role);

@@ -68,22 +68,60 @@ static void end_problem(const fior__run_facts *e, char *b, size_t n)
         snprintf(b, n, "fio's final output is missing%s%s", se[0] ? ": " : "", se);
 }
 
+/* The bound a decided role's line cites. Its p99 is the whole run's (fio's final document), so the bound
+ * beside it is the whole run's too, at the confidence asked, when that bound lies on the side the sequential
+ * test decided; a role decided early (the WAL, while the run went on for the backend) whose whole-run bound
+ * no longer does has changed since its decision: its line cites the decision's bound and sample count, and
+ * a PASS does not stand on it (decide). held: 1 when the whole run's bound is cited. */
+typedef struct cited_bound {
+    uint64_t lo_ns, hi_ns;       /* the cited bound, at level */
+    double   level;
+    int      held;
+    uint64_t whole_lo, whole_hi; /* the whole run's, at the confidence asked */
+} cited_bound;
+
+static cited_bound cite(const fior__seq_side *s, uint64_t whole_lo, uint64_t whole_hi, double conf)
+{
+    cited_bound c = {s->look_lo_ns, s->look_hi_ns, s->look_confidence, 0, whole_lo, whole_hi};
+    if (s->state == FIOR_DEC_PASS)
+        c.held = whole_hi < s->threshold_ns;
+    else if (s->state == FIOR_DEC_FAIL)
+        c.held = whole_lo > s->threshold_ns;
+    if (c.held) {
+        c.lo_ns = whole_lo;
+        c.hi_ns = whole_hi;
+        c.level = conf;
+    }
+    return c;
+}
+
 /* One side's sentence: what the data says and, when undecided, why that is not a verdict. */
 static void describe(char *b, size_t n, int k, const char *pn, uint64_t value, uint64_t samples, uint64_t thr,
-                     const fior__seq_side *s, double conf, uint64_t min_syncs)
+                     const fior__seq_side *s, const cited_bound *cb, double conf, uint64_t min_syncs)
 {
     char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
+    int decided = s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL;
     fior__ns_text(v, sizeof v, value);
     fior__ns_text(t, sizeof t, thr);
-    fior__ns_text(lo, sizeof lo, s->look_lo_ns);
-    fior__ns_text(hi, sizeof hi, s->look_hi_ns);
-    conf_text(lv, sizeof lv, s->look_confidence, conf);
+    fior__ns_text(lo, sizeof lo, decided ? cb->lo_ns : s->look_lo_ns);
+    fior__ns_text(hi, sizeof hi, decided ? cb->hi_ns : s->look_hi_ns);
+    conf_text(lv, sizeof lv, decided ? cb->level : s->look_confidence, conf);
     int below = value != UINT64_MAX && value < thr;
     if (samples == 0 || samples == UINT64_MAX || value == UINT64_MAX)
         snprintf(b, n, "%s: no samples", what);
-    else if (s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL)
+    else if (decided && cb->held)
         snprintf(b, n, "%s %s %s %s %s (%s bound %s..%s)", what, pn, v, below ? "<" : ">=", t, lv, lo, hi);
+    else if (s->state == FIOR_DEC_PASS) {
+        char wl[32], wh[32];
+        fior__ns_text(wl, sizeof wl, cb->whole_lo);
+        fior__ns_text(wh, sizeof wh, cb->whole_hi);
+        snprintf(b, n, "%s %s %s over the whole run, whose %.4g %% bound %s..%s is not below %s: it passed after "
+                 "%llu samples (%s bound %s..%s), then got slower; run again", what, pn, v, conf * 100, wl, wh, t,
+                 (unsigned long long)s->decided_n, lv, lo, hi);
+    } else if (decided)
+        snprintf(b, n, "%s %s %s %s %s (%s bound %s..%s after %llu samples)", what, pn, v, below ? "<" : ">=", t,
+                 lv, lo, hi, (unsigned long long)s->decided_n);
     else if ((s->state == FIOR_DEC_TOO_FEW || s->state == FIOR_DEC_ABSENT) && s->n == 0 && samples >= min_syncs)
         snprintf(b, n, "%s %s %s from %llu samples, but the output has no latency bins to bound it with (fio "
                  "writes them with --output-format=json+)", what, pn, v, (unsigned long long)samples);
@@ -147,7 +185,7 @@ static fior_verdict roles_verdict(const fior_outcome *o)
 }
 
 static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior__run_facts *e,
-                   const char *problem, int have[2], char ws[2][400])
+                   const char *problem, int have[2], char ws[2][400], int passes_held)
 {
     int wal_only = !((m->roles >> FIOR_ROLE_BACKEND) & 1);
     fior_decision ov = fior__seq_overall(es);
@@ -183,7 +221,9 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
     } else {
         /* the library's judgement of the final document against the sequential test's decision: the one
          * PASS rule (judge/pass.c) */
-        fior__evidence ev = {FIOR__EV_SEQUENTIAL, lib, ov == FIOR_DEC_PASS, ov == FIOR_DEC_FAIL, m->accept_point};
+        /* a PASS also needs each passed role's whole-run bound below its threshold (cite) */
+        fior__evidence ev = {FIOR__EV_SEQUENTIAL, lib, ov == FIOR_DEC_PASS && passes_held, ov == FIOR_DEC_FAIL,
+                             m->accept_point};
         o->verdict = fior__pass_rule(&ev, &o->basis);
         if (o->basis == FIOR_BASIS_NONE) {
             snprintf(o->reason, sizeof o->reason, "the confidence bound says %s but fio's own %s says %s; cannot "
@@ -198,7 +238,7 @@ static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, 
             else
                 snprintf(cnt, sizeof cnt, "%llu WAL syncs and %llu backend commits", (unsigned long long)wn,
                          (unsigned long long)bn);
-            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (%.0f %% confident from %s, %.0f s)", ws[0], tail,
+            snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (decided at %.0f %% confidence after %s, %.0f s)", ws[0], tail,
                      ws1, m->confidence * 100, cnt, e->stop == FIOR_STOP_BY_DECISION ? e->decided_at_s : e->duration_s);
         } else if (o->basis == FIOR_BASIS_POINT) {
             snprintf(o->reason, sizeof o->reason, "%.399s%s%.399s (after %.0f s, accepted as a point estimate)",
@@ -247,19 +287,30 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
     int have[2];
     char pn[16];
     fior__pct_text(pn, sizeof pn, m->c.percentile);
+    cited_bound cb[2];
+    int passes_held = 1;
     for (int k = 0; k < 2; k++) {
         have[k] = jobs[k] != NULL;
+        cb[k] = cite(side[k], o->role[k].lo_ns, o->role[k].hi_ns, m->confidence);
+        if (jobs[k] && side[k]->state == FIOR_DEC_PASS && !cb[k].held &&
+            (k == 0 || ((m->roles >> FIOR_ROLE_BACKEND) & 1)))
+            passes_held = 0;
         if (jobs[k])
             describe(ws[k], sizeof ws[k], k, pn, pct_of(jobs[k], m->c.percentile, m->confidence),
                      jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
-                     m->c.threshold_ns[k], side[k], m->confidence, es.p.min_syncs);
+                     m->c.threshold_ns[k], side[k], &cb[k], m->confidence, es.p.min_syncs);
     }
-    decide(o, m, &es, &e, problem, have, ws);
-    /* the bound of each role is the one its line cites and its decision used: the last look's, at that
-     * look's level; the nominal one at the end only when no look was made */
+    decide(o, m, &es, &e, problem, have, ws, passes_held);
+    /* the bound of each role is the one its line cites: for a decided role, the whole run's (cite) or the
+     * decision's; for one undecided, the last look's at that look's level; the nominal one at the end only
+     * when no look was made */
     for (int k = 0; k < 2; k++) {
         o->role[k].confidence = m->confidence;
-        if (side[k]->look_confidence > 0) {
+        if (side[k]->state == FIOR_DEC_PASS || side[k]->state == FIOR_DEC_FAIL) {
+            o->role[k].lo_ns = cb[k].lo_ns;
+            o->role[k].hi_ns = cb[k].hi_ns;
+            o->role[k].confidence = cb[k].level;
+        } else if (side[k]->look_confidence > 0) {
             o->role[k].lo_ns = side[k]->look_lo_ns;
             o->role[k].hi_ns = side[k]->look_hi_ns;
             o->role[k].confidence = side[k]->look_confidence;

@@ -42,10 +42,10 @@ want() { # NAME RC VERDICT REASON-SUBSTRING
 
 # 5 first: the fake passes when nothing goes wrong
 run clean none
-want clean 0 pass "confident from"
+want clean 0 pass "decided at 95 % confidence"
 
 run confirmed p2slow
-want confirmed 0 pass "confident from"
+want confirmed 0 pass "decided at 95 % confidence"
 [ "$(jq -r .details.phases.decided_by "$WORK/confirmed.json")" = 1 ] &&
   [ "$(jq -r .details.phases.probe.ok "$WORK/confirmed.json")" = true ] ||
   fail "p2slow: decided by $(jq -r .details.phases.decided_by "$WORK/confirmed.json"), probe $(jq -c .details.phases.probe "$WORK/confirmed.json")"
