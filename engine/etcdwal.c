@@ -402,8 +402,59 @@ __attribute__((visibility("default"))) struct ioengine_ops ioengine;
  * (dlopen runs this before fio looks at the struct) that the fio it is in is the one whose source it was
  * built against (fio_version_string, init.c), and otherwise says so in one line and spoils its ops
  * version, which makes every fio refuse it ("bad ioops version") before any hook runs. */
+/* The same version string does not prove the same structures: a distribution may ship a snapshot of fio's
+ * master under a released version's name (Debian 13's "3.39" has fields the fio-3.39 tag lacks, which move
+ * the ones after them). Each option of fio's own table (fio_options, options.c) records where its value
+ * lives in struct thread_options (off1); those the engine reads must be where the source it was built
+ * against puts them. Returns the first that is not (NULL: all are, or fio has not that option). */
+static const struct fio_option *moved_option(unsigned int *want)
+{
+    static const struct {
+        const char *name;
+        unsigned int off;
+    } read[] = {
+        {"name", offsetof(struct thread_options, name)},
+        {"thread", offsetof(struct thread_options, use_thread)},
+        {"size", offsetof(struct thread_options, size)},
+        {"io_size", offsetof(struct thread_options, io_size)},
+        {"nrfiles", offsetof(struct thread_options, nr_files)},
+        {"fsync", offsetof(struct thread_options, fsync_blocks)},
+        {"fdatasync", offsetof(struct thread_options, fdatasync_blocks)},
+        {"thinktime", offsetof(struct thread_options, thinktime)},
+        {"thinktime_blocks", offsetof(struct thread_options, thinktime_blocks)},
+        {"verify", offsetof(struct thread_options, verify)},
+    };
+    /* the first entry of a name is fio's own: profiles append options of theirs to the table, with
+     * offsets into their own structs (profiles/tiobench.c has a "size" at 8) */
+    for (size_t i = 0; i < sizeof read / sizeof read[0]; i++)
+        for (const struct fio_option *fo = fio_options; fo < fio_options + FIO_MAX_OPTS && fo->name; fo++)
+            if (!strcmp(fo->name, read[i].name)) {
+                if (fo->off1 != read[i].off) {
+                    *want = read[i].off;
+                    return fo;
+                }
+                break;
+            }
+    return NULL;
+}
+
 __attribute__((constructor)) static void etcdwal_check_fio(void)
 {
+    unsigned int want = 0;
+    const struct fio_option *moved = NULL;
+    if (strcmp(fio_version_string, ETCDWAL_FIO_VERSION) == 0 && (moved = moved_option(&want)) != NULL) {
+        static const char lmsg[] = "etcdwal: this engine was built against a source of %s whose job options "
+                                   "are laid out otherwise than this %s's (option %s at byte %u of its "
+                                   "thread_options, %u here): this fio is another build of that version; "
+                                   "rebuild the engine against this fio's own source (make FIO_SRC=DIR, see "
+                                   "etcd-fio's README)\n";
+        if (f_err)
+            log_err(lmsg, ETCDWAL_FIO_VERSION, fio_version_string, moved->name, want, moved->off1);
+        else
+            fprintf(stderr, lmsg, ETCDWAL_FIO_VERSION, fio_version_string, moved->name, want, moved->off1);
+        ioengine.version = -1;
+        return;
+    }
     if (strcmp(fio_version_string, ETCDWAL_FIO_VERSION) == 0) {
         int e = life_arm_forks(); /* fio's job processes die with it from their fork on (lifeline.h) */
         if (e)

@@ -121,7 +121,8 @@ void etcdwal_fill_wait(struct thread_data *td);
 struct etcdwal_options *etcdwal_eo_of(struct thread_data *td);
 void etcdwal_eo_hide(struct thread_data *td);
 void etcdwal_eo_unhide(struct thread_data *td);
-void etcdwal_wake_siblings(const struct thread_data *me);
+void etcdwal_wake_siblings(struct thread_data *me);
+int etcdwal_job_is_process(const struct etcdwal_options *o);
 int etcdwal_die_with_fio(struct thread_data *td, struct etcdwal_options *o);
 
 #endif

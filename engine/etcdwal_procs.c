@@ -61,6 +61,16 @@ void etcdwal_fill_wait(struct thread_data *td)
     }
 }
 
+/* Does this job run in a process of its own (fio's default) or on a thread of fio's process (thread=1)?
+ * Asked of the process itself (sys.h), not read from td->o.use_thread: a fio whose struct thread_options
+ * is laid out otherwise than the source the engine was built against (a distribution's snapshot that
+ * carries a released version's name) would be read wrong there, and a job process taken for a thread
+ * would outlive a killed fio with its files in DIR. fio's main process recorded its pid in setup. */
+int etcdwal_job_is_process(const struct etcdwal_options *o)
+{
+    return sys_is_forked_process(o ? (pid_t)o->parent_pid : 0);
+}
+
 /* fio's main process frees its copy of a job's engine options right after forking the job (backend.c
  * run_threads: free(eo)) and, at its own end, frees td->eo again unless the job has cleared it
  * (options.c fio_options_free; the job's free_ioengine does). A job process SIGKILLed — the OOM killer —
@@ -78,7 +88,7 @@ struct etcdwal_options *etcdwal_eo_of(struct thread_data *td)
 
 void etcdwal_eo_hide(struct thread_data *td)
 {
-    if (!td->o.use_thread && td->eo) {
+    if (td->eo && etcdwal_job_is_process(td->eo)) {
         g_job_eo = td->eo;
         td->eo = NULL;
     }
@@ -123,9 +133,9 @@ static void wake_one(struct thread_data *sib, const struct thread_data *me)
         kill(sib->pid, SIGCONT);
 }
 
-void etcdwal_wake_siblings(const struct thread_data *me)
+void etcdwal_wake_siblings(struct thread_data *me)
 {
-    if (me->o.use_thread)
+    if (!etcdwal_job_is_process(etcdwal_eo_of(me)))
         return;
 #ifdef end_for_each /* fio >= 3.35: the loop declares td itself */
     for_each_td(td) {
@@ -151,7 +161,7 @@ void etcdwal_wake_siblings(const struct thread_data *me)
  * already. */
 int etcdwal_die_with_fio(struct thread_data *td, struct etcdwal_options *o)
 {
-    if (td->o.use_thread)
+    if (!etcdwal_job_is_process(o))
         return 0;
     pid_t parent = o->parent_pid > 0 ? (pid_t)o->parent_pid : getppid();
     int rc = sys_die_with_parent(parent, SIGTERM);

@@ -74,6 +74,14 @@ int sys_die_with_parent(pid_t parent, int sig)
     return 0;
 }
 
+int sys_is_forked_process(pid_t main_pid)
+{
+    pid_t pid = getpid();
+    if ((pid_t)syscall(SYS_gettid) != pid)
+        return 0;
+    return main_pid <= 0 || main_pid != pid;
+}
+
 /* ---- the interposer report ---- */
 
 typedef struct rep {

@@ -29,6 +29,12 @@ int sys_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
  * is gone, or -errno of the prctl. The signal comes when the parent *thread* that forked us ends. */
 int sys_die_with_parent(pid_t parent, int sig);
 
+/* Is the caller a process of its own that `main_pid` forked — fio's job process — rather than a thread of
+ * another process (fio's thread=1 jobs run on pthreads of fio's process) or that process itself? Decided
+ * from the process, not from a setting read out of fio's structures: the calling thread is its process's
+ * first thread (tid = pid), and the process is not main_pid (main_pid <= 0: not known, not compared). */
+int sys_is_forked_process(pid_t main_pid);
+
 /* What could intercept this process's file and sync calls, as one line (empty: nothing):
  *  - "LD_PRELOAD=…", "LD_AUDIT=…" from the environment and "/etc/ld.so.preload: …" (its library names),
  *  - "LIB interposes fdatasync fsync …": each loaded object other than libc that provides the default

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_sys.c — engine/sys.c: the raw durability calls behave as libc's (0, or -1 with errno), a process that
  * asked for it gets its signal when its parent ends and learns when its parent had ended before it asked,
- * and the interposer report names LD_PRELOAD entries and /etc/ld.so.preload-style files. (That eatmydata
+ * a forked process is told from a thread of its parent and from its parent itself, and the interposer report names LD_PRELOAD entries and /etc/ld.so.preload-style files. (That eatmydata
  * cannot replace the engine's syncs is shown with the real eatmydata in tests/cli/it_layers.sh.) */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,34 @@ static void ask_after_parent(pid_t parent, void *arg)
     _exit(sys_die_with_parent(parent, SIGTERM) == -ESRCH ? 0 : 1);
 }
 
+static void *thread_asks(void *arg)
+{
+    *(int *)arg = sys_is_forked_process(getpid());
+    return NULL;
+}
+
+/* As fio runs jobs: the process that forks (its main thread) is not a forked job whatever main_pid is
+ * known; a thread of it (thread=1) is not either; a child it forked is, with main_pid known or not. */
+static void test_forked_process(void **state)
+{
+    (void)state;
+    pid_t me = getpid();
+    assert_int_equal(sys_is_forked_process(me), 0);
+    int in_thread = -1;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, thread_asks, &in_thread), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(in_thread, 0);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0)
+        _exit(sys_is_forked_process(me) == 1 && sys_is_forked_process(0) == 1 ? 0 : 1);
+    int st;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* The parent has died before the child asks: the child is told (-ESRCH), never left waiting for a
  * signal that cannot come. */
 static void test_parent_already_gone(void **state)
@@ -200,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_raw_calls),
         cmocka_unit_test(test_signal_on_parent_death),
         cmocka_unit_test(test_parent_already_gone),
+        cmocka_unit_test(test_forked_process),
         cmocka_unit_test(test_interposer_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
