@@ -7,7 +7,7 @@
 #   on the disk into that tmpfs, filename=/dev/null with io_uring (every fdatasync fails, fio 3.33 times it),
 #   ext4 on a loop device over the tmpfs, a zram device: `verdict` is never pass, exit never 0, and the JSON
 #   names the medium; the etcd-fio engine on tmpfs refuses its job, and on the disk names its filesystem in
-#   its own line.
+#   its own line, also from four threads at once (thread=1).
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$ENGINE" "$CLI"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (mount, losetup)"; exit 77; }
@@ -89,4 +89,14 @@ if grep -q "medium disk:" "$W/g.txt"; then
 else
   echo "SKIP: $W is not on a plain disk here: $(grep -o 'medium .*' "$W/g.txt" | cut -c1-60)"
 fi
+# thread=1: the jobs' inits run at once on threads of one process; each names its own disk, intact, and
+# four WAL jobs on threads end with their files gone
+mkdir -p "$W/thr"
+"$FIO" --thread --ioengine="external:$ENGINE" --directory="$W/thr" $C --name=t1 --name=t2 --name=t3 --name=t4 \
+  > "$W/t.txt" 2>&1 || fail "thread=1: fio exited $?"
+n=$(grep -c "^etcdwal: t[1-4]: pid=[0-9]*: medium disk: .* mounted at " "$W/t.txt")
+if grep -q "medium disk:" "$W/g.txt"; then
+  [ "$n" -eq 4 ] && ok "thread=1: four jobs name their disk" || { fail "thread=1: $n of 4 whole medium lines"; grep medium "$W/t.txt"; }
+fi
+[ -z "$(ls -A "$W/thr")" ] || fail "thread=1: left in DIR: $(ls -A "$W/thr")"
 finish it_medium
