@@ -87,13 +87,38 @@ APTOPT="-o Dir::Etc::SourceList=$LIST -o Dir::Etc::SourceParts=/dev/null \
 # shellcheck disable=SC2086
 apt-get -qq $APTOPT update >&2 || { echo "fio-src: apt-get update of the private deb-src list failed" >&2; exit 1; }
 rm -rf "$OUT/apt/src" && mkdir -p "$OUT/apt/src"
+LOG="$OUT/apt/fetch.log"
+NEED="set FIO_SRC=DIR, a source tree of the installed $FIOVER from the same commit as Debian's (doc/building.md)"
+# The source package's files ('URI' NAME SIZE HASH), from the signed Sources index.
 # shellcheck disable=SC2086
-( cd "$OUT/apt/src" && apt-get -qq $APTOPT source --download-only "fio=$PKGVER" >&2 ) || {
-  echo "fio-src: could not fetch the source of fio $PKGVER (installed: $FIOVER)" >&2; exit 1; }
-DSC=$(ls "$OUT"/apt/src/fio_*.dsc | head -n1)
+URIS=$(cd "$OUT/apt/src" && apt-get -qq $APTOPT source --print-uris "fio=$PKGVER" 2>"$LOG") || {
+  echo "fio-src: the deb-src lists name no source of fio $PKGVER (see $LOG): $NEED" >&2; exit 1; }
 rm -rf "$SRC"
 command -v dpkg-source >/dev/null || { echo "fio-src: dpkg-source missing (apt-get install dpkg-dev)" >&2; exit 1; }
-dpkg-source --no-check -x "$DSC" "$SRC" >&2
+# shellcheck disable=SC2086
+if ( cd "$OUT/apt/src" && apt-get -qq $APTOPT source --download-only "fio=$PKGVER" >>"$LOG" 2>&1 ); then
+  DSC=$(ls "$OUT"/apt/src/fio_*.dsc | head -n1)
+  dpkg-source --no-check -x "$DSC" "$SRC" >>"$LOG" 2>&1 || {
+    echo "fio-src: dpkg-source -x $DSC failed (see $LOG)" >&2; exit 1; }
+else
+  # A mirror that lacks some of the package's files (its .dsc or Debian's patches): the upstream tarball
+  # alone, fetched and hash-checked by apt's own downloader. It is the source fio was built from; Debian's
+  # patches of fio change its build files, not the structures the engine reads.
+  ORIG=$(printf '%s\n' "$URIS" | awk '$2 ~ /\.orig\.tar\.[a-z0-9]+$/ { print; exit }')
+  [ -n "$ORIG" ] || { echo "fio-src: the mirror serves no complete source of fio $PKGVER and it has no upstream tarball (see $LOG): $NEED" >&2; exit 1; }
+  URI=$(printf '%s\n' "$ORIG" | awk '{ print $1 }' | tr -d "'"); NAME=$(printf '%s\n' "$ORIG" | awk '{ print $2 }')
+  HASH=$(printf '%s\n' "$ORIG" | awk '{ print $4 }')
+  if [ ! -s "$OUT/apt/src/$NAME" ]; then
+    /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$URI" "$OUT/apt/src/$NAME" "$HASH" >>"$LOG" 2>&1 || {
+      why=$(tr -s " " <"$LOG" | sed -n 's/^E: Failed to fetch [^ ]*  *\([0-9][0-9][0-9] [^[]*[^[ ]\).*/\1/p' | tail -n1)
+      echo "fio-src: the mirror serves no source of fio $PKGVER ($NAME: ${why:-see $LOG}): $NEED" >&2; exit 1; }
+  fi
+  echo "fio-src: note: the mirror lacks part of the source package fio $PKGVER; using its upstream tarball $NAME alone" >&2
+  rm -rf "$SRC.tmp"; mkdir -p "$SRC.tmp"
+  tar -xf "$OUT/apt/src/$NAME" -C "$SRC.tmp" --strip-components=1 >>"$LOG" 2>&1 || {
+    rm -rf "$SRC.tmp"; echo "fio-src: cannot unpack $OUT/apt/src/$NAME (see $LOG)" >&2; exit 1; }
+  mv "$SRC.tmp" "$SRC"
+fi
 GOT=$(src_version "$SRC")
 if [ "$GOT" != "$FIOVER" ]; then
   echo "fio-src: the source of fio $PKGVER is ${GOT:-?} but the installed fio is $FIOVER; refusing to build a mismatched engine" >&2; exit 1
