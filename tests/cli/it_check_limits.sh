@@ -18,7 +18,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$CLI" "$ENGINE"
 command -v jq > /dev/null || { echo "skip: jq missing"; exit 77; }
-T=$(mktemp -d /tmp/it_check_limits.XXXXXX) || exit 1
+T=$(mktemp -d /var/tmp/it_check_limits.XXXXXX) || exit 1
 PIDS=""
 cleanup() {
   [ -s "$T/stuck.pid" ] && kill -KILL "$(cat "$T/stuck.pid")" 2>/dev/null

@@ -16,7 +16,7 @@ skip() { echo "skip: $*"; exit 77; }
 command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || skip "losetup or mkfs.ext4 missing"
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
 
-work=$(mktemp -d /tmp/it_check_throttled.XXXXXX)
+work=$(mktemp -d /var/tmp/it_check_throttled.XXXXXX)
 loop=""; cg="$CG_ROOT/etcd-fio-it.$$"; mnt="$work/mnt"
 cleanup() {
   mountpoint -q "$mnt" 2>/dev/null && umount "$mnt"

@@ -17,7 +17,7 @@ for t in etcd etcdctl python3 jq; do
   command -v $t >/dev/null || { echo "it_etcd_metrics: skipped: $t not installed (make deps-test)"; exit 77; }
 done
 export ETCDCTL_API=3
-T=$(mktemp -d /tmp/it_etcd_metrics.XXXXXX)
+T=$(mktemp -d /var/tmp/it_etcd_metrics.XXXXXX)
 EPID=""
 stop_etcd() { [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; EPID=""; }
 trap 'stop_etcd; rm -rf "$T"' EXIT

@@ -12,7 +12,7 @@ case $BUILD in /*) BIN=$BUILD/etcd-fio ;; *) BIN=$(pwd)/$BUILD/etcd-fio ;; esac
 for t in etcd openssl python3 jq; do
   command -v $t >/dev/null || { echo "it_etcd_tls: skipped: $t not installed"; exit 77; }
 done
-T=$(mktemp -d /tmp/it_etcd_tls.XXXXXX)
+T=$(mktemp -d /var/tmp/it_etcd_tls.XXXXXX)
 EPID=""
 trap '[ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; rm -rf "$T"' EXIT
 . "$(dirname "$0")/../lib/assert.sh"

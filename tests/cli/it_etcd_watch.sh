@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$CLI" "$ENGINE"
 for t in python3 jq; do command -v $t >/dev/null 2>&1 || { echo "skip: $t not installed"; exit 77; }; done
-T=$(mktemp -d /tmp/it_etcd_watch.XXXXXX) || exit 1
+T=$(mktemp -d /var/tmp/it_etcd_watch.XXXXXX) || exit 1
 SPID=""
 cleanup() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; rm -rf "$T"; }
 trap cleanup EXIT INT TERM

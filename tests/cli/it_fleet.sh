@@ -27,7 +27,7 @@ command -v "$FIO" >/dev/null || { echo "skip: fio not installed"; exit 77; }
 PY=python3
 /usr/bin/python3 -c 'import json' 2>/dev/null && PY=/usr/bin/python3
 
-tmp=$(mktemp -d /tmp/it_fleet.XXXXXX) || exit 1
+tmp=$(mktemp -d /var/tmp/it_fleet.XXXXXX) || exit 1
 pids=""; loopdev=""; cg=""; mnt=""   # the servers (lib.sh: stop_pids, kids)
 cleanup() {
   trap - EXIT INT TERM HUP PIPE

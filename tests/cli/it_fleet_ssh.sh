@@ -28,7 +28,7 @@ command -v "${FIO:-fio}" >/dev/null || { echo "skip: fio not installed"; exit 77
 PY=python3
 /usr/bin/python3 -c 'import json' 2>/dev/null && PY=/usr/bin/python3
 
-tmp=$(mktemp -d /tmp/it_fleet_ssh.XXXXXX) || exit 1
+tmp=$(mktemp -d /var/tmp/it_fleet_ssh.XXXXXX) || exit 1
 chmod 755 "$tmp"
 sshd_pid=""; bg=""; fails=0
 . "$(dirname "$0")/../lib/assert.sh"

@@ -16,7 +16,7 @@ need_built "$B/fio-src.path" "$CLI"
 SRC=$(sed -n 1p "$B/fio-src.path")
 [ -f "$SRC/config-host.h" ] || { echo "FAIL: $B/fio-src.path names $SRC, not a configured fio tree"; exit 1; }
 command -v readelf >/dev/null 2>&1 || { echo "skip: readelf (binutils) not installed"; exit 77; }
-WORK=$(mktemp -d /tmp/it-build.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-build.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 # make in this tree, not make check's (its MAKEFLAGS, DEVELOPER and BUILD stay out)
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u CFLAGS -u CPPFLAGS -u LDFLAGS \

@@ -29,7 +29,7 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY" ] || { echo "skip: no python3 with the yaml module (Debian: python3-yaml)"; exit 77; }
 
-WORK=$(mktemp -d /tmp/it-k8s-run.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-k8s-run.XXXXXX) || exit 1
 POD=""
 cleanup() {
   [ -n "$POD" ] && kill -KILL "$POD" 2>/dev/null

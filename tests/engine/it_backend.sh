@@ -22,7 +22,7 @@ for t in strace jq "$FIO"; do
   command -v "$t" >/dev/null 2>&1 || { echo "skip: $t not installed (mk/deps.sh installs it)"; exit 77; }
 done
 [ -r "$SO" ] && [ -x "$CLI" ] || { echo "FAIL: build $SO and $CLI first (make BUILD=... all)"; exit 1; }
-tmp=$(mktemp -d /tmp/it_backend.XXXXXX) || exit 1
+tmp=$(mktemp -d /var/tmp/it_backend.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 . "$(dirname "$0")/../lib/assert.sh"
 

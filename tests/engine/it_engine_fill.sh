@@ -9,7 +9,7 @@
 WALDUMP=$B/tests/waldump
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed (make deps)"; exit 77; }
 need_built "$ENGINE" "$WALDUMP"
-WORK=$(mktemp -d /tmp/it-engine-fill.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-engine-fill.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 STRACE=""
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 FX=$TOP/tests/fixtures/etcd-wal
 need_built "$ENGINE"
-WORK=$(mktemp -d /tmp/it-engine-safety.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-engine-safety.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
 D=$WORK/etcd

@@ -15,7 +15,7 @@ if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/n
 else
   echo "SKIP: strace unavailable or not permitted: the syscall counts were not checked"
 fi
-WORK=$(mktemp -d /tmp/it-engine-wal.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-engine-wal.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
 D=$WORK/dir

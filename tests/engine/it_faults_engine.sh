@@ -7,7 +7,7 @@
 # back to ftruncate, as etcd does, and the run must succeed.
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$ENGINE" "$SHIM"
-WORK=$(mktemp -d /tmp/it-faults-engine.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-faults-engine.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT INT TERM
 cases=0
 fail() {

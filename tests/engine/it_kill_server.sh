@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 need_built "$ENGINE"
 command -v "$FIO" >/dev/null || { echo "skip: fio not installed"; exit 77; }
-tmp=$(mktemp -d /tmp/it_kill_server.XXXXXX) || exit 1
+tmp=$(mktemp -d /var/tmp/it_kill_server.XXXXXX) || exit 1
 pids=""
 cleanup() {
   trap - EXIT INT TERM HUP PIPE

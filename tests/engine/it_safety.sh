@@ -21,7 +21,7 @@ if [ $HAVE_STRACE = 1 ] && ! strace -f -qq -o /dev/null true 2>/dev/null; then
   HAVE_STRACE=0; echo "SKIP: strace cannot trace here (ptrace not permitted): the open-mode checks"
 fi
 
-WORK=$(mktemp -d /tmp/it-safety.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-safety.XXXXXX) || exit 1
 SLEEPER=""
 cleanup() {
   [ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
