@@ -10,7 +10,8 @@
 #   dist:  what `make dist-deps`, `make dist` and `make check-dist` use (mmdebstrap, the aarch64 cross
 #          compiler, qemu-user-static, rpm); dist-x86_64: the same without the aarch64 cross compiler and qemu
 #   image: test + deb + what `make image` and `make check-image` use (buildah; podman with runc, which
-#          starts containers where crun cannot: cgroup v1/hybrid hosts; containerd for `ctr images import`)
+#          starts containers where crun cannot: cgroup v1/hybrid hosts; containerd for `ctr images import`;
+#          iproute2 and openssl for it_k8s_image: a minimal root, as mmdebstrap makes, may lack them)
 # Only `make deps` (and demo, check, bench, check-deb, check-image, which run it) calls this: plain `make` never installs.
 set -eu
 BUILD_PKGS="fio libyajl-dev libcurl4-openssl-dev dpkg-dev pkg-config gcc make"
@@ -18,7 +19,7 @@ TEST_PKGS="libcmocka-dev strace jq tmux clang libclang-rt-dev valgrind man-db gr
 BENCH_PKGS="hyperfine time golang-go golang-etcd-server-dev"
 DEB_PKGS="debhelper lintian mmdebstrap"
 DIST_PKGS="mmdebstrap dpkg-dev gcc-aarch64-linux-gnu qemu-user-static rpm binutils"
-IMAGE_PKGS="buildah podman runc containerd"
+IMAGE_PKGS="buildah podman runc containerd iproute2 openssl"
 case "${1:-build}" in
   build) PKGS="$BUILD_PKGS" ;;
   test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;

@@ -17,14 +17,15 @@
 # SKIP (77) as tests/lib/podman_lib.sh says, or without etcd, openssl or unshare.
 # run.sh: alone
 . "$(dirname "$0")/../lib/lib.sh"
-for t in etcd openssl unshare nsenter ip jq; do
-  command -v $t >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
-done
 . "$TOP/tests/lib/podman_lib.sh"
 EPID=""
 SHM=/dev/shm/it-k8s-image.$$
 stop_etcd() { [ -n "$EPID" ] && kill "$EPID" 2>/dev/null && wait "$EPID" 2>/dev/null; EPID=""; rm -rf "$SHM"; }
 trap 'stop_etcd; podman_cleanup' EXIT INT TERM
+# after podman's own conditions, so that a machine without podman says that first
+for t in etcd openssl unshare nsenter ip jq; do
+  command -v $t >/dev/null 2>&1 || { echo "SKIP: $t not installed (make deps-image)"; exit 77; }
+done
 word() { case $1 in 0) echo pass ;; 1) echo fail ;; *) echo unknown ;; esac; }
 NODE=it-node-1
 PY=/usr/bin/python3
