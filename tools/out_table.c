@@ -324,14 +324,42 @@ static int verdict_line(FILE *f, const result_run *r, int color, int width)
 /* Below the grid: why the answer is not a plain pass or fail (the run's or each host's reason), the rows'
  * reasons that say more than the row (unknown; all of them with verbose), the details (verbose), the why:
  * lines, and for fleet's several hosts the count by verdict (the first line has scrolled away). */
+/* Do the rows' reasons say all of the host's? The host's sentence is theirs joined by "; " (the decided
+ * roles' figures, which the table shows, among them): then the undecided rows' reasons are printed, under
+ * their roles, and the host's is not printed again. Anything else in it (interrupted, the run's end) keeps
+ * it. */
+static int rows_say_reason(const result_host *h)
+{
+    char rest[sizeof h->reason];
+    size_t undecided = 0;
+    snprintf(rest, sizeof rest, "%s", h->reason);
+    for (size_t k = 0; k < h->njobs; k++) {
+        const result_job *j = &h->jobs[k];
+        char *at = j->reason[0] ? strstr(rest, j->reason) : NULL;
+        if (!at)
+            continue;
+        memset(at, ';', strlen(j->reason));
+        undecided += j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL;
+    }
+    for (const char *c = rest; *c; c++)
+        if (*c != ';' && *c != ' ')
+            return 0;
+    return undecided > 0;
+}
+
 static void notes(FILE *f, const result_run *r, int width, int run_said)
 {
     int verbose = r->verbose;
     int one = r->nhosts == 1 && strcmp(r->command, "fleet");
+    const char *said_reason = run_said ? (r->nhosts == 1 && r->hosts[0].reason[0] ? r->hosts[0].reason : r->reason)
+                                       : NULL;
     if (one && !run_said && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
                 r->hosts[0].basis == RESULT_BASIS_POINT) && strcmp(r->command, "verdict")) {
-        out_wrap(f, "  ", 2, r->hosts[0].reason, width);
-        run_said = 1;
+        said_reason = r->hosts[0].reason;
+        if (verbose || !rows_say_reason(&r->hosts[0])) {
+            out_wrap(f, "  ", 2, r->hosts[0].reason, width);
+            run_said = 1;
+        }
     }
     for (size_t i = 0; !one && i < r->nhosts; i++) { /* fleet's hosts: each one's verdict and why */
         const result_host *h = &r->hosts[i];
@@ -378,6 +406,12 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
     for (size_t i = 0; i < r->nexplain; i++) {
         if (i >= nwhy && !r->explain[i].next[0]) {
             hidden++;
+            continue;
+        }
+        /* the answer's own reason, said above: only the command that would decide it */
+        if (!verbose && said_reason && r->explain[i].next[0] && !strcmp(r->explain[i].rule, "undecided") &&
+            !strcmp(r->explain[i].why, said_reason)) {
+            out_wrap(f, "  run: ", 7, r->explain[i].next, width);
             continue;
         }
         char *t = NULL;

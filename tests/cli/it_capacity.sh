@@ -56,7 +56,7 @@ jq -e --argjson rc $rc '.command == "capacity" and .exit_status == $rc and .verd
        and all(.details.capacity.rows[]; .ran and .writes_per_s > 0 and .backend_samples < 100 and .verdict != "pass")' \
   "$work/cap.json" > /dev/null && ok "JSON: two rows that ran, too few backend commits for a PASS, no ceiling" \
   || { bad "JSON content"; jq . "$work/cap.json" | head -60; }
-fv=$("$FIO" --version 2>/dev/null)
+fv=$("${FIO:-fio}" --version 2>/dev/null)
 jq -e --arg v "$fv" '.fio_version == $v and .hosts[0].fio_version == $v' "$work/cap.json" > /dev/null \
   && ok "JSON names the fio that ran ($fv)" || bad "JSON: fio_version $(jq -c '[.fio_version, .hosts[0].fio_version]' "$work/cap.json"), not $fv"
 e1=$(jq '.details.capacity.rows[0].entries_per_save' "$work/cap.json"); e8=$(jq '.details.capacity.rows[1].entries_per_save' "$work/cap.json")
