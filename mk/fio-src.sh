@@ -6,7 +6,8 @@
 #                               ./configure run if it has not been), else OUTDIR/fio-VERSION if an earlier
 #                               fetch made it; anything else is one line naming FIO_SRC and `make deps`
 #   mk/fio-src.sh fetch OUTDIR  `make deps`: fetches the Debian source package of the installed fio with
-#                               apt-get source into OUTDIR/fio-VERSION and configures it
+#                               apt-get source into OUTDIR/fio-VERSION and configures it; from its upstream
+#                               tarball alone where the mirror lacks the rest; none: one line naming FIO_SRC
 # Both print the tree's directory and its fio version (two lines) on stdout.
 # The deb-src list of fetch is private (under OUTDIR) and built from the mirror URIs already in the
 # system's apt configuration; the system's sources are never edited and no host name is written into the repo.
@@ -108,6 +109,10 @@ else
   [ -n "$ORIG" ] || { echo "fio-src: the mirror serves no complete source of fio $PKGVER and it has no upstream tarball (see $LOG): $NEED" >&2; exit 1; }
   URI=$(printf '%s\n' "$ORIG" | awk '{ print $1 }' | tr -d "'"); NAME=$(printf '%s\n' "$ORIG" | awk '{ print $2 }')
   HASH=$(printf '%s\n' "$ORIG" | awk '{ print $4 }')
+  # apt-get source may have left it (checked against the index's hash here, else fetched again)
+  case $HASH in SHA256:*)
+    [ "$(sha256sum < "$OUT/apt/src/$NAME" 2>/dev/null | cut -d' ' -f1)" = "${HASH#SHA256:}" ] || rm -f "$OUT/apt/src/$NAME" ;;
+  *) rm -f "$OUT/apt/src/$NAME" ;; esac
   if [ ! -s "$OUT/apt/src/$NAME" ]; then
     /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$URI" "$OUT/apt/src/$NAME" "$HASH" >>"$LOG" 2>&1 || {
       why=$(tr -s " " <"$LOG" | sed -n 's/^E: Failed to fetch [^ ]*  *\([0-9][0-9][0-9] [^[]*[^[ ]\).*/\1/p' | tail -n1)
