@@ -260,7 +260,8 @@ static void test_kinds_sizes(void **s)
 
 /* The draw: a function of (seed, n) alone, the same for the same seed; each kind's share near its rate's
  * (10 : 0.333, 3.2 % node statuses); another seed, another sequence. The first draws of seed 1 are fixed
- * here: bench/putload's Go draw must give the same (its -selftest prints them). */
+ * here, and bench/putload's Go draw gives the same (its -selftest prints them). */
+#define KINDS_SELFTEST_FIRST64 "0000001000000000000010000000000000000000000010000000000000000000"
 static void test_kinds_draw(void **s)
 {
     (void)s;
@@ -279,6 +280,12 @@ static void test_kinds_draw(void **s)
     assert_true(share > want * 0.9 && share < want * 1.1);
     assert_true(same < N); /* another seed draws otherwise */
     assert_int_equal(kinds_mix(0), 0xe220a8397b1dcdafull);
+    /* the first 64 kinds at seed 1, as `putload -selftest` prints them (bench/k8s_lab.sh compares) */
+    char first[65];
+    for (unsigned n = 0; n < 64; n++)
+        first[n] = (char)('0' + kinds_pick(&k, 1, n));
+    first[64] = '\0';
+    assert_string_equal(first, KINDS_SELFTEST_FIRST64);
     kinds one;
     assert_int_equal(kinds_parse("a:5:8:8", &one, err, sizeof err), 0);
     assert_int_equal(kinds_pick(&one, 1, 12345), 0);
