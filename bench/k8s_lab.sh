@@ -30,7 +30,7 @@ done
 # the client, built offline from Debian's clientv3 (golang-etcd-server-dev) in a private GOPATH
 mkdir -p "$BUILD/bench/gopath" "$BUILD/bench/gocache"
 (cd "$BENCH_DIR/putload" && GO111MODULE=off GOPATH="$BUILD/bench/gopath:/usr/share/gocode" GOCACHE="$BUILD/bench/gocache" \
-  GOFLAGS= go build -o "$PUTLOAD" .) || { echo "k8s_lab: building bench/putload failed" >&2; exit 2; }
+  GOFLAGS='' go build -o "$PUTLOAD" .) || { echo "k8s_lab: building bench/putload failed" >&2; exit 2; }
 # putload's draw is the engine's: the values test_load holds for engine/kinds.h
 want="e220a8397b1dcdaf 0000001000000000000010000000000000000000000010000000000000000000"
 got=$("$PUTLOAD" -selftest)
