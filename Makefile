@@ -119,7 +119,7 @@ ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer
 ASAN_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_INTEG := $(addprefix tests/%/,$(addsuffix .sh,it_verdict it_compare it_cli it_abi it_fio_matrix it_fleet \
 	it_fleet_ssh it_check it_etcd_metrics it_etcd_tls it_faults_engine it_faults_shim it_faults_slow it_engine_wal \
-	it_engine_safety it_engine_fill it_backend it_job it_threads it_causes it_pidns))
+	it_engine_safety it_engine_fill it_engine_kinds it_backend it_job it_threads it_causes it_pidns))
 check-asan: deps
 	$(MAKE) DEVELOPER=1 BUILD=$(ASAN_DIR) CFLAGS='$(ASAN_CFLAGS)' SAN='$(ASAN_SAN)' ASAN_BUILD=1 tests asan-fio
 	@start=$$(date +%s); \

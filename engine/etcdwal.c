@@ -97,6 +97,7 @@ static void etcdwal_cleanup(struct thread_data *td)
     etcdwal_wake_siblings(td);
     if (c->load && c->mode == MODE_WAL)
         ldr_wal_free(&c->lw);
+    free(c->kinds_payload);
     free(c);
     td->io_ops_data = NULL;
 }
@@ -148,6 +149,49 @@ static int load_init(struct thread_data *td, struct etcdwal_ctx *c, struct etcdw
     return 0;
 }
 
+/* etcd_kinds= (WAL mode): the mix parsed and the payload of its largest entry made, bytes no filesystem
+ * compresses away (xorshift64, as loadrun.c's). A backend job ignores the option: its pages per commit are
+ * in its job file (fdatasync=N). -1 with the message logged. */
+static int kinds_init(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal_options *o)
+{
+    if (!o->kinds_text || !o->kinds_text[0] || c->mode != MODE_WAL)
+        return 0;
+    if (o->clients) {
+        log_err("etcdwal: %s: etcd_kinds= and etcd_clients= do not go together: the kinds are for the paced "
+                "profile (one put per write io_u)\n", job_name(td));
+        return -1;
+    }
+    char err[256];
+    if (kinds_parse(o->kinds_text, &c->ks, err, sizeof err) != 0) {
+        log_err("etcdwal: %s: %s\n", job_name(td), err);
+        return -1;
+    }
+    size_t n = kinds_max_entry_bytes(&c->ks);
+    if (!(c->kinds_payload = malloc(n))) {
+        log_err("etcdwal: %s: out of memory for a %zu-byte entry\n", job_name(td), n);
+        return -1;
+    }
+    uint64_t x = 0x2545f4914f6cdd1dull ^ o->seed;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        c->kinds_payload[i] = (unsigned char)(x >> 24);
+    }
+    c->kinds_seed = o->seed;
+    c->use_kinds = 1;
+    return 0;
+}
+
+/* One write io_u under etcd_kinds=: the next put's kind is drawn, its entry appended. */
+static int kinds_append(struct etcdwal_ctx *c)
+{
+    unsigned i = kinds_pick(&c->ks, c->kinds_seed, c->kinds_drawn++);
+    c->kinds_count[i]++;
+    return wal_append(&c->w, c->kinds_payload, kinds_entry_bytes(c->ks.k[i].key_bytes, c->ks.k[i].val_bytes),
+                      c->err, sizeof c->err);
+}
+
 /* The job's private directory inside filename=/directory=, after removing the stale ones of dead runs
  * (privdir_reap_stale, privdir.h). -1 with the message logged. */
 static int make_privdir(struct thread_data *td, struct etcdwal_ctx *c)
@@ -172,6 +216,7 @@ static int make_privdir(struct thread_data *td, struct etcdwal_ctx *c)
  * jobs waiting on it. -1 with the message logged. */
 static int open_wal(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwal_options *o)
 {
+    size_t kmax = c->use_kinds ? kinds_max_entry_bytes(&c->ks) : 0;
     wal_config cfg = {
         .segment_bytes = o->segment_bytes ? o->segment_bytes : WAL_DEFAULT_SEGMENT_BYTES,
         .prealloc_mode = (int)o->prealloc,
@@ -184,6 +229,8 @@ static int open_wal(struct thread_data *td, struct etcdwal_ctx *c, struct etcdwa
         .first_fill_bytes = o->first_fill,
         .cancel = &td->terminate,
     };
+    if (kmax > cfg.max_entry_bytes)
+        cfg.max_entry_bytes = kmax;
     c->have_wal = 1;
     int rc = wal_create(&c->w, c->pd.fd, &cfg, c->err, sizeof c->err);
     etcdwal_fill_release(o);
@@ -226,6 +273,9 @@ static void init_undo(struct etcdwal_ctx *c, struct etcdwal_options *o)
     if (c->load && c->mode == MODE_WAL)
         ldr_wal_free(&c->lw);
     c->load = 0;
+    free(c->kinds_payload);
+    c->kinds_payload = NULL;
+    c->use_kinds = 0;
     if (c->have_wal) {
         wal_close(&c->w, c->err, sizeof c->err);
         c->have_wal = 0;
@@ -261,7 +311,7 @@ int etcdwal_init(struct thread_data *td)
     c->mode = (int)o->mode;
     c->load = o->clients > 0;
     td->io_ops_data = c;
-    if (load_init(td, c, o) != 0) {
+    if (load_init(td, c, o) != 0 || kinds_init(td, c, o) != 0) {
         c->pd.path[0] = 0;
         goto fail;
     }
@@ -297,7 +347,9 @@ static enum fio_q_status etcdwal_queue(struct thread_data *td, struct io_u *io_u
         if (!rc && io_u->ddir == DDIR_WRITE)
             io_u->resid = 0;
     } else if (io_u->ddir == DDIR_WRITE) {
-        if (c->mode == MODE_WAL)
+        if (c->use_kinds)
+            rc = kinds_append(c);
+        else if (c->mode == MODE_WAL)
             rc = wal_append(&c->w, io_u->xfer_buf, io_u->xfer_buflen, c->err, sizeof c->err);
         else
             rc = bb_write(c->db, io_u->xfer_buf, io_u->xfer_buflen, c->err, sizeof c->err);

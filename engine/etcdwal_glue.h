@@ -40,6 +40,7 @@
 
 #include "bbolt.h"
 #include "hist.h"
+#include "kinds.h"
 #include "lifeline.h"
 #include "load.h"
 #include "loadrun.h"
@@ -64,6 +65,8 @@ struct etcdwal_options {
     unsigned int clients;       /* closed-loop load (load.h): virtual clients, 0 = off */
     unsigned int key_bytes, val_bytes;
     unsigned long long client_ns, apply_ns, entry_ns, put_gap_ns;
+    char *kinds_text;           /* etcd_kinds=: each write io_u is one put of a kind drawn from this mix */
+    unsigned long long seed;    /* etcd_seed=: the draw's seed */
     unsigned int fill_counted; /* not an option: set by setup when this job's fill holds the gate */
     int parent_pid;            /* not an option: fio's process that forks the jobs, recorded by setup */
 };
@@ -78,6 +81,12 @@ struct etcdwal_ctx {
     int load;          /* etcd_clients > 0: the closed-loop load drives the WAL or the backend */
     ldr_wal lw;
     ldr_be lb;
+    int use_kinds;     /* etcd_kinds= given (WAL mode): the entry of each write io_u is of a drawn kind */
+    kinds ks;
+    uint64_t kinds_seed;             /* etcd_seed= (td->eo is hidden while a job process runs) */
+    uint64_t kinds_drawn;            /* puts drawn so far (the index of the next draw) */
+    uint64_t kinds_count[KINDS_MAX]; /* entries written per kind */
+    unsigned char *kinds_payload;    /* the largest kind's entry bytes (a put of a smaller kind is its prefix) */
     uint64_t io_errors;
     char interposers[1024]; /* sys_interposers(): what in fio's process could replace file calls */
     char err[512];

@@ -184,5 +184,26 @@ struct fio_option etcdwal_fio_options[] = {
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },
+    {
+        .name = "etcd_kinds",
+        .lname = "Put kinds",
+        .type = FIO_OPT_STR_STORE,
+        .off1 = offsetof(struct etcdwal_options, kinds_text),
+        .help = "WAL mode: each write io_u is one put whose entry is of a kind drawn from this mix, in "
+                "proportion to the rates (the io_u's own bytes are not written): NAME:RATE:KEY_BYTES:VAL_BYTES"
+                "[,...] (engine/kinds.h; etcd-fio job --load k8s writes one)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
+    {
+        .name = "etcd_seed",
+        .lname = "Put kinds seed",
+        .type = FIO_OPT_STR_VAL,
+        .off1 = offsetof(struct etcdwal_options, seed),
+        .def = "1",
+        .help = "The seed of etcd_kinds=' draw (bench/putload -seed draws the same sequence)",
+        .category = FIO_OPT_C_ENGINE,
+        .group = FIO_OPT_G_INVALID,
+    },
     {.name = NULL},
 };

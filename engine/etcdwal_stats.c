@@ -55,6 +55,18 @@ void etcdwal_write_stats(struct thread_data *td, struct etcdwal_ctx *c, const ch
         fputs("}", f);
         if (c->load)
             ldr_wal_json(&c->lw, f);
+        if (c->use_kinds) {
+            /* entries written per kind, each with its entry bytes: what the mix made of the run */
+            fputs(",\"kinds\":[", f);
+            for (unsigned i = 0; i < c->ks.n; i++) {
+                fprintf(f, "%s{\"name\":", i ? "," : "");
+                put_json_string(f, c->ks.k[i].name);
+                fprintf(f, ",\"rate\":%.6g,\"key_bytes\":%u,\"val_bytes\":%u,\"entry_bytes\":%zu,\"entries\":%" PRIu64 "}",
+                        c->ks.k[i].rate, c->ks.k[i].key_bytes, c->ks.k[i].val_bytes,
+                        kinds_entry_bytes(c->ks.k[i].key_bytes, c->ks.k[i].val_bytes), c->kinds_count[i]);
+            }
+            fputs("]", f);
+        }
     } else {
         if (c->db) {
             fputs(",\"backend\":", f);

@@ -33,7 +33,8 @@ static const char usage[] =
     "profile, show the disk no slower under etcd's load; otherwise phase 2 decides, as with --faithful.\n";
 
 static const cli_opt options[] = {
-    CLI_OPT("load", 'l', "L", "etcdctl check perf load level: s (default), m, l, xl"),
+    CLI_OPT("load", 'l', "L", "etcdctl check perf load level: s (default), m, l, xl; or k8s[:NODES], a Kubernetes "
+            "control plane of NODES nodes (default 100, at most 5000): node Leases every 10 s, Node status every 5 min"),
     CLI_OPT("max-time", 't', "S", "stop after S seconds at the latest (default 120; a time too short to ever "
             "decide is refused with the minimum that can)"),
     CLI_OPT("min-syncs", 'n', "N", "no decision before N samples of each job (default 100)"),
@@ -96,7 +97,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         switch (c) {
         case 'l':
             if (!profile_load_valid(p.arg)) {
-                cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
+                cli_err(cmd, "--load %.100s: " PROFILE_LOADS_EXPECTED, p.arg);
                 return -1;
             }
             o->load = p.arg;
@@ -160,7 +161,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
  * --max-time (WAL frames + bbolt growth, rough per-load rates of the profile), and the classic job. */
 static uint64_t space_needed(const check_opts *o)
 {
-    double mb_per_s = !strcmp(o->load, "xl") ? 55 : !strcmp(o->load, "l") ? 30 : !strcmp(o->load, "m") ? 4 : 1;
+    double mb_per_s = profile_mb_per_s(o->load);
     double need = 3.0 * CHECK_SEGMENT_BYTES + 16.0 * 1048576 + mb_per_s * 1048576 * o->max_time * 1.2;
     if (o->classic)
         need += 23.0 * 1048576;

@@ -63,7 +63,7 @@ static const cli_opt fleet_options[] = {
     CLI_OPT("dir", 'd', "DIR", "directory on the nodes (default " FLEET_DEFAULT_DIR "); the run works in a private "
             "directory under it and removes it. A DIR per host overrides it. No '#', ';', newline, quote, '\\', "
             "'`', '$' or '!' (fio's job files and the remote shell)"),
-    CLI_OPT("load", 'l', "s|m|l|xl", "load level, as `etcdctl check perf --load` (default s)"),
+    CLI_OPT("load", 'l', "L", "load level, as `etcdctl check perf --load` (s, the default, m, l, xl), or k8s[:NODES]"),
     CLI_OPT("confidence", 'n', "C", "confidence of the bound on each p99, 0.5..0.9999 (default 0.95)"),
     CLI_OPT("accept-point-estimate", 'a', NULL, "when a host's bound straddles a threshold, give the verdict of its "
             "p99 (the point estimate) instead of UNKNOWN"),
@@ -163,7 +163,7 @@ static int path_opt(fleet *f, int c, const char *arg, char *err, size_t errlen)
         return 0;
     case 'l':
         if (!profile_load_valid(arg)) {
-            cli_msg(err, errlen, "--load %s: unknown load level (s, m, l, xl)", arg);
+            cli_msg(err, errlen, "--load %.100s: " PROFILE_LOADS_EXPECTED, arg);
             return -1;
         }
         f->load = arg;

@@ -19,7 +19,8 @@ static const char usage[] =
     "`etcdctl check perf --load=LEVEL` (s: 150 puts/s, m: 1000, l: 8000, xl: 15000).\n";
 
 static const cli_opt options[] = {
-    CLI_OPT("load", 'l', "LEVEL", "s (default), m, l or xl"),
+    CLI_OPT("load", 'l', "LEVEL", "s (default), m, l or xl; or k8s[:NODES]: a Kubernetes control plane of NODES "
+            "nodes (default 100, 1..5000): node Leases every 10 s, Node status every 5 min"),
     CLI_OPT("dir", 'd', "DIR", "directory to test (default: the current directory); the engine works in a "
             "private subdirectory it removes at the end. No '#', ';' or newline (fio's job-file parser cuts the "
             "value there)"),
@@ -51,7 +52,7 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, profile_opts *o
         case 'l':
             o->load = p.arg;
             if (!profile_load_valid(p.arg)) {
-                cli_err(cmd, "--load %.100s: expected s, m, l or xl", p.arg);
+                cli_err(cmd, "--load %.100s: " PROFILE_LOADS_EXPECTED, p.arg);
                 return -1;
             }
             break;

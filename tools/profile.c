@@ -5,7 +5,10 @@
 #include "profile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../engine/kinds.h"
 
 /* Bytes one put adds to the WAL: the raftpb.Entry holding InternalRaftRequest{Put{key: prefix(20) + 256,
  * value: 1024}} (~1,343 bytes with protobuf tags, lengths, term and index). The engine frames it like
@@ -55,14 +58,107 @@ static const profile_load *find_load(const char *name)
     return NULL;
 }
 
-int profile_load_valid(const char *name) { return find_load(name) != NULL; }
+/* The Kubernetes load (`--load k8s[:NODES]`): the writes a control plane of NODES nodes makes to etcd
+ * without any workload changing, each kind at its own period, from Kubernetes' own defaults:
+ *  - every node's kubelet renews its Lease (coordination.k8s.io, namespace kube-node-lease) every 10 s
+ *    (KEP-589 "Efficient Node Heartbeats", kubernetes/enhancements keps/sig-node/589-efficient-node-heartbeats:
+ *    "start updating Lease object every 10s by default"). etcd logs range responses of 474-507 bytes for the
+ *    control plane's own Lease objects (etcd's "apply request took too long" lines quoted in k3s-io/k3s#2938,
+ *    kubernetes/kubernetes#112622, kubernetes/website#20364, kubernetes-sigs/cluster-api#8106), key and
+ *    response header included; a node's Lease also names its Node as owner: 512 bytes of value, under the
+ *    key /registry/leases/kube-node-lease/ + a 16-character node name (49 bytes);
+ *  - every node's kubelet writes its NodeStatus every 5 min when nothing changed (KEP-589: "reduce frequency
+ *    of NodeStatus update to once every 5 minutes"), the whole Node object, "average node object size 20KB
+ *    (which happens in production clusters)" (KEP-589): 20,000 bytes under /registry/minions/ + the name.
+ * Events and Pods are left out: their rates and sizes depend on the workload, and no public distribution of
+ * them was found. kube-apiserver writes through a Txn (compare mod_revision, then put: GuaranteedUpdate); the
+ * entry here is a Put, as bench/putload sends, some 30 bytes shorter. */
+#define K8S_LEASE_PERIOD_S 10.0
+#define K8S_LEASE_KEY_BYTES 49u
+#define K8S_LEASE_VAL_BYTES 512u
+#define K8S_NODE_PERIOD_S 300.0
+#define K8S_NODE_KEY_BYTES 34u
+#define K8S_NODE_VAL_BYTES 20000u
+#define K8S_SEED 1u
+
+int profile_k8s_nodes(const char *name, unsigned *nodes)
+{
+    if (!name || strncmp(name, "k8s", 3) || (name[3] && name[3] != ':'))
+        return 0;
+    if (!name[3]) {
+        *nodes = PROFILE_K8S_NODES_DEFAULT;
+        return 1;
+    }
+    const char *d = name + 4;
+    char *end;
+    if (*d < '0' || *d > '9')
+        return -1;
+    unsigned long v = strtoul(d, &end, 10);
+    if (*end || v < 1 || v > PROFILE_K8S_NODES_MAX)
+        return -1;
+    *nodes = (unsigned)v;
+    return 1;
+}
+
+void profile_k8s_kinds(unsigned nodes, char *out, size_t n)
+{
+    snprintf(out, n, "lease:%.6g:%u:%u,node:%.6g:%u:%u", nodes / K8S_LEASE_PERIOD_S, K8S_LEASE_KEY_BYTES,
+             K8S_LEASE_VAL_BYTES, nodes / K8S_NODE_PERIOD_S, K8S_NODE_KEY_BYTES, K8S_NODE_VAL_BYTES);
+}
+
+/* The k8s load's figures: the mix, puts/s, the io_u size fio counts (the mean entry, so that fio's write
+ * bandwidth is the WAL's) and the backend's pages per 100 ms commit. */
+typedef struct k8s_load {
+    unsigned nodes;
+    char kinds_text[128];
+    kinds ks;
+    double puts_per_s;
+    unsigned bs, pages_per_commit, append_pct;
+} k8s_load;
+
+static int k8s_load_of(const char *name, k8s_load *k)
+{
+    memset(k, 0, sizeof *k);
+    if (profile_k8s_nodes(name, &k->nodes) != 1)
+        return -1;
+    char err[128];
+    profile_k8s_kinds(k->nodes, k->kinds_text, sizeof k->kinds_text);
+    if (kinds_parse(k->kinds_text, &k->ks, err, sizeof err))
+        return -1;
+    k->puts_per_s = kinds_rate(&k->ks);
+    k->bs = (unsigned)(kinds_mean_entry_bytes(&k->ks) + 0.5);
+    k->pages_per_commit = kinds_commit_pages(&k->ks, 0.1);
+    /* as the closed-loop load stages them (engine/loadrun.c): new leaves at the high-water mark, the
+     * rightmost leaf, the branch path and the root leaf (3 + 1) reused */
+    k->append_pct = k->pages_per_commit > 4 ? (k->pages_per_commit - 4) * 100 / k->pages_per_commit : 0;
+    return 0;
+}
+
+int profile_load_valid(const char *name)
+{
+    unsigned n;
+    return find_load(name) != NULL || profile_k8s_nodes(name, &n) == 1;
+}
 
 unsigned long long profile_first_fill(const char *load, unsigned long long segment_bytes)
 {
     const profile_load *l = find_load(load);
+    k8s_load k;
     unsigned long long seg = segment_bytes ? segment_bytes : 64000000ull;
-    unsigned long long room = l ? (unsigned long long)l->puts_per_s * PROFILE_ENTRY_BYTES * PROFILE_ROLLOVER_AFTER_S : seg;
+    unsigned long long room = seg;
+    if (l)
+        room = (unsigned long long)l->puts_per_s * PROFILE_ENTRY_BYTES * PROFILE_ROLLOVER_AFTER_S;
+    else if (!k8s_load_of(load, &k))
+        room = (unsigned long long)(k.puts_per_s * k.bs * PROFILE_ROLLOVER_AFTER_S);
     return seg > room ? seg - room : 0;
+}
+
+double profile_mb_per_s(const char *load)
+{
+    k8s_load k;
+    if (!k8s_load_of(load, &k)) /* WAL entries and the backend's pages, 10 commits a second */
+        return (k.puts_per_s * k.bs + 10.0 * k.pages_per_commit * 4096) / 1048576.0 + 0.5;
+    return !strcmp(load, "xl") ? 55 : !strcmp(load, "l") ? 30 : !strcmp(load, "m") ? 4 : 1;
 }
 
 /* A value fio would misread: control characters would end the line (a second option could be smuggled
@@ -90,11 +186,14 @@ void profile_put_dir(FILE *out, const char *dir)
 }
 
 /* The load's figures; NULL with err for a load that does not exist or a value fio would misread. */
-static const profile_load *profile_check(const profile_opts *o, char *err, size_t errlen)
+static const profile_load *profile_check(const profile_opts *o, k8s_load *k, char *err, size_t errlen)
 {
+    static const profile_load k8s = {"k8s", 0, 0, NULL, 0, 0, 0};
     const profile_load *l = find_load(o ? o->load : NULL);
+    if (o && !l && !k8s_load_of(o->load, k))
+        l = &k8s;
     if (!o || !l) {
-        snprintf(err, errlen, "unknown load level '%s' (expected s, m, l or xl)", o && o->load ? o->load : "");
+        snprintf(err, errlen, "unknown load level '%s' (%s)", o && o->load ? o->load : "", PROFILE_LOADS_EXPECTED);
         return NULL;
     }
     if (profile_value_bad(o->dir)) {
@@ -114,13 +213,20 @@ static const profile_load *profile_check(const profile_opts *o, char *err, size_
 }
 
 /* The header comment and the [global] section. */
-static void write_global(FILE *out, const profile_opts *o, const profile_load *l)
+static void write_global(FILE *out, const profile_opts *o, const profile_load *l, const k8s_load *k)
 {
     unsigned runtime = o->runtime_s ? o->runtime_s : 60; /* etcdctl check perf runs 60 s */
-    fprintf(out, "; etcd profile, load %s: like `etcdctl check perf --load=%s` (%u puts/s from %u clients,\n"
-                 "; 256-byte keys, 1024-byte values). Written by `etcd-fio job`; examples/README.md derives\n"
-                 "; each number. Run: fio THIS_FILE --output-format=json\n",
-            l->name, l->name, l->puts_per_s, l->clients);
+    if (k)
+        fprintf(out, "; etcd profile, load k8s:%u: a Kubernetes control plane of %u nodes, the writes etcd gets\n"
+                     "; with no workload changing: each node's Lease renewed every 10 s (%u-byte values) and its\n"
+                     "; Node status every 5 min (%u bytes), KEP-589; %.4g puts/s. Written by `etcd-fio job`;\n"
+                     "; man etcdwal(7) gives the sources. Run: fio THIS_FILE --output-format=json\n",
+                k->nodes, k->nodes, K8S_LEASE_VAL_BYTES, K8S_NODE_VAL_BYTES, k->puts_per_s);
+    else
+        fprintf(out, "; etcd profile, load %s: like `etcdctl check perf --load=%s` (%u puts/s from %u clients,\n"
+                     "; 256-byte keys, 1024-byte values). Written by `etcd-fio job`; examples/README.md derives\n"
+                     "; each number. Run: fio THIS_FILE --output-format=json\n",
+                l->name, l->name, l->puts_per_s, l->clients);
     if (o->heavy)
         fputs("; HEAVIER THAN ETCD (etcd-fio check's phase 1): the WAL is not rate-limited and the backend\n"
               "; commits back to back, with etcd's batches and pages; a disk whose p99s pass this passes etcd's.\n",
@@ -134,7 +240,23 @@ static void write_global(FILE *out, const profile_opts *o, const profile_load *l
 }
 
 /* The [etcd-wal] job: etcd's Saves (entries appended, then fdatasync). */
-static void write_wal_job(FILE *out, const profile_opts *o, const profile_load *l)
+/* The k8s load's WAL lines: each write io_u is one put of a kind the engine draws (etcd_kinds=), one Save
+ * each; fio paces the puts by bytes at the mix's rate. */
+static void write_wal_k8s(FILE *out, const profile_opts *o, const k8s_load *k)
+{
+    fprintf(out, "etcd_kinds=%s\netcd_seed=%u\n", k->kinds_text, K8S_SEED);
+    fputs("rw=write\n", out);
+    fprintf(out, "bs=%u\n", k->bs);
+    fputs("fdatasync=1\n", out);
+    if (o->heavy) {
+        fprintf(out, "; no rate=: Saves back to back (etcd: %.4g puts/s, one put per Save)\n", k->puts_per_s);
+    } else {
+        fprintf(out, "; %.4g puts/s of %u bytes on average, one put per Save\n", k->puts_per_s, k->bs);
+        fprintf(out, "rate=%llu\n", (unsigned long long)(k->puts_per_s * k->bs + 0.5));
+    }
+}
+
+static void write_wal_job(FILE *out, const profile_opts *o, const profile_load *l, const k8s_load *k)
 {
     fputs("\n[etcd-wal]\n", out);
     /* engine options follow ioengine= in the job section itself, so fio's JSON "job options" of each job
@@ -145,11 +267,17 @@ static void write_wal_job(FILE *out, const profile_opts *o, const profile_load *
         fprintf(out, "etcd_segment_bytes=%llu\n", o->segment_bytes);
     /* segment 0 starts PROFILE_ROLLOVER_AFTER_S seconds of WAL bytes short of its end, like a long-running
      * etcd's last segment (engine/README.md): every run crosses a rollover at the full segment size */
-    unsigned long long fill = profile_first_fill(l->name, o->segment_bytes);
+    unsigned long long fill = profile_first_fill(o->load, o->segment_bytes);
     if (fill)
         fprintf(out, "etcd_first_segment_fill=%llu\n", fill);
     if (o->wal_stats_file)
         fprintf(out, "etcd_stats_file=%s\n", o->wal_stats_file);
+    if (k) {
+        write_wal_k8s(out, o, k);
+        if (o->ionice)
+            fputs("prioclass=2\nprio=0\n", out);
+        return;
+    }
     fputs("rw=write\n", out);
     fprintf(out, "bssplit=%s\n", l->wal_bssplit);
     /* without it fio rounds every size down to a multiple of the smallest one (io_u.c get_next_buflen),
@@ -175,34 +303,37 @@ static void write_wal_job(FILE *out, const profile_opts *o, const profile_load *
 }
 
 /* The [etcd-backend] job: bbolt's commits (pages written, then fdatasync) every 100 ms. */
-static void write_backend_job(FILE *out, const profile_opts *o, const profile_load *l)
+static void write_backend_job(FILE *out, const profile_opts *o, const profile_load *l, const k8s_load *k)
 {
+    unsigned pages = k ? k->pages_per_commit : l->pages_per_commit;
     fputs("\n[etcd-backend]\n", out);
     fprintf(out, "ioengine=external:%s\n", o->engine_path);
     fputs("etcd_mode=backend\n", out);
-    fprintf(out, "etcd_backend_append_pct=%u\n", l->append_pct);
+    fprintf(out, "etcd_backend_append_pct=%u\n", k ? k->append_pct : l->append_pct);
     if (o->backend_stats_file)
         fprintf(out, "etcd_stats_file=%s\n", o->backend_stats_file);
     fputs("rw=write\nbs=4096\n", out);
-    fprintf(out, "fdatasync=%u\n", l->pages_per_commit);
+    fprintf(out, "fdatasync=%u\n", pages);
     /* fio sleeps after the batch's last page and before its commit, so one cycle is 100 ms + the
      * commit, like etcd's backend timer that is reset after each commit; the heavy profile commits
      * back to back (its batches fill as if etcd's puts arrived without end) */
     if (o->heavy)
         fputs("; no thinktime: commits back to back (etcd: every 100 ms)\n", out);
     else
-        fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", l->pages_per_commit);
+        fprintf(out, "thinktime=100000\nthinktime_blocks=%u\n", pages);
 }
 
 int profile_write(FILE *out, const profile_opts *o, char *err, size_t errlen)
 {
-    const profile_load *l = profile_check(o, err, errlen);
+    k8s_load kl;
+    const profile_load *l = profile_check(o, &kl, err, errlen);
     if (!l)
         return -1;
-    write_global(out, o, l);
-    write_wal_job(out, o, l);
+    const k8s_load *k = l->wal_bssplit ? NULL : &kl;
+    write_global(out, o, l, k);
+    write_wal_job(out, o, l, k);
     if (!o->wal_only)
-        write_backend_job(out, o, l);
+        write_backend_job(out, o, l, k);
     if (ferror(out)) {
         snprintf(err, errlen, "write error while printing the job file");
         return -1;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 typedef struct profile_opts {
-    const char *load;            /* "s", "m", "l", "xl" */
+    const char *load;            /* "s", "m", "l", "xl", "k8s[:NODES]" */
     const char *dir;             /* fio directory= (the engine makes its private dir under it) */
     const char *engine_path;     /* path of libetcdwal.so for ioengine=external:PATH */
     unsigned    runtime_s;       /* 0: the profile's default */
@@ -39,7 +39,18 @@ int profile_value_bad(const char *v);
 /* "directory=DIR\n" as fio reads it: fio splits directory= at ':' (several directories), so a literal colon
  * is written as "\:". */
 void profile_put_dir(FILE *out, const char *dir);
-/* 1 if name is a known load level. */
+/* 1 if name is a known load level: s, m, l, xl (and their long names) or k8s[:NODES]. */
 int profile_load_valid(const char *name);
+/* What the CLI says a --load must be. */
+#define PROFILE_LOADS_EXPECTED "expected s, m, l, xl or k8s[:NODES] with NODES 1..5000"
+/* The Kubernetes load, k8s[:NODES] (profile.c gives its kinds and their sources). */
+#define PROFILE_K8S_NODES_DEFAULT 100u
+#define PROFILE_K8S_NODES_MAX 5000u
+/* 1 with *nodes for "k8s" or "k8s:N" (N 1..PROFILE_K8S_NODES_MAX), -1 for another "k8s:..." , 0 otherwise. */
+int profile_k8s_nodes(const char *name, unsigned *nodes);
+/* The etcd_kinds= text of the k8s load of `nodes` nodes (bench/k8s_lab.sh hands the same to putload). */
+void profile_k8s_kinds(unsigned nodes, char *out, size_t n);
+/* Rough MB/s a load writes (WAL and backend), for the room a run needs. */
+double profile_mb_per_s(const char *load);
 
 #endif

@@ -9,6 +9,13 @@
 // steady load, bench/soak.sh). The value of a key is a function of the key alone (value()), so a reader can
 // check what it reads back without the record.
 //
+// -kinds NAME:RATE:KEY_BYTES:VAL_BYTES[,...] sends a mix of put kinds (a Kubernetes control plane's writes,
+// bench/k8s_lab.sh: the text `etcd-fio job --load k8s:N` gives the engine as etcd_kinds=): the n-th put of
+// the run is of the kind engine/kinds.h's seeded draw picks (-seed, the engine's etcd_seed=), with that
+// kind's key and value sizes, and the puts are paced at the mix's total rate unless -rate says otherwise.
+// -selftest prints the draw's check values (kinds_mix(0) and the first 64 kinds of the k8s mix at seed 1)
+// for bench/k8s_lab.sh to hold against the engine's.
+//
 // Build offline (bench/capacity.sh does): GO111MODULE=off GOPATH=DIR:/usr/share/gocode go build
 package main
 
@@ -18,9 +25,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -80,7 +90,40 @@ func main() {
 	record := flag.String("record", "", "append every acknowledged put to this file (key, revision, value)")
 	timeout := flag.Duration("timeout", 10*time.Second, "per-put timeout")
 	rate := flag.Float64("rate", 0, "puts per second over all clients, paced (0: closed loop, as fast as etcd answers)")
+	kindsText := flag.String("kinds", "", "a mix of put kinds NAME:RATE:KEY_BYTES:VAL_BYTES[,...] (engine/kinds.h); paced at its total rate unless -rate is given")
+	seed := flag.Uint64("seed", 1, "the seed of -kinds' draw (the engine's etcd_seed=)")
+	selftest := flag.Bool("selftest", false, "print the draw's check values and exit")
 	flag.Parse()
+	if *selftest {
+		ks, total, _ := parseKinds("lease:10:49:512,node:0.333333:34:20000")
+		b := make([]byte, 64)
+		for n := range b {
+			b[n] = byte('0' + kindsPick(ks, total, 1, uint64(n)))
+		}
+		fmt.Printf("%016x %s\n", kindsMix(0), b)
+		return
+	}
+	var ks []kind
+	var ktotal uint64
+	if *kindsText != "" {
+		var err error
+		if ks, ktotal, err = parseKinds(*kindsText); err != nil {
+			fmt.Fprintln(os.Stderr, "putload:", err)
+			os.Exit(2)
+		}
+		if *rate == 0 {
+			for _, k := range ks {
+				*rate += k.rate
+			}
+		}
+		for _, k := range ks {
+			if k.keySize < len("/registry/")+len(k.name)+2 {
+				fmt.Fprintf(os.Stderr, "putload: -kinds %s: a key of %d bytes cannot hold its prefix\n", k.name, k.keySize)
+				os.Exit(2)
+			}
+		}
+	}
+	var drawn uint64
 	if *clients < 1 || *conns < 1 || *keySize < len(*prefix)+1 || *valSize < 0 {
 		fmt.Fprintln(os.Stderr, "putload: need -clients >= 1, -conns >= 1, -key-size > len(prefix), -val-size >= 0")
 		os.Exit(2)
@@ -128,6 +171,9 @@ func main() {
 				gap = time.Duration(float64(*clients) / *rate * float64(time.Second))
 			}
 			due := time.Now()
+			if gap > 0 { // the clients' puts spread over the gap, not all at once (a steady stream, as etcd's clients send)
+				due = due.Add(gap * time.Duration(id) / time.Duration(*clients))
+			}
 			for atomic.LoadInt32(&stop) == 0 {
 				if gap > 0 {
 					if w := time.Until(due); w > 0 {
@@ -143,7 +189,13 @@ func main() {
 					n = atomic.AddUint64(&next, 1) - 1
 				}
 				k := key(*prefix, *keySize, n)
-				v := value(k, *valSize)
+				vsize := *valSize
+				if ks != nil { // the next put of the mix: its kind's key (under /registry/NAME/) and value sizes
+					kd := ks[kindsPick(ks, ktotal, *seed, atomic.AddUint64(&drawn, 1)-1)]
+					k = key("/registry/"+kd.name+"/", kd.keySize, n)
+					vsize = kd.valSize
+				}
+				v := value(k, vsize)
 				ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 				t0 := time.Now()
 				resp, err := kv.Put(ctx, k, v)
@@ -207,6 +259,62 @@ func main() {
 	if r.Puts == 0 {
 		os.Exit(1)
 	}
+}
+
+// kind: one put kind of -kinds, as engine/kinds.h parses it; weight = the rate in puts per 10^6 s, rounded
+// half away from zero as C's llround (Go's math.Round), so both draws use the same integers.
+type kind struct {
+	name             string
+	rate             float64
+	weight           uint64
+	keySize, valSize int
+}
+
+func parseKinds(text string) ([]kind, uint64, error) {
+	var ks []kind
+	var total uint64
+	for _, part := range strings.Split(text, ",") {
+		f := strings.Split(part, ":")
+		if len(f) != 4 || f[0] == "" {
+			return nil, 0, fmt.Errorf("-kinds %q: expected NAME:RATE:KEY_BYTES:VAL_BYTES[,...]", text)
+		}
+		r, err := strconv.ParseFloat(f[1], 64)
+		kb, err2 := strconv.Atoi(f[2])
+		vb, err3 := strconv.Atoi(f[3])
+		if err != nil || err2 != nil || err3 != nil || !(r > 0) || kb < 1 || vb < 0 {
+			return nil, 0, fmt.Errorf("-kinds %q: bad kind %q", text, part)
+		}
+		w := uint64(math.Round(r * 1e6))
+		if w == 0 {
+			w = 1
+		}
+		ks = append(ks, kind{f[0], r, w, kb, vb})
+		total += w
+	}
+	return ks, total, nil
+}
+
+// kindsMix: splitmix64's finaliser, as kinds_mix in engine/kinds.h.
+func kindsMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// kindsPick: the kind of the n-th put for seed, as kinds_pick in engine/kinds.h.
+func kindsPick(ks []kind, total, seed, n uint64) int {
+	if len(ks) < 2 {
+		return 0
+	}
+	r := kindsMix(seed^kindsMix(n)) % total
+	for i, k := range ks {
+		if r < k.weight {
+			return i
+		}
+		r -= k.weight
+	}
+	return len(ks) - 1
 }
 
 // quantile: the sample of rank ceil(q*n) (1-based), the rule libfioreport's fio readers use.

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # it_job.sh — `etcd-fio job` as a user meets it: --help; every load level (with --ionice) gives a job file
-# the real fio accepts (fio --parse-only loads the engine and checks every option, etcd_* included);
+# the real fio accepts (fio --parse-only loads the engine and checks every option, etcd_* included), the
+# Kubernetes load k8s[:NODES] too, whose file runs through fio with the engine's kinds and whose node counts
+# 0, 6000 and abc are refused (by check as well);
 # defaults (load s, 60 s, the current directory as an absolute path); bad options and values give one
 # line on stderr, nothing on stdout and exit 2; and examples/etcd.fio, with its engine path and runtime
 # replaced as its comments tell, runs through fio with a WAL job and a backend job that both have sync
@@ -39,6 +41,25 @@ rates=$(for l in s m l xl; do sed -n 's/^rate=//p' "$tmp/$l.fio"; done | tr '\n'
 pages=$(for l in s m l xl; do sed -n '/\[etcd-backend\]/,$ s/^fdatasync=//p' "$tmp/$l.fio"; done | tr '\n' ' ')
 [ "$pages" = "12 54 407 760 " ] && ok "backend pages per commit: $pages" || fail "backend pages per commit: $pages"
 
+# the Kubernetes load: fio accepts it; a 3 s run writes the mix (the WAL's stats count both kinds' entries:
+# 1000 nodes are 100 leases and 3.3 Node statuses a second) and a backend job beside it
+for l in k8s k8s:1 k8s:1000 k8s:5000; do
+  "$CLI" job --load "$l" --ionice --engine "$SO" --dir "$tmp" > "$tmp/$l.fio" 2>"$tmp/$l.err"     && "$FIO" --parse-only "$tmp/$l.fio" > "$tmp/$l.parse" 2>&1 && grep -q '^etcd_kinds=lease:' "$tmp/$l.fio"     && ok "load $l: fio accepts the job file ($(sed -n 's/^etcd_kinds=//p' "$tmp/$l.fio"))"     || { cat "$tmp/$l.err" "$tmp/$l.parse"; fail "load $l: job file rejected"; }
+done
+mkdir "$tmp/k8s"
+"$CLI" job --load k8s:1000 --runtime 3 --engine "$SO" --dir "$tmp/k8s" \
+  | sed "s|^\(\[etcd-wal\]\)\$|\1\netcd_stats_file=$tmp/k8s-wal.json|" > "$tmp/k8s-run.fio"
+if timeout 60 "$FIO" "$tmp/k8s-run.fio" --output-format=json > "$tmp/k8s.json" 2>"$tmp/k8s.err"; then
+  n=$(jq '[.jobs[] | select((.sync.lat_ns.percentile["99.000000"] // 0) > 0)] | length' "$tmp/k8s.json")
+  kinds=$(jq -r '[.kinds[] | "\(.name)=\(.entries)"] | join(" ")' "$tmp/k8s-wal.json")
+  lease=$(jq '.kinds[0].entries' "$tmp/k8s-wal.json")
+  [ "$n" = 2 ] && [ "$lease" -ge 150 ] && ok "load k8s:1000 runs: 2 jobs with sync percentiles, entries $kinds" \
+    || fail "load k8s:1000: $n jobs with sync percentiles, entries $kinds"
+  [ -z "$(ls -A "$tmp/k8s")" ] || fail "load k8s:1000 left files: $(ls -A "$tmp/k8s")"
+else
+  cat "$tmp/k8s.err"; fail "fio on the k8s:1000 job file"
+fi
+
 # defaults: load s, runtime 60, the current directory made absolute
 mkdir "$tmp/here"
 (cd "$tmp/here" && "$CLI" job --engine "$SO") > "$tmp/def.fio" || fail "job with defaults"
@@ -60,6 +81,16 @@ bad() {
   fi
 }
 bad --load xxl --engine "$SO"
+bad --load k8s:0 --engine "$SO"
+bad --load k8s:6000 --engine "$SO"
+bad --load k8s:abc --engine "$SO"
+# check refuses them the same way, before anything runs
+for l in k8s:0 k8s:6000 k8s:abc; do
+  "$CLI" check --load "$l" "$tmp" > "$tmp/bad.out" 2> "$tmp/bad.err"
+  rc=$?
+  [ $rc -eq 2 ] && [ ! -s "$tmp/bad.out" ] && [ "$(wc -l < "$tmp/bad.err")" -eq 1 ] && grep -q 'k8s\[:NODES\]' "$tmp/bad.err" \
+    && ok "check rejected --load $l: $(cat "$tmp/bad.err")" || fail "check --load $l gave exit $rc: $(cat "$tmp/bad.err")"
+done
 bad --bogus
 bad --runtime 0 --engine "$SO"
 bad --runtime 12abc --engine "$SO"

@@ -3,7 +3,9 @@
  * rate, batch (bssplit) and commit lines derived in examples/README.md, and those numbers agree with
  * each other (Saves/s × mean entries per Save = puts/s; pages per commit and append share follow from
  * the puts of one 100 ms batch); options land in the right job; bad input is refused before anything
- * is printed; examples/etcd.fio carries exactly the option lines of load s. */
+ * is printed; examples/etcd.fio carries exactly the option lines of load s. The levels s..xl render byte
+ * for byte as before the Kubernetes load came (tests/fixtures/profile/, rendered by that profile.c); k8s[:NODES]
+ * gives the engine its kinds at the nodes' rates, and a malformed node count is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -343,6 +345,109 @@ static void test_first_fill(void **state)
     free(t);
 }
 
+
+/* The job files of s, m, l and xl, in four variants (faithful; heavy with stats files; WAL only with a
+ * runtime; heavy WAL only at ionice), are byte for byte those tests/fixtures/profile/LOAD-V.fio holds, which
+ * the profile.c before the k8s load rendered with the same options: adding a load changed none of them. */
+static void test_levels_unchanged(void **state)
+{
+    (void)state;
+    const char *loads[] = {"s", "m", "l", "xl"};
+    for (size_t i = 0; i < 4; i++)
+        for (int v = 0; v < 4; v++) {
+            profile_opts o = base(loads[i]);
+            o.heavy = v & 1;
+            o.wal_only = (v >> 1) & 1;
+            o.ionice = v == 3;
+            o.runtime_s = v == 2 ? 30 : 0;
+            o.wal_stats_file = v ? "/tmp/w.json" : NULL;
+            o.backend_stats_file = v ? "/tmp/b.json" : NULL;
+            char err[256], path[512];
+            int rc;
+            char *t = render(&o, &rc, err, sizeof err);
+            assert_int_equal(rc, 0);
+            snprintf(path, sizeof path, "%s/profile/%s-%d.fio", TEST_FIXTURES, loads[i], v);
+            FILE *f = fopen(path, "r");
+            assert_non_null(f);
+            static char want[8192];
+            size_t n = fread(want, 1, sizeof want - 1, f);
+            want[n] = '\0';
+            fclose(f);
+            if (strcmp(t, want))
+                fail_msg("%s differs from the rendering of load %s variant %d:\n%s", path, loads[i], v, t);
+            free(t);
+        }
+}
+
+/* k8s[:NODES]: the kinds at NODES/10 leases and NODES/300 Node statuses a second, one put per Save at the
+ * mix's rate (bs = the mean entry, rate = puts/s x bs), the backend's pages of 100 ms of those puts; the
+ * heavy phase drops the rate only; the node count is checked. */
+static void test_k8s(void **state)
+{
+    (void)state;
+    char err[256], w[4096], b[4096], v[256];
+    int rc;
+    unsigned nodes = 0;
+    assert_int_equal(profile_k8s_nodes("k8s", &nodes), 1);
+    assert_int_equal(nodes, PROFILE_K8S_NODES_DEFAULT);
+    assert_int_equal(profile_k8s_nodes("k8s:1", &nodes), 1);
+    assert_int_equal(nodes, 1);
+    assert_int_equal(profile_k8s_nodes("k8s:5000", &nodes), 1);
+    assert_int_equal(nodes, 5000);
+    const char *bad[] = {"k8s:0", "k8s:5001", "k8s:6000", "k8s:abc", "k8s:", "k8s:-1", "k8s:10x", "k8s:+5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(profile_k8s_nodes(bad[i], &nodes), -1);
+        assert_false(profile_load_valid(bad[i]));
+        profile_opts o = base(bad[i]);
+        char *t = render(&o, &rc, err, sizeof err);
+        assert_int_equal(rc, -1);
+        assert_string_equal(t, "");
+        assert_non_null(strstr(err, "k8s[:NODES]"));
+        free(t);
+    }
+    assert_int_equal(profile_k8s_nodes("k8sx", &nodes), 0);
+    assert_int_equal(profile_k8s_nodes("s", &nodes), 0);
+
+    profile_opts o = base("k8s:1000");
+    char *t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    section(t, "etcd-wal", w, sizeof w);
+    section(t, "etcd-backend", b, sizeof b);
+    opt_str(w, "etcd_kinds", v, sizeof v);
+    assert_string_equal(v, "lease:100:49:512,node:3.33333:34:20000");
+    char kt[128];
+    profile_k8s_kinds(1000, kt, sizeof kt);
+    assert_string_equal(kt, v);
+    assert_int_equal(opt_num(w, "etcd_seed"), 1);
+    assert_int_equal(opt_num(w, "fdatasync"), 1);
+    /* mean entry: (100 x 582 + 3.33333 x 20057) / 103.333 = 1210 bytes */
+    assert_int_equal(opt_num(w, "bs"), 1210);
+    assert_int_equal(opt_num(w, "rate"), 125033); /* 103.333 puts/s x 1210 */
+    assert_null(strstr(w, "bssplit="));
+    /* 10 leases (5 a leaf: 2 leaves) + 0.333 Node statuses (5 pages each) + half a leaf, + 3 = 8 pages */
+    assert_int_equal(opt_num(b, "fdatasync"), 8);
+    assert_int_equal(opt_num(b, "thinktime_blocks"), 8);
+    assert_int_equal(opt_num(b, "etcd_backend_append_pct"), 50);
+    assert_int_equal(opt_num(w, "etcd_first_segment_fill"), 64000000 - 250066); /* 2 s of 103.333 puts/s x 1210 bytes */
+    assert_int_equal(opt_num(w, "etcd_first_segment_fill"), (long)profile_first_fill("k8s:1000", 0));
+    free(t);
+
+    o = base("k8s");
+    o.heavy = 1;
+    t = render(&o, &rc, err, sizeof err);
+    assert_int_equal(rc, 0);
+    section(t, "etcd-wal", w, sizeof w);
+    section(t, "etcd-backend", b, sizeof b);
+    opt_str(w, "etcd_kinds", v, sizeof v);
+    assert_string_equal(v, "lease:10:49:512,node:0.333333:34:20000");
+    assert_int_equal(opt_num(w, "rate"), -1);
+    assert_null(strstr(b, "thinktime="));
+    assert_int_equal(opt_num(b, "fdatasync"), 4); /* one lease a batch: one leaf + 3 */
+    free(t);
+    assert_true(profile_mb_per_s("k8s:5000") > profile_mb_per_s("k8s:1"));
+    assert_true(profile_mb_per_s("xl") == 55 && profile_mb_per_s("s") == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +457,8 @@ int main(void)
         cmocka_unit_test(test_example_matches),
         cmocka_unit_test(test_heavy),
         cmocka_unit_test(test_first_fill),
+        cmocka_unit_test(test_levels_unchanged),
+        cmocka_unit_test(test_k8s),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

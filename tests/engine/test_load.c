@@ -2,7 +2,9 @@
 /* test_load.c — unit tests of the closed-loop load model (engine/load.c) without fio or a clock: which puts
  * ride in each Ready, the Save/apply pipeline (a put answered during Save k+1 rides in the Ready after it),
  * the answers' order, the latency a client sees, the backend lock that holds the applies, the wire and page
- * sizes, and bad configurations. Times are made-up numbers: nothing here measures time. */
+ * sizes, and bad configurations. Times are made-up numbers: nothing here measures time. Also the put kinds
+ * (engine/kinds.h, etcd_kinds=): the text form, the entry and page sizes against the model's, and the seeded
+ * draw (the same sequence for a seed, another for another seed, each kind in proportion to its rate). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "kinds.h"
 #include "load.h"
 
 static char err[256];
@@ -206,6 +209,88 @@ static void test_put_gap(void **s)
     ld_free(&m);
 }
 
+
+static void test_kinds_parse(void **s)
+{
+    (void)s;
+    kinds k;
+    assert_int_equal(kinds_parse("lease:10:49:512,node:0.333333:34:20000", &k, err, sizeof err), 0);
+    assert_int_equal(k.n, 2);
+    assert_string_equal(k.k[0].name, "lease");
+    assert_true(k.k[0].rate == 10.0);
+    assert_int_equal(k.k[0].key_bytes, 49);
+    assert_int_equal(k.k[0].val_bytes, 512);
+    assert_int_equal(k.k[0].weight, 10000000);
+    assert_int_equal(k.k[1].weight, 333333);
+    assert_int_equal(k.k[1].val_bytes, 20000);
+    assert_int_equal(kinds_parse("one:1:8:0", &k, err, sizeof err), 0);
+    assert_int_equal(k.n, 1);
+    const char *bad[] = {"", "x", "a:1:8", "a:0:8:1", "a:-1:8:1", "a:1:0:1", "a:1:8:1,", "a:1:8:1;b:1:1:1",
+                         ":1:8:1", "a:1:8:1x", "a:1:8:9999999", "a:b:8:1", "a:1:8:1,b:1:1:1,c:1:1:1,d:1:1:1,"
+                         "e:1:1:1,f:1:1:1,g:1:1:1,h:1:1:1,i:1:1:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(kinds_parse(bad[i], &k, err, sizeof err), -1);
+        assert_non_null(strstr(err, "etcd_kinds"));
+        assert_null(strchr(err, '\n'));
+    }
+}
+
+/* The kinds' sizes are the model's: entry bytes as ld_entry_bytes, and a one-kind mix's pages per commit
+ * as ld_commit_pages gives for the same puts. */
+static void test_kinds_sizes(void **s)
+{
+    (void)s;
+    const unsigned kb[] = {1, 8, 49, 256, 300}, vb[] = {0, 100, 256, 512, 1024, 20000, 200000};
+    for (size_t i = 0; i < sizeof kb / sizeof kb[0]; i++)
+        for (size_t j = 0; j < sizeof vb / sizeof vb[0]; j++)
+            assert_int_equal(kinds_entry_bytes(kb[i], vb[j]), ld_entry_bytes(kb[i], vb[j]));
+    kinds k;
+    const char *mixes[] = {"a:110:8:256", "a:10:49:512", "a:10:34:20000", "a:24000:8:256"};
+    const unsigned puts[] = {11, 1, 1, 2400};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(kinds_parse(mixes[i], &k, err, sizeof err), 0);
+        unsigned want = ld_commit_pages(puts[i], k.k[0].key_bytes, k.k[0].val_bytes);
+        assert_in_range(kinds_commit_pages(&k, 0.1), want - 1, want + 1);
+    }
+    assert_int_equal(kinds_parse("lease:10:49:512,node:0.333333:34:20000", &k, err, sizeof err), 0);
+    assert_int_equal(kinds_max_entry_bytes(&k), ld_entry_bytes(34, 20000));
+    assert_in_range((long)kinds_mean_entry_bytes(&k), 1209, 1211);
+}
+
+/* The draw: a function of (seed, n) alone, the same for the same seed; each kind's share near its rate's
+ * (10 : 0.333, 3.2 % node statuses); another seed, another sequence. The first draws of seed 1 are fixed
+ * here, and bench/putload's Go draw gives the same (its -selftest prints them). */
+#define KINDS_SELFTEST_FIRST64 "0000001000000000000010000000000000000000000010000000000000000000"
+static void test_kinds_draw(void **s)
+{
+    (void)s;
+    kinds k;
+    assert_int_equal(kinds_parse("lease:10:49:512,node:0.333333:34:20000", &k, err, sizeof err), 0);
+    unsigned c[2] = {0, 0}, same = 0;
+    const unsigned N = 100000;
+    for (unsigned n = 0; n < N; n++) {
+        unsigned a = kinds_pick(&k, 1, n);
+        assert_true(a < 2);
+        assert_int_equal(a, kinds_pick(&k, 1, n));
+        c[a]++;
+        same += a == kinds_pick(&k, 2, n);
+    }
+    double share = (double)c[1] / N, want = 0.333333 / 10.333333;
+    assert_true(share > want * 0.9 && share < want * 1.1);
+    assert_true(same < N); /* another seed draws otherwise */
+    assert_int_equal(kinds_mix(0), 0xe220a8397b1dcdafull);
+    /* the first 64 kinds at seed 1, as `putload -selftest` prints them (bench/k8s_lab.sh compares) */
+    char first[65];
+    for (unsigned n = 0; n < 64; n++)
+        first[n] = (char)('0' + kinds_pick(&k, 1, n));
+    first[64] = '\0';
+    assert_string_equal(first, KINDS_SELFTEST_FIRST64);
+    kinds one;
+    assert_int_equal(kinds_parse("a:5:8:8", &one, err, sizeof err), 0);
+    assert_int_equal(kinds_pick(&one, 1, 12345), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +299,8 @@ int main(void)
         cmocka_unit_test(test_pipeline_batches), cmocka_unit_test(test_take_twice),
         cmocka_unit_test(test_backend_lock),     cmocka_unit_test(test_closed_loop_steady),
         cmocka_unit_test(test_put_gap),
+        cmocka_unit_test(test_kinds_parse),      cmocka_unit_test(test_kinds_sizes),
+        cmocka_unit_test(test_kinds_draw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
