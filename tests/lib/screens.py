@@ -73,8 +73,12 @@ def bound(txt_path, html_path, name):
         if not m:
             continue
         cell = m.group(1)
-        cited = set(re.findall(label + r' p99 [^()]*?\((?:\u2265 )?\d+ % bound ' + B, page))
-        on_screen = set(re.findall(label + r' p99 [^()]*?\((?:\u2265 )?\d+ % bound ' + B, txt))
+        # a bound belongs to the nearest role's label before it: the text between may hold no parenthesis
+        # and no other label (a title "WAL fdatasync p99 …, backend commit p99 …" runs into the backend's
+        # sentence without one)
+        between = r'(?:(?!WAL fdatasync|backend commit)[^()])*?'
+        cited = set(re.findall(label + r' p99 ' + between + r'\((?:\u2265 )?\d+ % bound ' + B, page))
+        on_screen = set(re.findall(label + r' p99 ' + between + r'\((?:\u2265 )?\d+ % bound ' + B, txt))
         for where, got in (('the report', cited), ('the screen', on_screen)):
             if got and got != {cell}:
                 print('FAIL: %s: %s bound %s in the table, %s in %s' % (name, role, cell, sorted(got), where)); rc = 1
