@@ -124,6 +124,18 @@ void term_wrap(FILE *f, const char *first, int indent, const char *text, int wid
         if (!*p)
             break;
         size_t wl = strcspn(p, " ");
+        /* a figure keeps its unit on its line: "95 %", "1.88 ms.." */
+        static const char *const units[] = {"%", "ms", "us", "ns", "s", "MiB", "MB", "KiB", "KB", "GiB", "GB"};
+        for (int glued = 1; glued && wl && p[wl] == ' ' && p[wl - 1] >= '0' && p[wl - 1] <= '9';) {
+            const char *u = p + wl + 1;
+            size_t ul = strcspn(u, " "), core = strcspn(u, " .,;:)");
+            glued = 0;
+            for (size_t i = 0; !glued && i < sizeof units / sizeof units[0]; i++)
+                if (core == strlen(units[i]) && !strncmp(u, units[i], core)) {
+                    wl += 1 + ul;
+                    glued = 1;
+                }
+        }
         char word[1200];
         snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
         int ww = term_cols(word);
