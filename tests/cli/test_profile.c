@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "tslurp.h"
+
 #include "profile.h"
 
 #ifndef EXAMPLES_DIR
@@ -367,14 +369,11 @@ static void test_levels_unchanged(void **state)
             char *t = render(&o, &rc, err, sizeof err);
             assert_int_equal(rc, 0);
             snprintf(path, sizeof path, "%s/profile/%s-%d.fio", TEST_FIXTURES, loads[i], v);
-            FILE *f = fopen(path, "r");
-            assert_non_null(f);
-            static char want[8192];
-            size_t n = fread(want, 1, sizeof want - 1, f);
-            want[n] = '\0';
-            fclose(f);
+            size_t n;
+            char *want = slurp(path, &n);
             if (strcmp(t, want))
                 fail_msg("%s differs from the rendering of load %s variant %d:\n%s", path, loads[i], v, t);
+            free(want);
             free(t);
         }
 }
