@@ -201,7 +201,7 @@ struct fio_option etcdwal_fio_options[] = {
         .type = FIO_OPT_STR_VAL,
         .off1 = offsetof(struct etcdwal_options, seed),
         .def = "1",
-        .help = "The seed of etcd_kinds=' draw (bench/putload -seed draws the same sequence)",
+        .help = "The seed of etcd_kinds=' draw, 0..2^63-1 (bench/putload -seed draws the same sequence)",
         .category = FIO_OPT_C_ENGINE,
         .group = FIO_OPT_G_INVALID,
     },

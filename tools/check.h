@@ -104,8 +104,10 @@ fior_monitor *check_monitor(const check_opts *o, const fior_criteria *c, int hea
  * run-ended flag (fior_job.end) is neither "cut" nor unknown. 0 when not, or there is no such job. */
 int check_final(const fior_report *r);
 int check_ran_out(const fior_report *r); /* both jobs ran their runtime= out: fio's final document */
-/* The shortest --max-time that can decide a PASS (backend upper bound at the first look). */
-double check_min_time(double confidence, uint64_t min_syncs, int accept_point);
+/* The shortest --max-time that can decide a PASS: the first look that can pass, of the backend (10 commits a
+ * second; not with wal_only) and of the WAL at the load's pace; why (may be NULL) says which limits it. */
+double check_min_time(double confidence, uint64_t min_syncs, int accept_point, const char *load, int wal_only,
+                      char *why, size_t whylen);
 
 /* check_judge.c: pure */
 /* How fio ended, as the library's run facts (f's strings point into e). */

@@ -147,11 +147,11 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, check_opts *o)
         cli_err(cmd, "--cacert, --cert and --key are for --etcd URL, which is not given");
         return -1;
     }
-    double min = check_min_time(o->confidence, o->min_syncs, o->accept_point);
+    char why[160];
+    double min = check_min_time(o->confidence, o->min_syncs, o->accept_point, o->load, o->wal_only, why, sizeof why);
     if (o->max_time < min) {
-        cli_err(cmd, "--max-time %g: too short to ever decide: the backend commits 10 times a second and a PASS "
-                "at %g confidence needs %.0f s of them; use --max-time %.0f or more%s", o->max_time, o->confidence,
-                min - 5, min, o->accept_point ? "" : " (or --accept-point-estimate)");
+        cli_err(cmd, "--max-time %g: too short to ever decide: %s at %g confidence; use --max-time %.0f or more%s",
+                o->max_time, why, o->confidence, min, o->accept_point ? "" : " (or --accept-point-estimate)");
         return -1;
     }
     return 0;
@@ -313,7 +313,7 @@ static int session_phase1(check_session *s)
 static int session_phase2(check_session *s)
 {
     double left = s->o.max_time - (s->p1 ? s->r1.end.duration_s : 0);
-    double need = check_min_time(s->o.confidence, s->o.min_syncs, s->o.accept_point);
+    double need = check_min_time(s->o.confidence, s->o.min_syncs, s->o.accept_point, s->o.load, s->o.wal_only, NULL, 0);
     check_opts o2 = s->o;
     o2.max_time = left > need ? left : need;
     check_phase ph2 = {.runtime_s = (unsigned)ceil(o2.max_time), .carry = s->p1 ? s->r1.mon : NULL,

@@ -3,6 +3,7 @@
  * be run by hand, kept beside results, or distributed to other hosts. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,11 +67,6 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, profile_opts *o
         case 'r':
             if (cli_uint(&p, 1, 86400, &v))
                 return -1;
-            /* a warning, not a refusal: the job file has uses besides a verdict (a quick look at the engine) */
-            if (v < PROFILE_MIN_RUNTIME_S)
-                cli_err(cmd, "warning: --runtime %s is too short to judge: the backend job commits 10 times a second "
-                        "and the verdict needs 100 samples; use --runtime %u or more for a verdict", p.arg,
-                        PROFILE_MIN_RUNTIME_S);
             o->runtime_s = (unsigned)v;
             break;
         case 'i': o->ionice = 1; break;
@@ -83,6 +79,19 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, profile_opts *o
         cli_err(cmd, "unexpected argument '%s' (see etcd-fio help job)", argv[p.optind]);
         return -1;
     }
+    /* a warning, not a refusal: the job file has uses besides a verdict (a quick look at the engine). The
+     * verdict needs 100 samples of each job: the backend commits 10 times a second, the WAL syncs at the
+     * load's pace (a k8s load of few nodes: a few a minute). */
+    double saves = profile_saves_per_s(o->load);
+    unsigned wal_min = (unsigned)ceil(100.0 / (saves > 0 ? saves : 1)) + 2;
+    if (o->runtime_s && o->runtime_s < PROFILE_MIN_RUNTIME_S)
+        cli_err(cmd, "warning: --runtime %u is too short to judge: the backend job commits 10 times a second and the "
+                "verdict needs 100 samples; use --runtime %u or more for a verdict", o->runtime_s,
+                wal_min > PROFILE_MIN_RUNTIME_S ? wal_min : PROFILE_MIN_RUNTIME_S);
+    else if (o->runtime_s && o->runtime_s < wal_min)
+        cli_err(cmd, "warning: --runtime %u is too short to judge: the WAL job syncs about %.3g times a second under "
+                "--load %s and the verdict needs 100 samples; use --runtime %u or more for a verdict", o->runtime_s,
+                saves, o->load ? o->load : "s", wal_min);
     return 0;
 }
 

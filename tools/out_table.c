@@ -347,9 +347,35 @@ static int rows_say_reason(const result_host *h)
     return undecided > 0;
 }
 
+/* What the notes printed above the why: lines, so that an undecided why: line that only repeats one of them
+ * ("WAL fdatasync of job X: " + a row's reason, "HOST: " + a host's) is only its command. */
+typedef struct said_list {
+    const char *s[64];
+    size_t      n;
+} said_list;
+
+static void said_add(said_list *l, const char *s)
+{
+    if (s && s[0] && l->n < sizeof l->s / sizeof l->s[0])
+        l->s[l->n++] = s;
+}
+
+/* why is one of them, or one of them after a "LABEL: " lead-in */
+static int said_before(const said_list *l, const char *why)
+{
+    size_t wl = strlen(why);
+    for (size_t i = 0; i < l->n; i++) {
+        size_t sl = strlen(l->s[i]);
+        if (sl <= wl && !strcmp(why + wl - sl, l->s[i]) && (sl == wl || (wl - sl >= 2 && !strncmp(why + wl - sl - 2, ": ", 2))))
+            return 1;
+    }
+    return 0;
+}
+
 static void notes(FILE *f, const result_run *r, int width, int run_said)
 {
     int verbose = r->verbose;
+    said_list said = {{0}, 0};
     int one = r->nhosts == 1 && strcmp(r->command, "fleet");
     const char *said_reason = run_said ? (r->nhosts == 1 && r->hosts[0].reason[0] ? r->hosts[0].reason : r->reason)
                                        : NULL;
@@ -372,13 +398,18 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
             continue;
         cli_msg(first, sizeof first, "  %s: %s (%s): ", hc, fior_verdict_name(h->verdict), h->status);
         out_wrap(f, first, 4, h->reason, width);
+        said_add(&said, h->reason);
     }
     for (size_t i = 0; i < r->nhosts; i++)
         for (size_t k = 0; k < r->hosts[i].njobs; k++) {
             const result_job *j = &r->hosts[i].jobs[k];
             int says = j->verdict != FIOR_PASS && j->verdict != FIOR_FAIL && j->reason[0] && !run_said;
+            if (says && !one && r->hosts[i].reason[0] && strstr(r->hosts[i].reason, j->reason) &&
+                (verbose || r->hosts[i].verdict != FIOR_PASS))
+                says = 0; /* fleet: its host's line above says it */
             if (!verbose && !says)
                 continue;
+            said_add(&said, j->reason);
             char name[CELL], first[CELL + 16];
             job_cell(name, sizeof name, r, &r->hosts[i], j, shared_source(r) != NULL);
             if (!strcmp(r->command, "check"))
@@ -409,8 +440,8 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
             continue;
         }
         /* the answer's own reason, said above: only the command that would decide it */
-        if (!verbose && said_reason && r->explain[i].next[0] && !strcmp(r->explain[i].rule, "undecided") &&
-            !strcmp(r->explain[i].why, said_reason)) {
+        if (!verbose && r->explain[i].next[0] && !strcmp(r->explain[i].rule, "undecided") &&
+            ((said_reason && !strcmp(r->explain[i].why, said_reason)) || said_before(&said, r->explain[i].why))) {
             out_wrap(f, "  run: ", 7, r->explain[i].next, width);
             continue;
         }

@@ -161,6 +161,15 @@ double profile_mb_per_s(const char *load)
     return !strcmp(load, "xl") ? 55 : !strcmp(load, "l") ? 30 : !strcmp(load, "m") ? 4 : 1;
 }
 
+double profile_saves_per_s(const char *load)
+{
+    k8s_load k;
+    if (!k8s_load_of(load, &k)) /* one put per Save */
+        return k.puts_per_s;
+    const profile_load *l = find_load(load ? load : "s");
+    return l ? l->saves_per_s : 150;
+}
+
 /* A value fio would misread: control characters would end the line (a second option could be smuggled
  * in), and fio strips leading/trailing blanks. */
 int profile_value_bad(const char *v)

@@ -52,5 +52,7 @@ int profile_k8s_nodes(const char *name, unsigned *nodes);
 void profile_k8s_kinds(unsigned nodes, char *out, size_t n);
 /* Rough MB/s a load writes (WAL and backend), for the room a run needs. */
 double profile_mb_per_s(const char *load);
+/* WAL Saves (fdatasyncs) a second under etcd's pace of the load (NULL: s): what a run gathers WAL samples at. */
+double profile_saves_per_s(const char *load);
 
 #endif

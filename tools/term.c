@@ -123,8 +123,8 @@ void term_wrap(FILE *f, const char *first, int indent, const char *text, int wid
             p++;
         if (!*p)
             break;
-        size_t wl = strcspn(p, " ");
-        /* a figure keeps its unit on its line: "95 %", "1.88 ms.." */
+        size_t wl = strcspn(p, " "), wl0 = wl;
+        /* a figure keeps its unit on its line: "95 %", "1.88 ms.." (unless the whole would not fit on one) */
         static const char *const units[] = {"%", "ms", "us", "ns", "s", "MiB", "MB", "KiB", "KB", "GiB", "GB"};
         for (int glued = 1; glued && wl && p[wl] == ' ' && p[wl - 1] >= '0' && p[wl - 1] <= '9';) {
             const char *u = p + wl + 1;
@@ -139,6 +139,11 @@ void term_wrap(FILE *f, const char *first, int indent, const char *text, int wid
         char word[1200];
         snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
         int ww = term_cols(word);
+        if (wl != wl0 && ww > width - indent) {
+            wl = wl0;
+            snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
+            ww = term_cols(word);
+        }
         if (col > start && col + 1 + ww > width) {
             fprintf(f, "\n%*s", indent, "");
             col = start = indent;

@@ -288,9 +288,19 @@ static void test_min_time(void **state)
 {
     (void)state;
     /* 411 backend commits at 10/s for the first possible PASS at 95 % (fior_first_pass_samples) */
-    assert_true(check_min_time(0.95, 100, 0) >= 44);
-    assert_true(check_min_time(0.95, 100, 1) >= 10 && check_min_time(0.95, 100, 1) < 20);
-    assert_true(check_min_time(0.5, 100, 0) < check_min_time(0.95, 100, 0));
+    assert_true(check_min_time(0.95, 100, 0, NULL, 0, NULL, 0) >= 44);
+    assert_true(check_min_time(0.95, 100, 1, NULL, 0, NULL, 0) >= 10 && check_min_time(0.95, 100, 1, NULL, 0, NULL, 0) < 20);
+    assert_true(check_min_time(0.5, 100, 0, NULL, 0, NULL, 0) < check_min_time(0.95, 100, 0, NULL, 0, NULL, 0));
+    /* the WAL alone at s's 150 Saves a second: a few seconds, not the backend's 44 */
+    assert_true(check_min_time(0.95, 100, 0, "s", 1, NULL, 0) <= 5);
+    /* k8s:1 writes 0.1 puts a second, one per Save: 411 of them take more than an hour, and why says so */
+    char why[160];
+    double k1 = check_min_time(0.95, 100, 0, "k8s:1", 0, why, sizeof why);
+    assert_true(k1 > 3600);
+    assert_non_null(strstr(why, "WAL syncs"));
+    /* 1000 nodes: 103 Saves a second, the backend still limits */
+    assert_true(check_min_time(0.95, 100, 0, "k8s:1000", 0, why, sizeof why) < 50);
+    assert_non_null(strstr(why, "backend commits"));
 }
 
 /* check stops fio with SIGINT once decided: fio's "terminating on signal 2" line and the final document

@@ -3,7 +3,8 @@
  * and whose WAL passed has the host's sentence "backend …; WAL …" (the WAL's figures the table shows);
  * the default table prints the backend's reason under its role, not the joined sentence, and the
  * undecided why: line that would repeat it is only its command. A reason that says more than its rows
- * (interrupted) is printed once, whole, and then the command. -v keeps every line. */
+ * (interrupted) is printed once, whole, and then the command. -v keeps every line. The same for verdict's
+ * rows and fleet's hosts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,11 +130,72 @@ static void a_reason_that_says_more(void **state)
     free(t);
 }
 
+/* verdict: a row's reason under the row, and the undecided why: line that repeats it after "LABEL of job
+ * NAME: " is only its command */
+static void verdict_row_reason_once(void **state)
+{
+    (void)state;
+    static result_run r;
+    result_init(&r, "verdict", NULL);
+    result_host *h = result_add_host(&r);
+    assert_non_null(h);
+    job(h, FIOR_ROLE_WAL, FIOR_UNKNOWN, BE_WHY, 1450000, RESULT_UNKNOWN, RESULT_UNKNOWN);
+    h->verdict = FIOR_UNKNOWN;
+    result_finish(&r);
+    explain_undecided(&r.explain[r.nexplain++], "WAL fdatasync of job etcd-wal: " BE_WHY, NEXT);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    out_table(f, &r);
+    fclose(f);
+    if (count(buf, "run longer") != 1 || strstr(buf, "[undecided]") || !strstr(buf, "\n  run: " NEXT "\n"))
+        fail_msg("the row's reason not once, then the command:\n%s", buf);
+    free(buf);
+    result_free(&r);
+}
+
+/* fleet: each host's line says its reason; its rows and its undecided why: line do not say it again */
+static void fleet_host_reason_once(void **state)
+{
+    (void)state;
+    static result_run r;
+    result_init(&r, "fleet", NULL);
+    for (int k = 0; k < 2; k++) {
+        result_host *h = result_add_host(&r);
+        assert_non_null(h);
+        snprintf(h->host, sizeof h->host, "127.0.0.%d", k + 1);
+        h->port = 8799;
+        snprintf(h->status, sizeof h->status, "judged");
+        job(h, FIOR_ROLE_WAL, FIOR_UNKNOWN, "only 5 sync samples (need 100)", 1450000, RESULT_UNKNOWN,
+            RESULT_UNKNOWN);
+        h->verdict = FIOR_UNKNOWN;
+        snprintf(h->reason, sizeof h->reason, "WAL: only 5 sync samples (need 100)");
+        char why[1024];
+        snprintf(why, sizeof why, "127.0.0.%d:8799: %s", k + 1, h->reason);
+        explain_undecided(&r.explain[r.nexplain++], why, NEXT);
+    }
+    result_finish(&r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    out_table(f, &r);
+    fclose(f);
+    if (count(buf, "only 5 sync samples") != 2 || strstr(buf, "[undecided]") ||
+        !strstr(buf, "127.0.0.1:8799: unknown (judged): WAL: only 5 sync samples"))
+        fail_msg("each host's reason not once, with its host:\n%s", buf);
+    free(buf);
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rows_say_the_reason),
         cmocka_unit_test(a_reason_that_says_more),
+        cmocka_unit_test(verdict_row_reason_once),
+        cmocka_unit_test(fleet_host_reason_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,9 +138,41 @@ static void wrap_keeps_units(void **state)
     }
 }
 
+/* a chain of figures glued to their units that cannot fit on one line is broken at its spaces, never inside
+ * a number, and no line is wider than the width */
+static void wrap_long_chain(void **state)
+{
+    (void)state;
+    char text[600] = "job 1 % and 2 ms..3 ms and ";
+    for (int i = 4; i <= 40; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%d s.", i);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    term_wrap(f, "  why: ", 7, text, 40);
+    fclose(f);
+    for (const char *l = buf; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (n > 40)
+            fail_msg("a line of %zu columns:\n%s", n, buf);
+        if (e && n && l[n - 1] >= '0' && l[n - 1] <= '9') {
+            const char *q = e + 1;
+            while (*q == ' ')
+                q++;
+            if (*q >= '0' && *q <= '9')
+                fail_msg("a number cut across lines:\n%s", buf);
+        }
+        l += n + (e != NULL);
+    }
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(progress_fits), cmocka_unit_test(colour),
-                                       cmocka_unit_test(wrap_keeps_units)};
+                                       cmocka_unit_test(wrap_keeps_units),
+                                       cmocka_unit_test(wrap_long_chain)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
