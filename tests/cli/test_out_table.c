@@ -43,6 +43,20 @@ static void job(result_host *h, fior_role role, fior_verdict v, const char *why,
     snprintf(j->reason, sizeof j->reason, "%s", why);
 }
 
+/* The run as the table writer prints it at 80 columns, the run freed. */
+static char *written(result_run *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    setenv("COLUMNS", "80", 1);
+    out_table(f, r);
+    fclose(f);
+    result_free(r);
+    return buf;
+}
+
 static char *table(const char *host_reason, int verbose)
 {
     static result_run r;
@@ -60,15 +74,7 @@ static char *table(const char *host_reason, int verbose)
     snprintf(r.reason, sizeof r.reason, "%s", host_reason);
     r.verbose = verbose;
     explain_undecided(&r.explain[r.nexplain++], host_reason, NEXT);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    setenv("COLUMNS", "80", 1);
-    out_table(f, &r);
-    fclose(f);
-    result_free(&r);
-    return buf;
+    return written(&r);
 }
 
 /* occurrences of needle in the text with its wrapping undone (a line break and the indent: one space) */
@@ -143,16 +149,10 @@ static void verdict_row_reason_once(void **state)
     h->verdict = FIOR_UNKNOWN;
     result_finish(&r);
     explain_undecided(&r.explain[r.nexplain++], "WAL fdatasync of job etcd-wal: " BE_WHY, NEXT);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    out_table(f, &r);
-    fclose(f);
+    char *buf = written(&r);
     if (count(buf, "run longer") != 1 || strstr(buf, "[undecided]") || !strstr(buf, "\n  run: " NEXT "\n"))
         fail_msg("the row's reason not once, then the command:\n%s", buf);
     free(buf);
-    result_free(&r);
 }
 
 /* fleet: each host's line says its reason; its rows and its undecided why: line do not say it again */
@@ -176,17 +176,11 @@ static void fleet_host_reason_once(void **state)
         explain_undecided(&r.explain[r.nexplain++], why, NEXT);
     }
     result_finish(&r);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    out_table(f, &r);
-    fclose(f);
+    char *buf = written(&r);
     if (count(buf, "only 5 sync samples") != 2 || strstr(buf, "[undecided]") ||
         !strstr(buf, "127.0.0.1:8799: unknown (judged): WAL: only 5 sync samples"))
         fail_msg("each host's reason not once, with its host:\n%s", buf);
     free(buf);
-    result_free(&r);
 }
 
 int main(void)
