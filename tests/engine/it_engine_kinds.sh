@@ -8,7 +8,7 @@
 WALDUMP=$B/tests/waldump
 command -v jq >/dev/null 2>&1 || { echo "skip: jq not installed (make deps)"; exit 77; }
 need_built "$ENGINE" "$WALDUMP" "$CLI"
-WORK=$(mktemp -d /tmp/it-engine-kinds.XXXXXX) || exit 1
+WORK=$(mktemp -d /var/tmp/it-engine-kinds.XXXXXX) || exit 1  # not /tmp: a tmpfs on Debian 13, refused by the engine
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
 # the mix exactly as `etcd-fio job --load k8s:1000` writes it
