@@ -37,11 +37,18 @@ dir1="$work/dir1"; mkdir -p "$dir1"
 wait $crun1
 rc=$?
 cat "$work/out.txt"
-case $rc in 0|1) ;; *) cat "$work/err1.txt"; fail "exit $rc, expected 0 or 1" ;; esac
-head -n1 "$work/out.txt" | grep -Eq '^(pass|fail): WAL p99 .*, backend p99 ' || fail "first line is not the verdict"
+# exit 0 or 1; 2 only where a p99 lies in the fio histogram bucket that holds its threshold (a loaded disk
+# can land a p99 at 10 ms exactly: honestly undecided even with --accept-point-estimate)
+case $rc in
+  0|1) ;;
+  2) tr '\n' ' ' < "$work/out.txt" | tr -s ' ' | grep -q "(fio's histogram bucket), across the" ||
+       { cat "$work/err1.txt"; fail "exit 2, expected 0 or 1 (or a p99 in the bucket across its threshold)"; } ;;
+  *) cat "$work/err1.txt"; fail "exit $rc, expected 0 or 1" ;;
+esac
+head -n1 "$work/out.txt" | grep -Eq '^(pass|fail|unknown): WAL p99 .*, backend p99 ' || fail "first line is not the verdict"
 python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 80 for l in open(sys.argv[1], encoding="utf-8")))' \
   "$work/out.txt" || fail "a line over 80 columns"
-want=pass; [ $rc = 1 ] && want=fail
+want=pass; [ $rc = 1 ] && want=fail; [ $rc = 2 ] && want=unknown
 head -n1 "$work/out.txt" | grep -q "^$want" || fail "verdict line does not match exit status $rc"
 for row in 'ROLE +SAMPLES +P50 +P99 +P99.9 +MAX +BOUND (≥ )?95 % +LIMIT +VERDICT' \
            'WAL +[0-9]+ ' 'backend +[0-9]+ ' 'WAL rollovers' 'duration' \
