@@ -377,11 +377,11 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
     int verbose = r->verbose;
     said_list said = {{0}, 0};
     int one = r->nhosts == 1 && strcmp(r->command, "fleet");
-    const char *said_reason = run_said ? (r->nhosts == 1 && r->hosts[0].reason[0] ? r->hosts[0].reason : r->reason)
-                                       : NULL;
+    if (run_said) /* the verdict line said it */
+        said_add(&said, r->nhosts == 1 && r->hosts[0].reason[0] ? r->hosts[0].reason : r->reason);
     if (one && !run_said && (verbose || (r->hosts[0].verdict != FIOR_PASS && r->hosts[0].verdict != FIOR_FAIL) ||
                 r->hosts[0].basis == RESULT_BASIS_POINT) && strcmp(r->command, "verdict")) {
-        said_reason = r->hosts[0].reason;
+        said_add(&said, r->hosts[0].reason); /* here, or by its rows */
         if (verbose || !rows_say_reason(&r->hosts[0])) {
             out_wrap(f, "  ", 2, r->hosts[0].reason, width);
             run_said = 1;
@@ -441,7 +441,7 @@ static void notes(FILE *f, const result_run *r, int width, int run_said)
         }
         /* the answer's own reason, said above: only the command that would decide it */
         if (!verbose && r->explain[i].next[0] && !strcmp(r->explain[i].rule, "undecided") &&
-            ((said_reason && !strcmp(r->explain[i].why, said_reason)) || said_before(&said, r->explain[i].why))) {
+            said_before(&said, r->explain[i].why)) {
             out_wrap(f, "  run: ", 7, r->explain[i].next, width);
             continue;
         }
