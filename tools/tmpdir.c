@@ -329,9 +329,10 @@ void tmpdir_remove(const char *dir)
  * makes safe). It keeps nothing of ours open — every inherited descriptor goes, the held locks among them,
  * which it must never keep — but fd 3, the read end of a pipe whose write end only etcd-fio holds, and
  * fd 4, dir's parent (not a file in it: no writer there). */
-static void guard_main(int rfd, const char *dir)
+static void guard_main(int rfd, int ready, const char *dir)
 {
     setsid(); /* a kill of etcd-fio's process group does not reach it */
+    close(ready); /* tmpdir_guard returns now: a group kill from here on misses this process */
     prctl(PR_SET_NAME, "etcd-fio-guard", 0, 0, 0); /* what ps shows: not a second etcd-fio check */
     char base[4096];
     const char *slash = strrchr(dir, '/'), *name = slash ? slash + 1 : dir;
@@ -372,17 +373,32 @@ static void guard_main(int rfd, const char *dir)
 
 int tmpdir_guard(const char *dir)
 {
-    int i = find(dir), pfd[2];
+    int i = find(dir), pfd[2], rdy[2];
     if (i < 0 || held[i].guard > 0 || pipe2(pfd, O_CLOEXEC) != 0)
         return -1;
-    pid_t pid = fork();
-    if (pid == 0)
-        guard_main(pfd[0], held[i].path);
-    close(pfd[0]);
-    if (pid < 0) {
+    if (pipe2(rdy, O_CLOEXEC) != 0) {
+        close(pfd[0]);
         close(pfd[1]);
         return -1;
     }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(rdy[0]);
+        guard_main(pfd[0], rdy[1], held[i].path);
+    }
+    close(pfd[0]);
+    close(rdy[1]);
+    if (pid < 0) {
+        close(rdy[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    /* Until the guard has left our process group, a kill of the group (the operator's ^C, a SIGKILL of
+     * the group) would take it along and nobody would remove dir: wait for it to say so (EOF). */
+    char c;
+    while (read(rdy[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    close(rdy[0]);
     held[i].guard = pid;
     held[i].guard_fd = pfd[1];
     return 0;

@@ -190,6 +190,39 @@ static void test_guard(void **state)
     free(base);
 }
 
+/* A kill of the group at once after tmpdir_guard returns (an operator's ^C during the start): the guard has
+ * already left the group, so it lives on and removes the directory. Each round forks, guards and kills its
+ * own group without a pause, the moment a guard still in the group would be lost with it. */
+static void test_guard_kill_at_once(void **state)
+{
+    (void)state;
+    char *base = testdir_make("test_tmpdir");
+    for (int round = 0; round < 20; round++) {
+        char dir[4096] = "", err[256];
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t c = fork();
+        if (c == 0) {
+            setpgid(0, 0);
+            if (tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err) || tmpdir_guard(dir))
+                _exit(1);
+            if (write(p[1], dir, sizeof dir) != (ssize_t)sizeof dir)
+                _exit(1);
+            kill(0, SIGKILL);
+            _exit(1);
+        }
+        close(p[1]);
+        assert_int_equal(read(p[0], dir, sizeof dir), (ssize_t)sizeof dir);
+        close(p[0]);
+        int st = 0;
+        waitpid(c, &st, 0);
+        assert_true(WIFSIGNALED(st));
+        assert_true(gone_within(dir, 30000)); /* a bound for a loaded machine, not a timing */
+    }
+    assert_int_equal(rmdir(base), 0);
+    free(base);
+}
+
 static void mk(const char *base, const char *name, mode_t mode, char *out, size_t n)
 {
     snprintf(out, n, "%s/%s", base, name);
@@ -274,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_reap_killed),
         cmocka_unit_test(test_never_removed),
         cmocka_unit_test(test_guard),
+        cmocka_unit_test(test_guard_kill_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
