@@ -114,25 +114,17 @@ int check_ran_out(const fior_report *r)
 double check_min_time(double confidence, uint64_t min_syncs, int accept_point, const char *load, int wal_only,
                       char *why, size_t whylen)
 {
-    /* the first possible PASS (411 samples at 95 %: libreport/seqbound.h) of each role judged: the backend
-     * commits 10 times a second, the WAL syncs at the load's pace (a k8s load of a few nodes: a few a
-     * minute); 5 s for fio's start and the first status interval (1 s for the WAL alone, whose heavier
-     * first phase can pass before etcd's pace would) */
+    /* the first possible PASS (411 samples at 95 %: libreport/seqbound.h) of each role judged; 5 s for fio's
+     * start and the first status interval (1 s for the WAL alone, whose heavier first phase can pass before
+     * etcd's pace would) */
     uint64_t n = accept_point ? min_syncs : fior_first_pass_samples(0.99, confidence, min_syncs);
     if (n < min_syncs)
         n = min_syncs;
-    double saves = profile_saves_per_s(load);
-    double wal = ceil((double)n / (saves > 0 ? saves : 1)) + (wal_only ? 1.0 : 5.0);
-    double backend = wal_only ? 0 : ceil((double)n / 10.0) + 5.0;
-    if (why && whylen) {
-        if (wal > backend)
-            snprintf(why, whylen, "the WAL syncs about %.3g times a second under --load %s and a PASS needs %llu "
-                     "of them", saves, load ? load : "s", (unsigned long long)n);
-        else
-            snprintf(why, whylen, "the backend commits 10 times a second and a PASS needs %llu commits",
-                     (unsigned long long)n);
-    }
-    return wal > backend ? wal : backend;
+    char pace[160];
+    double t = profile_min_runtime(load, n, wal_only ? 1.0 : 5.0, wal_only, pace, sizeof pace);
+    if (why && whylen)
+        snprintf(why, whylen, "%s and a PASS needs %llu of them", pace, (unsigned long long)n);
+    return t;
 }
 
 /* One role's state for the progress line: "WAL pass 1.9 ms ≤ 2.3 ms" (the bound's upper end: a pass), "WAL

@@ -108,20 +108,14 @@ static int validate(fleet *f, const char *extra, char *err, size_t errlen)
                 "--clients FILE)");
         return -1;
     }
-    /* the backend commits 10 times a second; a PASS needs the upper bound on its p99 (one look at the end:
-     * fior_look_samples), or, with the point estimate accepted, the library's 100 samples */
-    /* ... and the WAL syncs at the load's pace (a k8s load of few nodes: a few a minute) */
-    double look = f->accept_point ? 0 : (double)fior_look_samples(NULL, f->confidence);
-    double saves = profile_saves_per_s(f->load);
-    unsigned min = f->accept_point ? PROFILE_MIN_RUNTIME_S : (unsigned)ceil(look / 10.0) + 5;
-    unsigned wal_min = f->accept_point ? 0 : (unsigned)ceil(look / (saves > 0 ? saves : 1)) + 5;
-    if (f->n && f->runtime_s && f->runtime_s < (wal_min > min ? wal_min : min)) {
-        if (wal_min > min)
-            cli_msg(err, errlen, "--runtime %u: too short to ever decide: the WAL syncs about %.3g times a second "
-                    "under --load %s; use --runtime %u or more", f->runtime_s, saves, f->load ? f->load : "s", wal_min);
-        else
-            cli_msg(err, errlen, "--runtime %u: too short to ever decide: the backend commits 10 times a second; "
-                    "use --runtime %u or more%s", f->runtime_s, min, f->accept_point ? "" : " (or --accept-point-estimate)");
+    /* each job's samples for a PASS: the upper bound on its p99 (one look at the end: fior_look_samples),
+     * or, with the point estimate accepted, the library's 100; 5 s (2 s) for fio's start */
+    uint64_t n = f->accept_point ? 100 : fior_look_samples(NULL, f->confidence);
+    char pace[160];
+    unsigned min = (unsigned)profile_min_runtime(f->load, n, f->accept_point ? 2.0 : 5.0, 0, pace, sizeof pace);
+    if (f->n && f->runtime_s && f->runtime_s < min) {
+        cli_msg(err, errlen, "--runtime %u: too short to ever decide: %s; use --runtime %u or more%s", f->runtime_s,
+                pace, min, f->accept_point ? "" : " (or --accept-point-estimate)");
         return -1;
     }
     double mt = check_min_time(f->confidence, f->min_syncs ? f->min_syncs : 100, f->accept_point, f->load, 0, NULL, 0);

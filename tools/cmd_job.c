@@ -80,18 +80,12 @@ static int parse_opts(const cli_cmd *cmd, int argc, char **argv, profile_opts *o
         return -1;
     }
     /* a warning, not a refusal: the job file has uses besides a verdict (a quick look at the engine). The
-     * verdict needs 100 samples of each job: the backend commits 10 times a second, the WAL syncs at the
-     * load's pace (a k8s load of few nodes: a few a minute). */
-    double saves = profile_saves_per_s(o->load);
-    unsigned wal_min = (unsigned)ceil(100.0 / (saves > 0 ? saves : 1)) + 2;
-    if (o->runtime_s && o->runtime_s < PROFILE_MIN_RUNTIME_S)
-        cli_err(cmd, "warning: --runtime %u is too short to judge: the backend job commits 10 times a second and the "
-                "verdict needs 100 samples; use --runtime %u or more for a verdict", o->runtime_s,
-                wal_min > PROFILE_MIN_RUNTIME_S ? wal_min : PROFILE_MIN_RUNTIME_S);
-    else if (o->runtime_s && o->runtime_s < wal_min)
-        cli_err(cmd, "warning: --runtime %u is too short to judge: the WAL job syncs about %.3g times a second under "
-                "--load %s and the verdict needs 100 samples; use --runtime %u or more for a verdict", o->runtime_s,
-                saves, o->load ? o->load : "s", wal_min);
+     * verdict needs 100 samples of each job; 2 s for fio's start. */
+    char pace[160];
+    unsigned min = (unsigned)profile_min_runtime(o->load, 100, 2.0, 0, pace, sizeof pace);
+    if (o->runtime_s && o->runtime_s < min)
+        cli_err(cmd, "warning: --runtime %u is too short to judge: %s and the verdict needs 100 samples of each job; "
+                "use --runtime %u or more for a verdict", o->runtime_s, pace, min);
     return 0;
 }
 

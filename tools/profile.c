@@ -4,6 +4,7 @@
  * in the table below is in examples/README.md ("Load levels"); keep the two in step. */
 #include "profile.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,20 @@ double profile_saves_per_s(const char *load)
         return k.puts_per_s;
     const profile_load *l = find_load(load ? load : "s");
     return l ? l->saves_per_s : 150;
+}
+
+double profile_min_runtime(const char *load, uint64_t n, double start_s, int wal_only, char *why, size_t whylen)
+{
+    double saves = profile_saves_per_s(load);
+    double wal = ceil((double)n / (saves > 0 ? saves : 1));
+    double backend = wal_only ? 0 : ceil((double)n / PROFILE_BACKEND_COMMITS_PER_S);
+    if (why && whylen) {
+        if (wal > backend)
+            snprintf(why, whylen, "the WAL syncs about %.3g times a second under --load %s", saves, load ? load : "s");
+        else
+            snprintf(why, whylen, "the backend commits %.0f times a second", PROFILE_BACKEND_COMMITS_PER_S);
+    }
+    return (wal > backend ? wal : backend) + start_s;
 }
 
 /* A value fio would misread: control characters would end the line (a second option could be smuggled

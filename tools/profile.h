@@ -4,6 +4,7 @@
 #ifndef ETCD_FIO_PROFILE_H
 #define ETCD_FIO_PROFILE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct profile_opts {
@@ -22,7 +23,6 @@ typedef struct profile_opts {
 
 /* The shortest run a verdict can come from: the backend job commits every 100 ms and the library wants
  * 100 samples (10 s), plus fio's start-up. */
-#define PROFILE_MIN_RUNTIME_S   12u
 #define PROFILE_MIN_RUNTIME_STR "12"
 #define PROFILE_BACKEND_COMMITS_PER_S 10.0
 /* The first WAL segment starts this many seconds of the load's WAL bytes short of its end
@@ -54,5 +54,10 @@ void profile_k8s_kinds(unsigned nodes, char *out, size_t n);
 double profile_mb_per_s(const char *load);
 /* WAL Saves (fdatasyncs) a second under etcd's pace of the load (NULL: s): what a run gathers WAL samples at. */
 double profile_saves_per_s(const char *load);
+/* The shortest run, in whole seconds, in which every job judged gathers n samples: the backend at
+ * PROFILE_BACKEND_COMMITS_PER_S (not judged with wal_only), the WAL at profile_saves_per_s(load) (a k8s load of few
+ * nodes: a few Saves a minute); plus start_s for fio's start. why (whylen > 0) gets the pace that sets it:
+ * "the WAL syncs about 0.103 times a second under --load k8s:1" or "the backend commits 10 times a second". */
+double profile_min_runtime(const char *load, uint64_t n, double start_s, int wal_only, char *why, size_t whylen);
 
 #endif

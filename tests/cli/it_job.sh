@@ -107,7 +107,7 @@ bad --engine "$SO" --dir "$tmp/etcd;new"    # ... and at ';'; options in any ord
   || fail "--runtime 1: $(cat "$tmp/short.err")"
 # ... and under a k8s load of one node the WAL's 0.1 puts a second set it, not the backend's 10 commits
 "$CLI" job --load k8s:1 --runtime 12 --engine "$SO" > "$tmp/k1.fio" 2> "$tmp/k1.err" \
-  && grep -q "WAL job syncs about 0.103 times a second under --load k8s:1 .* use --runtime 970 or more" "$tmp/k1.err" \
+  && grep -q "WAL syncs about 0.103 times a second under --load k8s:1 .* use --runtime 970 or more" "$tmp/k1.err" \
   && ok "--load k8s:1 --runtime 12 warns by the WAL's pace" || fail "--load k8s:1 --runtime 12: $(cat "$tmp/k1.err")"
 
 # examples/etcd.fio, edited as its comments say (engine path; a short runtime for the test)

@@ -447,6 +447,24 @@ static void test_k8s(void **state)
     assert_true(profile_mb_per_s("xl") == 55 && profile_mb_per_s("s") == 1);
 }
 
+/* The shortest run that can gather n samples of each judged job: the slower pace sets it, and says so. */
+static void test_min_runtime(void **state)
+{
+    (void)state;
+    char why[160];
+    /* load s: 150 Saves a second, the backend's 10 commits set it: 411 commits in 42 s */
+    assert_int_equal((int)profile_min_runtime("s", 411, 5, 0, why, sizeof why), 47);
+    assert_string_equal(why, "the backend commits 10 times a second");
+    /* the WAL alone at 150 a second: 3 s */
+    assert_int_equal((int)profile_min_runtime("s", 411, 1, 1, why, sizeof why), 4);
+    assert_non_null(strstr(why, "the WAL syncs about 150 times a second under --load s"));
+    /* one node: 1/10 + 1/300 Saves a second */
+    assert_int_equal((int)profile_min_runtime("k8s:1", 100, 2, 0, why, sizeof why), 970);
+    assert_non_null(strstr(why, "the WAL syncs about 0.103 times a second under --load k8s:1"));
+    /* NULL is load s; no why asked */
+    assert_int_equal((int)profile_min_runtime(NULL, 100, 2, 0, NULL, 0), 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_first_fill),
         cmocka_unit_test(test_levels_unchanged),
         cmocka_unit_test(test_k8s),
+        cmocka_unit_test(test_min_runtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
