@@ -33,6 +33,15 @@ static explain_range exact(uint64_t v)
     return x;
 }
 
+/* The check that measures a host's disk again under the run's load (fleet's; verdict has none). */
+static void check_again(const result_run *r, const char *dir, char *out, size_t n)
+{
+    char opts[64] = "";
+    if (r->load && r->load[0] && strcmp(r->load, "s"))
+        snprintf(opts, sizeof opts, "--load %s", r->load);
+    explain_check_cmd(out, n, opts, dir);
+}
+
 void result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *fs_type, const char *next)
 {
     for (size_t h = 0; h < r->nhosts; h++) {
@@ -63,7 +72,7 @@ void result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *
             if (next && next[0])
                 snprintf(x->next, sizeof x->next, "%s", next);
             else
-                explain_check_cmd(x->next, sizeof x->next, NULL, host->dir);
+                check_again(r, host->dir, x->next, sizeof x->next);
         }
         explain_facts f = {d, n, 0, 0, 0, r->wal_threshold_ns, fs_type};
         if (r->nhosts == 1 && rollover_worst_ns != RESULT_UNKNOWN && host->rollovers != RESULT_UNKNOWN) {
@@ -81,7 +90,7 @@ void result_explain_jobs(result_run *r, uint64_t rollover_worst_ns, const char *
             if (next && next[0])
                 snprintf(cmd, sizeof cmd, "%s", next);
             else
-                explain_check_cmd(cmd, sizeof cmd, NULL, host->dir);
+                check_again(r, host->dir, cmd, sizeof cmd);
             explain_undecided(&r->explain[r->nexplain++], why, cmd);
         }
     }
@@ -123,11 +132,23 @@ int result_explain_report(result_run *r, const fior_report *rep, const fior_resu
     return 0;
 }
 
+/* Line l says what one of the first k says, word for word. */
+static int said_before(const explain_line *lines, size_t k, const explain_line *l)
+{
+    for (size_t i = 0; i < k; i++)
+        if (lines[i].rule == l->rule && lines[i].advice == l->advice && lines[i].on == l->on &&
+            !strcmp(lines[i].why, l->why) && !strcmp(lines[i].next, l->next))
+            return 1;
+    return 0;
+}
+
 void result_explain_finish(result_run *r, int one_run, const char *next)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->nexplain; i++) {
         if (one_run && r->verdict == FIOR_UNKNOWN && r->explain[i].on == EXPLAIN_ON(FIOR_PASS))
+            continue;
+        if (said_before(r->explain, k, &r->explain[i])) /* two jobs alike (same host and name): one line */
             continue;
         if (k != i)
             r->explain[k] = r->explain[i];
@@ -152,6 +173,6 @@ void result_explain_finish(result_run *r, int one_run, const char *next)
     if (r->nexplain == sizeof r->explain / sizeof r->explain[0])
         r->nexplain--; /* the command matters more than the last of 64 lines */
     char dflt[EXPLAIN_NEXT_MAX];
-    explain_check_cmd(dflt, sizeof dflt, NULL, r->nhosts == 1 ? r->hosts[0].dir : NULL);
+    check_again(r, r->nhosts == 1 ? r->hosts[0].dir : NULL, dflt, sizeof dflt);
     explain_undecided(&r->explain[r->nexplain++], r->reason, next && next[0] ? next : dflt);
 }

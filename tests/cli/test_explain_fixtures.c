@@ -131,6 +131,9 @@ static void result_fits(const result_run *r)
             CHECK(!is(l->rule, FAIL_RULES) && !is(l->rule, UNKNOWN_RULES) && l->on != EXPLAIN_ON(FIOR_FAIL) &&
                       l->on != EXPLAIN_ON(FIOR_UNKNOWN),
                   "a PASS explained by %s: %s", current, l->rule, l->why);
+        for (size_t j = 0; j < i; j++) /* each line once */
+            CHECK(strcmp(r->explain[j].why, l->why) || strcmp(r->explain[j].next, l->next), "said twice: %s",
+                  current, l->why);
     }
     if (r->verdict == FIOR_UNKNOWN)
         CHECK(r->nexplain && !strncmp(r->explain[r->nexplain - 1].next, "etcd-fio ", 9),
@@ -143,6 +146,7 @@ static void as_check(const fior_report *rep, const fior_result *res, const fior_
     result_run *r = calloc(1, sizeof *r);
     assert_non_null(r);
     result_init(r, "check", crit);
+    r->load = "k8s:100"; /* fleet's: its next commands measure under the run's load */
     result_host *h = result_add_host(r);
     assert_non_null(h);
     snprintf(h->dir, sizeof h->dir, "/srv/etcd data");
@@ -160,6 +164,10 @@ static void as_check(const fior_report *rep, const fior_result *res, const fior_
     if (r->verdict == FIOR_UNKNOWN) /* the command names the directory measured, quoted */
         CHECK(strstr(r->explain[r->nexplain - 1].next, "'/srv/etcd data'"), "next: %s", current,
               r->explain[r->nexplain - 1].next);
+    for (size_t i = 0; i < r->nexplain; i++)
+        if (r->explain[i].next[0])
+            CHECK(strstr(r->explain[i].next, "etcd-fio check --load k8s:100 "), "next without the load: %s", current,
+                  r->explain[i].next);
     result_free(r);
     free(r);
 }
