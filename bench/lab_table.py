@@ -192,6 +192,10 @@ def trace_commits(pdir):
 
 
 def device_table(points):
+    """Only for points run with LAB_TRACE=1 (a labfs.trace.* file): none, no table."""
+    points = [p for p in points if glob.glob(os.path.join(p, "labfs.trace.*"))]
+    if not points:
+        return []
     lines = ["Backend commits against their device time (labfs trace: the commit's two db syncs from "
              "arrival to finish, queueing behind WAL syncs included; all runs pooled; p99 by the same buckets):", "",
              "| point | load | etcd commit p99 | etcd device p99 | etcd commit mean / device mean | ours commit p99 "
@@ -329,7 +333,8 @@ def main(argv):
         text += lines + [""]
         allmiss += miss
     text += split_table(sorted(points, key=lambda p: order.get(p, p))) + [""]
-    text += device_table(sorted(points, key=lambda p: order.get(p, p))) + [""]
+    dev = device_table(sorted(points, key=lambda p: order.get(p, p)))
+    text += dev + [""] if dev else []
     text.append("Per run: three letters etcd/ours/classic, p = pass, f = fail, - = no value. p99s in ms, "
                 "median (min-max) of the runs, from 1 ms x 2^k buckets (buckets.py).")
     text.append("")
