@@ -14,6 +14,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab_table import decided, med, num, read_env, verdict, within  # noqa: E402
+import buckets  # noqa: E402
 
 LOADS = ["s", "m", "l", "xl"]
 
@@ -40,6 +41,61 @@ def cell(out, point, ld):
     return {"n": len(runs), "ew": ew, "eb": eb, "ow": ow, "ob": ob, "la": la,
             "ok": ok and (same or not dec), "v": f"{verdict(ew, eb)[0]}/{verdict(ow, ob)[0]}"
             + ("" if dec else "?")}
+
+
+def pooled(out, point, ld, who):
+    """The backend commits of every run of a cell summed into one histogram (etcd's buckets): (commits,
+    commits over 16 ms, p99 of the pool), or None."""
+    tot = None
+    for r in glob.glob(os.path.join(out, point, "run*")):
+        d = os.path.join(r, f"{who}-{ld}")
+        try:
+            if who == "etcd":
+                cum = buckets.from_prom(os.path.join(d, "metrics.before"), os.path.join(d, "metrics.after"),
+                                        "etcd_disk_backend_commit_duration_seconds")
+            else:
+                cum = buckets.from_engine(os.path.join(d, "backend.stats.json"), "commit")
+        except (OSError, buckets.BucketError, ValueError, KeyError):
+            continue
+        tot = cum if tot is None else [a + b for a, b in zip(tot, cum)]
+    if not tot or not tot[-1]:
+        return None
+    over = tot[-1] - tot[buckets.EDGES_MS.index(16.0)]
+    return int(tot[-1]), int(over), buckets.quantile(tot, 0.99)[0]
+
+
+def stall_table(argv, points):
+    """A stall point's backend p99 turns on a handful of commits: the ones a 40 ms stall window caught.
+    How many there were on each side, all runs pooled, and the p99 of the pool."""
+    rows = []
+    for p in points:
+        for ld in LOADS:
+            row = f"| {p} | {ld} |"
+            seen = False
+            for out in argv:
+                try:
+                    model = open(os.path.join(out, p, "model"), encoding="utf-8").read()
+                except OSError:
+                    model = ""
+                e, o = pooled(out, p, ld, "etcd"), pooled(out, p, ld, "ours")
+                if "stall_every" not in model or not e or not o:
+                    row += " - | - |"
+                    continue
+                seen = True
+                row += (f" {e[1]} of {e[0]} ({100 * e[1] / e[0]:.2f} %) / {o[1]} of {o[0]} ({100 * o[1] / o[0]:.2f} %) |"
+                        f" {e[2]:.2f} / {o[2]:.2f} (x{o[2] / e[2]:.2f}) |")
+            if seen:
+                rows.append(row)
+    if not rows:
+        return
+    print()
+    head, sep = "| point | load |", "|---|---|"
+    for out in argv:
+        head += f" {version(out)}: backend commits over 16 ms, etcd / ours | pooled p99 etcd / ours |"
+        sep += "---|---|"
+    print(head)
+    print(sep)
+    print("\n".join(rows))
 
 
 def main(argv):
@@ -81,6 +137,7 @@ def main(argv):
     print("verdicts etcd/ours (p pass, f fail; ? = etcd's bucket does not decide its verdict); runs per cell; "
           "median 1-min load average. MISS: a ratio outside x1/1.5..x1.5 or a verdict other than a decided one "
           "of etcd's. Misses: " + ("; ".join(misses) if misses else "none"))
+    stall_table(argv, points)
     return 0
 
 
