@@ -69,16 +69,20 @@ def stall_table(argv, points):
     How many there were on each side, all runs pooled, and the p99 of the pool."""
     rows = []
     for p in points:
+        stalls = []
+        for out in argv:
+            try:
+                stalls.append("stall_every" in open(os.path.join(out, p, "model"), encoding="utf-8").read())
+            except OSError:
+                stalls.append(False)
+        if not any(stalls):
+            continue
         for ld in LOADS:
             row = f"| {p} | {ld} |"
             seen = False
-            for out in argv:
-                try:
-                    model = open(os.path.join(out, p, "model"), encoding="utf-8").read()
-                except OSError:
-                    model = ""
-                e, o = pooled(out, p, ld, "etcd"), pooled(out, p, ld, "ours")
-                if "stall_every" not in model or not e or not o:
+            for out, stall in zip(argv, stalls):
+                e, o = (pooled(out, p, ld, "etcd"), pooled(out, p, ld, "ours")) if stall else (None, None)
+                if not e or not o:
                     row += " - | - |"
                     continue
                 seen = True

@@ -461,8 +461,9 @@ static void test_min_runtime(void **state)
     /* one node: 1/10 + 1/300 Saves a second */
     assert_int_equal((int)profile_min_runtime("k8s:1", 100, 2, 0, why, sizeof why), 970);
     assert_non_null(strstr(why, "the WAL syncs about 0.103 times a second under --load k8s:1"));
-    /* NULL is load s; no why asked */
+    /* NULL is load s; no why asked: job's --help names the same minimum */
     assert_int_equal((int)profile_min_runtime(NULL, 100, 2, 0, NULL, 0), 12);
+    assert_int_equal(atoi(PROFILE_MIN_RUNTIME_STR), 12);
 }
 
 int main(void)

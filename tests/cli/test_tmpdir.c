@@ -133,6 +133,16 @@ static int gone_within(const char *p, int ms)
     return 0;
 }
 
+/* In a child, as etcd-fio: a process group of its own, a directory made in base and guarded (into dir);
+ * the child ends at once if either fails. */
+static void as_etcd_fio(const char *base, char *dir, size_t n)
+{
+    char err[256];
+    setpgid(0, 0);
+    if (tmpdir_make(base, "classic", dir, n, err, sizeof err) || tmpdir_guard(dir))
+        _exit(1);
+}
+
 /* The guard: an "etcd-fio" (child, a process group of its own) makes and guards a directory and starts a
  * "fio" that inherits its lock and writes there; the whole group is SIGKILLed. The directory stays while
  * the fio lives (the guard never takes a held lock, and holds none itself), and goes as soon as the fio is
@@ -146,9 +156,7 @@ static void test_guard(void **state)
     assert_int_equal(pipe(p), 0);
     pid_t c = fork();
     if (c == 0) {
-        setpgid(0, 0);
-        if (tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err) || tmpdir_guard(dir))
-            _exit(1);
+        as_etcd_fio(base, dir, sizeof dir);
         if (fork() == 0) { /* a session of its own, as a fio job: the group kill misses it */
             setsid();
             touch(dir, "classic.0.0", "x");
@@ -198,14 +206,12 @@ static void test_guard_kill_at_once(void **state)
     (void)state;
     char *base = testdir_make("test_tmpdir");
     for (int round = 0; round < 20; round++) {
-        char dir[4096] = "", err[256];
+        char dir[4096] = "";
         int p[2];
         assert_int_equal(pipe(p), 0);
         pid_t c = fork();
         if (c == 0) {
-            setpgid(0, 0);
-            if (tmpdir_make(base, "classic", dir, sizeof dir, err, sizeof err) || tmpdir_guard(dir))
-                _exit(1);
+            as_etcd_fio(base, dir, sizeof dir);
             if (write(p[1], dir, sizeof dir) != (ssize_t)sizeof dir)
                 _exit(1);
             kill(0, SIGKILL);
