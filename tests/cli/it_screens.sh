@@ -23,6 +23,9 @@ SOCK=it-screens-$$
 trap 'tmux -L "$SOCK" kill-server 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 SCREENS=$TOP/tests/screens
+# one session held for the whole test: a server whose last session is killed exits, and a new-session that
+# reaches it while it exits fails ("server exited unexpectedly")
+tmux -L "$SOCK" new-session -d -s hold -x 80 -y 24 "sleep 3600" || { fail "tmux: no server"; finish it_screens; }
 
 # the fio every command starts: the real one, its arguments logged
 REALFIO=$(command -v "$FIO")

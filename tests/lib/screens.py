@@ -51,6 +51,7 @@ def shape(path):
         elif re.match(r'^  file: ', l): k = 'F'
         elif re.match(r'^  why: ', l): k = 'W'
         elif re.match(r'^ +-> ', l): k = 'A'
+        elif re.match(r'^ +run: ', l): k = 'X'                # the next command to run
         elif re.match(r'^  \(\d+ more why: lines? with -v\)', l): k = 'M'
         elif re.match(r'^fleet: (pass|fail|unknown) \(\d+ hosts: ', l): k = 'T'  # fleet's count at the end
         elif re.match(r'^  \S', l): k = 'N'                   # a reason or note
