@@ -264,8 +264,8 @@ static void explain_dist_lines(sink *s, const explain_dist *d)
         add(s, EXPLAIN_ON(FIOR_PASS), "thin-margin", ADVICE_THIN, "%s: p99 %s is below the %s threshold with little "
             "headroom (within %dx of it)", lbl, p99, ts, EXPLAIN_MARGIN_FACTOR);
     else
-        add(s, EXPLAIN_ON(FIOR_PASS), "headroom", ADVICE_HEADROOM, "%s: p99 %s, %.1fx below the %s threshold: "
-            "headroom", lbl, p99, (double)T / (double)(d->p99.hi ? d->p99.hi : 1), ts);
+        add(s, EXPLAIN_ON(FIOR_PASS), "headroom", ADVICE_HEADROOM, "%s: p99 %s, %.1fx below the %s threshold",
+            lbl, p99, (double)T / (double)(d->p99.hi ? d->p99.hi : 1), ts);
 }
 
 static const explain_dist *find(const explain_facts *f, explain_origin o, int role, fior_verdict v)

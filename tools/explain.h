@@ -5,8 +5,8 @@
  *
  * Each rule fires only on the evidence it states, never against the verdict of the distribution it speaks
  * of (a shape rule never on an UNKNOWN: the result does not trust that data), and never advises a change on
- * a figure below its threshold unless it says "headroom" plainly. The rules, in the order tried for each
- * distribution (thresholds are the EXPLAIN_* below):
+ * a figure below its threshold unless it says plainly that the figure is below it. The rules, in the order
+ * tried for each distribution (thresholds are the EXPLAIN_* below):
  *   stalls           PASS or FAIL; p50 fine (below T/2) but a tail quantile q (p99.9, else p99) >= 20x p50,
  *                    with at least EXPLAIN_STALL_MIN_BEYOND samples beyond q (a max or a handful is no
  *                    pattern); on a FAIL the tail is >= T/2, on a PASS >= T (the p99 passes, the tail does
