@@ -71,17 +71,23 @@ part_etcd() { # DIR LOAD OUT
   rm -rf "$1/etcd-data"
 }
 
+# engine_file DIR: DIR/engine.fio.orig (etcd-fio job's) as DIR/engine.fio, each job writing its stats to
+# DIR/{wal,backend}.stats.json; the engine follows etcd 3.5 unless told the release is 3.4 (its bbolt never
+# grows in a commit)
+engine_file() {
+  v=""; case "${ETCD_VERSION:-}" in 3.4.*) v="\\
+etcd_version=3.4" ;; esac
+  sed -e "s|^etcd_mode=wal\$|&\\
+etcd_stats_file=$1/wal.stats.json|" -e "s|^etcd_mode=backend\$|&\\
+etcd_stats_file=$1/backend.stats.json$v|" "$1/engine.fio.orig" > "$1/engine.fio"
+  rm -f "$1/wal.stats.json" "$1/backend.stats.json"
+}
+
 part_ours() { # DIR LOAD OUT
   mkdir -p "$3" "$1/engine"; : > "$3/result.env"
   echo "loadavg=$(loadavg)" >> "$3/result.env"
   "$ETCD_FIO" job --load "$2" --dir "$1/engine" --runtime "$SECS" --engine "$ENGINE_SO" > "$3/engine.fio.orig" || return
-  # the engine follows etcd 3.5 unless told the release is 3.4 (its bbolt never grows in a commit)
-  v=""; case "${ETCD_VERSION:-}" in 3.4.*) v="\\
-etcd_version=3.4" ;; esac
-  sed -e "s|^etcd_mode=wal\$|&\\
-etcd_stats_file=$3/wal.stats.json|" -e "s|^etcd_mode=backend\$|&\\
-etcd_stats_file=$3/backend.stats.json$v|" "$3/engine.fio.orig" > "$3/engine.fio"
-  rm -f "$3/wal.stats.json" "$3/backend.stats.json"
+  engine_file "$3"
   if $NICE taskset -c "$CPU_E" "$FIO" --output-format=json+ --output="$3/engine.json" "$3/engine.fio" > "$3/fio.log" 2>&1; then
     set -- "$1" "$2" "$3" $($BUCKETS engine "$3/wal.stats.json" --key fdatasync --count)
     echo "wal_p99=${4:-nan}" >> "$3/result.env"; echo "wal_n=${5:-0}" >> "$3/result.env"

@@ -38,9 +38,7 @@ fi
 rm -rf "$MNT/etcd-data"
 mkdir -p "$MNT/engine"
 "$ETCD_FIO" job --load "$LOAD" --dir "$MNT/engine" --runtime "$SECS" --engine "$ENGINE_SO" > "$OUT/engine.fio.orig"
-sed -e "s|^etcd_mode=backend\$|&\\
-etcd_stats_file=$OUT/backend.stats.json|" "$OUT/engine.fio.orig" > "$OUT/engine.fio"
-rm -f "$OUT/backend.stats.json"
+engine_file "$OUT"
 $NICE taskset -c "$CPU_E" $TR -o "$OUT/ours.strace" "$FIO" --output=/dev/null "$OUT/engine.fio" > /dev/null 2>&1
 rm -rf "$MNT/engine"
 umount_lab
