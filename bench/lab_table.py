@@ -175,8 +175,10 @@ def trace_commits(pdir):
                     order.append(ino)
                 seen[ino].append((int(r[0]), int(r[2]), int(r[3])))
     def is_db(v):  # bbolt: every other sync is the 4096-byte meta page, the ones between carry the pages
+        # (a WAL segment the engine fills before its run syncs mostly single pages and few of over 8 KiB)
         return (len(v) >= 100 and sum(x[2] for x in v) / len(v) > 12288
-                and sum(1 for x in v if x[2] == 4096) >= 0.3 * len(v))
+                and sum(1 for x in v if x[2] == 4096) >= 0.3 * len(v)
+                and sum(1 for x in v if x[2] > 8192) >= 0.3 * len(v))
     dbs = [i for i in order if is_db(seen[i])]
     out = []
     for i in dbs:

@@ -73,25 +73,45 @@ const labdev_cfg *labdev_get_cfg(const labdev *d) { return &d->cfg; }
 
 const labdev_stats *labdev_get_stats(const labdev *d) { return &d->st; }
 
-/* Stall windows are [epoch + k*E, epoch + k*E + S) for k >= 1: the first one comes one period after
- * the mount, so a run starting on a fresh mount is not stalled at once. */
+/* Where window k starts within its period: 0, or with stall_jitter a draw in [0, E - S) from the seed and
+ * k alone (splitmix64 of both), so the windows do not depend on the requests or the service draws. */
+static uint64_t stall_offset(const labdev *d, uint64_t k)
+{
+    uint64_t E = d->cfg.stall_every_ns, S = d->cfg.stall_ns;
+    if (!d->cfg.stall_jitter || E <= S)
+        return 0;
+    uint64_t z = d->cfg.seed * 0x9E3779B97F4A7C15ull + k * 0xD1B54A32D192ED03ull + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (z ^ (z >> 31)) % (E - S);
+}
+
+/* Stall windows are [epoch + k*E + off(k), epoch + k*E + off(k) + S) for k >= 1 (off 0 without jitter):
+ * the first one comes one period after the mount, so a run starting on a fresh mount is not stalled at
+ * once. Window k lies inside period k. */
 static int in_stall(const labdev *d, uint64_t t, uint64_t *end)
 {
     uint64_t E = d->cfg.stall_every_ns, S = d->cfg.stall_ns;
     if (!E || !S || t < d->epoch)
         return 0;
     uint64_t rel = t - d->epoch, k = rel / E;
-    if (k >= 1 && rel - k * E < S) {
-        *end = d->epoch + k * E + S;
+    if (k < 1)
+        return 0;
+    uint64_t w = k * E + stall_offset(d, k);
+    if (rel >= w && rel - w < S) {
+        *end = d->epoch + w + S;
         return 1;
     }
     return 0;
 }
 
+/* The start of the first window after t (t outside a window). */
 static uint64_t next_stall(const labdev *d, uint64_t t)
 {
-    uint64_t E = d->cfg.stall_every_ns;
-    return d->epoch + ((t - d->epoch) / E + 1) * E;
+    uint64_t E = d->cfg.stall_every_ns, k = (t - d->epoch) / E;
+    if (k >= 1 && k * E + stall_offset(d, k) > t - d->epoch)
+        return d->epoch + k * E + stall_offset(d, k);
+    return d->epoch + (k + 1) * E + stall_offset(d, k + 1);
 }
 
 labdev_req labdev_submit(labdev *d, uint64_t arrive_ns, uint64_t bytes)
@@ -187,7 +207,10 @@ int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen)
             bad = parse_dur(v, vlen, &cfg->stall_every_ns);
         else if (KEY("stall"))
             bad = parse_dur(v, vlen, &cfg->stall_ns);
-        else if (KEY("sigma") || KEY("seed")) {
+        else if (KEY("stall_jitter")) {
+            bad = !(vlen == 1 && (*v == '0' || *v == '1'));
+            cfg->stall_jitter = !bad && *v == '1';
+        } else if (KEY("sigma") || KEY("seed")) {
             char buf[32], *end;
             if (vlen == 0 || vlen >= sizeof buf)
                 bad = 1;
@@ -204,7 +227,7 @@ int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen)
             }
         } else {
             snprintf(err, errlen, "device model, byte %zu: unknown key '%.*s' (median, sigma, per_mib, "
-                     "stall_every, stall, seed)", off, (int)klen, p);
+                     "stall_every, stall, stall_jitter, seed)", off, (int)klen, p);
             return -1;
         }
 #undef KEY
@@ -226,7 +249,7 @@ int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen)
 
 void labdev_format(const labdev_cfg *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "median=%.3fms,sigma=%.2f,per_mib=%.3fms,stall_every=%.3fs,stall=%.3fms,seed=%llu",
+    snprintf(buf, len, "median=%.3fms,sigma=%.2f,per_mib=%.3fms,stall_every=%.3fs,stall=%.3fms,%sseed=%llu",
              (double)c->median_ns / 1e6, c->sigma, (double)c->ns_per_mib / 1e6, (double)c->stall_every_ns / 1e9,
-             (double)c->stall_ns / 1e6, (unsigned long long)c->seed);
+             (double)c->stall_ns / 1e6, c->stall_jitter ? "stall_jitter=1," : "", (unsigned long long)c->seed);
 }

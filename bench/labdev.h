@@ -5,7 +5,10 @@
  * time in arrival order. A request's service time is lognormal (median, shape sigma) plus a cost per byte
  * written to that file since its last sync. Periodic stalls (every N s for S ms, measured from the
  * device's epoch) hold the device: nothing is served inside a stall window, and a service that runs into
- * one is suspended for it. Randomness comes from a seeded generator, so a given seed and arrival sequence
+ * one is suspended for it. With stall_jitter each window starts at a random point of its period (one a
+ * period still): a writer whose own period divides the stalls' nearly (etcd's backend commits every
+ * ~104 ms, 48 of them to a 5 s period) would otherwise meet every stall at the same phase, caught by all
+ * of them or by none, on a difference of its period of half a millisecond. Randomness comes from a seeded generator, so a given seed and arrival sequence
  * always give the same schedule (what the unit tests check). */
 #ifndef LABDEV_H
 #define LABDEV_H
@@ -20,6 +23,7 @@ typedef struct labdev_cfg {
     uint64_t stall_every_ns; /* period of the stalls (0: none) */
     uint64_t stall_ns;       /* length of each stall, < stall_every_ns */
     uint64_t seed;           /* 0 is a valid seed */
+    int stall_jitter;        /* 1: window k starts at a uniform draw in [k*every, (k+1)*every - stall) */
 } labdev_cfg;
 
 typedef struct labdev_req {
@@ -40,7 +44,7 @@ typedef struct labdev_stats {
 
 typedef struct labdev labdev;
 
-/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,seed=7" (any subset, separated by
+/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,stall_jitter=1,seed=7" (any subset, separated by
  * ',' or ':' — ':' lets the spec ride in a FUSE -o option list; durations
  * take ns, us, ms or s, bare numbers are ms). Unset keys are 0 (sigma 0 makes the service constant).
  * Returns 0, or -1 with a one-line message naming the byte offset of the bad key in err. */

@@ -112,6 +112,67 @@ static void test_stall_windows(void **state)
     labdev_free(d);
 }
 
+/* With stall_jitter each period k >= 1 holds one window of the stall's length, anywhere in the period
+ * (probed by zero-length syncs every 1 ms: one that is held sits in a window), its place drawn from the
+ * seed: the same seed, the same windows; over 20 periods of 100 ms the starts spread (min < 20 ms,
+ * max > 50 ms into the period), where without jitter every one is at 0. A service running into a window
+ * is suspended for it, as for a periodic one. */
+static int jitter_starts(const char *spec, uint64_t *start, int nper)
+{
+    labdev *d = dev(spec, 0);
+    for (int k = 0; k <= nper; k++)
+        start[k] = UINT64_MAX;
+    int bad = 0;
+    uint64_t end = 0; /* the end of the window the last held probe was in */
+    for (uint64_t t = 0; t < (uint64_t)(nper + 1) * 100 * MS; t += MS) {
+        labdev_req r = labdev_submit(d, t, 0);
+        if (r.start_ns == t)
+            continue;
+        if (r.start_ns != end) { /* a new window: it ends where the probe starts, 30 ms after it began */
+            end = r.start_ns;
+            int k = (int)((end - 30 * MS) / (100 * MS));
+            bad |= start[k] != UINT64_MAX || end - t > 30 * MS; /* one a period, held at most its length */
+            start[k] = end - 30 * MS;
+        }
+    }
+    labdev_free(d);
+    return bad;
+}
+
+static void test_stall_jitter(void **state)
+{
+    (void)state;
+    enum { N = 20 };
+    uint64_t a[N + 1], b[N + 1];
+    assert_int_equal(jitter_starts("stall_every=100ms,stall=30ms,stall_jitter=1,seed=3", a, N), 0);
+    assert_int_equal(jitter_starts("stall_every=100ms,stall=30ms,stall_jitter=1,seed=3", b, N), 0);
+    assert_memory_equal(a, b, sizeof a);
+    assert_true(a[0] == UINT64_MAX); /* none in the first period */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int k = 1; k <= N; k++) {
+        assert_true(a[k] != UINT64_MAX);
+        uint64_t off = a[k] - (uint64_t)k * 100 * MS;
+        assert_true(off + 30 * MS <= 100 * MS); /* the window lies inside its period */
+        lo = off < lo ? off : lo;
+        hi = off > hi ? off : hi;
+    }
+    assert_true(lo < 20 * MS && hi > 50 * MS);
+    assert_int_equal(jitter_starts("stall_every=100ms,stall=30ms,stall_jitter=0,seed=3", b, N), 0);
+    for (int k = 1; k <= N; k++)
+        assert_true(b[k] == (uint64_t)k * 100 * MS);
+    /* a sync arriving as window 1 begins waits all of it */
+    labdev *d = dev("stall_every=100ms,stall=30ms,stall_jitter=1,seed=3", 0);
+    labdev_req r = labdev_submit(d, a[1], 0);
+    assert_int_equal(r.start_ns, a[1] + 30 * MS);
+    labdev_free(d);
+    /* a 10 ms service starting 5 ms before window 2 is held through it */
+    d = dev("median=10ms,stall_every=100ms,stall=30ms,stall_jitter=1,seed=3", 0);
+    r = labdev_submit(d, a[2] - 5 * MS, 0);
+    assert_int_equal(r.finish_ns, a[2] - 5 * MS + 40 * MS);
+    assert_int_equal(labdev_get_stats(d)->stalled_ns, 30 * MS);
+    labdev_free(d);
+}
+
 /* The lognormal: with a seed, the sample median is the configured median and the standard deviation of
  * ln(service) is sigma (200,000 draws: both within 1.5 %); the same seed gives the same stream. */
 static int cmp_u64(const void *a, const void *b)
@@ -254,7 +315,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fifo_same_time), cmocka_unit_test(test_idle_and_busy),
-        cmocka_unit_test(test_per_byte),       cmocka_unit_test(test_stall_windows),
+        cmocka_unit_test(test_per_byte),       cmocka_unit_test(test_stall_windows), cmocka_unit_test(test_stall_jitter),
         cmocka_unit_test(test_lognormal),      cmocka_unit_test(test_fifo_random),
         cmocka_unit_test(test_parse),          cmocka_unit_test(test_set_cfg),
     };
