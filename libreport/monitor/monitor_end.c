@@ -303,9 +303,13 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
     decide(o, m, &es, &e, problem, have, ws, passes_held);
     /* the bound of each role is the one its line cites: for a decided role, the whole run's (cite) or the
      * decision's; for one undecided, the last look's at that look's level; the nominal one at the end only
-     * when no look was made */
+     * when no look was made, or for a role nobody asked about (the sequential rule's looks spend their
+     * error on the roles asked, so a look's bound says nothing of it) */
+    int backend_asked = (m->roles >> FIOR_ROLE_BACKEND) & 1;
     for (int k = 0; k < 2; k++) {
         o->role[k].confidence = m->confidence;
+        if (k == 1 && !backend_asked)
+            continue;
         if (side[k]->state == FIOR_DEC_PASS || side[k]->state == FIOR_DEC_FAIL) {
             o->role[k].lo_ns = cb[k].lo_ns;
             o->role[k].hi_ns = cb[k].hi_ns;
@@ -325,9 +329,18 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
             o->role[k].verdict = FIOR_UNKNOWN;
         snprintf(o->role[k].line, sizeof o->role[k].line, "%.399s", ws[k]);
     }
-    if (!((m->roles >> FIOR_ROLE_BACKEND) & 1) && o->role[1].present) { /* the WAL question alone */
+    if (!backend_asked && o->role[1].present) { /* the WAL question alone: what was measured, no advice */
+        char v[32];
+        uint64_t p = pct_of(jobs[1], m->c.percentile, m->confidence);
+        uint64_t n = jobs[1]->samples_known ? jobs[1]->samples : UINT64_MAX;
+        fior__ns_text(v, sizeof v, p);
         o->role[1].verdict = FIOR_NOT_JUDGED;
-        snprintf(o->role[1].line, sizeof o->role[1].line, "%.399s (not judged: the WAL alone was asked)", ws[1]);
+        if (p == UINT64_MAX || n == 0 || n == UINT64_MAX)
+            snprintf(o->role[1].line, sizeof o->role[1].line, "%s: %s (not judged: the WAL alone was asked)",
+                     role_what(1), n == 0 ? "no samples" : "no value");
+        else
+            snprintf(o->role[1].line, sizeof o->role[1].line, "%s %s %s from %llu samples (not judged: the WAL "
+                     "alone was asked)", role_what(1), pn, v, (unsigned long long)n);
     }
     o->heavy_passed = m->heavy && m->p1_passed;
     o->probe_ok = m->probed && m->probe.ok;

@@ -55,6 +55,10 @@ run walonly none --wal-only
 want walonly 0 pass "WAL fdatasync p99"
 [ "$(jq -r '.hosts[0].jobs[] | select(.role == "backend") | .verdict' "$WORK/walonly.json")" = "not judged" ] ||
   fail "--wal-only: the backend was judged"
+# the role nobody asked about says what was measured, with no advice to run longer and the one-look bound
+jq -e '.hosts[0].jobs[] | select(.role == "backend") | (.reason | test("^backend commit p99 [0-9.]+ [mu]?s from [0-9]+ samples \\(not judged: the WAL alone was asked\\)$")) and .bound_confidence == 0.95' \
+  "$WORK/walonly.json" > /dev/null ||
+  fail "--wal-only: the backend's line: $(jq -c '.hosts[0].jobs[] | select(.role == "backend") | [.reason, .bound_confidence]' "$WORK/walonly.json")"
 if python3 -c 'import jsonschema' 2>/dev/null; then
   python3 - "$TOP/doc/etcd-fio.schema.json" "$WORK/walonly.json" <<'PY' || fail "--wal-only: JSON does not match the schema"
 import json, sys, jsonschema
