@@ -303,8 +303,8 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
     decide(o, m, &es, &e, problem, have, ws, passes_held);
     /* the bound of each role is the one its line cites: for a decided role, the whole run's (cite) or the
      * decision's; for one undecided, the last look's at that look's level; the nominal one at the end only
-     * when no look was made, or for a role nobody asked about (the sequential rule's looks spend their
-     * error on the roles asked, so a look's bound says nothing of it) */
+     * when no look was made, or for a role nobody asked about: it is not judged, so its bound describes
+     * the data, not a look of the rule that decides the roles asked */
     int backend_asked = (m->roles >> FIOR_ROLE_BACKEND) & 1;
     for (int k = 0; k < 2; k++) {
         o->role[k].confidence = m->confidence;
