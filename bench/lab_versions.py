@@ -61,15 +61,19 @@ def pooled(out, point, ld, who):
     return tot if tot and tot[-1] else None
 
 
-def edge_ms(out, point, etcd_pool):
+def is_stall(out, point):
+    try:
+        return "stall_every" in open(os.path.join(out, point, "model"), encoding="utf-8").read()
+    except OSError:
+        return False
+
+
+def edge_ms(stall, etcd_pool):
     """The bucket edge a cell's p99 turns on: at a stall point 16 ms (a commit over it is one a 40 ms stall
     window caught); elsewhere the lowest edge etcd's slowest 5 % of commits lie over (the p99 crosses the
     bucket above it with a commit more or less over it)."""
-    try:
-        if "stall_every" in open(os.path.join(out, point, "model"), encoding="utf-8").read():
-            return 16.0
-    except OSError:
-        pass
+    if stall:
+        return 16.0
     n = etcd_pool[-1]
     return next((e for e, c in zip(buckets.EDGES_MS, etcd_pool) if n - c < 0.05 * n), buckets.EDGES_MS[-1])
 
@@ -79,16 +83,17 @@ def edge_table(argv, points):
     How many there were on each side, all runs pooled, and the p99 of the pool."""
     rows = []
     for p in points:
+        stalls = [is_stall(out, p) for out in argv]
         for ld in LOADS:
             row = f"| {p} | {ld} |"
             seen = False
-            for out in argv:
+            for out, stall in zip(argv, stalls):
                 e, o = pooled(out, p, ld, "etcd"), pooled(out, p, ld, "ours")
                 if not e or not o:
                     row += " - | - |"
                     continue
                 seen = True
-                k = buckets.EDGES_MS.index(edge_ms(out, p, e))
+                k = buckets.EDGES_MS.index(edge_ms(stall, e))
                 eo, oo = int(e[-1] - e[k]), int(o[-1] - o[k])
                 ep, op = buckets.quantile(e, 0.99)[0], buckets.quantile(o, 0.99)[0]
                 row += (f" {buckets.EDGES_MS[k]:.0f} ms: {eo} of {int(e[-1])} ({100 * eo / e[-1]:.2f} %) / {oo} of "

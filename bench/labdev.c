@@ -108,9 +108,9 @@ static int in_stall(const labdev *d, uint64_t t, uint64_t *end)
 /* The start of the first window after t (t outside a window). */
 static uint64_t next_stall(const labdev *d, uint64_t t)
 {
-    uint64_t E = d->cfg.stall_every_ns, k = (t - d->epoch) / E;
-    if (k >= 1 && k * E + stall_offset(d, k) > t - d->epoch)
-        return d->epoch + k * E + stall_offset(d, k);
+    uint64_t E = d->cfg.stall_every_ns, k = (t - d->epoch) / E, w = k * E + stall_offset(d, k);
+    if (k >= 1 && w > t - d->epoch)
+        return d->epoch + w;
     return d->epoch + (k + 1) * E + stall_offset(d, k + 1);
 }
 

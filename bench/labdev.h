@@ -8,8 +8,9 @@
  * one is suspended for it. With stall_jitter each window starts at a random point of its period (one a
  * period still): a writer whose own period divides the stalls' nearly (etcd's backend commits every
  * ~104 ms, 48 of them to a 5 s period) would otherwise meet every stall at the same phase, caught by all
- * of them or by none, on a difference of its period of half a millisecond. Randomness comes from a seeded generator, so a given seed and arrival sequence
- * always give the same schedule (what the unit tests check). */
+ * of them or by none, on a difference of its period of half a millisecond. Randomness comes from a seeded
+ * generator, so a given seed and arrival sequence always give the same schedule (what the unit tests
+ * check). */
 #ifndef LABDEV_H
 #define LABDEV_H
 
@@ -44,8 +45,8 @@ typedef struct labdev_stats {
 
 typedef struct labdev labdev;
 
-/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,stall_jitter=1,seed=7" (any subset, separated by
- * ',' or ':' — ':' lets the spec ride in a FUSE -o option list; durations
+/* Parses "median=2ms,sigma=0.5,per_mib=1ms,stall_every=10s,stall=200ms,stall_jitter=1,seed=7" (any subset,
+ * separated by ',' or ':' — ':' lets the spec ride in a FUSE -o option list; durations
  * take ns, us, ms or s, bare numbers are ms). Unset keys are 0 (sigma 0 makes the service constant).
  * Returns 0, or -1 with a one-line message naming the byte offset of the bad key in err. */
 int labdev_parse(labdev_cfg *cfg, const char *spec, char *err, size_t errlen);

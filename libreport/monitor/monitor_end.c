@@ -95,14 +95,22 @@ static cited_bound cite(const fior__seq_side *s, uint64_t whole_lo, uint64_t who
     return c;
 }
 
-/* One side's sentence: what the data says and, when undecided, why that is not a verdict. */
-static void describe(char *b, size_t n, int k, const char *pn, uint64_t value, uint64_t samples, uint64_t thr,
-                     const fior__seq_side *s, const cited_bound *cb, double conf, uint64_t min_syncs)
+/* One side's sentence: what the data says and, when undecided, why that is not a verdict; for a role nobody
+ * asked about (asked 0) only what was measured: no bound of the rule that decides the others, no advice. */
+static void describe(char *b, size_t n, int k, int asked, const char *pn, uint64_t value, uint64_t samples,
+                     uint64_t thr, const fior__seq_side *s, const cited_bound *cb, double conf, uint64_t min_syncs)
 {
     char v[32], lo[32], hi[32], t[32], lv[32];
     const char *what = role_what(k);
     int decided = s->state == FIOR_DEC_PASS || s->state == FIOR_DEC_FAIL;
     fior__ns_text(v, sizeof v, value);
+    if (!asked) {
+        if (value == UINT64_MAX || samples == 0 || samples == UINT64_MAX)
+            snprintf(b, n, "%s: %s", what, samples == 0 ? "no samples" : "no value");
+        else
+            snprintf(b, n, "%s %s %s from %llu samples", what, pn, v, (unsigned long long)samples);
+        return;
+    }
     fior__ns_text(t, sizeof t, thr);
     fior__ns_text(lo, sizeof lo, decided ? cb->lo_ns : s->look_lo_ns);
     fior__ns_text(hi, sizeof hi, decided ? cb->hi_ns : s->look_hi_ns);
@@ -288,16 +296,16 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
     char pn[16];
     fior__pct_text(pn, sizeof pn, m->c.percentile);
     cited_bound cb[2];
-    int passes_held = 1;
+    int passes_held = 1, backend_asked = (m->roles >> FIOR_ROLE_BACKEND) & 1;
     for (int k = 0; k < 2; k++) {
         have[k] = jobs[k] != NULL;
         cb[k] = cite(side[k], o->role[k].lo_ns, o->role[k].hi_ns, m->confidence);
         if (jobs[k] && side[k]->state == FIOR_DEC_PASS && !cb[k].held &&
-            (k == 0 || ((m->roles >> FIOR_ROLE_BACKEND) & 1)))
+            (k == 0 || backend_asked))
             passes_held = 0;
         if (jobs[k])
-            describe(ws[k], sizeof ws[k], k, pn, pct_of(jobs[k], m->c.percentile, m->confidence),
-                     jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
+            describe(ws[k], sizeof ws[k], k, k == 0 || backend_asked, pn,
+                     pct_of(jobs[k], m->c.percentile, m->confidence), jobs[k]->samples_known ? jobs[k]->samples : UINT64_MAX,
                      m->c.threshold_ns[k], side[k], &cb[k], m->confidence, es.p.min_syncs);
     }
     decide(o, m, &es, &e, problem, have, ws, passes_held);
@@ -305,7 +313,6 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
      * decision's; for one undecided, the last look's at that look's level; the nominal one at the end only
      * when no look was made, or for a role nobody asked about: it is not judged, so its bound describes
      * the data, not a look of the rule that decides the roles asked */
-    int backend_asked = (m->roles >> FIOR_ROLE_BACKEND) & 1;
     for (int k = 0; k < 2; k++) {
         o->role[k].confidence = m->confidence;
         if (k == 1 && !backend_asked)
@@ -329,18 +336,9 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
             o->role[k].verdict = FIOR_UNKNOWN;
         snprintf(o->role[k].line, sizeof o->role[k].line, "%.399s", ws[k]);
     }
-    if (!backend_asked && o->role[1].present) { /* the WAL question alone: what was measured, no advice */
-        char v[32];
-        uint64_t p = pct_of(jobs[1], m->c.percentile, m->confidence);
-        uint64_t n = jobs[1]->samples_known ? jobs[1]->samples : UINT64_MAX;
-        fior__ns_text(v, sizeof v, p);
+    if (!backend_asked && o->role[1].present) { /* the WAL question alone */
         o->role[1].verdict = FIOR_NOT_JUDGED;
-        if (p == UINT64_MAX || n == 0 || n == UINT64_MAX)
-            snprintf(o->role[1].line, sizeof o->role[1].line, "%s: %s (not judged: the WAL alone was asked)",
-                     role_what(1), n == 0 ? "no samples" : "no value");
-        else
-            snprintf(o->role[1].line, sizeof o->role[1].line, "%s %s %s from %llu samples (not judged: the WAL "
-                     "alone was asked)", role_what(1), pn, v, (unsigned long long)n);
+        snprintf(o->role[1].line, sizeof o->role[1].line, "%.399s (not judged: the WAL alone was asked)", ws[1]);
     }
     o->heavy_passed = m->heavy && m->p1_passed;
     o->probe_ok = m->probed && m->probe.ok;
