@@ -5,10 +5,18 @@ each release's etcd WAL and backend p99 (median of the runs), ours beside it (th
 back with that etcd), the ratios ours/etcd and whether the verdicts agree (lab_table.py's rules: within
 x1/1.5..x1.5, and the same verdict wherever etcd's own bucket decides it).
 
-Usage: lab_versions.py OUTDIR...   (each a bench/lab.sh OUTDIR; its etcd_version names the column group)
+Usage: lab_versions.py [--points=P,Q,...] OUTDIR...   (each a bench/lab.sh OUTDIR; its etcd_version names
+       the column group; --points: those points only, in that order)
+       lab_versions.py self-check   (the sampling behind the "one process" column, against brute force)
+
+OUTDIRs of one release are one column group: a point's runs are those of every such OUTDIR (its device may
+differ between them by its seed= alone, e.g. the same stall points placed by two seeds; anything else in
+the model is refused).
 """
 import glob
+import math
 import os
+import random
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in bench/
@@ -26,8 +34,45 @@ def version(out):
         return os.path.basename(out.rstrip("/"))
 
 
-def cell(out, point, ld):
-    runs = glob.glob(os.path.join(out, point, "run*"))
+def runs_of(outs, point, ld):
+    """The runs of a point at load ld that hold both sides' results, from every OUTDIR given."""
+    return [r for out in outs for r in sorted(glob.glob(os.path.join(out, point, "run*")))
+            if all(os.path.exists(os.path.join(r, f"{w}-{ld}", "result.env")) for w in ("etcd", "ours"))]
+
+
+def model(out, point):
+    try:
+        return open(os.path.join(out, point, "model"), encoding="utf-8").read()
+    except OSError:
+        return None
+
+
+def sans_seed(spec):
+    """A device's fields but its seed, in one order (labdev reads them in any)."""
+    return ",".join(sorted(f for f in spec.strip().split(",") if f and not f.startswith("seed=")))
+
+
+def releases(argv):
+    """argv's OUTDIRs grouped by release, in the order first named: [(name, [outdir, ...]), ...]; None (and a
+    line on stderr) when one release's OUTDIRs hold one point on devices that differ by more than the seed."""
+    groups = {}
+    for out in argv:
+        groups.setdefault(version(out), []).append(out)
+    for name, outs in groups.items():
+        seen = {}
+        for out in outs:
+            for p in glob.glob(os.path.join(out, "*", "model")):
+                pt = os.path.basename(os.path.dirname(p))
+                m = sans_seed(model(out, pt) or "")
+                if seen.setdefault(pt, (out, m))[1] != m:
+                    print(f"lab_versions.py: {name}: point {pt} is {seen[pt][1]} in {seen[pt][0]} but {m} in {out}"
+                          " (only seed= may differ)", file=sys.stderr)
+                    return None
+    return list(groups.items())
+
+
+def cell(outs, point, ld):
+    runs = runs_of(outs, point, ld)
     e = [read_env(os.path.join(r, f"etcd-{ld}", "result.env")) for r in runs]
     o = [read_env(os.path.join(r, f"ours-{ld}", "result.env")) for r in runs]
     ew, eb = med([num(x.get("wal_p99")) for x in e]), med([num(x.get("be_p99")) for x in e])
@@ -43,11 +88,11 @@ def cell(out, point, ld):
             + ("" if dec else "?")}
 
 
-def pooled(out, point, ld, who):
+def pooled(outs, point, ld, who):
     """The backend commits of every run of a cell summed into one histogram (etcd's buckets), cumulative,
     or None."""
     tot = None
-    for r in glob.glob(os.path.join(out, point, "run*")):
+    for r in runs_of(outs, point, ld):
         d = os.path.join(r, f"{who}-{ld}")
         try:
             if who == "etcd":
@@ -61,11 +106,8 @@ def pooled(out, point, ld, who):
     return tot if tot and tot[-1] else None
 
 
-def is_stall(out, point):
-    try:
-        return "stall_every" in open(os.path.join(out, point, "model"), encoding="utf-8").read()
-    except OSError:
-        return False
+def is_stall(outs, point):
+    return any("stall_every" in (model(out, point) or "") for out in outs)
 
 
 def edge_ms(stall, etcd_pool):
@@ -78,43 +120,138 @@ def edge_ms(stall, etcd_pool):
     return next((e for e, c in zip(buckets.EDGES_MS, etcd_pool) if n - c < 0.05 * n), buckets.EDGES_MS[-1])
 
 
-def edge_table(argv, points):
+def binomial(rng, n, p):
+    """A draw of Binomial(n, p) by geometric skips between successes: O(n min(p, 1 - p)) steps, few in a
+    histogram's tail."""
+    if n <= 0 or p <= 0:
+        return 0
+    if p >= 1:
+        return n
+    if p > 0.5:
+        return n - binomial(rng, n, 1 - p)
+    lq, x, pos = math.log1p(-p), 0, 0
+    while True:
+        pos += int(math.log(1.0 - rng.random()) / lq) + 1
+        if pos > n:
+            return x
+        x += 1
+
+
+def drawn_p99(rng, counts, n):
+    """The p99 (buckets.quantile) of n commits drawn at random from a histogram (counts per bucket, +Inf
+    last). A multinomial drawn bucket by bucket from the top, until the bucket the p99 lies in is known:
+    the rest only counts as below it."""
+    drawn, left, mass, top = [0] * len(counts), n, float(sum(counts)), 0
+    for i in range(len(counts) - 1, -1, -1):
+        c = binomial(rng, left, counts[i] / mass) if mass > 0 else 0
+        drawn[i], left, mass, top = c, left - c, mass - counts[i], top + c
+        if top > 0.01 * n:
+            drawn[max(i - 1, 0)] += left
+            break
+    cum, acc = [], 0
+    for c in drawn:
+        acc += c
+        cum.append(acc)
+    return buckets.quantile(cum, 0.99)[0]
+
+
+def one_process_spread(e, o, draws=1000):
+    """How often two samples of one process, of the sizes of etcd's and ours, have p99s outside x1/1.5..x1.5:
+    both sides' commits pooled into one histogram (as if they were one process) and drawn from `draws` times
+    (seeded: a table regenerates the same). Where this is large, a ratio outside x1.5 says little about the
+    two processes; where it is near 0, it says they differ."""
+    counts = [b - a + d - c for a, b, c, d in zip([0] + e[:-1], e, [0] + o[:-1], o)]
+    rng, out = random.Random(1), 0
+    for _ in range(draws):
+        pe, po = drawn_p99(rng, counts, int(e[-1])), drawn_p99(rng, counts, int(o[-1]))
+        out += not within(po, pe)
+    return out / draws
+
+
+def edge_table(rels, points):
     """A p99 of a few hundred commits turns on a handful of them: the ones over the bucket edge it sits on.
-    How many there were on each side, all runs pooled, and the p99 of the pool."""
+    How many there were on each side, all runs pooled, the p99 of the pool, and how often two samples of
+    one process of these sizes would differ by more than x1.5 (one_process_spread)."""
     rows = []
     for p in points:
-        stalls = [is_stall(out, p) for out in argv]
+        stalls = [is_stall(outs, p) for _, outs in rels]
         for ld in LOADS:
             row = f"| {p} | {ld} |"
             seen = False
-            for out, stall in zip(argv, stalls):
-                e, o = pooled(out, p, ld, "etcd"), pooled(out, p, ld, "ours")
+            for (_, outs), stall in zip(rels, stalls):
+                e, o = pooled(outs, p, ld, "etcd"), pooled(outs, p, ld, "ours")
                 if not e or not o:
-                    row += " - | - |"
+                    row += " - | - | - |"
                     continue
                 seen = True
                 k = buckets.EDGES_MS.index(edge_ms(stall, e))
                 eo, oo = int(e[-1] - e[k]), int(o[-1] - o[k])
                 ep, op = buckets.quantile(e, 0.99)[0], buckets.quantile(o, 0.99)[0]
                 row += (f" {buckets.EDGES_MS[k]:.0f} ms: {eo} of {int(e[-1])} ({100 * eo / e[-1]:.2f} %) / {oo} of "
-                        f"{int(o[-1])} ({100 * oo / o[-1]:.2f} %) | {ep:.2f} / {op:.2f} (x{op / ep:.2f}) |")
+                        f"{int(o[-1])} ({100 * oo / o[-1]:.2f} %) | {ep:.2f} / {op:.2f} (x{op / ep:.2f}) |"
+                        f" {100 * one_process_spread(e, o):.0f} % |")
             if seen:
                 rows.append(row)
     if not rows:
         return
     print()
     head, sep = "| point | load |", "|---|---|"
-    for out in argv:
-        head += f" {version(out)}: backend commits over the edge, etcd / ours | pooled p99 etcd / ours |"
-        sep += "---|---|"
+    for name, _ in rels:
+        head += (f" {name}: backend commits over the edge, etcd / ours | pooled p99 etcd / ours |"
+                 " one process: outside x1.5 |")
+        sep += "---|---|---|"
     print(head)
     print(sep)
     print("\n".join(rows))
 
 
+def self_check():
+    rng = random.Random(7)
+    # Binomial draws: mean n p within 4 standard errors, on both sides of p = 0.5.
+    for n, p in ((50, 0.03), (50, 0.9), (1000, 0.004)):
+        k = 20000
+        m = sum(binomial(rng, n, p) for _ in range(k)) / k
+        assert abs(m - n * p) < 4 * math.sqrt(n * p * (1 - p) / k), (n, p, m)
+    # drawn_p99 (top-down, stopping at the p99's bucket) against a full multinomial sample: the share of
+    # draws whose p99 lies past 32 ms, and the median p99, agree.
+    counts = [0, 0, 300, 500, 200, 0, 5, 4, 3, 0, 0, 0, 0, 0, 1]
+    n, k = 1000, 3000
+
+    def brute():
+        c = [0] * len(counts)
+        for x in rng.choices(range(len(counts)), weights=counts, k=n):
+            c[x] += 1
+        cum, acc = [], 0
+        for x in c:
+            acc += x
+            cum.append(acc)
+        return buckets.quantile(cum, 0.99)[0]
+    a = sorted(drawn_p99(rng, counts, n) for _ in range(k))
+    b = sorted(brute() for _ in range(k))
+    share = lambda xs: sum(x > 32 for x in xs) / k  # noqa: E731
+    assert abs(share(a) - share(b)) < 0.04, (share(a), share(b))
+    assert abs(a[k // 2] - b[k // 2]) < 8, (a[k // 2], b[k // 2])
+    # One process: many commits in one bucket give p99s that agree; 1 % of commits in a far bucket (the p99
+    # on a commit more or less) give p99s that often do not.
+    smooth = [0, 0, 0, 100000] + [100000] * 11
+    assert one_process_spread(smooth, smooth, 200) == 0
+    edge = [0, 0, 0, 990] + [990] * 3 + [1000] * 8
+    assert one_process_spread(edge, edge, 500) > 0.2
+    print("lab_versions.py: self-check ok")
+
+
 def main(argv):
-    if not argv:
+    if argv == ["self-check"]:
+        self_check()
+        return 0
+    only = None
+    if argv and argv[0].startswith("--points="):
+        only, argv = [p for p in argv[0][len("--points="):].split(",") if p], argv[1:]
+    if not argv or only == []:
         print(__doc__, file=sys.stderr)
+        return 2
+    rels = releases(argv)
+    if rels is None:
         return 2
     points = []
     for out in argv:
@@ -122,10 +259,15 @@ def main(argv):
             name = os.path.basename(os.path.dirname(p))
             if name not in points:
                 points.append(name)
+    if only is not None:
+        missing = [p for p in only if p not in points]
+        if missing:
+            print(f"lab_versions.py: --points: {', '.join(missing)} in none of the OUTDIRs", file=sys.stderr)
+            return 2
+        points = only
     head = "| point | load |"
     sep = "|---|---|"
-    for out in argv:
-        v = version(out)
+    for v, _ in rels:
         head += f" {v}: WAL p99 etcd / ours (x) | backend p99 etcd / ours (x) | verdicts, runs, load |"
         sep += "---|---|---|"
     print(head)
@@ -133,11 +275,11 @@ def main(argv):
     misses = []
     for p in points:
         for ld in LOADS:
-            cells = [cell(out, p, ld) for out in argv]
+            cells = [cell(outs, p, ld) for _, outs in rels]
             if not any(cells):
                 continue
             row = f"| {p} | {ld} |"
-            for out, c in zip(argv, cells):
+            for (name, _), c in zip(rels, cells):
                 if c is None:
                     row += " not run | not run | - |"
                     continue
@@ -145,13 +287,13 @@ def main(argv):
                         f" {c['eb']:.2f} / {c['ob']:.2f} (x{c['ob'] / c['eb']:.2f}) |"
                         f" {c['v']}{'' if c['ok'] else ' MISS'}, {c['n']}, {c['la']:.1f} |")
                 if not c["ok"]:
-                    misses.append(f"{version(out)} {p}/{ld}")
+                    misses.append(f"{name} {p}/{ld}")
             print(row)
     print()
     print("verdicts etcd/ours (p pass, f fail; ? = etcd's bucket does not decide its verdict); runs per cell; "
           "median 1-min load average. MISS: a ratio outside x1/1.5..x1.5 or a verdict other than a decided one "
           "of etcd's. Misses: " + ("; ".join(misses) if misses else "none"))
-    edge_table(argv, points)
+    edge_table(rels, points)
     return 0
 
 

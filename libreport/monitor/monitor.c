@@ -116,7 +116,7 @@ fior_status fior__monitor_continue(fior_monitor *m, const fior_monitor *phase1)
             m->p1[i] = copy_bins(phase1->last[i], phase1->nlast[i]);
             m->np1[i] = m->p1[i] ? phase1->nlast[i] : 0;
         }
-        m->probe_on = m->np1[0] && (m->np1[1] || !((m->roles >> FIOR_ROLE_BACKEND) & 1));
+        m->probe_on = m->np1[0] && (m->np1[1] || !fior__monitor_asks(m, FIOR_ROLE_BACKEND));
     }
     return FIOR_OK;
 }
@@ -127,7 +127,7 @@ static void start(fior_monitor *m)
                           .min_syncs = m->c.min_samples, .full = m->full,
                           .max_time_share = m->heavy ? FIOR__TP_TIME_SHARE : 0,
                           .pass_share = m->heavy ? FIOR__TP_PHASE1_SHARE : 1};
-    int be = (m->roles >> FIOR_ROLE_BACKEND) & 1;
+    int be = fior__monitor_asks(m, FIOR_ROLE_BACKEND);
     fior__seq_init(&m->seq, &p, m->c.threshold_ns[FIOR_ROLE_WAL], m->c.threshold_ns[FIOR_ROLE_BACKEND], be);
     m->seq.wal_only = !be;
     if (m->has_carry)

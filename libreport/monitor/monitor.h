@@ -29,6 +29,13 @@ struct fior_monitor {
     char          err[FIOR__ERRLEN];
 };
 
+/* Whether the caller asked about role r (fior_monitor_set_roles): the WAL always, the backend unless the WAL
+ * alone was asked. */
+static inline int fior__monitor_asks(const fior_monitor *m, fior_role r)
+{
+    return (m->roles >> r) & 1;
+}
+
 const fior__seq_side *fior__monitor_side(const fior_monitor *m, fior_role role);
 /* The WAL job and the backend job of one run of r (fior__monitor_pick; the backend NULL when the WAL's run
  * has none). */

@@ -195,7 +195,7 @@ static fior_verdict roles_verdict(const fior_outcome *o)
 static void decide(fior_outcome *o, const fior_monitor *m, const fior__seq *es, const fior__run_facts *e,
                    const char *problem, int have[2], char ws[2][400], int passes_held)
 {
-    int wal_only = !((m->roles >> FIOR_ROLE_BACKEND) & 1);
+    int wal_only = !fior__monitor_asks(m, FIOR_ROLE_BACKEND);
     fior_decision ov = fior__seq_overall(es);
     fior_verdict lib = roles_verdict(o);
     if (wal_only)
@@ -296,7 +296,7 @@ fior_outcome *fior__monitor_end(fior_monitor *m, const fior_report *fin, const f
     char pn[16];
     fior__pct_text(pn, sizeof pn, m->c.percentile);
     cited_bound cb[2];
-    int passes_held = 1, backend_asked = (m->roles >> FIOR_ROLE_BACKEND) & 1;
+    int passes_held = 1, backend_asked = fior__monitor_asks(m, FIOR_ROLE_BACKEND);
     for (int k = 0; k < 2; k++) {
         have[k] = jobs[k] != NULL;
         cb[k] = cite(side[k], o->role[k].lo_ns, o->role[k].hi_ns, m->confidence);
