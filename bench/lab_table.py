@@ -159,9 +159,10 @@ def split_table(points):
 def trace_commits(pdir):
     """Per part (etcd-s, ours-s, etcd-m, ours-m of each run, in that order), the device time of each
     backend commit from labfs's trace: its two db syncs (page sync + meta sync), arrival to finish, so
-    queueing behind WAL syncs included. The db file of a part is the inode whose syncs carry > 12 KiB on
-    average, every other one the 4096-byte meta page (a WAL's syncs carry a few pages of entries, the
-    classic job's one page)."""
+    queueing behind WAL syncs included; and the time between them (the page sync's finish to the meta
+    sync's arrival: the writer's own time, on no device), the part's first commit left out of both. The
+    db file of a part is the inode whose syncs carry > 12 KiB on average, every other one the 4096-byte
+    meta page (a WAL's syncs carry a few pages of entries, the classic job's one page). [(devices, gaps)]"""
     seen, order = {}, []
     for t in sorted(glob.glob(os.path.join(pdir, "labfs.trace.*"))):
         with open(t, encoding="utf-8") as f:
@@ -182,14 +183,15 @@ def trace_commits(pdir):
     dbs = [i for i in order if is_db(seen[i])]
     out = []
     for i in dbs:
-        v, commits, k = seen[i], [], 0
+        v, commits, gaps, k = seen[i], [], [], 0
         while k + 1 < len(v):
             if v[k + 1][2] <= 4096 < v[k][2] or (v[k][2] > 4096 and v[k + 1][2] <= 8192):
                 commits.append((v[k][1] - v[k][0] + v[k + 1][1] - v[k + 1][0]) / 1e6)
+                gaps.append((v[k + 1][0] - v[k][1]) / 1e6)
                 k += 2
             else:
                 k += 1
-        out.append(commits)
+        out.append((commits[1:], gaps[1:]))
     return out
 
 
@@ -199,9 +201,12 @@ def device_table(points):
     if not points:
         return []
     lines = ["Backend commits against their device time (labfs trace: the commit's two db syncs from "
-             "arrival to finish, queueing behind WAL syncs included; all runs pooled; p99 by the same buckets):", "",
-             "| point | load | etcd commit p99 | etcd device p99 | etcd commit mean / device mean | ours commit p99 "
-             "| ours device p99 | ours commit mean / device mean |", "|---|---|---|---|---|---|---|---|"]
+             "arrival to finish, queueing behind WAL syncs included; all runs pooled; p99 by the same buckets; "
+             "pauses: commits whose writer took over 5 ms between its two syncs, and the longest; each part's first "
+             "commit left out):", "",
+             "| point | load | etcd commit p99 | etcd device p99 | etcd commit mean / device mean | etcd pauses "
+             "| ours commit p99 | ours device p99 | ours commit mean / device mean | ours pauses |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for p in points:
         parts = trace_commits(p)
         runs = sorted(glob.glob(os.path.join(p, "run*")))
@@ -209,11 +214,12 @@ def device_table(points):
                  if os.path.isdir(os.path.join(r, f"{who}-{ld}"))]
         if len(parts) != len(names):
             lines.append(f"| {os.path.basename(p)} | - | trace has {len(parts)} db files for {len(names)} parts: "
-                         "not matched | | | | | |")
+                         "not matched | | | | | | | |")
             continue
-        pool = {}
-        for (r, who, ld), dev in zip(names, parts):
+        pool, gpool = {}, {}
+        for (r, who, ld), (dev, gap) in zip(names, parts):
             pool.setdefault((who, ld), []).extend(dev)
+            gpool.setdefault((who, ld), []).extend(gap)
         for ld in ("s", "m"):
             cells = []
             for who in ("etcd", "ours"):
@@ -229,9 +235,10 @@ def device_table(points):
                         cm.append(mean * k)
                         n += k
                     cp.append(num(read_env(os.path.join(d, "result.env")).get("be_p99")))
-                dq = bucket_q(dev, 0.99)
+                dq, gap = bucket_q(dev, 0.99), gpool.get((who, ld), [])
                 cells += [fmt(cp), f"{dq:.2f}" if dq is not None else "-",
-                          f"{sum(cm) / n:.2f} / {sum(dev) / len(dev):.2f}" if n and dev else "-"]
+                          f"{sum(cm) / n:.2f} / {sum(dev) / len(dev):.2f}" if n and dev else "-",
+                          f"{sum(g > 5 for g in gap)} of {len(gap)}, max {max(gap):.1f}" if gap else "-"]
             lines.append(f"| {os.path.basename(p)} | {ld} | " + " | ".join(cells) + " |")
     return lines
 
