@@ -195,6 +195,18 @@ def trace_commits(pdir):
     return out
 
 
+def pauses(gaps):
+    """The pauses of a writer between its two db syncs: those over 5 ms, listed when a few, else counted."""
+    if not gaps:
+        return "-"
+    over = sorted(g for g in gaps if g > 5)
+    if not over:
+        return f"0 of {len(gaps)}, max {max(gaps):.1f}"
+    if len(over) <= 8:
+        return f"{len(over)} of {len(gaps)}: " + " ".join(f"{g:.1f}" for g in over)
+    return f"{len(over)} of {len(gaps)}, max {over[-1]:.1f}"
+
+
 def device_table(points):
     """Only for points run with LAB_TRACE=1 (a labfs.trace.* file): none, no table."""
     points = [p for p in points if glob.glob(os.path.join(p, "labfs.trace.*"))]
@@ -202,7 +214,7 @@ def device_table(points):
         return []
     lines = ["Backend commits against their device time (labfs trace: the commit's two db syncs from "
              "arrival to finish, queueing behind WAL syncs included; all runs pooled; p99 by the same buckets; "
-             "pauses: commits whose writer took over 5 ms between its two syncs, and the longest; each part's first "
+             "pauses: the commits whose writer took over 5 ms between its two syncs (ms, when a few), each part's first "
              "commit left out):", "",
              "| point | load | etcd commit p99 | etcd device p99 | etcd commit mean / device mean | etcd pauses "
              "| ours commit p99 | ours device p99 | ours commit mean / device mean | ours pauses |",
@@ -221,6 +233,8 @@ def device_table(points):
             pool.setdefault((who, ld), []).extend(dev)
             gpool.setdefault((who, ld), []).extend(gap)
         for ld in ("s", "m"):
+            if not any(k[1] == ld for k in pool):
+                continue
             cells = []
             for who in ("etcd", "ours"):
                 dev = pool.get((who, ld), [])
@@ -238,7 +252,7 @@ def device_table(points):
                 dq, gap = bucket_q(dev, 0.99), gpool.get((who, ld), [])
                 cells += [fmt(cp), f"{dq:.2f}" if dq is not None else "-",
                           f"{sum(cm) / n:.2f} / {sum(dev) / len(dev):.2f}" if n and dev else "-",
-                          f"{sum(g > 5 for g in gap)} of {len(gap)}, max {max(gap):.1f}" if gap else "-"]
+                          pauses(gap)]
             lines.append(f"| {os.path.basename(p)} | {ld} | " + " | ".join(cells) + " |")
     return lines
 

@@ -61,6 +61,12 @@ def releases(argv):
     for name, outs in groups.items():
         seen = {}
         for out in outs:
+            for r in glob.glob(os.path.join(out, "*", "run*")):
+                pt = os.path.basename(os.path.dirname(r))
+                if model(out, pt) is None:
+                    print(f"lab_versions.py: {os.path.join(out, pt)}: runs but no model file (lab.sh writes one)",
+                          file=sys.stderr)
+                    return None
             for p in glob.glob(os.path.join(out, "*", "model")):
                 pt = os.path.basename(os.path.dirname(p))
                 m = sans_seed(model(out, pt) or "")
@@ -156,22 +162,29 @@ def drawn_p99(rng, counts, n):
 
 
 def one_process_spread(e, o, draws=1000):
-    """How often two samples of one process, of the sizes of etcd's and ours, have p99s outside x1/1.5..x1.5:
-    both sides' commits pooled into one histogram (as if they were one process) and drawn from `draws` times
-    (seeded: a table regenerates the same). Where this is large, a ratio outside x1.5 says little about the
-    two processes; where it is near 0, it says they differ."""
+    """Two samples of one process, of the sizes of etcd's and ours: both sides' commits pooled into one
+    histogram (as if they were one process) and drawn from `draws` times (seeded: a table regenerates the
+    same). (how often their p99s lie outside x1/1.5..x1.5 of each other, how often at least as far apart as
+    the two pooled p99s are). The first says how fragile a p99 of this many commits is: where it is large, a
+    ratio outside x1.5 says little. The second is the chance that one process shows the ratio seen: near 0,
+    the two p99s differ by more than their draw. Neither tests the counts over an edge, which can differ
+    while the p99s of a fragile cell do not show it."""
     counts = [b - a + d - c for a, b, c, d in zip([0] + e[:-1], e, [0] + o[:-1], o)]
-    rng, out = random.Random(1), 0
+    pe0, po0 = buckets.quantile(e, 0.99)[0], buckets.quantile(o, 0.99)[0]
+    seen = abs(math.log(po0 / pe0)) - 1e-9 if pe0 and po0 else math.inf
+    rng, out, far = random.Random(1), 0, 0
     for _ in range(draws):
         pe, po = drawn_p99(rng, counts, int(e[-1])), drawn_p99(rng, counts, int(o[-1]))
         out += not within(po, pe)
-    return out / draws
+        far += pe > 0 and po > 0 and abs(math.log(po / pe)) >= seen
+    return out / draws, far / draws
 
 
 def edge_table(rels, points):
     """A p99 of a few hundred commits turns on a handful of them: the ones over the bucket edge it sits on.
     How many there were on each side, all runs pooled, the p99 of the pool, and how often two samples of
-    one process of these sizes would differ by more than x1.5 (one_process_spread)."""
+    one process of these sizes differ by more than x1.5, and by as much as the pooled p99s do
+    (one_process_spread)."""
     rows = []
     for p in points:
         stalls = [is_stall(outs, p) for _, outs in rels]
@@ -189,7 +202,7 @@ def edge_table(rels, points):
                 ep, op = buckets.quantile(e, 0.99)[0], buckets.quantile(o, 0.99)[0]
                 row += (f" {buckets.EDGES_MS[k]:.0f} ms: {eo} of {int(e[-1])} ({100 * eo / e[-1]:.2f} %) / {oo} of "
                         f"{int(o[-1])} ({100 * oo / o[-1]:.2f} %) | {ep:.2f} / {op:.2f} (x{op / ep:.2f}) |"
-                        f" {100 * one_process_spread(e, o):.0f} % |")
+                        " {:.0f} % / {:.0f} % |".format(*(100 * x for x in one_process_spread(e, o))))
             if seen:
                 rows.append(row)
     if not rows:
@@ -198,7 +211,7 @@ def edge_table(rels, points):
     head, sep = "| point | load |", "|---|---|"
     for name, _ in rels:
         head += (f" {name}: backend commits over the edge, etcd / ours | pooled p99 etcd / ours |"
-                 " one process: outside x1.5 |")
+                 " one process: outside x1.5 / as far apart |")
         sep += "---|---|---|"
     print(head)
     print(sep)
@@ -234,9 +247,25 @@ def self_check():
     # One process: many commits in one bucket give p99s that agree; 1 % of commits in a far bucket (the p99
     # on a commit more or less) give p99s that often do not.
     smooth = [0, 0, 0, 100000] + [100000] * 11
-    assert one_process_spread(smooth, smooth, 200) == 0
+    assert one_process_spread(smooth, smooth, 200)[0] == 0
     edge = [0, 0, 0, 990] + [990] * 3 + [1000] * 8
-    assert one_process_spread(edge, edge, 500) > 0.2
+    assert one_process_spread(edge, edge, 500)[0] > 0.2
+    # Both sides are pooled, each drawn at its own size: 1.5 % of etcd's commits in a far bucket and none of
+    # ours is 0.75 % pooled, a p99 that falls on either side of the edge; etcd's side alone would give one
+    # always past it, ours alone one never past it (outside x1.5 never, either way). The two pooled p99s
+    # (one past the edge, one far below it) are further apart than one process draws them.
+    e15 = [0, 0, 0, 985] + [985] * 3 + [1000] * 8
+    none = [0, 0, 0, 1000] + [1000] * 11
+    out, far = one_process_spread(e15, none, 500)
+    assert out > 0.2 and far < 0.05, (out, far)
+    out, far = one_process_spread(e15, e15, 500)
+    assert far > 0.9, far
+    # A small side is the more fragile one.
+    mixed = [0, 0, 0, 9925] + [9925] * 3 + [10000] * 8
+    small = [c // 10 for c in mixed]
+    both = one_process_spread(mixed, mixed, 500)[0]
+    assert one_process_spread(small, mixed, 500)[0] > both + 0.1
+    assert one_process_spread(mixed, small, 500)[0] > both + 0.1
     print("lab_versions.py: self-check ok")
 
 
@@ -247,7 +276,7 @@ def main(argv):
     only = None
     if argv and argv[0].startswith("--points="):
         only, argv = [p for p in argv[0][len("--points="):].split(",") if p], argv[1:]
-    if not argv or only == []:
+    if not argv or only == [] or any(a.startswith("--") for a in argv):
         print(__doc__, file=sys.stderr)
         return 2
     rels = releases(argv)

@@ -3,8 +3,8 @@
 # it_lab_stats.sh — the arithmetic behind the lab's tables: buckets.py's quantile rule on hand-computed
 # cases, lab_versions.py's sampling (the "one process" column) against a full multinomial, and how
 # lab_versions.py merges the OUTDIRs of one release: runs of a point from each, counted only where both
-# sides ran, and a point whose device differs by more than its seed refused (exit 2, one line naming it);
-# --points picks and orders the rows.
+# sides ran, and a point whose device differs by more than its seed, or with no model file, refused (exit
+# 2, one line naming it); --points picks and orders the rows.
 set -u
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 . "$HERE/tests/lib/assert.sh"
@@ -51,4 +51,10 @@ expect_rc 2 $rc "a point on another device in an OUTDIR of the same release"
 has "$T/ac.err" "point p is median=1ms,stall_every=2s,stall_jitter=1 in $T/a but median=2ms,stall_every=2s,stall_jitter=1 in $T/c" \
   "the refusal names the point, both devices and both OUTDIRs"
 [ -s "$T/ac" ] && fail "a table printed beside the refusal" || ok "no table beside the refusal"
+python3 "$HERE/bench/lab_versions.py" "$T/a" --points=p > "$T/late" 2>&1; rc=$?
+expect_rc 2 $rc "an option after the OUTDIRs is refused, not taken for an OUTDIR"
+mkdir -p "$T/d/p/run1"; echo 3.5.30 > "$T/d/etcd_version"
+python3 "$HERE/bench/lab_versions.py" "$T/d" > /dev/null 2> "$T/d.err"; rc=$?
+expect_rc 2 $rc "a point with runs and no model file"
+has "$T/d.err" "$T/d/p: runs but no model file" "the refusal names the point's directory"
 finish it_lab_stats
