@@ -47,6 +47,12 @@ def model(out, point):
         return None
 
 
+def points_of(out):
+    """An OUTDIR's points, by name: the directories that hold a model file or runs."""
+    return sorted({os.path.basename(os.path.dirname(p))
+                   for p in glob.glob(os.path.join(out, "*", "model")) + glob.glob(os.path.join(out, "*", "run*"))})
+
+
 def sans_seed(spec):
     """A device's fields but its seed, in one order (labdev reads them in any)."""
     return ",".join(sorted(f for f in spec.strip().split(",") if f and not f.startswith("seed=")))
@@ -61,15 +67,13 @@ def releases(argv):
     for name, outs in groups.items():
         seen = {}
         for out in outs:
-            for r in glob.glob(os.path.join(out, "*", "run*")):
-                pt = os.path.basename(os.path.dirname(r))
-                if model(out, pt) is None:
+            for pt in points_of(out):
+                spec = model(out, pt)
+                if spec is None:
                     print(f"lab_versions.py: {os.path.join(out, pt)}: runs but no model file (lab.sh writes one)",
                           file=sys.stderr)
                     return None
-            for p in glob.glob(os.path.join(out, "*", "model")):
-                pt = os.path.basename(os.path.dirname(p))
-                m = sans_seed(model(out, pt) or "")
+                m = sans_seed(spec)
                 if seen.setdefault(pt, (out, m))[1] != m:
                     print(f"lab_versions.py: {name}: point {pt} is {seen[pt][1]} in {seen[pt][0]} but {m} in {out}"
                           " (only seed= may differ)", file=sys.stderr)
@@ -284,10 +288,7 @@ def main(argv):
         return 2
     points = []
     for out in argv:
-        for p in sorted(glob.glob(os.path.join(out, "*", "model"))):
-            name = os.path.basename(os.path.dirname(p))
-            if name not in points:
-                points.append(name)
+        points += [p for p in points_of(out) if p not in points]
     if only is not None:
         missing = [p for p in only if p not in points]
         if missing:

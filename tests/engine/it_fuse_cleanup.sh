@@ -54,7 +54,8 @@ P=$!
 i=0
 while [ $i -lt 600 ] && ! ls "$MNT"/etcd-fio.*.killed.0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
 KIDS=$(ps -o pid= --ppid "$P")
-kill -KILL "$P" $KIDS 2>/dev/null
+# shellcheck disable=SC2086
+kill_frozen "$P" $KIDS
 wait "$P" 2>/dev/null
 # the job process must be gone (its lock with it) before the next run looks: wait for that, not a fixed time
 # (a zombie has closed its files already)

@@ -116,9 +116,9 @@ BG=""
 unchanged "two namespaces"
 
 # ---- 3. SIGKILLed namespaced runs are reaped by the next run, on the host or in a namespace ----
-# kill_ns NAME: starts a namespaced run, SIGKILLs its job processes and then the namespace's init (the
-# kernel kills the rest of it) once the run is past its first rollover — all of it at once, as a pod's
-# cgroup kill does: with only fio's main process killed, its jobs get SIGTERM (the engine's
+# kill_ns NAME: starts a namespaced run, SIGKILLs its job processes and the namespace's init (the kernel
+# kills the rest of it) once the run is past its first rollover — all of it at once (kill_frozen), as a
+# pod's cgroup kill does: with only fio's main process killed, its jobs get SIGTERM (the engine's
 # PR_SET_PDEATHSIG) and may remove their directory before the namespace goes; prints the directory left.
 kill_ns() {
   # shellcheck disable=SC2086
@@ -127,7 +127,8 @@ kill_ns() {
   i=0
   while [ $i -lt 600 ] && ! ls "$D"/etcd-fio.*."$1".0/0000000000000001-* > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
   init=$(ps -o pid= --ppid "$U" | tr -d ' ' | head -n 1)   # the namespace's pid 1 (fio's main process)
-  [ -n "$init" ] && { pkill -KILL -P "$init"; kill -KILL "$init"; }
+  # shellcheck disable=SC2046
+  [ -n "$init" ] && kill_frozen $(pgrep -P "$init") "$init"
   wait "$U" 2>/dev/null
   # the kernel kills the rest of the namespace when its init dies: wait until none of it is left
   i=0

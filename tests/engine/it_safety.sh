@@ -143,13 +143,8 @@ done
 
 # SIGKILL: nothing can clean up; the stale directory must be reaped by the next run, and only it.
 start_long wal "$D/member" && {
-  # Frozen first, then killed: a kill of fio's main process sends its job the SIGTERM the engine asked for
-  # at fio's death, and a job that runs between the two kills ends cleanly and removes its directory
-  # (under load the shell can be descheduled between them); a stopped job cannot.
   # shellcheck disable=SC2086
-  kill -STOP "$PID" $KIDS
-  # shellcheck disable=SC2086
-  kill -KILL "$PID" $KIDS
+  kill_frozen "$PID" $KIDS
   # shellcheck disable=SC2086
   wait_gone "$PID" $KIDS
   check_unchanged "SIGKILL during wal run"
@@ -199,9 +194,7 @@ time.sleep(300)' "$M/etcd-fio.$deadpid.wal.3/lock" > "$WORK/locker.out" 2>&1 & S
 # SIGKILL of a backend run in the data dir itself: its stale directory (holding db) goes with the next run.
 start_long backend "$D" && {
   # shellcheck disable=SC2086
-  kill -STOP "$PID" $KIDS    # frozen first, as above
-  # shellcheck disable=SC2086
-  kill -KILL "$PID" $KIDS
+  kill_frozen "$PID" $KIDS
   # shellcheck disable=SC2086
   wait_gone "$PID" $KIDS
   stale=$(privdirs "$D")

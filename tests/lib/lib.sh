@@ -65,6 +65,12 @@ fio_with_shim() {
     echo "$1/fio"
 }
 
+# kill_frozen PID…: SIGKILL to all of them as one blow, as the OOM killer or a cgroup kill gives it. Killed one
+# after the other, the rest could clean up in between when the shell is descheduled: fio's jobs get the
+# SIGTERM the engine asks for at fio's death (PR_SET_PDEATHSIG) and remove their directory, and fio's main
+# process, seeing a job end, ends and reaps it. Stopped first, none of them runs again.
+kill_frozen() { kill -STOP "$@" 2> /dev/null; kill -KILL "$@" 2> /dev/null; }
+
 # ---- fio servers on 127.0.0.1 (it_fleet.sh, it_capacity_quorum.sh). Each is started through the script
 # fio_server_wrapper writes, its pid added to the caller's $pids; a server forks one child per connection
 # (kids). The caller's trap stops them by pid: stop_pids $pids $(kids). ----
